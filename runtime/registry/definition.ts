@@ -1,0 +1,84 @@
+// The contract between the generator and the runtime: `generated/registry.ts` exports one
+// ResourceDefinition per served kind, and the runtime routes, stores, validates, encodes and
+// prints objects from these tables alone. Behaviour no spec can state lives in small strategy
+// modules, looked up by `strategy` name (runtime/registry/strategies/).
+
+import type { StatusCause } from '../errors/status-error.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export type Stability = 'alpha' | 'beta' | 'stable';
+
+/** A name rule for metadata.name, as kube-apiserver's per-resource ValidateObjectMeta uses. */
+export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+
+/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age. */
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  priority: number;
+  description: string;
+  /** A simple path such as `.metadata.name` or `.status.phase`. */
+  jsonPath?: string;
+  /** A CEL expression over `self` (the object), e.g. `size(self.data)`. */
+  cel?: string;
+  /** A path to a timestamp, shown as a short human duration (5m, 3d). */
+  age?: string;
+}
+
+export interface SubresourceDefinition {
+  /** `status`, `finalize`, `eviction`, ... */
+  name: string;
+  /** The kind the subresource takes and returns (the parent's kind for status). */
+  kind: string;
+  verbs: Verb[];
+}
+
+/** Generated per kind: defaulting and validation, with kube-apiserver's field paths and messages. */
+export interface ObjectValidator {
+  /** Fills declared defaults in place (kube-apiserver's defaulting on decode). */
+  applyDefaults(obj: Record<string, unknown>): void;
+  /** Every declarative rule of a new object, including metadata; [] when valid. */
+  validate(obj: Record<string, unknown>): StatusCause[];
+  /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
+}
+
+export interface ResourceDefinition {
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  /** The URL segment: `configmaps`. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: Verb[];
+  shortNames: string[];
+  categories: string[];
+  stability: Stability;
+  /** Served only when this feature gate is on. */
+  featureGate?: string;
+  deprecation?: { message: string; removedRelease?: string };
+  subresources: SubresourceDefinition[];
+  printerColumns: PrinterColumn[];
+  nameFormat: NameFormat;
+  /** storageVersionHash as discovery shows it. */
+  storageVersionHash: string;
+  /** Fully qualified protobuf message of the kind and its list, e.g. `k8s.io.api.core.v1.ConfigMap`. */
+  protobufType: string;
+  protobufListType: string;
+  /** The OpenAPI component name, e.g. `io.k8s.api.core.v1.ConfigMap`. */
+  openAPIName: string;
+  /** True when a change of the object's spec bumps metadata.generation (set to 1 on create). */
+  tracksGeneration: boolean;
+  /** Top-level fields that are not spec (status and metadata aside), e.g. for the status subresource. */
+  statusField?: string;
+  /** Name of a strategy module for rules no spec can state (`secret`, `namespace`). */
+  strategy?: string;
+  /** Key prefix in storage below the store prefix, e.g. `configmaps` (kube-apiserver's layout). */
+  storagePrefix: string;
+  validator: ObjectValidator;
+}
