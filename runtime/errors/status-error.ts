@@ -131,17 +131,18 @@ export function conflict(gr: GroupResource, name: string, why: string): StatusEr
 export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
 
 /**
- * 422 Invalid. `kind` is the Kind (ConfigMap), not the resource: kube-apiserver's
- * NewInvalid names the kind, and lists every cause in the message.
+ * 422 Invalid. Names the kind (ConfigMap, or ClusterRoleBinding.rbac.authorization.k8s.io with its
+ * group, as GroupKind prints), not the resource, and lists every cause in the message.
  */
 export function invalid(group: string, kind: string, name: string, causes: StatusCause[]): StatusError {
-  const rendered = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : (c.message ?? '')));
+  const rendered = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : (c.message ?? ''))))];
   const summary = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
   const details: StatusDetails = { name };
   if (group) details.group = group;
   details.kind = kind;
   details.causes = causes;
-  return new StatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${summary}`, details);
+  return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, details);
 }
 
 export function badRequest(message: string): StatusError {

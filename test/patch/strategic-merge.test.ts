@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { OpenAPIPatchSchemas, UNKNOWN_SCHEMA } from '../../runtime/registry/patch/patch-meta.js';
+import { SchemaIndex } from '../../runtime/registry/openapi-schema.js';
 import { applyStrategicMergePatch } from '../../runtime/registry/patch/strategic-merge.js';
 import { StatusError } from '../../runtime/errors/status-error.js';
 
 // A tiny schema in the shape kube-openapi publishes: a pod-like object with a merge-keyed list,
 // a merge-strategy primitive list, a retainKeys struct and a plain (atomic) list.
-const schemas = new OpenAPIPatchSchemas({
+const schemas = new OpenAPIPatchSchemas(new SchemaIndex({
   'test.Pod': {
     properties: {
       metadata: { allOf: [{ $ref: '#/components/schemas/test.Meta' }] },
@@ -45,7 +46,7 @@ const schemas = new OpenAPIPatchSchemas({
     },
   },
   'test.Strategy': { properties: { type: {}, rollingUpdate: {} } },
-});
+}));
 const pod = schemas.forComponent('test.Pod');
 
 const base = () => ({

@@ -2,6 +2,8 @@
 // key. These come from the generated OpenAPI schema (x-kubernetes-patch-strategy and
 // x-kubernetes-patch-merge-key), so the engine has no per-resource knowledge.
 
+import type { JsonSchema, SchemaIndex } from '../openapi-schema.js';
+
 export interface PatchMeta {
   /** e.g. ['merge'], ['merge', 'retainKeys'], ['replace']; [] when the schema says nothing. */
   strategies: string[];
@@ -15,16 +17,6 @@ export interface PatchSchema {
   items(): PatchSchema;
 }
 
-interface JsonSchema {
-  $ref?: string;
-  allOf?: JsonSchema[];
-  properties?: Record<string, JsonSchema>;
-  additionalProperties?: JsonSchema | boolean;
-  items?: JsonSchema;
-  'x-kubernetes-patch-strategy'?: string;
-  'x-kubernetes-patch-merge-key'?: string;
-}
-
 const NO_META: PatchMeta = { strategies: [] };
 
 /** A schema that knows nothing: every list is replaced, every map merged (JSON merge patch rules). */
@@ -33,36 +25,20 @@ export const UNKNOWN_SCHEMA: PatchSchema = {
   items: () => UNKNOWN_SCHEMA,
 };
 
-/** Builds PatchSchema views over OpenAPI v3 components (`#/components/schemas/<name>` refs). */
+/** PatchSchema views over the OpenAPI components, cached per schema node. */
 export class OpenAPIPatchSchemas {
   private readonly cache = new Map<JsonSchema, PatchSchema>();
 
-  constructor(private readonly components: Record<string, JsonSchema>) {}
+  constructor(private readonly index: SchemaIndex) {}
 
   /** The schema of a named component, e.g. `io.k8s.api.core.v1.Namespace`. */
   forComponent(name: string): PatchSchema {
-    const schema = this.components[name];
+    const schema = this.index.component(name);
     return schema ? this.view(schema) : UNKNOWN_SCHEMA;
   }
 
-  private resolve(schema: JsonSchema): JsonSchema {
-    let current = schema;
-    // kube-openapi wraps references as allOf: [{$ref}] to attach a description or default.
-    for (let depth = 0; depth < 16; depth++) {
-      if (current.$ref) {
-        const name = current.$ref.slice(current.$ref.lastIndexOf('/') + 1);
-        current = this.components[name] ?? {};
-      } else if (!current.properties && !current.items && current.allOf?.length === 1) {
-        current = current.allOf[0];
-      } else {
-        break;
-      }
-    }
-    return current;
-  }
-
   private view(raw: JsonSchema): PatchSchema {
-    const schema = this.resolve(raw);
+    const schema = this.index.resolve(raw);
     const cached = this.cache.get(schema);
     if (cached) return cached;
     const view: PatchSchema = {
