@@ -115,8 +115,9 @@ export class StorageError extends Error {
     message: string,
     /** For Conflict: the key's current value. */
     readonly current?: KeyValue,
-    /** For Compacted and FutureRevision: the revision asked for and the store's bound. */
+    /** For Compacted and FutureRevision: the revision asked for (for a watch, its afterRevision). */
     readonly revision?: number,
+    /** For Compacted: the oldest revision still readable (oldestRevision()); for FutureRevision: the current revision. */
     readonly bound?: number,
   ) {
     super(message);

@@ -1,0 +1,271 @@
+// The embedded default backend: a kine-style log in one SQLite file (better-sqlite3).
+//
+// better-sqlite3 is synchronous, and this class owns its file exclusively (see PRAGMAS), so
+// every write is: check the key's newest row, insert the next revision, commit, then fan the
+// event out in-process. The current revision lives in memory and only moves after a commit.
+// SQLite's errors are turned into StorageError codes here and nowhere else.
+
+import Database from 'better-sqlite3';
+import { StorageError } from './interface.js';
+import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
+import { DEFAULT_HISTORY_WINDOW_MS, HistoryWindow } from './history-window.js';
+import { closedError, prefixEnd, readRevision, rowEvent, rowKeyValue, watchCompactedError } from './log.js';
+import type { LogRow } from './log.js';
+import { LOCK_TIMEOUT_MS, PRAGMAS, SCHEMA, SQL } from './sqlite-schema.js';
+import type { KineRow } from './sqlite-schema.js';
+import { skipUntil, WatchHub } from './watch-hub.js';
+
+export interface SqliteStorageOptions {
+  /** How long history is kept for watches and reads at past revisions. Default 5 minutes; 0 disables automatic compaction. */
+  historyWindowMs?: number;
+}
+
+/** Above every key: the upper bound of the empty prefix (U+10FFFF sorts last in UTF-8). */
+const END_OF_KEYS = '\u{10FFFF}';
+
+const toLogRow = (row: KineRow): LogRow => ({
+  revision: row.id,
+  key: row.name,
+  created: row.created === 1,
+  deleted: row.deleted === 1,
+  createRevision: row.create_revision,
+  prevRevision: row.prev_revision,
+  value: row.value,
+  oldValue: row.old_value ?? undefined,
+});
+
+const toParams = (row: LogRow) => ({
+  id: row.revision,
+  name: row.key,
+  created: row.created ? 1 : 0,
+  deleted: row.deleted ? 1 : 0,
+  create_revision: row.createRevision,
+  prev_revision: row.prevRevision,
+  value: row.value,
+  old_value: row.oldValue ?? null,
+});
+
+/** better-sqlite3's errors carry SQLite's extended result code (e.g. SQLITE_CONSTRAINT_PRIMARYKEY). */
+const sqliteCode = (e: unknown): string | undefined => (e instanceof Database.SqliteError ? e.code : undefined);
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+export class SqliteStorage implements Storage {
+  private readonly db: Database.Database;
+  private readonly stmt: Record<keyof typeof SQL, Statement>;
+  private readonly hub = new WatchHub();
+  private readonly window?: HistoryWindow;
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private readonly appendTx: (row: LogRow, expected: number | undefined, creating: boolean) => LogRow;
+  private readonly compactTx: (from: number, to: number) => void;
+
+  constructor(
+    readonly path: string,
+    options: SqliteStorageOptions = {},
+  ) {
+    this.db = this.guard('', () => {
+      const db = new Database(path, { timeout: LOCK_TIMEOUT_MS });
+      try {
+        for (const pragma of PRAGMAS) db.pragma(pragma);
+        db.exec(SCHEMA);
+      } catch (e) {
+        db.close();
+        throw e;
+      }
+      return db;
+    });
+    const stmt = {} as Record<keyof typeof SQL, Statement>;
+    for (const [name, sql] of Object.entries(SQL)) stmt[name as keyof typeof SQL] = this.db.prepare(sql);
+    this.stmt = stmt;
+    this.revision = (stmt.currentRevision.get() as { revision: number }).revision;
+    this.compacted = (stmt.compactRevision.get() as { value: number }).value;
+
+    this.appendTx = this.db.transaction((row: LogRow, expected: number | undefined, creating: boolean) => {
+      const latest = this.latestRow(row.key);
+      const live = latest && !latest.deleted ? latest : undefined;
+      if (creating) {
+        if (live) throw new StorageError('KeyExists', row.key, `key ${row.key} already exists`, rowKeyValue(live));
+        row.createRevision = row.revision;
+        row.prevRevision = latest?.revision ?? 0;
+      } else {
+        if (!live) throw new StorageError('KeyNotFound', row.key, `key ${row.key} not found`);
+        if (expected !== undefined && live.revision !== expected) {
+          throw new StorageError('Conflict', row.key, `key ${row.key} has mod revision ${live.revision}, expected ${expected}`, rowKeyValue(live));
+        }
+        row.createRevision = live.createRevision;
+        row.prevRevision = live.revision;
+        row.oldValue = live.value;
+        if (row.deleted) row.value = live.value;
+      }
+      this.stmt.insert.run(toParams(row));
+      return row;
+    });
+    this.compactTx = this.db.transaction((from: number, to: number) => {
+      const range = { from, to };
+      this.stmt.compactSuperseded.run(range);
+      this.stmt.compactTombstones.run(range);
+      this.stmt.setCompactRevision.run(to);
+    });
+
+    const windowMs = options.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS;
+    if (windowMs > 0) {
+      // A failed background compaction only delays forgetting; a later tick compacts further.
+      this.window = new HistoryWindow(
+        windowMs,
+        () => this.revision,
+        (rev) => this.compactNow(rev),
+        (error) => process.emitWarning(`sqlite storage compaction failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
+  }
+
+  async currentRevision(): Promise<number> {
+    this.ensureOpen('');
+    return this.revision;
+  }
+
+  async oldestRevision(): Promise<number> {
+    this.ensureOpen('');
+    return this.compacted + 1;
+  }
+
+  async get(key: string, revision?: number): Promise<KeyValue | undefined> {
+    this.ensureOpen(key);
+    const at = readRevision(key, revision, this.revision, this.compacted);
+    const row = this.guard(key, () =>
+      at === this.revision ? (this.stmt.latest.get(key) as KineRow | undefined) : (this.stmt.at.get(key, at) as KineRow | undefined),
+    );
+    return row && row.deleted === 0 ? { key, value: row.value, createRevision: row.create_revision, modRevision: row.id } : undefined;
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.ensureOpen(prefix);
+    const at = readRevision(prefix, options.revision, this.revision, this.compacted);
+    const from = options.startKey !== undefined && options.startKey > prefix ? options.startKey : prefix;
+    const end = prefixEnd(prefix) ?? END_OF_KEYS;
+    const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+    return this.guard(prefix, () => {
+      // One row past the limit tells whether more follow without counting in the common case.
+      const rows = this.stmt.list.all({ from, end, revision: at, limit: limit === undefined ? -1 : limit + 1 }) as Pick<
+        KineRow,
+        'id' | 'name' | 'create_revision' | 'value'
+      >[];
+      const more = limit !== undefined && rows.length > limit;
+      if (more) rows.length = limit;
+      const items = rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.create_revision, modRevision: r.id }));
+      const remaining = more ? this.countRange(`${items[items.length - 1]!.key}\x00`, end, at) : 0;
+      return { items, revision: at, more, remaining };
+    });
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.ensureOpen(prefix);
+    return this.guard(prefix, () => this.countRange(prefix, prefixEnd(prefix) ?? END_OF_KEYS, this.revision));
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    return this.append(key, value, false, undefined, true);
+  }
+
+  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return this.append(key, value, false, expectedModRevision, false);
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.append(key, '', true, expectedModRevision, false);
+  }
+
+  watch(key: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
+    if (this.closed) return this.hub.failed(key, callbacks, closedError(key));
+    const compactedError = watchCompactedError(key, options.afterRevision, this.compacted);
+    if (compactedError) return this.hub.failed(key, callbacks, compactedError);
+    const after = options.afterRevision > 0 ? options.afterRevision : this.revision;
+    let replay: KineRow[] = [];
+    if (after < this.revision) {
+      try {
+        replay = options.prefix
+          ? (this.stmt.replayPrefix.all({ after, from: key, end: prefixEnd(key) ?? END_OF_KEYS }) as KineRow[])
+          : (this.stmt.replayKey.all({ after, name: key }) as KineRow[]);
+      } catch (e) {
+        return this.hub.failed(key, callbacks, this.translate(key, e));
+      }
+    }
+    // Replay read and subscription happen in this one synchronous step, so no commit falls between.
+    const live = after > this.revision ? skipUntil(after, callbacks) : callbacks;
+    return this.hub.subscribe(key, options.prefix, live, replay.map((r) => rowEvent(toLogRow(r))));
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.ensureOpen('');
+    if (revision > this.revision) {
+      throw new StorageError('FutureRevision', '', `cannot compact to future revision ${revision} (current ${this.revision})`, undefined, revision, this.revision);
+    }
+    this.compactNow(revision);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.window?.stop();
+    this.hub.closeAll(closedError);
+    this.db.close();
+  }
+
+  private append(key: string, value: string, deleted: boolean, expected: number | undefined, creating: boolean): KeyValue {
+    this.ensureOpen(key);
+    const draft: LogRow = { revision: this.revision + 1, key, created: creating, deleted, createRevision: 0, prevRevision: 0, value };
+    const row = this.guard(key, () => this.appendTx(draft, expected, creating), creating);
+    this.revision = row.revision;
+    this.hub.publish(rowEvent(row));
+    return rowKeyValue(row);
+  }
+
+  private compactNow(revision: number): void {
+    if (this.closed || revision <= this.compacted) return;
+    this.guard('', () => this.compactTx(this.compacted, revision));
+    this.compacted = revision;
+  }
+
+  private latestRow(key: string): LogRow | undefined {
+    const row = this.stmt.latest.get(key) as KineRow | undefined;
+    return row ? toLogRow(row) : undefined;
+  }
+
+  private countRange(from: string, end: string, revision: number): number {
+    return (this.stmt.count.get({ from, end, revision }) as { count: number }).count;
+  }
+
+  /** Runs a database step, turning SQLite's failures into StorageErrors. */
+  private guard<T>(key: string, step: () => T, creating = false): T {
+    try {
+      return step();
+    } catch (e) {
+      throw this.translate(key, e, creating);
+    }
+  }
+
+  private translate(key: string, e: unknown, creating = false): StorageError {
+    if (e instanceof StorageError) return e;
+    const code = sqliteCode(e);
+    const message = e instanceof Error ? e.message : String(e);
+    if (code?.startsWith('SQLITE_CONSTRAINT')) {
+      // Only another writer on the same file can collide on the revision or the key; resync the
+      // revision so the next attempt uses a fresh one, and let the caller retry.
+      this.revision = (this.stmt.currentRevision.get() as { revision: number }).revision;
+      const current = this.latestRow(key);
+      return creating
+        ? new StorageError('KeyExists', key, `key ${key} already exists`, current && !current.deleted ? rowKeyValue(current) : undefined)
+        : new StorageError('Conflict', key, `key ${key} was modified concurrently`, current && !current.deleted ? rowKeyValue(current) : undefined);
+    }
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      return new StorageError('Unavailable', key, `sqlite database ${this.path} is locked by another process: ${message}`);
+    }
+    return new StorageError('Unavailable', key, `sqlite storage failed (${code ?? 'error'}): ${message}`);
+  }
+
+  private ensureOpen(key: string): void {
+    if (this.closed) throw closedError(key);
+  }
+}

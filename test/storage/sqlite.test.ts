@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStorage } from '../../runtime/storage/sqlite.js';
+import { rejectsWith, runStorageConformance } from './conformance.js';
+import { recordWatch } from './watch-recorder.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sqlite-storage-'));
+let files = 0;
+const freshPath = () => join(dir, `state-${files++}.sqlite`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+runStorageConformance('sqlite', async () => new SqliteStorage(freshPath()));
+
+describe('sqlite storage on disk', () => {
+  it('keeps data across close and reopen, with revisions continuing to increase', async () => {
+    const path = freshPath();
+    const first = new SqliteStorage(path);
+    const a = await first.create('/r/a', 'a1');
+    await first.update('/r/a', 'a2', a.modRevision);
+    await first.create('/r/b', 'b1');
+    const gone = await first.create('/r/gone', 'x');
+    const deleted = await first.delete('/r/gone');
+    await first.close();
+
+    const second = new SqliteStorage(path);
+    expect(await second.currentRevision()).toBe(deleted.modRevision);
+    expect((await second.list('/r/')).items.map((kv) => [kv.key, kv.value])).toEqual([
+      ['/r/a', 'a2'],
+      ['/r/b', 'b1'],
+    ]);
+    expect(await second.get('/r/gone', gone.modRevision)).toMatchObject({ value: 'x' });
+    const next = await second.create('/r/c', 'c1');
+    expect(next.modRevision).toBe(deleted.modRevision + 1);
+    await second.close();
+  });
+
+  it('keeps the compacted revision across reopen, and never reuses a compacted-away revision', async () => {
+    const path = freshPath();
+    const first = new SqliteStorage(path);
+    await first.create('/r/a', 'a');
+    const last = await first.delete('/r/a');
+    await first.compact(last.modRevision);
+    await first.close();
+
+    const second = new SqliteStorage(path);
+    expect(await second.oldestRevision()).toBe(last.modRevision + 1);
+    expect(await second.currentRevision()).toBe(last.modRevision);
+    await rejectsWith(second.get('/r/a', last.modRevision), 'Compacted');
+    expect((await second.create('/r/a', 'again')).modRevision).toBe(last.modRevision + 1);
+    await second.close();
+  });
+
+  it('replays a watch from a revision written before the reopen', async () => {
+    const path = freshPath();
+    const first = new SqliteStorage(path);
+    const a = await first.create('/r/a', 'a1');
+    const a2 = await first.update('/r/a', 'a2', a.modRevision);
+    await first.close();
+
+    const second = new SqliteStorage(path);
+    const rec = recordWatch(second, '/r/', { afterRevision: a.modRevision, prefix: true });
+    const b = await second.create('/r/b', 'b1');
+    const events = await rec.untilEvents(2);
+    expect(events).toEqual([
+      { type: 'put', kv: a2, prevKv: a, created: false },
+      { type: 'put', kv: b, created: true },
+    ]);
+    rec.watcher.stop();
+    await second.close();
+  });
+
+  it('reports a file that is not a database as Unavailable', () => {
+    const path = freshPath();
+    writeFileSync(path, 'this is not a sqlite database, just text that is long enough to have a header'.repeat(20));
+    expect(() => new SqliteStorage(path)).toThrow(expect.objectContaining({ name: 'StorageError', code: 'Unavailable' }));
+  });
+
+  it('refuses a second open of a file another store holds, with Unavailable', async () => {
+    const path = freshPath();
+    const owner = new SqliteStorage(path);
+    await owner.create('/k', 'v');
+    let error: unknown;
+    try {
+      const intruder = new SqliteStorage(path);
+      await intruder.close();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ name: 'StorageError', code: 'Unavailable' });
+    expect((await owner.get('/k'))?.value).toBe('v');
+    await owner.close();
+  });
+
+  it('compacts history older than the window on its own', async () => {
+    const store = new SqliteStorage(freshPath(), { historyWindowMs: 20 });
+    const a = await store.create('/h/a', '1');
+    const b = await store.update('/h/a', '2', a.modRevision);
+    while ((await store.oldestRevision()) <= b.modRevision) await new Promise((r) => setTimeout(r, 10));
+    await rejectsWith(store.get('/h/a', a.modRevision), 'Compacted');
+    expect(await store.get('/h/a')).toEqual(b);
+    await store.close();
+  });
+
+  it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
+    const path = freshPath();
+    const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acknowledged: { key: string; revision: number; counterRevision: number }[] = [];
+    let buffer = '';
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    await new Promise<void>((resolve, reject) => {
+      child.on('exit', () => reject(new Error(`writer exited early after ${acknowledged.length} writes`)));
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const lines = buffer.split('\n');
+        buffer = lines.pop()!;
+        for (const line of lines) {
+          const [key, revision, counterRevision] = line.split(' ');
+          acknowledged.push({ key: key!, revision: Number(revision), counterRevision: Number(counterRevision) });
+        }
+        if (acknowledged.length >= 200 && child.exitCode === null && !child.killed) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+    });
+    expect(await exited).toBe('SIGKILL');
+
+    const store = new SqliteStorage(path);
+    const missing = [];
+    for (const { key, revision } of acknowledged) {
+      const kv = await store.get(key);
+      if (kv?.modRevision !== revision) missing.push(key);
+    }
+    expect(missing).toEqual([]);
+    const counter = await store.get('/crash/counter');
+    expect(Number(counter!.value)).toBeGreaterThanOrEqual(acknowledged.length);
+    const highest = await store.currentRevision();
+    expect(highest).toBeGreaterThanOrEqual(acknowledged[acknowledged.length - 1]!.counterRevision);
+    const after = await store.create('/crash/after', 'x');
+    expect(after.modRevision).toBeGreaterThan(highest);
+    await store.close();
+  });
+});
