@@ -76,7 +76,8 @@ function qualified(gr: GroupResource): string {
 export class StatusError extends Error {
   constructor(
     readonly code: number,
-    readonly reason: StatusReason,
+    /** '' for errors kube-apiserver sends without a reason (the Status then has none). */
+    readonly reason: StatusReason | '',
     message: string,
     readonly details?: StatusDetails,
     /** Extra response headers, e.g. Retry-After. */
@@ -93,9 +94,9 @@ export class StatusError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
       code: this.code,
     };
+    if (this.reason) status.reason = this.reason;
     if (this.details) status.details = this.details;
     return status;
   }

@@ -1,0 +1,76 @@
+// What every verb handler gets, and the pieces they share: reading the body, checking its
+// apiVersion/kind against the endpoint, the write options of the query, and writing responses.
+
+import { StatusError, badRequest, internalError, isStatusError } from '../../errors/status-error.js';
+import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
+import type { KubeObject } from '../../registry/object.js';
+import type { Store, WriteOptions } from '../../registry/store.js';
+import type { RequestInfo } from '../../server/request-info.js';
+import type { BodyTarget, Negotiator } from '../serialization.js';
+
+export interface HandlerContext {
+  request: Request;
+  info: RequestInfo;
+  store: Store;
+  negotiator: Negotiator;
+  query: URLSearchParams;
+  /** The kind the endpoint takes and returns (a subresource's kind for subresource requests). */
+  target: BodyTarget;
+}
+
+export async function readBody(request: Request): Promise<Uint8Array> {
+  return new Uint8Array(await request.arrayBuffer());
+}
+
+/** Decodes an object body and checks its apiVersion/kind against the endpoint, as the create and update handlers do. */
+export async function readObject(ctx: HandlerContext): Promise<KubeObject> {
+  const obj = ctx.negotiator.decodeBody(ctx.request.headers.get('content-type') ?? undefined, await readBody(ctx.request), ctx.target);
+  const expected = ctx.target.group ? `${ctx.target.group}/${ctx.target.version}` : ctx.target.version;
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  if (kind && kind !== ctx.target.kind) {
+    const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion || ctx.target.version;
+    throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${ctx.target.kind}: no kind "${kind}" is registered for version "${apiVersion || expected}"`);
+  }
+  if (apiVersion && apiVersion !== expected) {
+    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
+  }
+  // Missing type fields take the endpoint's, as the decoder's defaults do upstream.
+  obj.apiVersion = expected;
+  obj.kind = ctx.target.kind;
+  return obj;
+}
+
+/** dryRun and fieldManager of create, update and patch (`<Kind>Options` names the 422). */
+export function writeOptions(ctx: HandlerContext, optionsKind: string): WriteOptions {
+  const dryRun = ctx.query.getAll('dryRun');
+  const causes = dryRunCauses(dryRun);
+  const fieldManager = ctx.query.get('fieldManager') ?? undefined;
+  if (fieldManager !== undefined && fieldManager.length > 128) {
+    causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' });
+  }
+  if (causes.length) throw invalidOptions(optionsKind, causes);
+  return { dryRun: dryRun.length > 0, fieldManager };
+}
+
+export function respond(ctx: HandlerContext, code: number, obj: unknown): Response {
+  const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target);
+  return new Response(bodyInit(encoded.body), { status: code, headers: { 'content-type': encoded.contentType } });
+}
+
+/** Any failure as the Status kube-apiserver would send; unknown errors become 500 InternalError. */
+export function errorResponse(err: unknown, negotiator: Negotiator, accept: string | undefined, target: BodyTarget): Response {
+  const status: StatusError = isStatusError(err) ? err : internalError(err);
+  let encoded;
+  try {
+    encoded = negotiator.encodeResponse(accept, status.toStatus(), target);
+  } catch {
+    encoded = { contentType: 'application/json', body: JSON.stringify(status.toStatus()) };
+  }
+  return new Response(bodyInit(encoded.body), { status: status.code, headers: { 'content-type': encoded.contentType, ...status.headers } });
+}
+
+/** Response wants bytes backed by a plain ArrayBuffer; copy views of anything else. */
+export function bodyInit(body: Uint8Array | string): string | Uint8Array<ArrayBuffer> {
+  return typeof body === 'string' ? body : new Uint8Array(body);
+}

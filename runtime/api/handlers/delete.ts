@@ -1,0 +1,51 @@
+// DELETE of one object (Status on completion, the object while finalizers hold it) and of a
+// collection (the deleted <Kind>List). DeleteOptions come from the body and the query.
+
+import { badRequest } from '../../errors/status-error.js';
+import type { DeleteOptions } from '../../registry/delete-options.js';
+import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
+import { deleteCollection } from '../../registry/list.js';
+import { isPlainObject } from '../../registry/object.js';
+import type { HandlerContext } from './context.js';
+import { readBody, respond } from './context.js';
+import { listOptionsFrom } from './list.js';
+
+async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
+  const bytes = await readBody(ctx.request);
+  let body: Record<string, unknown> = {};
+  if (bytes.length > 0) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+    }
+    if (!isPlainObject(parsed)) throw badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
+    body = parsed;
+  }
+  const q = ctx.query;
+  const dryRun = q.getAll('dryRun').length ? q.getAll('dryRun') : Array.isArray(body.dryRun) ? (body.dryRun as string[]) : [];
+  const causes = dryRunCauses(dryRun);
+  if (causes.length) throw invalidOptions('DeleteOptions', causes);
+  const preconditions = isPlainObject(body.preconditions) ? (body.preconditions as DeleteOptions['preconditions']) : undefined;
+  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  return {
+    dryRun: dryRun.length > 0,
+    preconditions,
+    propagationPolicy: q.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined),
+    orphanDependents: typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined,
+    gracePeriodSeconds: grace === undefined || grace === null ? undefined : Number(grace),
+  };
+}
+
+export async function deleteResource(ctx: HandlerContext): Promise<Response> {
+  const options = await deleteOptionsFrom(ctx);
+  const result = await ctx.store.delete(ctx.info.namespace || undefined, ctx.info.name, options);
+  return respond(ctx, 200, result.deleted ? ctx.store.successStatus(result.object) : result.object);
+}
+
+export async function deleteCollectionResource(ctx: HandlerContext): Promise<Response> {
+  const options = await deleteOptionsFrom(ctx);
+  const list = await deleteCollection(ctx.store, ctx.info.namespace || undefined, listOptionsFrom(ctx.query), options);
+  return respond(ctx, 200, list);
+}

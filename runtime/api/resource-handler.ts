@@ -1,0 +1,72 @@
+// The entry the server calls for resource requests: finds the store for the RequestInfo's group,
+// version and resource, checks the verb against the definition, and hands over to the verb's
+// handler. Every failure leaves as a Status (404 for unknown resources, 405 for verbs the
+// resource does not serve).
+
+import { methodNotSupported, notFound } from '../errors/status-error.js';
+import type { Verb } from '../registry/definition.js';
+import type { ResourceRegistry } from '../registry/registry.js';
+import type { RequestInfo } from '../server/request-info.js';
+import { createResource } from './handlers/create.js';
+import type { HandlerContext } from './handlers/context.js';
+import { errorResponse } from './handlers/context.js';
+import { deleteCollectionResource, deleteResource } from './handlers/delete.js';
+import { getResource } from './handlers/get.js';
+import { listResource } from './handlers/list.js';
+import { patchResource } from './handlers/patch.js';
+import { updateResource } from './handlers/update.js';
+import { watchResource } from './handlers/watch.js';
+import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
+
+export interface ResourceHandlerOptions {
+  registry: ResourceRegistry;
+  negotiator?: Negotiator;
+}
+
+export type ResourceHandler = (request: Request, info: RequestInfo) => Promise<Response>;
+
+const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
+  get: getResource,
+  list: listResource,
+  watch: watchResource,
+  create: createResource,
+  update: updateResource,
+  patch: patchResource,
+  delete: deleteResource,
+  deletecollection: deleteCollectionResource,
+};
+
+/** kube-apiserver's HTTP verb in the 405 message (`PUT is not supported ...`). */
+const HTTP_VERB: Record<string, string> = {
+  get: 'GET', list: 'GET', watch: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETE',
+};
+
+export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
+  const negotiator = options.negotiator ?? jsonNegotiator;
+  return async (request, info) => {
+    const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
+    const def = store?.definition;
+    const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
+    const accept = request.headers.get('accept') ?? undefined;
+    try {
+      if (!store || !def) throw notFound({ group: info.apiGroup, resource: info.resource }, '');
+      const verb = info.verb as Verb;
+      const handler = HANDLERS[verb];
+      if (!handler) throw methodNotSupported({ group: def.group, resource: def.plural }, request.method);
+      if (info.subresource) {
+        const sub = def.subresources.find((s) => s.name === info.subresource);
+        if (!sub) throw notFound({ group: def.group, resource: def.plural }, info.name);
+        if (!sub.verbs.includes(verb)) throw methodNotSupported({ group: def.group, resource: `${def.plural}/${sub.name}` }, HTTP_VERB[verb] ?? request.method);
+        target.kind = sub.kind;
+      } else if (!def.verbs.includes(verb)) {
+        throw methodNotSupported({ group: def.group, resource: def.plural }, HTTP_VERB[verb] ?? request.method);
+      }
+      if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
+        throw notFound({ group: def.group, resource: def.plural }, info.name);
+      }
+      return await handler({ request, info, store, negotiator, query: new URL(request.url).searchParams, target });
+    } catch (err) {
+      return errorResponse(err, negotiator, accept, target);
+    }
+  };
+}

@@ -1,0 +1,100 @@
+// The seam between the verb handlers and content negotiation. Handlers never look at media types
+// themselves: they call decodeBody / encodeResponse / watchEncoder on a Negotiator. This module
+// is the JSON-only default; the codec engineer's negotiation (YAML, protobuf, Table, CBOR) plugs
+// in by passing another Negotiator to createResourceHandler.
+
+import { badRequest, notAcceptable, unsupportedMediaType } from '../errors/status-error.js';
+import type { KubeObject } from '../registry/object.js';
+import type { WatchEvent } from '../registry/watch.js';
+
+/** What a body is expected to be: the endpoint's group, version and kind. */
+export interface BodyTarget {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface EncodedBody {
+  contentType: string;
+  body: Uint8Array | string;
+}
+
+export interface WatchEncoder {
+  contentType: string;
+  /** One framed event, ready to write to the stream. */
+  encode(event: WatchEvent): Uint8Array | string;
+}
+
+export interface Negotiator {
+  /** Parses a create/update body into an object; throws 415 for unknown types, 400 for bad bytes. */
+  decodeBody(contentType: string | undefined, body: Uint8Array, target: BodyTarget): KubeObject;
+  /** Serializes a response (object, list or Status); throws 406 when nothing acceptable. */
+  encodeResponse(accept: string | undefined, obj: unknown, target: BodyTarget): EncodedBody;
+  /** The encoder of a watch stream's events. */
+  watchEncoder(accept: string | undefined, target: BodyTarget): WatchEncoder;
+}
+
+const JSON_TYPE = 'application/json';
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((part) => ['application/json', 'application/*', '*/*', ''].includes(mediaType(part)));
+}
+
+/** Go's encoding/json wording for the common syntax errors, which clients show verbatim. */
+function goJsonError(text: string, err: unknown): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return 'unexpected end of JSON input';
+  const m = /position (\d+)/.exec(String((err as Error).message));
+  const at = m ? Number(m[1]) : -1;
+  if (at < 0 || at >= text.length) return 'unexpected end of JSON input';
+  const ch = text[at];
+  return at === text.search(/\S/) ? `invalid character '${ch}' looking for beginning of value` : `invalid character '${ch}' after object key:value pair`;
+}
+
+/** summarizeData of the create handler: short bodies quoted, binary ones in hex. */
+function summarize(bytes: Uint8Array): string {
+  if (bytes.length === 0) return '<empty>';
+  const max = 30;
+  if (bytes[0] === 0x7b) {
+    const text = Buffer.from(bytes.subarray(0, max)).toString('utf8');
+    return bytes.length > max ? `${text} ...` : text;
+  }
+  const hex = Buffer.from(bytes.subarray(0, max)).toString('hex');
+  return bytes.length > max ? `${hex} ...` : hex;
+}
+
+export const jsonNegotiator: Negotiator = {
+  decodeBody(contentType, body, target) {
+    const type = mediaType(contentType) || JSON_TYPE;
+    if (type !== JSON_TYPE) throw unsupportedMediaType(type, [JSON_TYPE]);
+    const text = Buffer.from(body).toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: ${goJsonError(text, e)} (${summarize(body)})`,
+      );
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
+      );
+    }
+    return value as KubeObject;
+  },
+  encodeResponse(accept, obj) {
+    if (!acceptsJson(accept)) throw notAcceptable([JSON_TYPE]);
+    return { contentType: JSON_TYPE, body: JSON.stringify(obj) };
+  },
+  watchEncoder(accept) {
+    if (!acceptsJson(accept)) throw notAcceptable([JSON_TYPE]);
+    return { contentType: JSON_TYPE, encode: (event) => `${JSON.stringify(event)}\n` };
+  },
+};
+

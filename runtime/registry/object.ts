@@ -1,0 +1,80 @@
+// Objects travel through the registry as plain JSON values, exactly as clients send them. These
+// helpers give typed access to the ObjectMeta fields the generic store owns, without a class per
+// kind: the generated validators own the rest of the shape.
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string | null;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  selfLink?: string;
+  [field: string]: unknown;
+}
+
+export type KubeObject = Record<string, unknown> & { apiVersion?: string; kind?: string; metadata?: ObjectMeta };
+
+export interface ListMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface KubeList {
+  kind: string;
+  apiVersion: string;
+  metadata: ListMeta;
+  items: KubeObject[];
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The object's metadata, created empty when absent (or not an object) so callers can assign to it. */
+export function metaOf(obj: KubeObject): ObjectMeta {
+  if (!isPlainObject(obj.metadata)) obj.metadata = {};
+  return obj.metadata as ObjectMeta;
+}
+
+export function deepClone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/** Structural equality of JSON values (key order ignored), as apiequality.Semantic.DeepEqual is used on decoded objects. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => deepEqual(v, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ak = Object.keys(a).filter((k) => a[k] !== undefined);
+    const bk = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ak.length !== bk.length) return false;
+    return ak.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** RFC 3339 with second precision in UTC, as metav1.Time serializes. */
+export function nowRFC3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Everything but metadata and status: what kube-apiserver's strategies compare to bump generation. */
+export function specFields(obj: KubeObject, statusField = 'status'): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'metadata' || k === statusField || k === 'apiVersion' || k === 'kind') continue;
+    out[k] = v;
+  }
+  return out;
+}

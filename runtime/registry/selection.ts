@@ -1,0 +1,44 @@
+// The label and field selectors of a list, watch or delete-collection request, parsed once and
+// turned into one predicate over objects. Parse errors are 400 BadRequest with upstream's words.
+
+import { badRequest } from '../errors/status-error.js';
+import { metaOf, type KubeObject } from './object.js';
+import { FieldSelectorError, parseFieldSelector } from './selectors/field-selector.js';
+import { LabelSelectorError, parseLabelSelector } from './selectors/label-selector.js';
+import type { Strategy } from './strategy.js';
+
+export interface SelectionOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface Predicate {
+  /** True when neither selector restricts anything (remainingItemCount is only exact then). */
+  empty: boolean;
+  matches(obj: KubeObject): boolean;
+}
+
+export function compilePredicate(strategy: Strategy, options: SelectionOptions): Predicate {
+  let labels;
+  let fields;
+  try {
+    labels = parseLabelSelector(options.labelSelector ?? '');
+  } catch (e) {
+    if (e instanceof LabelSelectorError) throw badRequest(e.message);
+    throw e;
+  }
+  // The selectable fields are the keys the strategy reports; any object shows which they are.
+  const supported = new Set(Object.keys(strategy.selectableFields({ metadata: {} })));
+  try {
+    fields = parseFieldSelector(options.fieldSelector ?? '', supported);
+  } catch (e) {
+    if (e instanceof FieldSelectorError) throw badRequest(e.message);
+    throw e;
+  }
+  const l = labels;
+  const f = fields;
+  return {
+    empty: l.empty && f.empty,
+    matches: (obj) => l.matches(metaOf(obj).labels) && (f.empty || f.matches(strategy.selectableFields(obj))),
+  };
+}

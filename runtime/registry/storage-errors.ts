@@ -1,0 +1,48 @@
+// The one place where storage failures become API errors, as k8s.io/apiserver's
+// pkg/storage/errors does: the storage layer speaks in keys and revisions, clients in resources
+// and names. Anything unrecognised surfaces as a 500 InternalError rather than leaking a stack.
+
+import { isStorageError } from '../storage/interface.js';
+import {
+  OBJECT_MODIFIED,
+  StatusError,
+  alreadyExists,
+  conflict,
+  internalError,
+  isStatusError,
+  notFound,
+  resourceExpired,
+  serviceUnavailable,
+  tooLargeResourceVersion,
+  type GroupResource,
+} from '../errors/status-error.js';
+
+export type StorageOperation = 'get' | 'create' | 'update' | 'delete' | 'list' | 'watch';
+
+/** kube-apiserver's message when a list or continue token names a compacted revision. */
+export const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
+export const CONTINUE_TOO_OLD =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+export function interpretStorageError(err: unknown, op: StorageOperation, gr: GroupResource, name = ''): StatusError {
+  if (isStatusError(err)) return err;
+  if (!isStorageError(err)) return internalError(err);
+  switch (err.code) {
+    case 'KeyNotFound':
+      return notFound(gr, name);
+    case 'KeyExists':
+      return op === 'create' ? alreadyExists(gr, name) : conflict(gr, name, OBJECT_MODIFIED);
+    case 'Conflict':
+      return conflict(gr, name, OBJECT_MODIFIED);
+    case 'Compacted':
+      return op === 'list'
+        ? resourceExpired(LIST_TOO_OLD)
+        : resourceExpired(`too old resource version: ${err.revision ?? 0} (${(err.bound ?? 1) - 1})`);
+    case 'FutureRevision':
+      return tooLargeResourceVersion(err.revision ?? 0, err.bound ?? 0);
+    case 'Unavailable':
+      return serviceUnavailable(err.message);
+    default:
+      return internalError(err);
+  }
+}

@@ -1,0 +1,73 @@
+// Secret: `stringData` is a write-only convenience. kube-apiserver folds it into `data` while
+// converting the request (so validation, storage and responses never see it), overriding keys
+// that `data` already has. The total size of `data` is capped at MaxSecretSize and `type` never
+// changes after creation.
+
+import { badRequest, type StatusCause } from '../../errors/status-error.js';
+import type { ResourceDefinition } from '../definition.js';
+import { isPlainObject, type KubeObject } from '../object.js';
+import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+
+/** api.MaxSecretSize: 1 MiB of decoded data across all keys. */
+export const MAX_SECRET_SIZE = 1024 * 1024;
+
+/** Moves stringData into data as base64 of the UTF-8 bytes; stringData is never kept. */
+export function mergeStringData(obj: KubeObject): void {
+  const stringData = obj.stringData;
+  delete obj.stringData;
+  if (stringData === undefined || stringData === null) return;
+  if (!isPlainObject(stringData)) {
+    throw badRequest(`Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal ${typeof stringData} into Go struct field Secret.stringData of type map[string]string`);
+  }
+  const data = isPlainObject(obj.data) ? obj.data : {};
+  for (const [key, value] of Object.entries(stringData)) {
+    if (typeof value !== 'string') {
+      throw badRequest(`Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal ${typeof value} into Go struct field Secret.stringData of type string`);
+    }
+    data[key] = Buffer.from(value, 'utf8').toString('base64');
+  }
+  obj.data = data;
+}
+
+function sizeCauses(obj: KubeObject): StatusCause[] {
+  if (!isPlainObject(obj.data)) return [];
+  let total = 0;
+  for (const value of Object.values(obj.data)) if (typeof value === 'string') total += Buffer.from(value, 'base64').length;
+  if (total <= MAX_SECRET_SIZE) return [];
+  return [{ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${MAX_SECRET_SIZE} bytes`, field: 'data' }];
+}
+
+function typeCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
+  if (obj.type === old.type) return [];
+  return [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(obj.type ?? '')}: field is immutable`, field: 'type' }];
+}
+
+/** Drops causes the generated validator already reported, so a rule stated twice is reported once. */
+function merged(...lists: StatusCause[][]): StatusCause[] {
+  const seen = new Set<string>();
+  return lists.flat().filter((c) => {
+    const id = `${c.field}\u0000${c.message}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+export function secretStrategies(def: ResourceDefinition): ResourceStrategies {
+  const base = defaultStrategies(def);
+  const main: Strategy = {
+    ...base.main,
+    prepareForCreate(obj) {
+      mergeStringData(obj);
+      base.main.prepareForCreate(obj);
+    },
+    validate: (obj) => merged(base.main.validate(obj), sizeCauses(obj)),
+    prepareForUpdate(obj, old) {
+      mergeStringData(obj);
+      base.main.prepareForUpdate(obj, old);
+    },
+    validateUpdate: (obj, old) => merged(base.main.validateUpdate(obj, old), sizeCauses(obj), typeCauses(obj, old)),
+    selectableFields: (obj) => ({ ...base.main.selectableFields(obj), type: typeof obj.type === 'string' ? obj.type : '' }),
+  };
+  return { ...base, main };
+}

@@ -1,0 +1,122 @@
+// The per-kind rules the generic store calls, in kube-apiserver's fixed order (rest.BeforeCreate
+// and rest.BeforeUpdate): prepare, validate, warn, canonicalize. The store owns the flow and the
+// ObjectMeta rules; a kind only supplies a Strategy. Most kinds use the default strategy built
+// from their ResourceDefinition; the few with rules no spec can state register one by name.
+
+import type { StatusCause } from '../errors/status-error.js';
+import type { ResourceDefinition } from './definition.js';
+import { deepClone, deepEqual, metaOf, specFields, type KubeObject } from './object.js';
+
+export interface Strategy {
+  /** May mutate `obj`. Normalizes a new object before validation: defaults, status reset, generation. */
+  prepareForCreate(obj: KubeObject): void;
+  /** Must not mutate. Every rule a new object must meet; [] when valid. */
+  validate(obj: KubeObject): StatusCause[];
+  /** Must not mutate. Runs after validate passed. */
+  warningsOnCreate(obj: KubeObject): string[];
+  /** May mutate `obj`: puts a validated object into canonical form just before it is stored. */
+  canonicalize(obj: KubeObject): void;
+  /** May mutate `obj`, never `old`. Carries over what this endpoint may not change (status, spec). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** Must not mutate either object. */
+  validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
+  /** Must not mutate either object. */
+  warningsOnUpdate(obj: KubeObject, old: KubeObject): string[];
+  /** Whether PUT to a missing object creates it (false for every kind we serve). */
+  allowCreateOnUpdate(): boolean;
+  /** Whether PUT without metadata.resourceVersion is accepted as an unconditional write. */
+  allowUnconditionalUpdate(): boolean;
+  /** Field selector values of an object; the keys are the fields a selector may name. */
+  selectableFields(obj: KubeObject): Record<string, string>;
+}
+
+/** What a delete of an existing object should do instead of (or before) removing it. */
+export type DeleteDecision = { action: 'delete' } | { action: 'update'; obj: KubeObject } | { action: 'keep' };
+
+export interface ResourceStrategies {
+  main: Strategy;
+  /** Strategies of writable subresources, by name (`status`, `finalize`). */
+  subresources: Record<string, Strategy>;
+  /**
+   * Kinds with a lifecycle of their own (Namespace) decide here how a delete proceeds; may throw
+   * a StatusError. Absent: metadata.finalizers alone decide.
+   */
+  beforeDelete?(existing: KubeObject): DeleteDecision;
+}
+
+export function statusFieldOf(def: ResourceDefinition): string {
+  return def.statusField ?? 'status';
+}
+
+export function hasStatusSubresource(def: ResourceDefinition): boolean {
+  return def.subresources.some((s) => s.name === 'status');
+}
+
+function defaultSelectableFields(def: ResourceDefinition): (obj: KubeObject) => Record<string, string> {
+  return (obj) => {
+    const meta = metaOf(obj);
+    return { 'metadata.name': meta.name ?? '', 'metadata.namespace': def.namespaced ? (meta.namespace ?? '') : '' };
+  };
+}
+
+/** The strategy of the main resource endpoint, built from the definition alone. */
+export function defaultStrategy(def: ResourceDefinition): Strategy {
+  const statusField = statusFieldOf(def);
+  const ownsStatus = hasStatusSubresource(def);
+  return {
+    prepareForCreate(obj) {
+      // Status is written by controllers through the status subresource, never by the creator.
+      if (ownsStatus) delete obj[statusField];
+      def.validator.applyDefaults(obj);
+      if (def.tracksGeneration) metaOf(obj).generation = 1;
+    },
+    validate: (obj) => def.validator.validate(obj),
+    warningsOnCreate: () => [],
+    canonicalize: () => {},
+    prepareForUpdate(obj, old) {
+      def.validator.applyDefaults(obj);
+      if (ownsStatus) {
+        if (old[statusField] === undefined) delete obj[statusField];
+        else obj[statusField] = deepClone(old[statusField]);
+      }
+      if (def.tracksGeneration && !deepEqual(specFields(obj, statusField), specFields(old, statusField))) {
+        metaOf(obj).generation = (metaOf(old).generation ?? 0) + 1;
+      }
+    },
+    validateUpdate: (obj, old) => def.validator.validateUpdate(obj, old),
+    warningsOnUpdate: () => [],
+    allowCreateOnUpdate: () => false,
+    allowUnconditionalUpdate: () => true,
+    selectableFields: defaultSelectableFields(def),
+  };
+}
+
+/**
+ * The status subresource: the writer may change status and metadata, everything else is taken
+ * from the stored object (as kube-apiserver's status strategies reset spec; Namespace's keeps
+ * metadata changes, and so do we for every kind).
+ */
+export function statusStrategy(def: ResourceDefinition, main: Strategy): Strategy {
+  const statusField = statusFieldOf(def);
+  return {
+    ...main,
+    prepareForCreate: main.prepareForCreate,
+    prepareForUpdate(obj, old) {
+      def.validator.applyDefaults(obj);
+      for (const key of Object.keys(obj)) {
+        if (key !== 'metadata' && key !== statusField && key !== 'apiVersion' && key !== 'kind') delete obj[key];
+      }
+      for (const [key, value] of Object.entries(old)) {
+        if (key !== 'metadata' && key !== statusField && key !== 'apiVersion' && key !== 'kind') obj[key] = deepClone(value);
+      }
+    },
+  };
+}
+
+/** Main plus status strategies for a definition without a named strategy module. */
+export function defaultStrategies(def: ResourceDefinition): ResourceStrategies {
+  const main = defaultStrategy(def);
+  const subresources: Record<string, Strategy> = {};
+  if (hasStatusSubresource(def)) subresources.status = statusStrategy(def, main);
+  return { main, subresources };
+}
