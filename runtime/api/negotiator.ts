@@ -1,0 +1,85 @@
+// The full Negotiator behind the verb handlers (runtime/api/serialization.ts defines the seam):
+// JSON, YAML and protobuf bodies in; JSON, YAML and protobuf responses out, with Table and
+// PartialObjectMetadata transformations; JSON and protobuf watch streams. Errors (Status) are
+// negotiated without transformations and fall back to JSON, as kube-apiserver writes them.
+
+import type protobuf from 'protobufjs';
+import type { PrinterColumn } from '../registry/definition.js';
+import type { KubeObject } from '../registry/object.js';
+import { negotiateErrorOutput, negotiateOutput, type ConvertTarget, type NegotiatedMediaType } from './negotiation.js';
+import { asPartialObjectMetadata, asPartialObjectMetadataList } from './partial-object-metadata.js';
+import { messageNameResolver } from './protobuf/message-names.js';
+import type { JsonObject } from './protobuf/message-plan.js';
+import { decodeInput, responseEncoder } from './serializers.js';
+import type { BodyTarget, Negotiator } from './serialization.js';
+import { buildTable, tableWatchRenderer } from './table.js';
+
+export interface NegotiatorOptions {
+  /** Protobuf descriptors (generated/protobuf/descriptors.json); without them protobuf is not offered. */
+  root?: protobuf.Root;
+  /** The printer columns of an endpoint's kind; undefined when it cannot print a Table. */
+  columnsFor?: (target: BodyTarget) => PrinterColumn[] | undefined;
+}
+
+const isStatus = (obj: unknown): boolean => (obj as JsonObject | null)?.kind === 'Status';
+
+function transform(obj: JsonObject, convert: ConvertTarget | undefined, columns: PrinterColumn[] | undefined): JsonObject {
+  if (!convert || isStatus(obj)) return obj;
+  switch (convert.kind) {
+    case 'Table':
+      return buildTable(columns ?? [], obj, { version: convert.version }) as unknown as JsonObject;
+    case 'PartialObjectMetadata':
+      return asPartialObjectMetadata(obj, convert.version);
+    default:
+      return asPartialObjectMetadataList(obj, convert.version);
+  }
+}
+
+export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
+  const { root } = options;
+  const messageNameFor = root ? messageNameResolver(root) : () => undefined;
+  const apiVersionOf = (t: BodyTarget) => (t.group ? `${t.group}/${t.version}` : t.version);
+  const protobufSupported = (t: BodyTarget) => messageNameFor(apiVersionOf(t), t.kind) !== undefined;
+  const messageOf = (obj: JsonObject) => messageNameFor(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
+
+  function negotiate(accept: string | undefined, target: BodyTarget, streaming: boolean): NegotiatedMediaType {
+    const columns = options.columnsFor?.(target);
+    return negotiateOutput(accept, { streaming, protobufSupported: protobufSupported(target), tableSupported: columns !== undefined });
+  }
+
+  return {
+    decodeBody(contentType, body, target) {
+      return decodeInput(contentType, body, { root, messageNameFor, protobufSupported: protobufSupported(target) }) as KubeObject;
+    },
+
+    encodeResponse(accept, obj, target) {
+      const value = obj as JsonObject;
+      const negotiated = isStatus(value)
+        ? negotiateErrorOutput(accept, { protobufSupported: protobufSupported(target) })
+        : negotiate(accept, target, false);
+      const result = transform(value, negotiated.convert, options.columnsFor?.(target));
+      const body = responseEncoder(negotiated, root).encode(result, messageOf(result));
+      return { contentType: negotiated.contentType, body };
+    },
+
+    watchEncoder(accept, target) {
+      const negotiated = negotiate(accept, target, true);
+      const encoder = responseEncoder(negotiated, root);
+      const { convert } = negotiated;
+      const columns = options.columnsFor?.(target) ?? [];
+      // A Table watch sends column definitions with its first event only.
+      const tables = convert?.kind === 'Table' ? tableWatchRenderer(columns, { version: convert.version }) : undefined;
+      return {
+        contentType: negotiated.contentType,
+        encode(event) {
+          const obj = event.object as JsonObject;
+          let result = obj;
+          if (!isStatus(obj) && convert) {
+            result = tables ? (tables.render(obj) as unknown as JsonObject) : asPartialObjectMetadata(obj, convert.version);
+          }
+          return encoder.encodeWatchEvent(event.type, result, messageOf(result));
+        },
+      };
+    },
+  };
+}

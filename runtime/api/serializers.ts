@@ -1,0 +1,143 @@
+// Encoders and decoders behind each negotiated media type: JSON as Go's encoding/json writes it
+// (HTML-safe escapes, a trailing newline, or 2-space indentation when pretty), YAML as
+// sigs.k8s.io/yaml writes it (keys sorted, block style), and the protobuf envelope.
+
+import type protobuf from 'protobufjs';
+import { stringify as stringifyYaml, parse as parseYaml } from 'yaml';
+import { badRequest, internalError, type Status } from '../errors/status-error.js';
+import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
+import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
+import type { JsonObject } from './protobuf/message-plan.js';
+
+const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
+const GO_ESCAPED = /[<>&\u2028\u2029]/g;
+const GO_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/**
+ * JSON text as kube-apiserver sends it. Go escapes <, > and & (and U+2028/2029) inside strings;
+ * those characters can only occur inside strings in JSON, so a global replace is exact.
+ */
+export function encodeJSON(obj: unknown, pretty = false): string {
+  const text = pretty ? JSON.stringify(obj, null, 2) : `${JSON.stringify(obj)}\n`;
+  return NEEDS_ESCAPE.test(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+/** YAML as sigs.k8s.io/yaml renders JSON: sorted keys, unindented sequences, no folding. */
+export function encodeYAML(obj: unknown): string {
+  return stringifyYaml(sortKeys(obj), { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+}
+
+export interface ResponseEncoder {
+  readonly format: NegotiatedMediaType['format'];
+  readonly contentType: string;
+  /** A whole response body: an object, a list, a Table or a Status. */
+  encode(obj: JsonObject | Status, messageName?: string): string | Uint8Array;
+  /** One event of a watch stream, framed for the negotiated stream form. */
+  encodeWatchEvent(type: string, obj: JsonObject | Status, messageName?: string): string | Uint8Array;
+}
+
+function requireMessage(messageName: string | undefined, obj: JsonObject | Status): string {
+  if (messageName) return messageName;
+  if (obj.kind === 'Status') return STATUS_MESSAGE;
+  throw internalError(new Error(`no protobuf message known for kind ${String(obj.kind)}`));
+}
+
+/** The encoder of a negotiated media type; protobuf needs the descriptor root. */
+export function responseEncoder(negotiated: NegotiatedMediaType, root?: protobuf.Root): ResponseEncoder {
+  const { format, contentType, pretty } = negotiated;
+  switch (format) {
+    case 'json':
+      return {
+        format,
+        contentType,
+        encode: (obj) => encodeJSON(obj, pretty),
+        // Each event is one JSON document and a newline, as Go's json.Encoder writes it.
+        encodeWatchEvent: (type, obj) => encodeJSON({ type, object: obj }),
+      };
+    case 'yaml':
+      return {
+        format,
+        contentType,
+        encode: (obj) => encodeYAML(obj),
+        encodeWatchEvent: () => {
+          throw internalError(new Error('YAML has no watch stream form'));
+        },
+      };
+    case 'protobuf': {
+      if (!root) throw internalError(new Error('protobuf negotiated without descriptors'));
+      return {
+        format,
+        contentType,
+        encode: (obj, messageName) => encodeObject(root, requireMessage(messageName, obj), obj as unknown as JsonObject),
+        encodeWatchEvent: (type, obj, messageName) =>
+          encodeWatchEventFrame(root, type, requireMessage(messageName, obj), obj as unknown as JsonObject),
+      };
+    }
+  }
+}
+
+export interface DecodeInputOptions {
+  /** The kind the endpoint takes: fills a missing apiVersion or kind, names the type in errors. */
+  expected?: { apiVersion: string; kind: string };
+  protobufSupported?: boolean;
+  root?: protobuf.Root;
+  messageNameFor?: MessageNameFor;
+}
+
+/** kube-apiserver's summary of an undecodable body: JSON-looking text, else hex, cut at 30 bytes. */
+function summarize(body: Uint8Array): string {
+  if (body.length === 0) return '<empty>';
+  const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 30));
+  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > 30 ? `${text} ...` : text;
+}
+
+function unrecognized(body: Uint8Array, why: string, expected?: { kind: string }) {
+  const prefix = expected ? `the object provided is unrecognized (must be of type ${expected.kind}): ` : '';
+  return badRequest(`${prefix}${why} (${summarize(body)})`);
+}
+
+/**
+ * A create or update body in its JSON form. The Content-Type picks the decoder (415 when
+ * unsupported); a body that does not decode to an object is a 400.
+ */
+export function decodeInput(contentType: string | undefined, body: Uint8Array, options: DecodeInputOptions = {}): JsonObject {
+  const format = negotiateInput(contentType, { protobufSupported: options.protobufSupported ?? options.root !== undefined });
+  let obj: unknown;
+  if (format === 'protobuf') {
+    obj = decodeObject(options.root!, body, options.messageNameFor ?? (() => undefined)).object;
+  } else {
+    const text = Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8');
+    try {
+      obj = format === 'json' ? JSON.parse(text) : parseYaml(text);
+    } catch (err) {
+      const kind = format === 'json' ? 'json parse error' : 'yaml parse error';
+      throw unrecognized(body, `couldn't get version/kind; ${kind}: ${(err as Error).message}`, options.expected);
+    }
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+      throw unrecognized(body, "couldn't get version/kind; json parse error: cannot unmarshal into Go value of type struct", options.expected);
+    }
+  }
+  const result = obj as JsonObject;
+  if (options.expected) {
+    if (result.apiVersion === undefined || result.apiVersion === '') result.apiVersion = options.expected.apiVersion;
+    if (result.kind === undefined || result.kind === '') result.kind = options.expected.kind;
+  }
+  return result;
+}
