@@ -1,0 +1,88 @@
+// Model types as JSON Schema (draft-07, what ajv compiles): the structural checks of a type
+// (JSON types, required, enum, lengths, item counts, patterns and named formats, map key rules).
+// The runtime checks the rest through the type table (generator/emit/validators.ts).
+
+import type { FieldModel, Model, TypeRef } from './model.js';
+import type { RawConstraints } from './raw-spec.js';
+import { reachable } from './normalize.js';
+
+type Schema = Record<string, unknown>;
+
+const SCALAR_SCHEMA: Record<string, Schema> = {
+  string: { type: 'string' },
+  boolean: { type: 'boolean' },
+  int32: { type: 'integer' },
+  int64: { type: 'integer' },
+  number: { type: 'number' },
+  bytes: { type: 'string' },
+  quantity: { type: ['string', 'number'] },
+  time: { type: 'string' },
+  microTime: { type: 'string' },
+  intOrString: { type: ['string', 'integer'] },
+  duration: { type: 'string' },
+  fieldsV1: { type: 'object' },
+  rawExtension: { type: 'object' },
+};
+
+function constraints(c: RawConstraints | undefined): Schema {
+  if (!c) return {};
+  const out: Schema = {};
+  if (c.enum) out.enum = c.enum;
+  if (c.format) out.format = c.format;
+  if (c.pattern) out.pattern = c.pattern;
+  if (c.minLength !== undefined) out.minLength = c.minLength;
+  if (c.maxLength !== undefined) out.maxLength = c.maxLength;
+  if (c.minimum !== undefined) out.minimum = c.minimum;
+  if (c.maximum !== undefined) out.maximum = c.maximum;
+  return out;
+}
+
+function refSchema(ref: TypeRef): Schema {
+  switch (ref.kind) {
+    case 'scalar':
+      return { ...SCALAR_SCHEMA[ref.name] };
+    case 'ref':
+      return { $ref: `#/definitions/${ref.id}` };
+    case 'list':
+      return { type: 'array', items: refSchema(ref.of) };
+    case 'map':
+      return { type: 'object', additionalProperties: refSchema(ref.of) };
+  }
+}
+
+export function fieldSchema(f: FieldModel): Schema {
+  const s = refSchema(f.type);
+  if (f.type.kind === 'list') {
+    Object.assign(s.items as Schema, constraints(f.items));
+    if (f.minItems !== undefined) s.minItems = f.minItems;
+    if (f.maxItems !== undefined) s.maxItems = f.maxItems;
+  } else if (f.type.kind === 'map') {
+    Object.assign(s.additionalProperties as Schema, constraints(f.values));
+    const keys = constraints(f.keys);
+    if (Object.keys(keys).length) s.propertyNames = keys;
+    if (f.minItems !== undefined) s.minProperties = f.minItems;
+    if (f.maxItems !== undefined) s.maxProperties = f.maxItems;
+  } else {
+    Object.assign(s, constraints(f));
+  }
+  return s;
+}
+
+export function typeSchema(model: Model, id: string): Schema {
+  const t = model.types.get(id);
+  if (!t) throw new Error(`unknown type ${id}`);
+  const properties: Schema = {};
+  const required: string[] = [];
+  for (const f of t.fields) {
+    properties[f.name] = fieldSchema(f);
+    if (f.required) required.push(f.name);
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+}
+
+/** A self-contained schema of a root type, with every reachable type under `definitions`. */
+export function rootSchema(model: Model, id: string): Schema {
+  const definitions: Schema = {};
+  for (const dep of reachable(model, [id])) definitions[dep] = typeSchema(model, dep);
+  return { $ref: `#/definitions/${id}`, definitions };
+}

@@ -1,0 +1,121 @@
+// The normalized model every emitter reads: all references resolved, every default filled in
+// once (singular names, storage prefixes, stabilities, list kinds, apiVersion/kind fields).
+
+import type { RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
+import type { ScalarName } from './scalars.js';
+
+export type TypeRef =
+  | { kind: 'scalar'; name: ScalarName }
+  | { kind: 'ref'; id: string }
+  | { kind: 'list'; of: TypeRef }
+  | { kind: 'map'; of: TypeRef };
+
+export interface FieldModel extends RawConstraints {
+  name: string;
+  type: TypeRef;
+  description: string;
+  required: boolean;
+  default?: unknown;
+  tag?: number;
+  protoName: string;
+  /** Wire wrapper message (id) for a JSON list, e.g. meta/v1 Verbs. */
+  protoMessage?: string;
+  minItems?: number;
+  maxItems?: number;
+  items?: RawConstraints;
+  values?: RawConstraints;
+  keys?: RawConstraints;
+  disjointKeys?: { with: string; message: string };
+  reportAtField: boolean;
+  immutable: boolean;
+  writeOnly: boolean;
+  listType?: 'atomic' | 'set' | 'map';
+  listMapKeys?: string[];
+  mapType?: 'atomic' | 'granular';
+  patchStrategy?: string;
+  patchMergeKey?: string;
+  oneOf?: string;
+  featureGate?: string;
+  goPointer: boolean;
+  jsonInline: boolean;
+  /** Added by the generator (apiVersion, kind), not written in the spec. */
+  implicit: boolean;
+}
+
+export interface TypeModel {
+  /** The OpenAPI definition name, also the model's key: `io.k8s.api.core.v1.ConfigMap`. */
+  id: string;
+  name: string;
+  specFile: string;
+  /** Fully qualified protobuf message without the leading dot: `k8s.io.api.core.v1.ConfigMap`. */
+  protoName: string;
+  protoPackage: string;
+  description: string;
+  fields: FieldModel[];
+  rules: RawRule[];
+  typeMeta: boolean;
+  protoOnly: boolean;
+  /** Set for a served kind's type and its list type. */
+  gvk?: { group: string; version: string; kind: string };
+}
+
+export interface SubresourceModel {
+  name: string;
+  kind: string;
+  verbs: string[];
+}
+
+export interface KindModel {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: string[];
+  shortNames: string[];
+  categories: string[];
+  stability: 'alpha' | 'beta' | 'stable';
+  featureGate?: string;
+  deprecation?: { message: string; removedRelease?: string };
+  printerColumns: NormalizedColumn[];
+  subresources: SubresourceModel[];
+  nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+  tracksGeneration: boolean;
+  statusField?: string;
+  strategy?: string;
+  storagePrefix: string;
+  updateOrder: 'updateFirst' | 'validateFirst';
+  type: TypeModel;
+  listType: TypeModel;
+  storageVersionHash: string;
+}
+
+export interface NormalizedColumn {
+  name: string;
+  type: RawPrinterColumn['type'];
+  format?: string;
+  priority: number;
+  description: string;
+  jsonPath?: string;
+  cel?: string;
+  age?: string;
+}
+
+export interface GroupVersionModel {
+  group: string;
+  version: string;
+  specFile: string;
+  kinds: KindModel[];
+}
+
+export interface Model {
+  /** Spec files read, sorted. */
+  files: string[];
+  types: Map<string, TypeModel>;
+  /** Group versions that serve kinds, core first, then by group and version. */
+  groupVersions: GroupVersionModel[];
+}
+
+export const groupVersionString = (gv: { group: string; version: string }): string => (gv.group ? `${gv.group}/${gv.version}` : gv.version);

@@ -1,0 +1,96 @@
+// The shape of a spec file after YAML parsing, as spec-format.schema.json allows it.
+
+export interface RawConstraints {
+  enum?: unknown[];
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface RawRule {
+  rule: string;
+  message?: string;
+  fieldPath?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+}
+
+export interface RawField extends RawConstraints {
+  type: string;
+  tag?: number;
+  protoName?: string;
+  protoMessage?: string;
+  description?: string;
+  required?: boolean;
+  default?: unknown;
+  minItems?: number;
+  maxItems?: number;
+  items?: RawConstraints;
+  values?: RawConstraints;
+  keys?: RawConstraints;
+  disjointKeys?: { with: string; message: string };
+  reportAtField?: boolean;
+  immutable?: boolean;
+  writeOnly?: boolean;
+  listType?: 'atomic' | 'set' | 'map';
+  listMapKeys?: string[];
+  mapType?: 'atomic' | 'granular';
+  patchStrategy?: string;
+  patchMergeKey?: string;
+  oneOf?: string;
+  featureGate?: string;
+  goPointer?: boolean;
+  jsonInline?: boolean;
+}
+
+export interface RawType {
+  description?: string;
+  typeMeta?: boolean;
+  protoOnly?: boolean;
+  fields?: Record<string, RawField>;
+  rules?: RawRule[];
+}
+
+export interface RawPrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  priority?: number;
+  description: string;
+  jsonPath?: string;
+  cel?: string;
+  age?: string;
+}
+
+export interface RawKind extends RawType {
+  plural: string;
+  singular?: string;
+  scope: 'Cluster' | 'Namespaced';
+  verbs: string[];
+  shortNames?: string[];
+  categories?: string[];
+  stability?: 'alpha' | 'beta' | 'stable';
+  featureGate?: string;
+  deprecation?: { message: string; removedRelease?: string };
+  printerColumns?: RawPrinterColumn[];
+  subresources?: { name: string; kind?: string; verbs: string[] }[];
+  nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+  tracksGeneration?: boolean;
+  statusField?: string;
+  strategy?: string;
+  storagePrefix?: string;
+  protobufMessage?: string;
+  updateOrder?: 'updateFirst' | 'validateFirst';
+}
+
+export interface RawSpec {
+  group?: string;
+  version?: string;
+  protoPackage: string;
+  openAPIPrefix: string;
+  description?: string;
+  kinds?: Record<string, RawKind>;
+  types?: Record<string, RawType>;
+}

@@ -1,0 +1,196 @@
+// Named string formats with kube-apiserver's exact messages (k8s.io/apimachinery/pkg/util/validation
+// and pkg/api/validate/content). Each returns every message that applies, [] when the value is
+// valid, because kube-apiserver reports one cause per message.
+
+export type FormatCheck = (value: string) => string[];
+
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const LABEL_KEY_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_KEY_NAME = new RegExp(`^${LABEL_KEY_FMT}$`);
+const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
+const CONFIG_MAP_KEY = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
+const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Go's len(): UTF-8 bytes, which is what kube-apiserver's length limits count. */
+export const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+export const maxLenError = (n: number): string => `must be no more than ${n} characters`;
+export const emptyError = (): string => 'must be non-empty';
+
+/** validation.RegexError: the human description, examples, and the regex itself. */
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  const shown = examples.map((e) => `'${e}', `).join(' or ');
+  return `${msg} (e.g. ${shown}regex used for validation is '${fmt}')`;
+}
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!DNS1123_LABEL.test(value)) {
+    // A valid subdomain that is no label can only fail on its dots (length was checked above).
+    if (DNS1123_SUBDOMAIN.test(value)) errs.push('must not contain dots');
+    else
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL_FMT,
+          'my-name',
+          '123-abc',
+        ),
+      );
+  }
+  return errs;
+}
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!DNS1123_SUBDOMAIN.test(value))
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  return errs;
+}
+
+/** content.IsLabelKey (a.k.a. IsQualifiedName): optional DNS subdomain prefix, '/', a 63-char name. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  let name = value;
+  const slash = value.indexOf('/');
+  if (slash >= 0) {
+    const prefix = value.slice(0, slash);
+    name = value.slice(slash + 1);
+    if (name.includes('/')) {
+      return [
+        `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      ];
+    }
+    if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
+    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+  }
+  if (name.length === 0) errs.push(`name part ${emptyError()}`);
+  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  if (!LABEL_KEY_NAME.test(name)) errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
+  return errs;
+}
+
+export function isLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (value.length > 0 && !LABEL_KEY_NAME.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  return errs;
+}
+
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!CONFIG_MAP_KEY.test(value))
+    errs.push(
+      regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_MAP_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'),
+    );
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** The finalizer names core kube-apiserver accepts without a domain prefix. */
+export const STANDARD_FINALIZERS: ReadonlySet<string> = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/** A qualified name that, without a '/', must be one of the standard finalizers (core's validateFinalizerName). */
+export function isKubeFinalizerName(value: string): string[] {
+  const errs = isQualifiedName(value);
+  if (!value.includes('/') && !STANDARD_FINALIZERS.has(value)) errs.push('name is neither a standard finalizer name nor is it fully qualified');
+  return errs;
+}
+
+export function isPathSegmentName(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  return isPathSegmentPrefix(value);
+}
+
+export function isPathSegmentPrefix(value: string): string[] {
+  const errs: string[] = [];
+  for (const bad of ['/', '%']) if (value.includes(bad)) errs.push(`may not contain '${bad}'`);
+  return errs;
+}
+
+function isIPv4(s: string): boolean {
+  const parts = s.split('.');
+  return parts.length === 4 && parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255);
+}
+
+function isIPv6(s: string): boolean {
+  if (!/^[0-9a-fA-F:.]+$/.test(s) || s.split('::').length > 2) return false;
+  let groups = s.split(':');
+  const last = groups[groups.length - 1] ?? '';
+  let width = 8;
+  if (last.includes('.')) {
+    if (!isIPv4(last)) return false;
+    groups = groups.slice(0, -1);
+    width = 6;
+  }
+  const filled = groups.filter((g) => g !== '');
+  if (!filled.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
+  return s.includes('::') ? filled.length < width : filled.length === width && groups.length === width;
+}
+
+export function isIP(value: string): string[] {
+  return isIPv4(value) || isIPv6(value) ? [] : ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
+}
+
+export function isQuantity(value: string): string[] {
+  return QUANTITY.test(value) ? [] : ["quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"];
+}
+
+export function isRFC3339(value: string): string[] {
+  return RFC3339.test(value) && !Number.isNaN(Date.parse(value)) ? [] : ['must be an RFC 3339 timestamp (e.g. 2006-01-02T15:04:05Z)'];
+}
+
+/** Every named format a spec may use, by the name the spec uses. */
+export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
+  dns1123Label: isDNS1123Label,
+  dns1123Subdomain: isDNS1123Subdomain,
+  qualifiedName: isQualifiedName,
+  labelKey: isQualifiedName,
+  labelValue: isLabelValue,
+  configMapKey: isConfigMapKey,
+  kubeFinalizerName: isKubeFinalizerName,
+  pathSegment: isPathSegmentName,
+  ip: isIP,
+  quantity: isQuantity,
+  rfc3339: isRFC3339,
+};
+
+/** The formats in the shape ajv's standalone code calls (`formats.<name>.validate(value)`). */
+export const ajvFormats: Record<string, { type: 'string'; validate: (value: string) => boolean }> = Object.fromEntries(
+  Object.entries(FORMAT_CHECKS).map(([name, check]) => [name, { type: 'string' as const, validate: (v: string) => check(v).length === 0 }]),
+);
+
+/** metadata.name rules, as ValidateNameFunc: `prefix` is true for generateName, whose trailing '-' is allowed. */
+export function nameChecks(format: string): (name: string, prefix: boolean) => string[] {
+  const maskTrailingDash = (name: string): string => (name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
+  switch (format) {
+    case 'dns1123Label':
+      return (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+    case 'dns1123Subdomain':
+      return (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+    case 'pathSegment':
+      return (name, prefix) => (prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name));
+    default:
+      throw new Error(`unknown name format ${format}`);
+  }
+}

@@ -1,0 +1,71 @@
+// Renders values the way kube-apiserver's Go code prints them inside field error messages, so our
+// messages are byte-identical: strings with Go's %q quoting, numbers and booleans bare, anything
+// else as Go's encoding/json would marshal it (map keys sorted, HTML-sensitive characters escaped).
+
+const NAMED_ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '\\': '\\\\',
+  '"': '\\"',
+};
+
+/** Unicode categories Go's strconv.IsPrint rejects: controls, format chars, unassigned, separators other than space. */
+const NON_PRINTABLE = /^(?! )[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+/** Go's strconv.Quote (what `%q` prints for a string). */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const named = NAMED_ESCAPES[ch];
+    if (named) {
+      out += named;
+      continue;
+    }
+    const cp = ch.codePointAt(0) ?? 0;
+    // Lone surrogates cannot come from valid UTF-8; Go would have seen U+FFFD there.
+    if (cp >= 0xd800 && cp <= 0xdfff) {
+      out += '\\ufffd';
+    } else if (!NON_PRINTABLE.test(ch)) {
+      out += ch;
+    } else if (cp < 0x80) {
+      out += `\\x${hex(cp, 2)}`;
+    } else if (cp < 0x10000) {
+      out += `\\u${hex(cp, 4)}`;
+    } else {
+      out += `\\U${hex(cp, 8)}`;
+    }
+  }
+  return `${out}"`;
+}
+
+/** Go's encoding/json output for a decoded JSON value (maps sorted by key, <>& escaped). */
+export function goJSON(value: unknown): string {
+  const sortKeys = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sortKeys);
+    if (v && typeof v === 'object') {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = sortKeys((v as Record<string, unknown>)[k]);
+      return sorted;
+    }
+    return v;
+  };
+  const text = JSON.stringify(sortKeys(value)) ?? 'null';
+  return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
+}
+
+/** The value part of a field error, as field.Error.ErrorBody prints BadValue. */
+export function goValue(value: unknown): string {
+  if (typeof value === 'string') return goQuote(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value === undefined || value === null) return 'null';
+  return goJSON(value);
+}

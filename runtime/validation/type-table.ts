@@ -1,0 +1,96 @@
+// The per-type facts generated validators carry for what ajv's JSON Schema cannot say: which
+// objects are maps and which are structs (for kube-apiserver field paths), defaults, immutable
+// fields, CEL rules, cross-field key rules and list-map keys. Generated code builds these tables
+// as plain literals; everything here interprets them.
+
+import type { CompiledRule } from './cel.js';
+
+export type Shape =
+  | { t: 'scalar' }
+  | { t: 'ref'; type: string }
+  | { t: 'list'; of: Shape }
+  | { t: 'map'; of: Shape };
+
+export interface FieldInfo {
+  shape: Shape;
+  /** Filled in by applyDefaults when the field is absent. */
+  default?: unknown;
+  /** A change on update is `Invalid value: <new>: field is immutable`. */
+  immutable?: boolean;
+  /** Go pointer field: absent stays absent (defaults inside are not forced into existence). */
+  pointer?: boolean;
+  /** Keys of this map may not also appear in the named sibling map. */
+  disjointKeys?: { with: string; message: string };
+  /** Element errors are reported at the field itself, without `[i]` / `[key]` (kube-apiserver quirk). */
+  reportAtField?: boolean;
+  /** Elements are identified by these keys, which must be unique (only where the spec demands it). */
+  listMapKeys?: string[];
+  /** Fields of one union group: at most one may be set. */
+  oneOf?: string;
+}
+
+export interface TypeInfo {
+  fields: Record<string, FieldInfo>;
+  rules?: CompiledRule[];
+  /** True when a default exists somewhere below, so absent non-pointer structs are created. */
+  hasDefaults?: boolean;
+}
+
+export type TypeTable = Record<string, TypeInfo>;
+
+export const scalar: Shape = { t: 'scalar' };
+export const ref = (type: string): Shape => ({ t: 'ref', type });
+export const list = (of: Shape): Shape => ({ t: 'list', of });
+export const map = (of: Shape): Shape => ({ t: 'map', of });
+
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+export function childPath(parent: string, field: string): string {
+  return parent ? `${parent}.${field}` : field;
+}
+
+export function keyPath(parent: string, key: string | number): string {
+  return `${parent}[${key}]`;
+}
+
+/**
+ * Turns an ajv instancePath (a JSON pointer) into kube-apiserver's field path: struct fields
+ * joined by '.', list indexes and map keys in brackets.
+ */
+export function kubePath(table: TypeTable, rootType: string, pointer: string): string {
+  const segments = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let path = '';
+  let shape: Shape | undefined = { t: 'ref', type: rootType };
+  let frozen = false;
+  for (const seg of segments) {
+    if (frozen) continue;
+    let field: FieldInfo | undefined;
+    if (shape?.t === 'ref') {
+      field = table[shape.type]?.fields[seg];
+      path = childPath(path, seg);
+      shape = field?.shape;
+      if (field?.reportAtField) frozen = true;
+    } else if (shape?.t === 'list' || shape?.t === 'map') {
+      path = keyPath(path, seg);
+      shape = shape.of;
+    } else {
+      // Beyond what the table knows (e.g. inside a raw object): keep a readable path.
+      path = /^\d+$/.test(seg) ? keyPath(path, seg) : childPath(path, seg);
+    }
+  }
+  return path;
+}
+
+/** The decoded value a pointer designates, for echoing it in messages. */
+export function valueAt(obj: unknown, pointer: string): unknown {
+  if (pointer === '') return obj;
+  let cur: unknown = obj;
+  for (const raw of pointer.slice(1).split('/')) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(cur)) cur = cur[Number(seg)];
+    else if (isObj(cur)) cur = cur[seg];
+    else return undefined;
+  }
+  return cur;
+}

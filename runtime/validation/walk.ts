@@ -1,0 +1,111 @@
+// Walks an object along its type table for what the JSON Schema cannot check: defaults, CEL
+// rules, immutable fields, keys shared between two maps, list-map key uniqueness and unions.
+
+import type { StatusCause } from '../errors/status-error.js';
+import { checkRule } from './cel.js';
+import { deepEqual } from './deep-equal.js';
+import * as fe from './field-errors.js';
+import { childPath, isObj, keyPath, type FieldInfo, type Obj, type Shape, type TypeTable } from './type-table.js';
+
+const clone = (v: unknown): unknown => (v === undefined ? v : structuredClone(v));
+
+/** Fills declared defaults in place; creates absent non-pointer structs that hold defaults, as Go's zero values do. */
+export function applyDefaults(table: TypeTable, typeName: string, obj: Obj): void {
+  const type = table[typeName];
+  if (!type) return;
+  for (const [name, field] of Object.entries(type.fields)) {
+    if (obj[name] === undefined && field.default !== undefined) obj[name] = clone(field.default);
+    defaultShape(table, field, obj, name);
+  }
+}
+
+function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: string): void {
+  const shape = field.shape;
+  const value = holder[name];
+  if (shape.t === 'ref') {
+    const inner = table[shape.type];
+    if (!inner?.hasDefaults) return;
+    if (value === undefined && !field.pointer) holder[name] = {};
+    if (isObj(holder[name])) applyDefaults(table, shape.type, holder[name] as Obj);
+  } else if ((shape.t === 'list' || shape.t === 'map') && shape.of.t === 'ref') {
+    const itemType = shape.of.type;
+    if (!table[itemType]?.hasDefaults) return;
+    const items = Array.isArray(value) ? value : isObj(value) ? Object.values(value) : [];
+    for (const item of items) if (isObj(item)) applyDefaults(table, itemType, item);
+  }
+}
+
+export interface WalkOptions {
+  /** 'create': rules without oldSelf and structural checks; 'update': immutability and transition rules only. */
+  mode: 'create' | 'update';
+}
+
+/** The causes of one object (and, in update mode, against its old value) below `path`. */
+export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Obj | undefined, path: string, opts: WalkOptions, out: StatusCause[]): void {
+  const type = table[typeName];
+  if (!type) return;
+  const entries = Object.entries(type.fields);
+  if (opts.mode === 'update' && old) {
+    for (const [name, field] of entries) {
+      if (field.immutable && !deepEqual(obj[name], old[name])) out.push(fe.invalid(childPath(path, name), obj[name] ?? null, 'field is immutable'));
+    }
+  }
+  if (opts.mode === 'create') {
+    checkUnions(entries, obj, path, out);
+    for (const [name, field] of entries) {
+      if (field.disjointKeys && isObj(obj[name]) && isObj(obj[field.disjointKeys.with])) {
+        const other = obj[field.disjointKeys.with] as Obj;
+        for (const key of Object.keys(obj[name] as Obj).sort()) {
+          if (key in other) out.push(fe.invalid(keyPath(childPath(path, name), key), key, field.disjointKeys.message));
+        }
+      }
+      if (field.listMapKeys && Array.isArray(obj[name])) checkListMapKeys(field.listMapKeys, obj[name] as unknown[], childPath(path, name), out);
+    }
+  }
+  for (const rule of type.rules ?? []) {
+    if (rule.transition !== (opts.mode === 'update')) continue;
+    if (rule.transition && !old) continue;
+    const cause = checkRule(rule, path, obj, old);
+    if (cause) out.push(cause);
+  }
+  for (const [name, field] of entries) {
+    walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out);
+  }
+}
+
+function walkShape(table: TypeTable, shape: Shape, value: unknown, old: unknown, path: string, opts: WalkOptions, out: StatusCause[]): void {
+  if (shape.t === 'ref') {
+    if (isObj(value)) walkObject(table, shape.type, value, isObj(old) ? old : undefined, path, opts, out);
+  } else if (shape.t === 'list' && Array.isArray(value)) {
+    // List elements are not correlated with old ones: transition rules below a list do not run.
+    value.forEach((item, i) => walkShape(table, shape.of, item, undefined, keyPath(path, i), opts, out));
+  } else if (shape.t === 'map' && isObj(value)) {
+    const oldMap = isObj(old) ? old : {};
+    for (const key of Object.keys(value).sort()) walkShape(table, shape.of, value[key], oldMap[key], keyPath(path, key), opts, out);
+  }
+}
+
+function checkUnions(entries: [string, FieldInfo][], obj: Obj, path: string, out: StatusCause[]): void {
+  const groups = new Map<string, string[]>();
+  for (const [name, field] of entries) if (field.oneOf) groups.set(field.oneOf, [...(groups.get(field.oneOf) ?? []), name]);
+  for (const members of groups.values()) {
+    const set = members.filter((m) => obj[m] !== undefined && obj[m] !== null);
+    if (set.length > 1) {
+      out.push(fe.invalid(path || '<root>', Object.fromEntries(set.map((m) => [m, obj[m]])), `must specify at most one of: ${members.map((m) => `\`${m}\``).join(', ')}`));
+    }
+  }
+}
+
+function checkListMapKeys(keys: string[], items: unknown[], path: string, out: StatusCause[]): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (!isObj(item)) return;
+    const identity = JSON.stringify(keys.map((k) => item[k] ?? null));
+    if (seen.has(identity)) {
+      const single = keys.length === 1 ? keys[0] : undefined;
+      if (single !== undefined) out.push(fe.duplicate(childPath(keyPath(path, i), single), item[single]));
+      else out.push(fe.duplicate(keyPath(path, i), Object.fromEntries(keys.map((k) => [k, item[k]]))));
+    }
+    seen.add(identity);
+  });
+}

@@ -1,0 +1,79 @@
+// Every kind of bad spec stops the generator with `file:line: path: problem`.
+
+import { describe, expect, it } from 'vitest';
+import { SpecErrors } from '../../generator/spec-error.js';
+import { generateIn, specTree } from './harness.js';
+
+const META = `protoPackage: k8s.io.apimachinery.pkg.apis.meta.v1
+openAPIPrefix: io.k8s.apimachinery.pkg.apis.meta.v1
+types:
+  ObjectMeta:
+    fields:
+      name: {type: string, tag: 1}
+  ListMeta:
+    fields:
+      resourceVersion: {type: string, tag: 2}
+`;
+
+/** A valid spec; each case replaces one line. Line numbers below refer to this text. */
+const GOOD = `group: demo.example.com
+version: v1
+protoPackage: com.example.demo.v1
+openAPIPrefix: com.example.demo.v1
+kinds:
+  Widget:
+    plural: widgets
+    scope: Namespaced
+    verbs: [get, list]
+    fields:
+      metadata: {type: meta/v1.ObjectMeta, tag: 1}
+      size: {type: int32, tag: 2}
+      color: {type: string, tag: 3}
+`;
+
+const cases: [name: string, { from: string; to: string; want: string[] }][] = [
+  [
+    'bad scalar type',
+    {
+      from: 'size: {type: int32, tag: 2}',
+      to: 'size: {type: strin, tag: 2}',
+      want: [
+        'api-specs/demo/v1.yaml:12: kinds.Widget.fields.size.type: must be one of string, boolean, int32, int64, number, bytes, quantity, time, microTime, intOrString, duration, fieldsV1, rawExtension, a type name, []T or map[string]T (got "strin")',
+      ],
+    },
+  ],
+  ['unknown field', { from: 'color: {type: string, tag: 3}', to: 'color: {type: string, tag: 3, colour: red}', want: ['api-specs/demo/v1.yaml:13: kinds.Widget.fields.color.colour: unknown field'] }],
+  [
+    'duplicate protobuf tag',
+    { from: 'color: {type: string, tag: 3}', to: 'color: {type: string, tag: 2}', want: ['api-specs/demo/v1.yaml:13: kinds.Widget.fields.color.tag: duplicate protobuf tag 2 (also used by field size)'] },
+  ],
+  ['unknown type reference', { from: 'size: {type: int32, tag: 2}', to: 'size: {type: Gadget, tag: 2}', want: ['api-specs/demo/v1.yaml:12: kinds.Widget.fields.size.type: unknown type "Gadget"'] }],
+  ['value not in an enum', { from: 'scope: Namespaced', to: 'scope: Somewhere', want: ['api-specs/demo/v1.yaml:8: kinds.Widget.scope: must be one of Cluster, Namespaced'] }],
+  ['missing required field', { from: '    plural: widgets\n', to: '', want: ['api-specs/demo/v1.yaml:6: kinds.Widget.plural: required field is missing'] }],
+  ['YAML syntax error', { from: 'verbs: [get, list]', to: 'verbs: [get, list', want: ['api-specs/demo/v1.yaml:10: Flow sequence in block collection must be sufficiently indented and end with a ]'] }],
+  [
+    'CEL syntax error',
+    {
+      from: 'color: {type: string, tag: 3}\n',
+      to: "color: {type: string, tag: 3}\n    rules:\n      - rule: 'self.size >'\n",
+      want: ['api-specs/demo/v1.yaml:15: kinds.Widget.rules.0.rule: CEL syntax error: Unexpected token: EOF'],
+    },
+  ],
+];
+
+describe('bad specs', () => {
+  it('accepts the unmodified spec', async () => {
+    await expect(generateIn(specTree({ 'meta/v1.yaml': META, 'demo/v1.yaml': GOOD }))).resolves.toBeDefined();
+  });
+
+  it.each(cases)('%s', async (_name, { from, to, want }) => {
+    expect(GOOD.includes(from), 'the case must change the spec').toBe(true);
+    const cwd = specTree({ 'meta/v1.yaml': META, 'demo/v1.yaml': GOOD.replace(from, to) });
+    const err = await generateIn(cwd).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SpecErrors);
+    expect((err as SpecErrors).errors.map((e) => e.message)).toEqual(want);
+  });
+});

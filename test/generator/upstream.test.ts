@@ -1,0 +1,127 @@
+// The generated artifacts against upstream data in ../shared/upstream: protobuf field numbers
+// and Go pointer/inline facts, discovery entries, storageVersionHash and printer columns.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import { resources } from '../../generated/registry.js';
+import { loadSpecs } from '../../generator/load.js';
+import { buildModel } from '../../generator/normalize.js';
+import { SPECIAL_SCALARS } from '../../generator/scalars.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const UPSTREAM = resolve(ROOT, '../shared/upstream');
+const present = existsSync(UPSTREAM);
+if (!present && process.env.CI === 'true') throw new Error(`upstream test data missing at ${UPSTREAM}`);
+if (!present) console.warn(`skipping upstream comparisons: ${UPSTREAM} is absent`);
+
+const readJSON = <T>(path: string): T => JSON.parse(readFileSync(join(UPSTREAM, path), 'utf8')) as T;
+
+interface UpstreamField {
+  name: string;
+  number: number;
+  type: string;
+  label: 'optional' | 'repeated';
+  map?: { key: string; value: string };
+  goPointer?: boolean;
+  jsonInline?: boolean;
+}
+
+describe.runIf(present)('upstream facts', () => {
+  const protoFields = present ? readJSON<Record<string, { fields: UpstreamField[] }>>('proto-fields.json') : {};
+  const model = buildModel(loadSpecs(join(ROOT, 'api-specs'), ROOT));
+
+  it('every protobuf tag of every spec matches proto-fields.json (name, number, repeated/map, goPointer, jsonInline)', () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const t of model.types.values()) {
+      const upstream = protoFields[t.protoName];
+      if (!upstream) {
+        problems.push(`${t.protoName}: no such upstream message`);
+        continue;
+      }
+      const ours = t.fields.filter((f) => f.tag !== undefined);
+      for (const u of upstream.fields) {
+        const f = ours.find((x) => x.protoName === u.name);
+        if (!f) {
+          problems.push(`${t.protoName}.${u.name}: missing from the spec`);
+          continue;
+        }
+        checked++;
+        // A list carried in a wrapper message (Verbs) is a single field on the wire.
+        const repeated = !f.protoMessage && (f.type.kind === 'list' || f.type.kind === 'map');
+        const facts = {
+          number: f.tag,
+          repeated,
+          map: f.type.kind === 'map',
+          goPointer: f.goPointer,
+          jsonInline: f.jsonInline,
+        };
+        const want = { number: u.number, repeated: u.label === 'repeated', map: u.type === 'map', goPointer: !!u.goPointer, jsonInline: !!u.jsonInline };
+        if (JSON.stringify(facts) !== JSON.stringify(want)) problems.push(`${t.protoName}.${u.name}: ours ${JSON.stringify(facts)}, upstream ${JSON.stringify(want)}`);
+      }
+      for (const f of ours) if (!upstream.fields.some((u) => u.name === f.protoName)) problems.push(`${t.protoName}.${f.protoName}: not upstream`);
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('special scalar messages keep the upstream wire layout', () => {
+    for (const s of Object.values(SPECIAL_SCALARS)) {
+      const upstream = s && protoFields[s.protoName];
+      if (!s || !upstream) continue;
+      expect(Object.fromEntries(upstream.fields.map((u) => [u.name, u.number])), s.protoName).toEqual(
+        Object.fromEntries(Object.entries(s.protoFields).map(([k, v]) => [k, v.id])),
+      );
+    }
+  });
+
+  it('the descriptors decode the upstream ConfigMap, Secret and Namespace fixtures', () => {
+    const root = protobuf.Root.fromJSON(JSON.parse(readFileSync(join(ROOT, 'generated/protobuf/descriptors.json'), 'utf8')));
+    const Unknown = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+    for (const kind of ['ConfigMap', 'Secret', 'Namespace']) {
+      const pb = readFileSync(join(UPSTREAM, `testdata/core.v1.${kind}.pb`));
+      expect(pb.subarray(0, 4).toString('latin1')).toBe('k8s\0');
+      const envelope = Unknown.decode(pb.subarray(4)) as unknown as { typeMeta: { kind: string }; raw: Uint8Array };
+      expect(envelope.typeMeta.kind).toBe(kind);
+      const obj = root.lookupType(`k8s.io.api.core.v1.${kind}`).toObject(root.lookupType(`k8s.io.api.core.v1.${kind}`).decode(envelope.raw), { bytes: String }) as {
+        metadata: { name: string; labels: Record<string, string> };
+      };
+      const json = readJSON<{ metadata: { name: string; labels: Record<string, string> } }>(`testdata/core.v1.${kind}.json`);
+      expect(obj.metadata.name).toBe(json.metadata.name);
+      expect(obj.metadata.labels).toEqual(json.metadata.labels);
+    }
+  });
+
+  it('discovery entries equal upstream api__v1.json for the served resources', () => {
+    const upstream = readJSON<{ resources: Record<string, unknown>[] }>('discovery/api__v1.json');
+    const ours = JSON.parse(readFileSync(join(ROOT, 'generated/discovery/api__v1.json'), 'utf8')) as { resources: Record<string, unknown>[]; kind: string; apiVersion?: string };
+    expect(ours.kind).toBe('APIResourceList');
+    expect(ours.apiVersion).toBeUndefined();
+    const keys = ['name', 'singularName', 'namespaced', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash'];
+    const pick = (r: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(keys.filter((k) => k in r).map((k) => [k, r[k]]));
+    expect(ours.resources.map((r) => r.name)).toEqual(['configmaps', 'namespaces', 'namespaces/finalize', 'namespaces/status', 'secrets']);
+    for (const r of ours.resources) {
+      const u = upstream.resources.find((x) => x.name === r.name);
+      expect(u, String(r.name)).toBeDefined();
+      expect(pick(r), String(r.name)).toEqual(pick(u as Record<string, unknown>));
+    }
+  });
+
+  it('storageVersionHash in the registry equals upstream discovery', () => {
+    const upstream = readJSON<{ resources: { name: string; storageVersionHash?: string }[] }>('discovery/api__v1.json');
+    for (const r of resources.filter((x) => x.group === '')) {
+      expect(r.storageVersionHash, r.plural).toBe(upstream.resources.find((u) => u.name === r.plural)?.storageVersionHash);
+    }
+  });
+
+  it('printer columns equal printer-columns.json (name, type, format, priority, description)', () => {
+    const upstream = readJSON<Record<string, { name: string; type: string; format?: string; priority: number; description: string }[]>>('printer-columns.json');
+    for (const r of resources) {
+      const key = r.group ? `${r.group}/${r.plural}` : r.plural;
+      const ours = r.printerColumns.map(({ name, type, format, priority, description }) => ({ name, type, ...(format ? { format } : {}), priority, description }));
+      expect(ours, key).toEqual(upstream[key]);
+    }
+  });
+});
