@@ -105,7 +105,8 @@ export class StatusError extends Error {
 export const isStatusError = (e: unknown): e is StatusError => e instanceof StatusError;
 
 function resourceDetails(gr: GroupResource, name: string): StatusDetails {
-  const details: StatusDetails = { name };
+  // Go's omitempty: an empty name is left out of the details.
+  const details: StatusDetails = name ? { name } : {};
   if (gr.group) details.group = gr.group;
   details.kind = gr.resource;
   return details;

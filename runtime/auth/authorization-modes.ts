@@ -1,0 +1,46 @@
+// --authorization-mode: a comma-separated, ordered list of modes, checked as kube-apiserver
+// checks it, and turned into one authorizer chain behind the system:masters bypass.
+
+import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupsAuthorizer, unionAuthorizer, type Authorizer } from './authorizer.js';
+
+/** Every mode kube-apiserver knows, whether or not this server implements it yet. */
+export const AUTHORIZATION_MODE_CHOICES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODE_CHOICES)[number];
+
+export const DEFAULT_AUTHORIZATION_MODES: AuthorizationMode[] = ['AlwaysAllow'];
+
+/** Builds the authorizer of one mode; modes needing the API (RBAC, Node) are supplied by the integrator. */
+export type AuthorizerFactory = () => Authorizer | Promise<Authorizer>;
+
+export const BUILTIN_AUTHORIZER_FACTORIES: Partial<Record<AuthorizationMode, AuthorizerFactory>> = {
+  AlwaysAllow: () => alwaysAllowAuthorizer,
+  AlwaysDeny: () => alwaysDenyAuthorizer,
+};
+
+/** Splits and validates the flag value; throws with kube-apiserver's messages. */
+export function parseAuthorizationModes(value: string | readonly string[]): AuthorizationMode[] {
+  const modes = (typeof value === 'string' ? value.split(',') : [...value]).map((m) => m.trim()).filter((m) => m !== '');
+  if (modes.length === 0) throw new Error('at least one authorization-mode must be passed');
+  const errors: string[] = [];
+  for (const mode of modes) {
+    if (!(AUTHORIZATION_MODE_CHOICES as readonly string[]).includes(mode)) errors.push(`authorization-mode "${mode}" is not a valid mode`);
+  }
+  if (new Set(modes).size !== modes.length) errors.push(`authorization-mode [${modes.join(' ')}] has mode specified more than once`);
+  if (errors.length > 0) throw new Error(errors.join(', '));
+  return modes as AuthorizationMode[];
+}
+
+/** The chain kube-apiserver builds: system:masters first, then each mode in the given order. */
+export async function buildAuthorizer(
+  modes: readonly AuthorizationMode[],
+  factories: Partial<Record<AuthorizationMode, AuthorizerFactory>> = {},
+): Promise<Authorizer> {
+  const all = { ...BUILTIN_AUTHORIZER_FACTORIES, ...factories };
+  const chain: Authorizer[] = [privilegedGroupsAuthorizer()];
+  for (const mode of modes) {
+    const factory = all[mode];
+    if (!factory) throw new Error(`authorization-mode "${mode}" is not supported by this server yet`);
+    chain.push(await factory());
+  }
+  return unionAuthorizer(chain);
+}

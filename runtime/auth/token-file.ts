@@ -1,0 +1,39 @@
+// Static tokens from --token-auth-file: CSV rows `token,user,uid[,"group1,group2"]`, read the way
+// kube-apiserver's tokenfile authenticator reads them (rows need three columns; rows with an
+// empty token are skipped; a later duplicate wins).
+
+import { readFileSync } from 'node:fs';
+import { parseCsv } from './csv.js';
+import { newUserInfo, type UserInfo } from './user.js';
+
+export interface TokenAuthenticator {
+  /** The user the token belongs to, or undefined when the token is unknown. */
+  authenticateToken(token: string): UserInfo | undefined | Promise<UserInfo | undefined>;
+}
+
+export class StaticTokenAuthenticator implements TokenAuthenticator {
+  constructor(private readonly tokens: Map<string, UserInfo>) {}
+
+  static fromCsv(text: string, source: string): StaticTokenAuthenticator {
+    const tokens = new Map<string, UserInfo>();
+    for (const record of parseCsv(text)) {
+      if (record.length < 3) {
+        throw new Error(`token file '${source}' must have at least 3 columns (token, user name, user uid), found ${record.length}`);
+      }
+      const [token, name, uid, groups] = record;
+      if (token === '') continue;
+      tokens.set(token, newUserInfo(name, { uid, groups: groups === undefined ? [] : groups.split(',') }));
+    }
+    return new StaticTokenAuthenticator(tokens);
+  }
+
+  static fromFile(path: string): StaticTokenAuthenticator {
+    return StaticTokenAuthenticator.fromCsv(readFileSync(path, 'utf8'), path);
+  }
+
+  authenticateToken(token: string): UserInfo | undefined {
+    const user = this.tokens.get(token);
+    // Hand out copies: later filters add groups, and the table must not change.
+    return user && { ...user, groups: [...user.groups], extra: { ...user.extra } };
+  }
+}

@@ -1,0 +1,191 @@
+// The library entry: startServer() runs the whole server in-process (for this project's tests
+// and for users' vitest suites) and resolves once it accepts connections, with the URL and an
+// admin kubeconfig. runtime/main.ts is the same thing behind command-line flags.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { AnonymousAuthenticator, PUBLIC_INFO_PATHS } from './auth/anonymous.js';
+import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
+import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
+import { BearerTokenAuthenticator } from './auth/bearer-token.js';
+import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.js';
+import { ensurePki } from './auth/pki.js';
+import { StaticTokenAuthenticator, type TokenAuthenticator } from './auth/token-file.js';
+import { parseCertificateBundle, X509Authenticator } from './auth/x509.js';
+import type { StartServerOptions } from './server/options.js';
+import { createApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.js';
+import { quietLogger } from './server/context.js';
+import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
+import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
+import { shutdownCheck } from './server/health.js';
+import { serveSecurely } from './server/https-server.js';
+
+export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
+export type { StartServerOptions } from './server/options.js';
+export type { ApiHandler } from './server/app.js';
+export type { KubeContext, KubeEnv } from './server/context.js';
+export type { RequestInfo } from './server/request-info.js';
+export type { UserInfo } from './auth/user.js';
+export type { Authorizer, Attributes, AuthorizationResult } from './auth/authorizer.js';
+
+export interface RunningServer {
+  /** https://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  /** The admin kubeconfig's YAML text. */
+  kubeconfig: string;
+  kubeconfigPath: string;
+  /** PEM of the CA that verifies the serving certificate. */
+  caCert: string;
+  dataDir: string;
+  featureGates: FeatureGates;
+  /** True when the admin certificate in the kubeconfig is accepted (the client CA includes our CA). */
+  adminTrusted: boolean;
+  close(): Promise<void>;
+}
+
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}
+
+function flagError(flag: string, value: string, why: string): ConfigurationError {
+  return new ConfigurationError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
+}
+
+function buildFeatureGates(options: StartServerOptions): FeatureGates {
+  const gates = new FeatureGates().add(options.extraFeatureGates ?? {});
+  const raw = options.featureGates;
+  if (raw === undefined) return gates;
+  const text = typeof raw === 'string' ? raw : Object.entries(raw).map(([k, v]) => `${k}=${v}`).join(',');
+  try {
+    gates.set(typeof raw === 'string' ? parseFeatureGatesFlag(raw) : raw);
+  } catch (err) {
+    throw flagError('feature-gates', text, (err as Error).message);
+  }
+  return gates;
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? quietLogger;
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  if (!isIP(bindAddress)) throw flagError('bind-address', bindAddress, `failed to parse IP: ${JSON.stringify(bindAddress)}`);
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw flagError('secure-port', String(port), 'must be between 0 and 65535');
+  const storage = options.storage ?? 'sqlite';
+  if (storage !== 'memory' && storage !== 'sqlite') throw flagError('storage', String(storage), 'must be one of memory, sqlite');
+  let modes: AuthorizationMode[];
+  try {
+    modes = options.authorizationMode === undefined ? DEFAULT_AUTHORIZATION_MODES : parseAuthorizationModes(options.authorizationMode);
+  } catch (err) {
+    throw new ConfigurationError((err as Error).message);
+  }
+  const featureGates = buildFeatureGates(options);
+  const apiDomain = options.apiDomain ?? 'k8s.io';
+
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kube-lite-'));
+  const cleanups: (() => Promise<void> | void)[] = [];
+  if (ownDataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const runCleanups = async () => {
+    for (const fn of cleanups.reverse()) await fn();
+    cleanups.length = 0;
+  };
+
+  try {
+    const specificBind = bindAddress !== '0.0.0.0' && bindAddress !== '::';
+    const pki = await ensurePki({
+      dataDir,
+      servingNames: specificBind ? [bindAddress] : [],
+      clientCaFile: options.clientCaFile,
+      tlsCertFile: options.tlsCertFile,
+      tlsPrivateKeyFile: options.tlsPrivateKeyFile,
+    });
+    if (!pki.adminTrusted) logger.info('warning: --client-ca-file does not include the generated CA; admin.kubeconfig will not authenticate');
+
+    const tokenAuthenticators: TokenAuthenticator[] = [];
+    if (options.tokenAuthFile) tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
+
+    const api = options.api ? await options.api({ storage, dataDir, apiDomain, featureGates, logger }) : undefined;
+    if (api?.close) cleanups.push(() => api.close?.());
+    tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
+
+    // kube-apiserver's chain: certificates, then bearer tokens; system:authenticated added to
+    // whoever passes; anonymous only when no credential was presented at all.
+    const authenticator = failOnErrorAuthenticator(
+      authenticatedGroupAdder(
+        unionAuthenticator([
+          new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
+          new BearerTokenAuthenticator(tokenAuthenticators),
+        ]),
+      ),
+      new AnonymousAuthenticator(PUBLIC_INFO_PATHS),
+    );
+    let authorizer;
+    try {
+      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });
+    } catch (err) {
+      throw new ConfigurationError((err as Error).message);
+    }
+
+    let shuttingDown = false;
+    const extraChecks = api?.healthChecks ?? {};
+    const app = createApp({
+      authenticator,
+      authorizer,
+      apiHandler: api?.handler,
+      writeStatus: api?.writeStatus,
+      logger,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      inFlightLimits: {
+        nonMutating: options.maxRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.nonMutating,
+        mutating: options.maxMutatingRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.mutating,
+      },
+      healthChecks: {
+        livez: extraChecks.livez ?? [],
+        healthz: extraChecks.healthz ?? [],
+        readyz: [...(extraChecks.readyz ?? []), shutdownCheck(() => shuttingDown)],
+      },
+    });
+
+    const serving = await serveSecurely({
+      app,
+      certPem: pki.servingCert,
+      keyPem: pki.servingKey,
+      clientCaPem: pki.clientCa,
+      host: bindAddress,
+      port,
+      logger,
+    });
+    cleanups.push(() => serving.close());
+
+    const url = serverUrl(bindAddress, serving.port);
+    const kubeconfig = buildKubeconfig({ server: url, caPem: pki.servingCa, clientCertPem: pki.adminCert, clientKeyPem: pki.adminKey });
+    const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
+    writeKubeconfig(kubeconfigPath, kubeconfig);
+
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port: serving.port,
+      kubeconfig,
+      kubeconfigPath,
+      caCert: pki.servingCa,
+      dataDir,
+      featureGates,
+      adminTrusted: pki.adminTrusted,
+      close() {
+        shuttingDown = true;
+        closing ??= runCleanups();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await runCleanups();
+    throw err;
+  }
+}

@@ -1,0 +1,37 @@
+// The seam between the server shell and the API (runtime/api, runtime/registry): at start the
+// shell calls an ApiFactory once, and the API hands back its request handler plus whatever it
+// contributes to the shell (authorizer modes that read API objects such as RBAC, token
+// authenticators such as bootstrap tokens, health checks, an error encoder).
+
+import type { AuthorizationMode, AuthorizerFactory } from '../auth/authorization-modes.js';
+import type { TokenAuthenticator } from '../auth/token-file.js';
+import type { ApiHandler } from './app.js';
+import type { Logger } from './context.js';
+import type { FeatureGates } from './feature-gates.js';
+import type { HealthChecks } from './health.js';
+import type { StatusWriter } from './status-response.js';
+
+export type StorageKind = 'memory' | 'sqlite';
+
+export interface ApiContext {
+  storage: StorageKind;
+  /** Where the sqlite database (and anything else persistent) lives. */
+  dataDir: string;
+  /** Suffix of the API groups (`k8s.io`). */
+  apiDomain: string;
+  featureGates: FeatureGates;
+  logger: Logger;
+}
+
+export interface ApiComponents {
+  handler: ApiHandler;
+  writeStatus?: StatusWriter;
+  authorizerFactories?: Partial<Record<AuthorizationMode, AuthorizerFactory>>;
+  /** Tried after --token-auth-file, in order. */
+  tokenAuthenticators?: TokenAuthenticator[];
+  healthChecks?: Partial<HealthChecks>;
+  /** Called once on shutdown, after the listener has stopped. */
+  close?(): Promise<void>;
+}
+
+export type ApiFactory = (context: ApiContext) => ApiComponents | Promise<ApiComponents>;

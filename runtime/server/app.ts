@@ -1,0 +1,100 @@
+// The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
+// the API handler the integrator plugs in (runtime/api). Filters, outermost first:
+//   panic recovery → request info → deadline → authentication → (audit, impersonation: none
+//   yet) → max in-flight → authorization → handler
+// Max in-flight sits after authentication, where kube-apiserver has it, because system:masters
+// is exempt from the limit and that needs the user.
+
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { StatusError } from '../errors/status-error.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
+import { withAuthentication } from './filters/authentication.js';
+import { withAuthorization } from './filters/authorization.js';
+import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
+import { toStatusError, withPanicRecovery } from './filters/panic-recovery.js';
+import { withRequestDeadline } from './filters/request-deadline.js';
+import { withRequestInfo } from './filters/request-info.js';
+import { installHealthRoutes, logCheck, pingCheck, type HealthChecks } from './health.js';
+import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
+import { serverVersion, versionResponse, type VersionInfo } from './version.js';
+
+/**
+ * Serves every request the built-in endpoints do not: discovery, OpenAPI and the resources.
+ * `c.get('requestInfo')` and `c.get('user')` are set; throw a StatusError to fail.
+ */
+export type ApiHandler = (c: KubeContext) => Response | Promise<Response>;
+
+export interface AppOptions {
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  apiHandler?: ApiHandler;
+  /** Checks per endpoint; ping and log are always there. */
+  healthChecks?: Partial<HealthChecks>;
+  /** --request-timeout; default 60s. */
+  requestTimeoutMs?: number;
+  inFlightLimits?: InFlightLimits;
+  /** How errors are encoded; runtime/api may negotiate protobuf or YAML Status bodies. */
+  writeStatus?: StatusWriter;
+  logger?: Logger;
+  version?: VersionInfo;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** What kube-apiserver answers for a path nothing serves. */
+export const notFoundHandler: ApiHandler = (c) => {
+  if (c.get('requestInfo').isResourceRequest) {
+    throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+  }
+  return plainTextError(404, '404 page not found');
+};
+
+/** Every response carries an Audit-Id and, unless the handler chose otherwise, no-cache. */
+function setCommonHeaders(c: KubeContext, auditId: string): void {
+  let headers = c.res.headers;
+  try {
+    headers.set('Audit-Id', auditId);
+  } catch {
+    // Headers of a Response built elsewhere may be immutable; copy it once.
+    c.res = new Response(c.res.body, c.res);
+    headers = c.res.headers;
+    headers.set('Audit-Id', auditId);
+  }
+  if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-cache, private');
+}
+
+export function createApp(options: AppOptions): Hono<KubeEnv> {
+  const logger = options.logger ?? quietLogger;
+  const writeStatus = options.writeStatus ?? writeStatusJSON;
+  const apiHandler = options.apiHandler ?? notFoundHandler;
+  const app = new Hono<KubeEnv>();
+
+  app.onError((err, c) => writeStatus(c, toStatusError(err, c, logger)));
+
+  app.use('*', async (c, next) => {
+    const auditId = c.req.header('audit-id') || randomUUID();
+    await next();
+    setCommonHeaders(c, auditId);
+  });
+  app.use('*', withPanicRecovery(writeStatus, logger));
+  app.use('*', withRequestInfo());
+  app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
+  app.use('*', withAuthentication(options.authenticator, logger));
+  app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS));
+  app.use('*', withAuthorization(options.authorizer));
+
+  const extra = options.healthChecks ?? {};
+  installHealthRoutes(app, {
+    livez: [pingCheck, logCheck, ...(extra.livez ?? [])],
+    readyz: [pingCheck, logCheck, ...(extra.readyz ?? [])],
+    healthz: [pingCheck, logCheck, ...(extra.healthz ?? [])],
+  });
+  const version = options.version ?? serverVersion;
+  app.get('/version', () => versionResponse(version));
+  app.get('/version/', () => versionResponse(version));
+  app.all('*', (c) => apiHandler(c));
+  return app;
+}

@@ -1,0 +1,47 @@
+// What the filters leave on the Hono context for everything after them. Handlers read the parsed
+// request and the caller from here: `c.get('requestInfo')`, `c.get('user')`.
+
+import type { HttpBindings } from '@hono/node-server';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { UserInfo } from '../auth/user.js';
+import type { RequestDeadline } from './deadlines.js';
+import type { RequestInfo } from './request-info.js';
+
+export interface KubeVariables {
+  requestInfo: RequestInfo;
+  /** Set by authentication; every request past it has one. */
+  user: UserInfo;
+  /**
+   * The request's deadline. Its `signal` aborts when the deadline passes, or for long-running
+   * requests (watch), when the client disconnects.
+   */
+  deadline: RequestDeadline;
+}
+
+/** Bindings are absent when the app is driven in-process (app.request in tests). */
+export interface KubeEnv {
+  Bindings: Partial<HttpBindings>;
+  Variables: KubeVariables;
+}
+
+export type KubeContext = Context<KubeEnv>;
+export type KubeMiddleware = MiddlewareHandler<KubeEnv>;
+
+/** Logging seam; the library stays quiet below `error` unless given a logger. */
+export interface Logger {
+  debug(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  error(message: string, ...args: unknown[]): void;
+}
+
+export const consoleLogger = (verbose = false): Logger => ({
+  debug: verbose ? (m, ...a) => console.error(m, ...a) : () => {},
+  info: (m, ...a) => console.error(m, ...a),
+  error: (m, ...a) => console.error(m, ...a),
+});
+
+export const quietLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  error: (m, ...a) => console.error(m, ...a),
+};

@@ -1,0 +1,127 @@
+// Command-line flags, with kube-apiserver's names where it has the flag and its error wording
+// (`invalid argument "x" for "--flag" flag: ...`). The result is StartServerOptions; checks that
+// need more context (feature gate names, authorization modes) happen in startServer.
+
+import { parseArgs } from 'node:util';
+import { isIP } from 'node:net';
+import type { StartServerOptions } from './options.js';
+import { parseGoDuration } from './duration.js';
+
+export class FlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+const invalid = (flag: string, value: string, why: string) =>
+  new FlagError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
+
+const STRING_FLAGS = [
+  'secure-port',
+  'bind-address',
+  'data-dir',
+  'token-auth-file',
+  'client-ca-file',
+  'tls-cert-file',
+  'tls-private-key-file',
+  'authorization-mode',
+  'feature-gates',
+  'api-domain',
+  'storage',
+  'request-timeout',
+  'max-requests-inflight',
+  'max-mutating-requests-inflight',
+] as const;
+
+export const USAGE = `Usage: kube-lite-apiserver [flags]
+
+Flags:
+      --secure-port int                      port to serve HTTPS on (default 6443; 0 picks a free port)
+      --bind-address ip                      address to listen on (default 127.0.0.1)
+      --data-dir string                      where certificates, the kubeconfig and the database live (default .data)
+      --storage string                       memory or sqlite (default sqlite)
+      --api-domain string                    suffix of the API groups (default k8s.io)
+      --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
+      --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
+      --tls-cert-file string                 serving certificate (default: generated)
+      --tls-private-key-file string          key of --tls-cert-file
+      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, RBAC, ... (default AlwaysAllow)
+      --feature-gates mapStringBool          A=true,B=false
+      --request-timeout duration             deadline of non-long-running requests (default 1m0s)
+      --max-requests-inflight int            concurrent non-mutating requests (default 400; 0 = no limit)
+      --max-mutating-requests-inflight int   concurrent mutating requests (default 200; 0 = no limit)
+  -h, --help                                 show this help
+`;
+
+/** Go's strconv.ParseInt for a flag value. */
+function parseIntFlag(flag: string, value: string): number {
+  if (!/^[+-]?\d+$/.test(value)) {
+    throw invalid(flag, value, `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+  return Number(value);
+}
+
+export type ParsedFlags = { help: true } | { help: false; options: StartServerOptions & { port: number; dataDir: string } };
+
+export function parseFlags(argv: string[]): ParsedFlags {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        ...Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' as const }])),
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const flag = /'([^']+)'/.exec(e.message)?.[1] ?? '';
+      throw new FlagError(`unknown flag: ${flag}`);
+    }
+    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const flag = /'(--[^ ']+)/.exec(e.message)?.[1] ?? '';
+      throw new FlagError(`flag needs an argument: ${flag}`);
+    }
+    if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new FlagError(`unexpected argument: ${e.message}`);
+    throw err;
+  }
+  if (values.help) return { help: true };
+  const v = values as Partial<Record<(typeof STRING_FLAGS)[number], string>>;
+
+  const port = v['secure-port'] === undefined ? 6443 : parseIntFlag('secure-port', v['secure-port']);
+  if (port < 0 || port > 65535) throw invalid('secure-port', String(v['secure-port']), 'must be between 0 and 65535, inclusive');
+  const bindAddress = v['bind-address'] ?? '127.0.0.1';
+  if (!isIP(bindAddress)) throw invalid('bind-address', bindAddress, `failed to parse IP: ${JSON.stringify(bindAddress)}`);
+  const storage = v.storage ?? 'sqlite';
+  if (storage !== 'memory' && storage !== 'sqlite') throw invalid('storage', storage, 'must be one of memory, sqlite');
+
+  const options: StartServerOptions & { port: number; dataDir: string } = {
+    port,
+    bindAddress,
+    dataDir: v['data-dir'] ?? '.data',
+    storage,
+    apiDomain: v['api-domain'] ?? 'k8s.io',
+  };
+  if (v['token-auth-file'] !== undefined) options.tokenAuthFile = v['token-auth-file'];
+  if (v['client-ca-file'] !== undefined) options.clientCaFile = v['client-ca-file'];
+  if (v['tls-cert-file'] !== undefined) options.tlsCertFile = v['tls-cert-file'];
+  if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];
+  if (v['authorization-mode'] !== undefined) options.authorizationMode = v['authorization-mode'];
+  if (v['feature-gates'] !== undefined) options.featureGates = v['feature-gates'];
+  if (v['request-timeout'] !== undefined) {
+    try {
+      options.requestTimeoutMs = parseGoDuration(v['request-timeout']);
+    } catch (err) {
+      throw invalid('request-timeout', v['request-timeout'], (err as Error).message);
+    }
+  }
+  if (v['max-requests-inflight'] !== undefined) options.maxRequestsInflight = parseIntFlag('max-requests-inflight', v['max-requests-inflight']);
+  if (v['max-mutating-requests-inflight'] !== undefined) {
+    options.maxMutatingRequestsInflight = parseIntFlag('max-mutating-requests-inflight', v['max-mutating-requests-inflight']);
+  }
+  return { help: false, options };
+}

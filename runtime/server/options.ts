@@ -1,0 +1,39 @@
+// The options of startServer(): kube-apiserver's flags in camelCase, plus the seams the library
+// offers (the API factory, extra authorizer modes, a logger).
+
+import type { AuthorizationMode, AuthorizerFactory } from '../auth/authorization-modes.js';
+import type { ApiFactory, StorageKind } from './api-components.js';
+import type { Logger } from './context.js';
+import type { FeatureSpec } from './feature-gates.js';
+
+export interface StartServerOptions {
+  /** --secure-port. 0 (the library default) picks a free port. */
+  port?: number;
+  /** --bind-address; default 127.0.0.1. */
+  bindAddress?: string;
+  /** --data-dir. The library default is a fresh temporary directory, removed on close(). */
+  dataDir?: string;
+  tokenAuthFile?: string;
+  clientCaFile?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** --authorization-mode: `RBAC,Node` or a list; default AlwaysAllow. */
+  authorizationMode?: string | string[];
+  /** --feature-gates: `A=true,B=false` or a map. */
+  featureGates?: string | Record<string, boolean>;
+  /** Gates to know besides Kubernetes' own (e.g. from the resource registry). */
+  extraFeatureGates?: Record<string, FeatureSpec>;
+  /** --api-domain; default k8s.io. */
+  apiDomain?: string;
+  /** --storage; default sqlite. */
+  storage?: StorageKind;
+  /** --request-timeout in milliseconds; default 60s. */
+  requestTimeoutMs?: number;
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** Builds the API the server serves; without one every resource path is 404. */
+  api?: ApiFactory;
+  /** Extra authorizer modes besides those the API contributes. */
+  authorizerFactories?: Partial<Record<AuthorizationMode, AuthorizerFactory>>;
+  logger?: Logger;
+}

@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseGoDuration } from '../../runtime/server/duration.js';
+import { FeatureGates, parseFeatureGatesFlag } from '../../runtime/server/feature-gates.js';
+import { parseFieldSelector, requiredExactMatch } from '../../runtime/server/field-selector.js';
+import { parseFlags } from '../../runtime/server/flags.js';
+
+describe('parseFlags', () => {
+  it('has kube-apiserver\'s defaults', () => {
+    expect(parseFlags([])).toEqual({
+      help: false,
+      options: { port: 6443, bindAddress: '127.0.0.1', dataDir: '.data', storage: 'sqlite', apiDomain: 'k8s.io' },
+    });
+  });
+
+  it('reads every flag, in --flag=value and --flag value forms', () => {
+    const parsed = parseFlags([
+      '--secure-port=0', '--bind-address', '::1', '--data-dir=/tmp/x', '--storage', 'memory', '--api-domain=example.io',
+      '--token-auth-file=t.csv', '--client-ca-file=ca.crt', '--tls-cert-file=s.crt', '--tls-private-key-file=s.key',
+      '--authorization-mode=RBAC,Node', '--feature-gates=WatchList=false', '--request-timeout=30s',
+      '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',
+    ]);
+    expect(parsed).toEqual({
+      help: false,
+      options: {
+        port: 0, bindAddress: '::1', dataDir: '/tmp/x', storage: 'memory', apiDomain: 'example.io',
+        tokenAuthFile: 't.csv', clientCaFile: 'ca.crt', tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key',
+        authorizationMode: 'RBAC,Node', featureGates: 'WatchList=false', requestTimeoutMs: 30_000,
+        maxRequestsInflight: 10, maxMutatingRequestsInflight: 5,
+      },
+    });
+    expect(parseFlags(['-h'])).toEqual({ help: true });
+  });
+
+  it.each([
+    [['--nope'], 'unknown flag: --nope'],
+    [['--secure-port=abc'], 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
+    [['--secure-port=70000'], 'invalid argument "70000" for "--secure-port" flag: must be between 0 and 65535, inclusive'],
+    [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
+    [['--storage=etcd3'], 'invalid argument "etcd3" for "--storage" flag: must be one of memory, sqlite'],
+    [['--request-timeout=5'], 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"'],
+    [['stray'], 'unexpected argument'],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseFlags(argv)).toThrow(message);
+  });
+});
+
+describe('feature gates', () => {
+  it('parses the flag syntax with Go booleans', () => {
+    expect(parseFeatureGatesFlag('A=true, B=0,,C=F')).toEqual({ A: true, B: false, C: false });
+    expect(() => parseFeatureGatesFlag('A')).toThrow('missing bool value for A');
+    expect(() => parseFeatureGatesFlag('A=yes')).toThrow('invalid value of A=yes, err: strconv.ParseBool: parsing "yes": invalid syntax');
+  });
+
+  it('knows defaults, rejects unknown and locked gates, and honours AllAlpha/AllBeta', () => {
+    const gates = new FeatureGates();
+    expect(gates.enabled('WatchList')).toBe(true);
+    expect(gates.enabled('StorageVersionMigrator')).toBe(false);
+    expect(() => gates.set({ Bogus: true })).toThrow('unrecognized feature gate: Bogus');
+    expect(() => gates.set({ RetryGenerateName: false })).toThrow('cannot set feature gate RetryGenerateName to false, feature is locked to true');
+    gates.set({ WatchList: false, AllAlpha: true });
+    expect(gates.enabled('WatchList')).toBe(false);
+    expect(gates.enabled('StorageVersionMigrator')).toBe(true);
+    expect(new FeatureGates().set({ AllBeta: false }).enabled('ConsistentListFromCache')).toBe(false);
+    expect(new FeatureGates().add({ MyGate: { default: false, stage: 'ALPHA' } }).set({ MyGate: true }).enabled('MyGate')).toBe(true);
+  });
+});
+
+describe('Go durations', () => {
+  it.each([
+    ['0', 0], ['1s', 1000], ['1m30s', 90_000], ['1.5h', 5_400_000], ['250ms', 250], ['-2s', -2000], ['1h2m3s4ms', 3_723_004], ['.5s', 500],
+  ])('%s', (text, ms) => expect(parseGoDuration(text)).toBeCloseTo(ms, 6));
+
+  it.each([
+    ['', 'time: invalid duration ""'], ['abc', 'time: invalid duration "abc"'], ['10', 'time: missing unit in duration "10"'],
+    ['3x', 'time: unknown unit "x" in duration "3x"'], ['.s', 'time: invalid duration ".s"'],
+  ])('rejects %j', (text, message) => expect(() => parseGoDuration(text)).toThrow(message));
+});
+
+describe('field selectors', () => {
+  it('splits on unescaped commas and unescapes values', () => {
+    expect(parseFieldSelector('metadata.name=a\\,b,status.phase!=Running')).toEqual([
+      { field: 'metadata.name', operator: '=', value: 'a,b' },
+      { field: 'status.phase', operator: '!=', value: 'Running' },
+    ]);
+    expect(parseFieldSelector('a==b')).toEqual([{ field: 'a', operator: '==', value: 'b' }]);
+    expect(parseFieldSelector('')).toEqual([]);
+  });
+
+  it('rejects terms without an operator and bad escapes', () => {
+    expect(() => parseFieldSelector('a=b,c')).toThrow("invalid selector: 'a=b,c'; can't understand 'c'");
+    expect(() => parseFieldSelector('a=b\\x')).toThrow('invalid escape sequence: \\x');
+    expect(() => parseFieldSelector('a=b=c')).toThrow('unescaped character in value');
+  });
+
+  it('finds the exact match a selector requires', () => {
+    expect(requiredExactMatch(parseFieldSelector('metadata.name=x,other=y'), 'metadata.name')).toBe('x');
+    expect(requiredExactMatch(parseFieldSelector('metadata.name!=x'), 'metadata.name')).toBeUndefined();
+  });
+});
+
+/** Runs runtime/main.ts; resolves with its exit code and output. */
+function runMain(args: string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', ...args], { cwd: join(import.meta.dirname, '../..') });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      onStdout?.(stdout, child);
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('runtime/main.ts', () => {
+  it('prints an error and exits 1 on a bad flag', async () => {
+    const { code, stderr } = await runMain(['--no-such-flag']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('Error: unknown flag: --no-such-flag');
+  });
+
+  it('exits 1 on an unknown feature gate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'main-'));
+    const { code, stderr } = await runMain(['--secure-port=0', `--data-dir=${dir}`, '--feature-gates=Bogus=true']);
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(stderr).toContain('Error: invalid argument "Bogus=true" for "--feature-gates" flag: unrecognized feature gate: Bogus');
+  });
+
+  it('prints the URL and kubeconfig, and stops cleanly on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'main-'));
+    let signalled = false;
+    const { code, stdout } = await runMain(['--secure-port=0', `--data-dir=${dir}`, '--storage=memory'], (out, child) => {
+      if (!signalled && out.includes('\n')) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(stdout).toMatch(new RegExp(`^Serving on https://127\\.0\\.0\\.1:\\d+; kubeconfig: ${dir}/admin\\.kubeconfig\\n$`));
+    expect(code).toBe(0);
+  });
+});
