@@ -21,6 +21,7 @@ import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
+import { createApi } from './api/index.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
 export type { StartServerOptions } from './server/options.js';
@@ -110,7 +111,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const tokenAuthenticators: TokenAuthenticator[] = [];
     if (options.tokenAuthFile) tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
 
-    const api = options.api ? await options.api({ storage, dataDir, apiDomain, featureGates, logger }) : undefined;
+    const api = await (options.api ?? createApi())({ storage, dataDir, apiDomain, featureGates, logger });
     if (api?.close) cleanups.push(() => api.close?.());
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 

@@ -64,7 +64,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
         throw notFound({ group: def.group, resource: def.plural }, info.name);
       }
-      return await handler({ request, info, store, negotiator, query: new URL(request.url).searchParams, target });
+      return await handler({ request, info, store, negotiator, query: new URL(request.url).searchParams, target, warnings: [] });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target);
     }

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 // Read access to the generated OpenAPI v3 components, shared by everything in the runtime that is
 // driven by the schema (strategic merge patch, unknown-field pruning). Resolves the
 // `allOf: [{$ref}]` wrapping kube-openapi uses to attach a description or default to a reference.
@@ -35,4 +38,20 @@ export class SchemaIndex {
     }
     return current;
   }
+}
+
+let generated: SchemaIndex | undefined;
+
+/** The components of every generated OpenAPI v3 document, read once on first use. */
+export function generatedSchemaIndex(): SchemaIndex {
+  if (!generated) {
+    const dir = new URL('../../generated/openapi/v3/', import.meta.url).pathname;
+    const components: Record<string, JsonSchema> = {};
+    for (const file of readdirSync(dir).sort()) {
+      const doc = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { components?: { schemas?: Record<string, JsonSchema> } };
+      Object.assign(components, doc.components?.schemas ?? {});
+    }
+    generated = new SchemaIndex(components);
+  }
+  return generated;
 }

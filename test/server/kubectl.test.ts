@@ -51,7 +51,7 @@ describe.skipIf(kubectls.length === 0)('kubectl', () => {
     const kubectl = kubectls[kubectls.length - 1];
     const { stdout } = await run(kubectl, ['get', '--raw', '/readyz?verbose', '--kubeconfig', server.kubeconfigPath]);
     expect(stdout).toContain('readyz check passed');
-    await expect(run(kubectl, ['get', '--raw', '/api/v1/namespaces', '--kubeconfig', server.kubeconfigPath])).rejects.toMatchObject({
+    await expect(run(kubectl, ['get', '--raw', '/api/v1/namespaces/default/configmaps/missing', '--kubeconfig', server.kubeconfigPath])).rejects.toMatchObject({
       stderr: expect.stringContaining('Error from server (NotFound)'),
     });
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusError, tooLargeResourceVersion } from '../../runtime/errors/status-error.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import type { ApiHandler } from '../../runtime/server/app.js';
+import { notFoundHandler, type ApiHandler } from '../../runtime/server/app.js';
 import { call, kubeconfigCredentials, type Credentials } from './https-client.js';
 
 /** Resolves when the request's deadline signal fires. */
@@ -221,7 +221,7 @@ describe('the HTTPS server', () => {
 
 describe('startServer without an API', () => {
   it('gives 404 Status for resources and a plain 404 elsewhere, then closes cleanly', async () => {
-    const server = await startServer({ storage: 'memory' });
+    const server = await startServer({ storage: 'memory', api: () => ({ handler: notFoundHandler }) });
     const admin = kubeconfigCredentials(server.kubeconfig);
     const resource = await call(server.url, '/api/v1/namespaces', admin);
     expect(resource.status).toBe(404);

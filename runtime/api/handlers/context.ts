@@ -4,6 +4,8 @@
 import { StatusError, badRequest, internalError, isStatusError } from '../../errors/status-error.js';
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import type { KubeObject } from '../../registry/object.js';
+import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
+import { parseFieldValidation, pruneUnknownFields, unknownFieldOutcome, type FieldValidation } from '../../registry/unknown-fields.js';
 import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../server/request-info.js';
 import type { BodyTarget, Negotiator } from '../serialization.js';
@@ -16,14 +18,36 @@ export interface HandlerContext {
   query: URLSearchParams;
   /** The kind the endpoint takes and returns (a subresource's kind for subresource requests). */
   target: BodyTarget;
+  /** Sent as `Warning` headers with the response (unknown fields under fieldValidation=Warn, ...). */
+  warnings: string[];
 }
 
 export async function readBody(request: Request): Promise<Uint8Array> {
   return new Uint8Array(await request.arrayBuffer());
 }
 
-/** Decodes an object body and checks its apiVersion/kind against the endpoint, as the create and update handlers do. */
-export async function readObject(ctx: HandlerContext): Promise<KubeObject> {
+/**
+ * Drops the fields the kind's schema does not know, as decoding into typed structs does upstream,
+ * and applies the fieldValidation directive to them (400 under Strict, warnings under Warn).
+ */
+export function dropUnknownFields(ctx: HandlerContext, obj: KubeObject, directive: FieldValidation): void {
+  const index = generatedSchemaIndex();
+  const schema = index.component(ctx.store.definition.openAPIName);
+  if (!schema) return;
+  const unknown = pruneUnknownFields(obj, schema, index);
+  ctx.warnings.push(...unknownFieldOutcome(unknown, directive, ctx.target.kind, ctx.target.version));
+}
+
+/** The fieldValidation query parameter of a create, update or patch. */
+export function fieldValidation(ctx: HandlerContext, optionsKind: string): FieldValidation {
+  return parseFieldValidation(ctx.query.get('fieldValidation') ?? undefined, optionsKind);
+}
+
+/**
+ * Decodes an object body, checks its apiVersion/kind against the endpoint and drops unknown fields
+ * by the fieldValidation directive, as the create and update handlers do.
+ */
+export async function readObject(ctx: HandlerContext, directive: FieldValidation): Promise<KubeObject> {
   const obj = ctx.negotiator.decodeBody(ctx.request.headers.get('content-type') ?? undefined, await readBody(ctx.request), ctx.target);
   const expected = ctx.target.group ? `${ctx.target.group}/${ctx.target.version}` : ctx.target.version;
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
@@ -38,6 +62,7 @@ export async function readObject(ctx: HandlerContext): Promise<KubeObject> {
   // Missing type fields take the endpoint's, as the decoder's defaults do upstream.
   obj.apiVersion = expected;
   obj.kind = ctx.target.kind;
+  dropUnknownFields(ctx, obj, directive);
   return obj;
 }
 
@@ -55,7 +80,14 @@ export function writeOptions(ctx: HandlerContext, optionsKind: string): WriteOpt
 
 export function respond(ctx: HandlerContext, code: number, obj: unknown): Response {
   const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target);
-  return new Response(bodyInit(encoded.body), { status: code, headers: { 'content-type': encoded.contentType } });
+  const headers = new Headers({ 'content-type': encoded.contentType });
+  for (const warning of ctx.warnings) headers.append('Warning', warningHeader(warning));
+  return new Response(bodyInit(encoded.body), { status: code, headers });
+}
+
+/** RFC 7234 warn-code 299 with an unknown agent, the message quoted as kube-apiserver writes it. */
+function warningHeader(message: string): string {
+  return `299 - "${message.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
 /** Any failure as the Status kube-apiserver would send; unknown errors become 500 InternalError. */

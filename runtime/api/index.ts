@@ -1,0 +1,78 @@
+// The API this server serves, built once at start: the storage backend, one store per generated
+// resource definition (feature-gated ones only when their gate is on), content negotiation over
+// the generated protobuf descriptors, discovery and OpenAPI. The server shell calls `handler` for
+// every authenticated, authorized request.
+
+import { alreadyExists, isStatusError } from '../errors/status-error.js';
+import { resources } from '../../generated/registry.js';
+import type { ResourceDefinition } from '../registry/definition.js';
+import { ResourceRegistry } from '../registry/registry.js';
+import type { ApiComponents, ApiContext, ApiFactory } from '../server/api-components.js';
+import { notFoundHandler } from '../server/app.js';
+import { openStorage } from '../storage/index.js';
+import { Discovery } from './discovery.js';
+import { createNegotiator } from './negotiator.js';
+import { OpenAPIDocuments } from './openapi.js';
+import { loadDescriptorRoot } from './protobuf/index.js';
+import { createResourceHandler } from './resource-handler.js';
+
+/** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+const DESCRIPTORS = new URL('../../generated/protobuf/descriptors.json', import.meta.url).pathname;
+
+export interface ApiOptions {
+  /** How long the store keeps history for watches and continue tokens; default 5 minutes. */
+  historyWindowMs?: number;
+}
+
+async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void> {
+  const store = registry.storeFor('', 'v1', 'namespaces');
+  if (!store) return;
+  for (const name of SYSTEM_NAMESPACES) {
+    try {
+      await store.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (err) {
+      const exists = alreadyExists({ group: '', resource: 'namespaces' }, name);
+      if (!(isStatusError(err) && err.reason === exists.reason)) throw err;
+    }
+  }
+}
+
+export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
+  return async (context: ApiContext): Promise<ApiComponents> => {
+    const definitions = resources.filter((d) => !d.featureGate || context.featureGates.enabled(d.featureGate));
+    const storage = openStorage({ kind: context.storage, dataDir: context.dataDir, historyWindowMs: apiOptions.historyWindowMs });
+    const registry = new ResourceRegistry(storage, definitions);
+    await ensureSystemNamespaces(registry);
+
+    const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
+    const negotiator = createNegotiator({
+      root: loadDescriptorRoot(DESCRIPTORS),
+      columnsFor: (t) => byTarget.get(`${t.group}/${t.version}/${t.kind}`)?.printerColumns,
+    });
+    const resourceHandler = createResourceHandler({ registry, negotiator });
+
+    const served = (def: ResourceDefinition) => [def.plural, ...def.subresources.map((s) => `${def.plural}/${s.name}`)];
+    const servedResources = new Set(definitions.flatMap((d) => served(d).map((r) => `${d.group}/${d.version}/${r}`)));
+    const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`));
+    const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
+
+    return {
+      async handler(c) {
+        const info = c.get('requestInfo');
+        if (info.isResourceRequest) return resourceHandler(c.req.raw, info);
+        const accept = c.req.header('accept');
+        const found = discovery.handle(info.path, accept);
+        if (found) return new Response(found.body, { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });
+        const doc = openapi.handle(info.path, accept);
+        if (doc) return new Response(doc.body, { status: doc.status, headers: doc.headers });
+        return notFoundHandler(c);
+      },
+      async close() {
+        await registry.namespaceDeleter?.idle();
+        await storage.close();
+      },
+    };
+  };
+}
