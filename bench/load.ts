@@ -4,8 +4,9 @@ import { Agent, request } from 'node:https';
 
 export interface Client {
   agent: Agent;
-  cert: Buffer;
-  key: Buffer;
+  /** The client certificate and key; absent for anonymous requests (health probes). */
+  cert?: Buffer;
+  key?: Buffer;
   ca: Buffer;
 }
 
