@@ -8,11 +8,24 @@ import { X509Certificate as NodeX509, webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import './reflect-metadata.js';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { parseCertificateBundle } from './x509.js';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+let x509Module: Promise<typeof X509> | undefined;
+
+/**
+ * @peculiar/x509 is needed only to make certificates; loading it (and the reflect shim its
+ * dependency injection needs) costs a large share of start-up, so later starts never load it.
+ */
+function loadX509(): Promise<typeof X509> {
+  x509Module ??= (async () => {
+    await import('./reflect-metadata.js');
+    const x509 = await import('@peculiar/x509');
+    x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+    return x509;
+  })();
+  return x509Module;
+}
 
 const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
@@ -83,11 +96,12 @@ function randomSerial(): string {
 }
 
 function keyToPem(pkcs8: ArrayBuffer): string {
-  return x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
+  const lines = Buffer.from(pkcs8).toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN PRIVATE KEY-----\n${lines.join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
 async function importSigningKey(pem: string): Promise<CryptoKey> {
-  const der = x509.PemConverter.decode(pem)[0];
+  const der = Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
   return (await webcrypto.subtle.importKey('pkcs8', der, EC_KEY, false, ['sign'])) as CryptoKey;
 }
 
@@ -102,6 +116,7 @@ function validity(days: number): { notBefore: Date; notAfter: Date } {
 
 /** A new self-signed ECDSA P-256 CA, valid ten years. */
 export async function createCertificateAuthority(commonName = 'kube-lite-ca'): Promise<KeyedCert> {
+  const x509 = await loadX509();
   const keys = await generateKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
@@ -131,10 +146,11 @@ export interface LeafRequest {
 
 /** Issues an ECDSA P-256 leaf certificate signed by `ca`. */
 export async function issueCertificate(ca: KeyedCert, req: LeafRequest): Promise<KeyedCert> {
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(ca.certPem);
   const caKey = await importSigningKey(ca.keyPem);
   const keys = await generateKeys();
-  const extensions: x509.Extension[] = [
+  const extensions: X509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
     await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
@@ -142,7 +158,7 @@ export async function issueCertificate(ca: KeyedCert, req: LeafRequest): Promise
   if (req.usage !== 'none') extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[req.usage]], false));
   if (req.names && req.names.length > 0) {
     extensions.push(
-      new x509.SubjectAlternativeNameExtension(req.names.map((n) => ({ type: isIP(n) ? 'ip' : 'dns', value: n }) as x509.JsonGeneralName)),
+      new x509.SubjectAlternativeNameExtension(req.names.map((n) => ({ type: isIP(n) ? 'ip' : 'dns', value: n }) as X509.JsonGeneralName)),
     );
   }
   const cert = await x509.X509CertificateGenerator.create({
