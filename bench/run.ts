@@ -15,11 +15,13 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 7);
 const root = new URL('..', import.meta.url).pathname;
 
 function spawnNode(args: string[]): ChildProcess {
-  return spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The server's own log lines (start, shutdown) would only interleave with the table.
+  return spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
 }
 
+/** What `npm start` runs once its build step is done (`npm run bench` builds first). */
 function startServer(dataDir: string, port: number): ChildProcess {
-  return spawnNode(['--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir]);
+  return spawnNode(['--enable-source-maps', 'dist/main.mjs', '--secure-port', String(port), '--data-dir', dataDir]);
 }
 
 async function stop(child: ChildProcess): Promise<void> {

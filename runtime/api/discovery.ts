@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAccept } from './negotiation.js';
+import { generatedPath } from '../generated-files.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +19,7 @@ export interface DiscoveryResponse {
 /** Whether a resource (a plural, or `plural/subresource`) of a group version is served. */
 export type ServedFilter = (group: string, version: string, resource: string) => boolean;
 
-const GENERATED = new URL('../../generated/discovery/', import.meta.url).pathname;
+const GENERATED = generatedPath('discovery/');
 const AGGREGATED_VERSIONS = ['v2', 'v2beta1'];
 
 function load(file: string): Json {

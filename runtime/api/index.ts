@@ -15,11 +15,12 @@ import { createNegotiator } from './negotiator.js';
 import { OpenAPIDocuments } from './openapi.js';
 import { loadDescriptorRoot } from './protobuf/index.js';
 import { createResourceHandler } from './resource-handler.js';
+import { generatedPath } from '../generated-files.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-const DESCRIPTORS = new URL('../../generated/protobuf/descriptors.json', import.meta.url).pathname;
+const DESCRIPTORS = generatedPath('protobuf/descriptors.json');
 
 export interface ApiOptions {
   /** How long the store keeps history for watches and continue tokens; default 5 minutes. */

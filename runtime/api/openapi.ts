@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { notAcceptable } from '../errors/status-error.js';
 import { parseAccept } from './negotiation.js';
 import { encodeOpenAPIV2 } from './openapi-v2-protobuf.js';
+import { generatedPath } from '../generated-files.js';
 
-const GENERATED = new URL('../../generated/openapi/', import.meta.url).pathname;
+const GENERATED = generatedPath('openapi/');
 
 /** What kube-apiserver answers with for either spelling of the v2 protobuf media type. */
 export const MEDIA_TYPE_OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';

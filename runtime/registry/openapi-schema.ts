@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generatedPath } from '../generated-files.js';
 
 // Read access to the generated OpenAPI v3 components, shared by everything in the runtime that is
 // driven by the schema (strategic merge patch, unknown-field pruning). Resolves the
@@ -45,7 +46,7 @@ let generated: SchemaIndex | undefined;
 /** The components of every generated OpenAPI v3 document, read once on first use. */
 export function generatedSchemaIndex(): SchemaIndex {
   if (!generated) {
-    const dir = new URL('../../generated/openapi/v3/', import.meta.url).pathname;
+    const dir = generatedPath('openapi/v3/');
     const components: Record<string, JsonSchema> = {};
     for (const file of readdirSync(dir).sort()) {
       const doc = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { components?: { schemas?: Record<string, JsonSchema> } };
