@@ -15,6 +15,16 @@ import { LOCK_TIMEOUT_MS, PRAGMAS, SCHEMA, SQL } from './sqlite-schema.js';
 import type { KineRow } from './sqlite-schema.js';
 import { skipUntil, WatchHub } from './watch-hub.js';
 
+interface PendingWrite {
+  key: string;
+  value: string;
+  deleted: boolean;
+  expected: number | undefined;
+  creating: boolean;
+  resolve(kv: KeyValue): void;
+  reject(error: StorageError): void;
+}
+
 export interface SqliteStorageOptions {
   /** How long history is kept for watches and reads at past revisions. Default 5 minutes; 0 disables automatic compaction. */
   historyWindowMs?: number;
@@ -59,6 +69,9 @@ export class SqliteStorage implements Storage {
   private compacted: number;
   private closed = false;
   private readonly appendTx: (row: LogRow, expected: number | undefined, creating: boolean) => LogRow;
+  private readonly batchTx: (writes: PendingWrite[]) => Array<LogRow | StorageError>;
+  /** Writes waiting for the next group commit. */
+  private pending: PendingWrite[] = [];
   private readonly compactTx: (from: number, to: number) => void;
 
   constructor(
@@ -101,6 +114,23 @@ export class SqliteStorage implements Storage {
       }
       this.stmt.insert.run(toParams(row));
       return row;
+    });
+    // Group commit: every write queued since the last flush runs in one transaction (one fsync),
+    // in arrival order, each with its own compare-and-swap check; a failed check fails that write
+    // alone. Nothing is acknowledged before the commit.
+    this.batchTx = this.db.transaction((writes: PendingWrite[]) => {
+      let next = this.revision + 1;
+      return writes.map((w) => {
+        const draft: LogRow = { revision: next, key: w.key, created: w.creating, deleted: w.deleted, createRevision: 0, prevRevision: 0, value: w.value };
+        try {
+          const row = this.appendTx(draft, w.expected, w.creating);
+          next++;
+          return row;
+        } catch (e) {
+          if (e instanceof StorageError) return e;
+          throw e;
+        }
+      });
     });
     this.compactTx = this.db.transaction((from: number, to: number) => {
       const range = { from, to };
@@ -207,19 +237,47 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.window?.stop();
     this.hub.closeAll(closedError);
     this.db.close();
   }
 
-  private append(key: string, value: string, deleted: boolean, expected: number | undefined, creating: boolean): KeyValue {
+  private append(key: string, value: string, deleted: boolean, expected: number | undefined, creating: boolean): Promise<KeyValue> {
     this.ensureOpen(key);
-    const draft: LogRow = { revision: this.revision + 1, key, created: creating, deleted, createRevision: 0, prevRevision: 0, value };
-    const row = this.guard(key, () => this.appendTx(draft, expected, creating), creating);
-    this.revision = row.revision;
-    this.hub.publish(rowEvent(row));
-    return rowKeyValue(row);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ key, value, deleted, expected, creating, resolve, reject });
+      // Writes arriving in the same turn of the event loop share the commit.
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    if (this.closed) {
+      for (const w of batch) w.reject(closedError(w.key));
+      return;
+    }
+    let outcomes: Array<LogRow | StorageError>;
+    try {
+      outcomes = this.batchTx(batch);
+    } catch (e) {
+      // The transaction rolled back: no write of the batch happened.
+      for (const w of batch) w.reject(this.translate(w.key, e, w.creating));
+      return;
+    }
+    outcomes.forEach((outcome, i) => {
+      if (outcome instanceof StorageError) {
+        batch[i].reject(outcome);
+        return;
+      }
+      this.revision = outcome.revision;
+      this.hub.publish(rowEvent(outcome));
+      batch[i].resolve(rowKeyValue(outcome));
+    });
   }
 
   private compactNow(revision: number): void {

@@ -55,8 +55,9 @@ export const runWatchConformance = (current: () => Storage, makeStore: () => Pro
       const writes = (async () => {
         for (let i = 0; i < 40; i++) await store.create(`/w/k${i}`, String(i));
       })();
-      // Start the watch while the writer is half way through.
-      while ((await store.currentRevision()) < base + 20) await Promise.resolve();
+      // Start the watch while the writer is half way through. Yield a whole event-loop turn while
+      // waiting: writes may commit in a later macrotask (group commit, network I/O).
+      while ((await store.currentRevision()) < base + 20) await new Promise((resolve) => setImmediate(resolve));
       const rec = recordWatch(store, '/w/', { afterRevision: base, prefix: true });
       await writes;
       const events = await rec.untilEvents(40);
