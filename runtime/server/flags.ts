@@ -46,7 +46,7 @@ Flags:
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
-      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, RBAC, ... (default AlwaysAllow)
+      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny (default AlwaysAllow)
       --feature-gates mapStringBool          A=true,B=false
       --request-timeout duration             deadline of non-long-running requests (default 1m0s)
       --max-requests-inflight int            concurrent non-mutating requests (default 400; 0 = no limit)
