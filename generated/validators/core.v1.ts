@@ -10,13 +10,13 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "immutable": { shape: scalar, pointer: true },
-      "data": { shape: map(scalar), disjointKeys: {"with":"binaryData","message":"duplicate of key present in binaryData"} },
+      "data": { shape: map(scalar), disjointKeys: { "with": "binaryData", "message": "duplicate of key present in binaryData" } },
       "binaryData": { shape: map(scalar) },
     },
     rules: [
-      compileRule({"rule":"!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.immutable) && self.immutable)","fieldPath":".immutable","reason":"FieldValueForbidden","message":"field is immutable when `immutable` is set"}),
-      compileRule({"rule":"!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.data) ? self.data : {}) == (has(oldSelf.data) ? oldSelf.data : {})","fieldPath":".data","reason":"FieldValueForbidden","message":"field is immutable when `immutable` is set"}),
-      compileRule({"rule":"!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.binaryData) ? self.binaryData : {}) == (has(oldSelf.binaryData) ? oldSelf.binaryData : {})","fieldPath":".binaryData","reason":"FieldValueForbidden","message":"field is immutable when `immutable` is set"}),
+      compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.immutable) && self.immutable)", "fieldPath": ".immutable", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
+      compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.data) ? self.data : {}) == (has(oldSelf.data) ? oldSelf.data : {})", "fieldPath": ".data", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
+      compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.binaryData) ? self.binaryData : {}) == (has(oldSelf.binaryData) ? oldSelf.binaryData : {})", "fieldPath": ".binaryData", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
     ],
   },
   "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
@@ -70,8 +70,8 @@ const types: TypeTable = {
       "type": { shape: scalar, default: "Opaque", immutable: true },
     },
     rules: [
-      compileRule({"rule":"!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.immutable) && self.immutable)","fieldPath":".immutable","reason":"FieldValueForbidden","message":"field is immutable when `immutable` is set"}),
-      compileRule({"rule":"!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.data) ? self.data : {}) == (has(oldSelf.data) ? oldSelf.data : {})","fieldPath":".data","reason":"FieldValueForbidden","message":"field is immutable when `immutable` is set"}),
+      compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.immutable) && self.immutable)", "fieldPath": ".immutable", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
+      compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.data) ? self.data : {}) == (has(oldSelf.data) ? oldSelf.data : {})", "fieldPath": ".data", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
     ],
     hasDefaults: true,
   },

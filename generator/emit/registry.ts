@@ -1,56 +1,67 @@
 // Emits generated/registry.ts: one ResourceDefinition per served kind, the table the runtime
-// routes, stores, validates, encodes and prints from.
+// routes, stores, validates, encodes and prints from. Built through ts-morph (see ts-source.ts).
 
+import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
 import type { KindModel, Model } from '../model.js';
 import { reachable } from '../normalize.js';
-import { headerComment, sourcesOf, type OutputFile } from '../output.js';
+import { sourcesOf, type OutputFile } from '../output.js';
+import { arrayOf, literal, objectOf, tsModule } from './ts-source.js';
 import { gvFileBase } from './validators.js';
 
-const literal = (v: unknown): string => JSON.stringify(v);
-
-function definition(k: KindModel, validatorName: string): string {
-  const entries: [string, string][] = [
-    ['group', literal(k.group)],
-    ['version', literal(k.version)],
-    ['kind', literal(k.kind)],
-    ['listKind', literal(k.listKind)],
-    ['plural', literal(k.plural)],
-    ['singular', literal(k.singular)],
-    ['namespaced', literal(k.namespaced)],
-    ['verbs', literal(k.verbs)],
-    ['shortNames', literal(k.shortNames)],
-    ['categories', literal(k.categories)],
-    ['stability', literal(k.stability)],
-  ];
-  if (k.featureGate) entries.push(['featureGate', literal(k.featureGate)]);
-  if (k.deprecation) entries.push(['deprecation', literal(k.deprecation)]);
-  entries.push(['subresources', literal(k.subresources)]);
-  entries.push(['printerColumns', `[\n${k.printerColumns.map((c) => `      ${literal(c)},`).join('\n')}\n    ]`]);
-  entries.push(
-    ['nameFormat', literal(k.nameFormat)],
-    ['storageVersionHash', literal(k.storageVersionHash)],
-    ['protobufType', literal(k.type.protoName)],
-    ['protobufListType', literal(k.listType.protoName)],
-    ['openAPIName', literal(k.type.id)],
-    ['tracksGeneration', literal(k.tracksGeneration)],
-  );
-  if (k.statusField) entries.push(['statusField', literal(k.statusField)]);
-  if (k.strategy) entries.push(['strategy', literal(k.strategy)]);
-  entries.push(['storagePrefix', literal(k.storagePrefix)], ['validator', validatorName]);
-  return `  {\n${entries.map(([key, v]) => `    ${key}: ${v},`).join('\n')}\n  },`;
+/** The object literal of one kind; optional keys appear only when the spec sets them. */
+function definition(k: KindModel, validatorName: string): WriterFunction {
+  const entries: Record<string, string | WriterFunction> = {
+    group: literal(k.group),
+    version: literal(k.version),
+    kind: literal(k.kind),
+    listKind: literal(k.listKind),
+    plural: literal(k.plural),
+    singular: literal(k.singular),
+    namespaced: literal(k.namespaced),
+    verbs: literal(k.verbs),
+    shortNames: literal(k.shortNames),
+    categories: literal(k.categories),
+    stability: literal(k.stability),
+  };
+  if (k.featureGate) entries.featureGate = literal(k.featureGate);
+  if (k.deprecation) entries.deprecation = literal(k.deprecation);
+  entries.subresources = literal(k.subresources);
+  entries.printerColumns = arrayOf(k.printerColumns, literal);
+  entries.nameFormat = literal(k.nameFormat);
+  entries.storageVersionHash = literal(k.storageVersionHash);
+  entries.protobufType = literal(k.type.protoName);
+  entries.protobufListType = literal(k.listType.protoName);
+  entries.openAPIName = literal(k.type.id);
+  entries.tracksGeneration = literal(k.tracksGeneration);
+  if (k.statusField) entries.statusField = literal(k.statusField);
+  if (k.strategy) entries.strategy = literal(k.strategy);
+  entries.storagePrefix = literal(k.storagePrefix);
+  entries.validator = validatorName;
+  return objectOf(entries);
 }
 
 export function emitRegistry(model: Model): OutputFile[] {
   const roots = model.groupVersions.flatMap((gv) => gv.kinds.map((k) => k.type.id));
-  const lines = [headerComment(sourcesOf(model, reachable(model, roots))).trimEnd()];
-  lines.push("import type { ResourceDefinition } from '../runtime/registry/definition.js';");
-  const body: string[] = [];
-  model.groupVersions.forEach((gv, i) => {
-    const alias = `gv${i}`;
-    lines.push(`import * as ${alias} from './validators/${gvFileBase(gv)}.js';`);
-    for (const k of gv.kinds) body.push(definition(k, `${alias}.${k.kind}`));
+  const sources = sourcesOf(model, reachable(model, roots));
+  // Each group version's validators module under a short alias: gv0, gv1, ... in model order.
+  const kinds = model.groupVersions.flatMap((gv, i) => gv.kinds.map((k) => ({ k, alias: `gv${i}` })));
+  const file = tsModule('registry.ts', sources, (sf) => {
+    sf.addImportDeclarations([
+      { isTypeOnly: true, namedImports: ['ResourceDefinition'], moduleSpecifier: '../runtime/registry/definition.js' },
+      ...model.groupVersions.map((gv, i) => ({ namespaceImport: `gv${i}`, moduleSpecifier: `./validators/${gvFileBase(gv)}.js` })),
+    ]);
+    sf.addVariableStatement({
+      docs: ['Every served kind; the runtime filters feature-gated and disabled group versions.'],
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [
+        {
+          name: 'resources',
+          type: 'ResourceDefinition[]',
+          initializer: arrayOf(kinds, ({ k, alias }) => definition(k, `${alias}.${k.kind}`)),
+        },
+      ],
+    });
   });
-  lines.push('', '/** Every served kind; the runtime filters feature-gated and disabled group versions. */');
-  lines.push('export const resources: ResourceDefinition[] = [', ...body, '];');
-  return [{ path: 'registry.ts', content: `${lines.join('\n')}\n` }];
+  return [file];
 }

@@ -1,15 +1,18 @@
 // Emits, per served group version, ajv standalone validators (`<gv>.schemas.js` + `.d.ts`) and a
-// TypeScript module exporting one ObjectValidator per kind (`<gv>.ts`), whose type table carries
-// defaults, immutable fields, CEL rules and key rules. Helpers come from runtime/validation only.
+// TypeScript module exporting one ObjectValidator per kind (`<gv>.ts`, built through ts-morph),
+// whose type table carries defaults, immutable fields, CEL rules and key rules. Helpers come from
+// runtime/validation only.
 
 import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv';
-import type { FieldModel, GroupVersionModel, Model, TypeRef } from '../model.js';
+import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
+import type { FieldModel, GroupVersionModel, Model, TypeModel, TypeRef } from '../model.js';
 import { reachable } from '../normalize.js';
 import { rootSchema } from '../json-schema.js';
 import { headerComment, sourcesOf, type OutputFile } from '../output.js';
 import { FORMAT_NAMES } from '../formats.js';
+import { arrayOf, inlineObject, literal, objectOf, tsModule } from './ts-source.js';
 
 // ajv ships CommonJS; under NodeNext the default export is the module object.
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
@@ -60,7 +63,7 @@ function shapeCode(ref: TypeRef): string {
     case 'scalar':
       return 'scalar';
     case 'ref':
-      return `ref(${JSON.stringify(ref.id)})`;
+      return `ref(${literal(ref.id)})`;
     case 'list':
       return `list(${shapeCode(ref.of)})`;
     case 'map':
@@ -68,15 +71,16 @@ function shapeCode(ref: TypeRef): string {
   }
 }
 
+/** One field's entry, on one line: its shape, then only the markers that are set. */
 function fieldCode(f: FieldModel): string {
-  const parts = [`shape: ${shapeCode(f.type)}`];
-  if (f.default !== undefined) parts.push(`default: ${JSON.stringify(f.default)}`);
-  if (f.immutable) parts.push('immutable: true');
-  if (f.goPointer) parts.push('pointer: true');
-  if (f.disjointKeys) parts.push(`disjointKeys: ${JSON.stringify(f.disjointKeys)}`);
-  if (f.reportAtField) parts.push('reportAtField: true');
-  if (f.oneOf) parts.push(`oneOf: ${JSON.stringify(f.oneOf)}`);
-  return `{ ${parts.join(', ')} }`;
+  const entries: [string, string][] = [['shape', shapeCode(f.type)]];
+  if (f.default !== undefined) entries.push(['default', literal(f.default)]);
+  if (f.immutable) entries.push(['immutable', 'true']);
+  if (f.goPointer) entries.push(['pointer', 'true']);
+  if (f.disjointKeys) entries.push(['disjointKeys', literal(f.disjointKeys)]);
+  if (f.reportAtField) entries.push(['reportAtField', 'true']);
+  if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);
+  return inlineObject(entries);
 }
 
 function hasDefaults(model: Model, id: string, seen = new Set<string>()): boolean {
@@ -91,45 +95,62 @@ function hasDefaults(model: Model, id: string, seen = new Set<string>()): boolea
   });
 }
 
+/** The TypeTable entry of one type: its fields, its CEL rules and whether defaulting reaches into it. */
+function typeEntry(model: Model, t: TypeModel): WriterFunction {
+  const entry: Record<string, string | WriterFunction> = {
+    fields: objectOf(Object.fromEntries(t.fields.map((f) => [literal(f.name), fieldCode(f)]))),
+  };
+  if (t.rules.length) entry.rules = arrayOf(t.rules, (r) => `compileRule(${literal(r)})`);
+  if (hasDefaults(model, t.id)) entry.hasDefaults = 'true';
+  return objectOf(entry);
+}
+
 function validatorsModule(model: Model, gv: GroupVersionModel, ids: string[], sources: string[]): OutputFile {
   const base = gvFileBase(gv);
-  const lines: string[] = [headerComment(sources).trimEnd()];
-  lines.push("import type { ObjectValidator } from '../../runtime/registry/definition.js';");
-  lines.push("import { compileRule, list, map, objectValidator, ref, scalar, type TypeTable } from '../../runtime/validation/index.js';");
-  lines.push(`import * as schemas from './${base}.schemas.js';`);
-  lines.push('');
-  lines.push('const types: TypeTable = {');
+  const table: Record<string, WriterFunction> = {};
   for (const id of ids) {
     const t = model.types.get(id);
-    if (!t || t.protoOnly) continue;
-    lines.push(`  ${JSON.stringify(id)}: {`);
-    lines.push('    fields: {');
-    for (const f of t.fields) lines.push(`      ${JSON.stringify(f.name)}: ${fieldCode(f)},`);
-    lines.push('    },');
-    if (t.rules.length) {
-      lines.push('    rules: [');
-      for (const r of t.rules) lines.push(`      compileRule(${JSON.stringify(r)}),`);
-      lines.push('    ],');
-    }
-    if (hasDefaults(model, id)) lines.push('    hasDefaults: true,');
-    lines.push('  },');
+    if (t && !t.protoOnly) table[literal(id)] = typeEntry(model, t);
   }
-  lines.push('};');
-  for (const k of gv.kinds) {
-    lines.push('');
-    const opts = [
-      `type: ${JSON.stringify(k.type.id)}`,
-      'types',
-      `schema: schemas.${k.kind}`,
-      `namespaced: ${k.namespaced}`,
-      `nameFormat: ${JSON.stringify(k.nameFormat)}`,
-      `updateOrder: ${JSON.stringify(k.updateOrder)}`,
-    ];
-    lines.push(`export const ${k.kind}: ObjectValidator = objectValidator({`);
-    for (const o of opts) lines.push(`  ${o},`);
-    lines.push('});');
-  }
-  return { path: `validators/${base}.ts`, content: `${lines.join('\n')}\n` };
+  return tsModule(`validators/${base}.ts`, sources, (sf) => {
+    sf.addImportDeclarations([
+      { isTypeOnly: true, namedImports: ['ObjectValidator'], moduleSpecifier: '../../runtime/registry/definition.js' },
+      {
+        namedImports: ['compileRule', 'list', 'map', 'objectValidator', 'ref', 'scalar', { name: 'TypeTable', isTypeOnly: true }],
+        moduleSpecifier: '../../runtime/validation/index.js',
+      },
+      { namespaceImport: 'schemas', moduleSpecifier: `./${base}.schemas.js` },
+    ]);
+    sf.addVariableStatement({
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [{ name: 'types', type: 'TypeTable', initializer: objectOf(table) }],
+    });
+    sf.addVariableStatements(
+      gv.kinds.map((k) => ({
+        leadingTrivia: (w: CodeBlockWriter) => w.blankLine(),
+        isExported: true,
+        declarationKind: VariableDeclarationKind.Const,
+        declarations: [
+          {
+            name: k.kind,
+            type: 'ObjectValidator',
+            initializer: (w: CodeBlockWriter) => {
+              w.write('objectValidator(');
+              objectOf({
+                type: literal(k.type.id),
+                types: null, // shorthand: the table above
+                schema: `schemas.${k.kind}`,
+                namespaced: literal(k.namespaced),
+                nameFormat: literal(k.nameFormat),
+                updateOrder: literal(k.updateOrder),
+              })(w);
+              w.write(')');
+            },
+          },
+        ],
+      })),
+    );
+  });
 }
 
 export function emitValidators(model: Model): OutputFile[] {
