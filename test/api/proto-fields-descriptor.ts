@@ -3,20 +3,12 @@
 // qualified type references with a leading dot), so the codec can be tested before
 // generated/protobuf/descriptors.json exists and against every upstream fixture.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import protobuf from 'protobufjs';
+import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
-export const UPSTREAM_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'upstream');
-
-/** True when the upstream data can be read; under CI=true its absence is a failure, not a skip. */
-export function upstreamAvailable(): boolean {
-  const ok = existsSync(join(UPSTREAM_DIR, 'proto-fields.json'));
-  if (!ok && process.env.CI === 'true') throw new Error(`upstream test data missing at ${UPSTREAM_DIR}`);
-  if (!ok) console.warn(`skipping: upstream test data not found at ${UPSTREAM_DIR}`);
-  return ok;
-}
+export { UPSTREAM_DIR, upstreamAvailable };
 
 interface ProtoField {
   name: string;
