@@ -142,18 +142,18 @@ class Normalizer {
     }
   }
 
-  listType(spec: LoadedSpec, kind: string, item: TypeModel, gvk: TypeModel['gvk']): TypeModel {
+  listType(spec: LoadedSpec, kind: string, listKind: string, item: TypeModel, gvk: TypeModel['gvk']): TypeModel {
     const base = (name: string, tag: number, type: TypeRef, description: string, required: boolean): FieldModel => ({
       ...this.field(name, { type: '', tag, description, required }, type, undefined),
     });
     const listMeta = this.resolveType(spec, 'meta/v1.ListMeta', ['kinds', kind]) ?? { kind: 'scalar', name: 'string' };
     return {
-      id: this.typeId(spec, `${kind}List`),
-      name: `${kind}List`,
+      id: this.typeId(spec, listKind),
+      name: listKind,
       specFile: spec.file,
-      protoName: `${spec.raw.protoPackage}.${kind}List`,
+      protoName: `${spec.raw.protoPackage}.${listKind}`,
       protoPackage: spec.raw.protoPackage,
-      description: `${kind}List is a list of ${kind} objects.`,
+      description: `${listKind} is a list of ${kind} objects.`,
       fields: [
         implicitField('apiVersion'),
         implicitField('kind'),
@@ -163,7 +163,7 @@ class Normalizer {
       rules: [],
       typeMeta: true,
       protoOnly: false,
-      ...(gvk ? { gvk: { ...gvk, kind: `${kind}List` } } : {}),
+      ...(gvk ? { gvk: { ...gvk, kind: listKind } } : {}),
     };
   }
 
@@ -174,7 +174,8 @@ class Normalizer {
     const gvk = { group, version, kind: name };
     const type = { ...this.buildType(spec, name, raw, ['kinds', name], true), gvk };
     if (raw.protobufMessage) type.protoName = `${spec.raw.protoPackage}.${raw.protobufMessage}`;
-    const listType = this.listType(spec, name, type, gvk);
+    const listKind = raw.listKind ?? `${name}List`;
+    const listType = this.listType(spec, name, listKind, type, gvk);
     for (const [i, sub] of (raw.subresources ?? []).entries()) {
       if (sub.kind && sub.kind !== name && !spec.raw.kinds?.[sub.kind] && !spec.raw.types?.[sub.kind]) {
         this.fail(spec, ['kinds', name, 'subresources', i, 'kind'], `unknown kind ${JSON.stringify(sub.kind)}`);
@@ -185,7 +186,7 @@ class Normalizer {
       group,
       version,
       kind: name,
-      listKind: `${name}List`,
+      listKind,
       plural: raw.plural,
       singular: raw.singular ?? name.toLowerCase(),
       namespaced: raw.scope === 'Namespaced',

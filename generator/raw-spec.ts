@@ -66,6 +66,8 @@ export interface RawPrinterColumn {
 
 export interface RawKind extends RawType {
   plural: string;
+  /** Defaults to `<Kind>List`. */
+  listKind?: string;
   singular?: string;
   scope: 'Cluster' | 'Namespaced';
   verbs: string[];
