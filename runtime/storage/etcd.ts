@@ -1,0 +1,351 @@
+// The etcd backend (etcd3 client): what kube-apiserver does with etcd, over the storage contract.
+//
+// Revisions are etcd's own (mod_revision, create_revision, the header revision), so several
+// servers sharing one etcd cluster agree on every resourceVersion. Writes are single
+// transactions that compare the key's create or mod revision, as kube-apiserver's etcd3 store
+// does; reads at a revision, paging and counting are etcd ranges; watches are etcd watches.
+//
+// Two points where etcd and the contract differ are bridged here:
+// - The contract forgets the compacted revision itself (oldest readable = compacted + 1); etcd
+//   still serves reads at its compaction point. The store refuses reads at or below the
+//   compaction it knows of before asking etcd.
+// - etcd never says how far it has been compacted, only that a revision is gone. When a read or
+//   a watch meets someone else's compaction, the store finds the point by probing (a range at
+//   revision r fails exactly when r is below it) and remembers it.
+// etcd3's and gRPC's failures become StorageError codes here (and in etcd-errors.ts) only.
+//
+// etcd3 (with gRPC and its protobuf loader) is loaded on first use, not when this module is
+// imported: every server imports the backends, and only one configured with etcd pays for it.
+
+import type { Etcd3, IKeyValue, IRangeRequest, IResponseHeader, ITxnResponse } from 'etcd3';
+import { EtcdKeySpace, REGISTRY_KEY_ROOT } from './etcd-keys.js';
+import { isEtcdCompacted, isEtcdFutureRevision, unavailable } from './etcd-errors.js';
+import { EtcdWatch } from './etcd-watch.js';
+import type { EtcdWatchContext } from './etcd-watch.js';
+import { DEFAULT_HISTORY_WINDOW_MS, HistoryWindow } from './history-window.js';
+import { StorageError } from './interface.js';
+import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
+import { closedError } from './log.js';
+
+export interface EtcdStorageOptions {
+  /** etcd client URLs (`--etcd-servers`), e.g. `http://127.0.0.1:2379`. */
+  endpoints: string[];
+  /** Where the keys live in etcd (`--etcd-prefix`); default `/registry`. */
+  prefix?: string;
+  /** The storage-key root that maps onto `prefix`; default `/registry`, the registry's root. */
+  keyRoot?: string;
+  /** Compact etcd to the revision seen this long ago, periodically. Default 5 minutes (as kube-apiserver); 0: never. */
+  historyWindowMs?: number;
+  /** Deadline of each etcd request. Default 60 seconds. */
+  requestTimeoutMs?: number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export class EtcdStorage implements Storage {
+  /** The etcd3 client, once the library is loaded. */
+  private readonly client: Promise<Etcd3>;
+  private readonly keys: EtcdKeySpace;
+  /** The etcd key a cheap range reads to learn the current revision (the prefix itself). */
+  private readonly probeKey: Buffer;
+  private readonly watches = new Set<EtcdWatch>();
+  private readonly watchContext: EtcdWatchContext;
+  private readonly window?: HistoryWindow;
+  private closed = false;
+  /** The newest revision seen in any etcd response. */
+  private lastSeen = 0;
+  /** The compaction point known to this store: reads at or below it fail with Compacted. */
+  private compacted = 0;
+  /** Whether etcd's compaction point has been looked up once (it may predate this store). */
+  private compactionProbed = false;
+  /** Requests wait for this first: the starting revisions of watches "from now" (see watch()). */
+  private barrier: Promise<void> = Promise.resolve();
+
+  constructor(options: EtcdStorageOptions) {
+    if (options.endpoints.length === 0) throw new Error('etcd storage: no endpoints given');
+    const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.client = import('etcd3').then(
+      ({ Etcd3 }) =>
+        new Etcd3({
+          hosts: options.endpoints,
+          // A list of many objects easily passes gRPC's default 4 MiB answer limit; kube-apiserver's
+          // etcd client lifts it too.
+          grpcOptions: { 'grpc.max_receive_message_length': -1 },
+          // Unary calls get a deadline so a silent etcd cannot hang a request forever; the watch
+          // stream lives as long as its watches.
+          defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeout }),
+        }),
+    );
+    // A failed load surfaces on each request (as Unavailable), not as an unhandled rejection.
+    this.client.catch(() => undefined);
+    this.keys = new EtcdKeySpace(options.prefix ?? REGISTRY_KEY_ROOT, options.keyRoot ?? REGISTRY_KEY_ROOT);
+    this.probeKey = this.keys.key(options.keyRoot ?? REGISTRY_KEY_ROOT);
+    this.watchContext = {
+      client: this.client,
+      keys: this.keys,
+      noteRevision: (revision) => this.noteRevision(revision),
+      knownCompacted: () => this.compacted,
+      compactedError: async (key, revision) => {
+        if (revision <= 0 || (await this.readableAt(revision))) return undefined;
+        const first = await this.firstReadable(revision + 1);
+        this.noteCompacted(first);
+        return new StorageError('Compacted', key, `required revision ${revision + 1} has been compacted (compacted ${first})`, undefined, revision, first + 1);
+      },
+      ended: (watch) => this.watches.delete(watch),
+    };
+
+    const windowMs = options.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS;
+    if (windowMs > 0) {
+      // Each server sharing the etcd cluster may compact; a point someone already passed is a
+      // no-op (compact() treats it as done), and a failed tick only delays forgetting.
+      this.window = new HistoryWindow(
+        windowMs,
+        () => this.lastSeen,
+        (revision) => {
+          this.compact(revision).catch((error: unknown) => {
+            if (!this.closed) process.emitWarning(`etcd storage compaction failed: ${error instanceof Error ? error.message : String(error)}`);
+          });
+        },
+      );
+    }
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.call('', (client) => client.kv.range({ key: this.probeKey, count_only: true }));
+    return Number(res.header.revision);
+  }
+
+  async oldestRevision(): Promise<number> {
+    this.ensureOpen('');
+    if (!this.compactionProbed) {
+      if (!(await this.readableAt(1))) this.noteCompacted(await this.firstReadable(2));
+      this.compactionProbed = true;
+    }
+    return this.compacted + 1;
+  }
+
+  async get(key: string, revision?: number): Promise<KeyValue | undefined> {
+    const res = await this.rangeAt(key, revision, { key: this.keys.key(key) });
+    const kv = res.kvs[0];
+    return kv ? this.keys.keyValue(kv) : undefined;
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const { start, end } = this.keys.range(prefix);
+    const startKey = options.startKey !== undefined ? this.keys.key(options.startKey) : undefined;
+    const from = startKey && Buffer.compare(startKey, start) > 0 ? startKey : start;
+    const limit = options.limit && options.limit > 0 ? options.limit : 0;
+    // etcd's count is every key in the range at that revision, whatever the limit: the rest of
+    // the list is that count minus this page, with no second request.
+    const res = await this.rangeAt(prefix, options.revision, { key: from, range_end: end, limit });
+    const items = res.kvs.map((kv) => this.keys.keyValue(kv));
+    const remaining = Number(res.count) - items.length;
+    return { items, revision: options.revision || Number(res.header.revision), more: res.more, remaining: res.more ? remaining : 0 };
+  }
+
+  async count(prefix: string): Promise<number> {
+    const { start, end } = this.keys.range(prefix);
+    const res = await this.call(prefix, (client) => client.kv.range({ key: start, range_end: end, count_only: true }));
+    return Number(res.count);
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    const etcdKey = this.keys.key(key);
+    const res = await this.call(key, (client) =>
+      client.kv.txn({
+        compare: [{ key: etcdKey, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [{ request_put: { key: etcdKey, value: Buffer.from(value, 'utf8') } }],
+        failure: [{ request_range: { key: etcdKey } }],
+      }),
+    );
+    if (!res.succeeded) {
+      const current = this.currentOf(res);
+      throw new StorageError('KeyExists', key, `key ${key} already exists`, current);
+    }
+    const revision = Number(res.header.revision);
+    return { key, value, createRevision: revision, modRevision: revision };
+  }
+
+  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    const etcdKey = this.keys.key(key);
+    const res = await this.call(key, (client) =>
+      client.kv.txn({
+        compare: this.liveAt(etcdKey, expectedModRevision),
+        success: [{ request_put: { key: etcdKey, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
+        failure: [{ request_range: { key: etcdKey } }],
+      }),
+    );
+    if (!res.succeeded) throw this.writeRefused(key, res, expectedModRevision);
+    const prev = res.responses[0]?.response_put?.prev_kv;
+    const revision = Number(res.header.revision);
+    return { key, value, createRevision: prev ? Number(prev.create_revision) : revision, modRevision: revision };
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    const etcdKey = this.keys.key(key);
+    const res = await this.call(key, (client) =>
+      client.kv.txn({
+        compare: this.liveAt(etcdKey, expectedModRevision),
+        success: [{ request_delete_range: { key: etcdKey, prev_kv: true } }],
+        failure: [{ request_range: { key: etcdKey } }],
+      }),
+    );
+    if (!res.succeeded) throw this.writeRefused(key, res, expectedModRevision);
+    const prev: IKeyValue | undefined = res.responses[0]?.response_delete_range?.prev_kvs[0];
+    // The compare held, so the key was live when the delete ran and prev_kv is its last value.
+    if (!prev) throw new StorageError('KeyNotFound', key, `key ${key} not found`);
+    return { key, value: prev.value.toString('utf8'), createRevision: Number(prev.create_revision), modRevision: Number(res.header.revision) };
+  }
+
+  watch(key: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
+    if (this.closed) {
+      let stopped = false;
+      queueMicrotask(() => stopped || callbacks.onError(closedError(key)));
+      return { stop: () => void (stopped = true) };
+    }
+    let from: Promise<number> | undefined;
+    if (options.afterRevision <= 0) {
+      // "From now" is the revision etcd reports when asked, and this store's requests that
+      // follow the call wait for that answer (the barrier), so none of its own later writes can
+      // land before the watch's starting point.
+      from = this.client.then((client) => client.kv.range({ key: this.probeKey, count_only: true })).then((res) => {
+        const revision = Number(res.header.revision);
+        this.noteRevision(revision);
+        return revision;
+      });
+      const previous = this.barrier;
+      this.barrier = Promise.all([previous, from.catch(() => undefined)]).then(() => undefined);
+    }
+    const watch = new EtcdWatch(this.watchContext, key, options, callbacks, from);
+    this.watches.add(watch);
+    return watch;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.ensureOpen('');
+    if (revision <= this.compacted) return;
+    try {
+      await this.call('', (client) => client.kv.compact({ revision }), true);
+      this.noteCompacted(revision);
+    } catch (error) {
+      if (isEtcdCompacted(error)) {
+        // Someone (another server sharing etcd) compacted at or past this point already.
+        this.noteCompacted(await this.firstReadable(revision));
+        return;
+      }
+      if (isEtcdFutureRevision(error)) {
+        const current = await this.currentRevision();
+        throw new StorageError('FutureRevision', '', `cannot compact to future revision ${revision} (current ${current})`, undefined, revision, current);
+      }
+      throw unavailable('', error);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.window?.stop();
+    const open = [...this.watches];
+    this.watches.clear();
+    await Promise.all(open.map((w) => w.close(closedError(''))));
+    (await this.client.catch(() => undefined))?.close();
+  }
+
+  /** A range at `revision` (current when absent), with Compacted and FutureRevision as the contract words them. */
+  private async rangeAt(key: string, revision: number | undefined, request: IRangeRequest) {
+    if (revision && revision <= this.compacted) throw this.compactedRead(key, revision);
+    try {
+      return await this.call(key, (client) => client.kv.range({ ...request, revision: revision || 0 }), true);
+    } catch (error) {
+      if (!revision) throw unavailable(key, error);
+      if (isEtcdCompacted(error)) {
+        this.noteCompacted(await this.firstReadable(revision + 1));
+        throw this.compactedRead(key, revision);
+      }
+      if (isEtcdFutureRevision(error)) {
+        const current = await this.currentRevision();
+        throw new StorageError('FutureRevision', key, `required revision ${revision} is a future revision (current ${current})`, undefined, revision, current);
+      }
+      throw unavailable(key, error);
+    }
+  }
+
+  private compactedRead(key: string, revision: number): StorageError {
+    return new StorageError('Compacted', key, `required revision ${revision} has been compacted (compacted ${this.compacted})`, undefined, revision, this.compacted + 1);
+  }
+
+  /** True when etcd still serves reads at `revision` (a range there fails exactly below its compaction point). */
+  private async readableAt(revision: number): Promise<boolean> {
+    try {
+      await this.call('', (client) => client.kv.range({ key: this.probeKey, count_only: true, revision }), true);
+      return true;
+    } catch (error) {
+      if (isEtcdCompacted(error)) return false;
+      if (isEtcdFutureRevision(error)) return true;
+      throw unavailable('', error);
+    }
+  }
+
+  /** etcd's compaction point: the first readable revision, known to be at least `from`. */
+  private async firstReadable(from: number): Promise<number> {
+    let lo = from;
+    let hi = Math.max(await this.currentRevision(), lo);
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await this.readableAt(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  private noteCompacted(revision: number): void {
+    if (revision > this.compacted) this.compacted = revision;
+  }
+
+  private noteRevision(revision: number): void {
+    if (revision > this.lastSeen) this.lastSeen = revision;
+  }
+
+  /** The compare of a conditional write: the key is live, and at the expected mod revision when one is given. */
+  private liveAt(etcdKey: Buffer, expectedModRevision: number | undefined) {
+    const live = { key: etcdKey, target: 'Version' as const, result: 'Greater' as const, version: 0 };
+    return expectedModRevision === undefined
+      ? [live]
+      : [live, { key: etcdKey, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expectedModRevision }];
+  }
+
+  /** The current value a failed transaction read in its failure branch. */
+  private currentOf(res: ITxnResponse): KeyValue | undefined {
+    const kv = res.responses[0]?.response_range?.kvs[0];
+    return kv ? this.keys.keyValue(kv) : undefined;
+  }
+
+  private writeRefused(key: string, res: ITxnResponse, expected: number | undefined): StorageError {
+    const current = this.currentOf(res);
+    if (!current) return new StorageError('KeyNotFound', key, `key ${key} not found`);
+    return new StorageError('Conflict', key, `key ${key} has mod revision ${current.modRevision}, expected ${expected}`, current);
+  }
+
+  /**
+   * Runs one etcd request: refuses once closed, notes the revision it saw, and turns failures
+   * into StorageErrors (Unavailable), unless `raw`, where the caller interprets etcd's answer.
+   */
+  private async call<T extends { header: IResponseHeader }>(key: string, request: (client: Etcd3) => Promise<T>, raw = false): Promise<T> {
+    this.ensureOpen(key);
+    let res: T;
+    try {
+      await this.barrier;
+      res = await request(await this.client);
+    } catch (error) {
+      if (this.closed) throw closedError(key);
+      if (raw) throw error;
+      throw unavailable(key, error);
+    }
+    this.noteRevision(Number(res.header.revision));
+    return res;
+  }
+
+  private ensureOpen(key: string): void {
+    if (this.closed) throw closedError(key);
+  }
+}

@@ -1,0 +1,118 @@
+// Starts a real, single-member etcd for the tests that need one: free loopback ports, a throwaway
+// data directory, and a wait until it answers /health. Without the etcd binary on PATH the tests
+// skip with a message, unless REQUIRE_ETCD=1 (CI), where a missing etcd is a failure.
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface EtcdProcess {
+  /** Client URLs, as `--etcd-servers` takes them. */
+  endpoints: string[];
+  /** Kills etcd and removes its data directory, unless keepData (for restart()). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
+  /** Starts etcd again on the same ports and data directory (after stop({ keepData: true })). */
+  restart(): Promise<void>;
+}
+
+/** The etcd binary on PATH; undefined (with a warning) when absent, an error under REQUIRE_ETCD=1. */
+export function etcdBinary(): string | undefined {
+  let found: string | undefined;
+  try {
+    found = execFileSync('sh', ['-c', 'command -v etcd'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    found = undefined;
+  }
+  if (!found) {
+    if (process.env.REQUIRE_ETCD === '1') throw new Error('REQUIRE_ETCD=1 but the etcd binary is not on PATH');
+    console.warn('skipping etcd storage tests: the etcd binary is not on PATH (set REQUIRE_ETCD=1 to make this a failure)');
+  }
+  return found;
+}
+
+/** A port nobody listens on right now: bind port 0, read what the kernel chose, release it. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port ? resolve(port) : reject(new Error('could not pick a free port'))));
+    });
+  });
+
+const healthy = async (url: string): Promise<boolean> => {
+  try {
+    const response = await fetch(`${url}/health`);
+    return response.ok && ((await response.json()) as { health?: string }).health === 'true';
+  } catch {
+    return false;
+  }
+};
+
+export async function startEtcd(binary: string): Promise<EtcdProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  // etcd 3.4 has no --unsafe-no-fsync (it came in 3.5); a single member on tmpfs-like temp
+  // storage starts in well under a second anyway.
+  const args = [
+    '--name=test',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=test=${peerUrl}`,
+    '--logger=zap',
+    '--log-level=error',
+    // Idle watches get a progress notification often, so the resume point of a watch moves on
+    // even while nothing under its key changes.
+    '--experimental-watch-progress-notify-interval=200ms',
+  ];
+
+  let child: ChildProcess | undefined;
+  let output = '';
+  const launch = async (): Promise<void> => {
+    const proc = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    proc.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    proc.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let exited = false;
+    proc.once('exit', () => (exited = true));
+    while (!(await healthy(clientUrl))) {
+      if (exited) throw new Error(`etcd exited before it became healthy:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const kill = async (): Promise<void> => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGKILL');
+    await exited;
+  };
+  const onExit = (): void => {
+    child?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+
+  await launch();
+  return {
+    endpoints: [clientUrl],
+    async stop(options = {}) {
+      await kill();
+      if (!options.keepData) {
+        process.off('exit', onExit);
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    restart: launch,
+  };
+}
