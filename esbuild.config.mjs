@@ -1,6 +1,7 @@
 // `npm run build` (run by `npm start` first): bundles the server into dist/main.mjs. Starting one
 // bundled file takes a fraction of the time tsx needs to transform each module on every start.
-// better-sqlite3 stays external because it is a native addon; etcd3 because it loads files.
+// better-sqlite3 stays external because it is a native addon, etcd3 because it reads its .proto
+// files from its own folder at run time.
 import { build } from 'esbuild';
 
 await build({
@@ -10,7 +11,6 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // etcd3 reads its .proto files from its own folder at run time, so it cannot be bundled either.
   external: ['better-sqlite3', 'etcd3'],
   sourcemap: 'linked',
   logLevel: 'warning',
