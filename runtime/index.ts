@@ -111,7 +111,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const tokenAuthenticators: TokenAuthenticator[] = [];
     if (options.tokenAuthFile) tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
 
-    const api = await (options.api ?? createApi())({ storage, dataDir, apiDomain, featureGates, logger });
+    const defaultApi = () =>
+      createApi({
+        historyWindowMs: options.historyWindowMs,
+        minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+        watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
+      });
+    const api = await (options.api ?? defaultApi())({ storage, dataDir, apiDomain, featureGates, logger });
     if (api?.close) cleanups.push(() => api.close?.());
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 

@@ -6,6 +6,7 @@
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
+import type { CacherOptions } from '../registry/cacher/cacher.js';
 import { ResourceRegistry } from '../registry/registry.js';
 import type { ApiComponents, ApiContext, ApiFactory } from '../server/api-components.js';
 import { notFoundHandler } from '../server/app.js';
@@ -25,6 +26,10 @@ const DESCRIPTORS = generatedPath('protobuf/descriptors.json');
 export interface ApiOptions {
   /** How long the store keeps history for watches and continue tokens; default 5 minutes. */
   historyWindowMs?: number;
+  /** Watch cache settings (its history window defaults to historyWindowMs); false turns the caches off. */
+  watchCache?: CacherOptions | false;
+  /** --min-request-timeout in seconds: watches without timeoutSeconds end after 1x to 2x this; default 1800. */
+  minRequestTimeoutSeconds?: number;
 }
 
 async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void> {
@@ -44,7 +49,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   return async (context: ApiContext): Promise<ApiComponents> => {
     const definitions = resources.filter((d) => !d.featureGate || context.featureGates.enabled(d.featureGate));
     const storage = openStorage({ kind: context.storage, dataDir: context.dataDir, historyWindowMs: apiOptions.historyWindowMs });
-    const registry = new ResourceRegistry(storage, definitions);
+    const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: apiOptions.historyWindowMs, ...apiOptions.watchCache };
+    const registry = new ResourceRegistry(storage, definitions, { watchCache });
     await ensureSystemNamespaces(registry);
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
@@ -52,7 +58,14 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       root: loadDescriptorRoot(DESCRIPTORS),
       columnsFor: (t) => byTarget.get(`${t.group}/${t.version}/${t.kind}`)?.printerColumns,
     });
-    const resourceHandler = createResourceHandler({ registry, negotiator });
+    const resourceHandler = createResourceHandler({
+      registry,
+      negotiator,
+      config: {
+        watchListEnabled: context.featureGates.enabled('WatchList'),
+        ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
+      },
+    });
 
     const served = (def: ResourceDefinition) => [def.plural, ...def.subresources.map((s) => `${def.plural}/${s.name}`)];
     const servedResources = new Set(definitions.flatMap((d) => served(d).map((r) => `${d.group}/${d.version}/${r}`)));
@@ -72,6 +85,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
       async close() {
         await registry.namespaceDeleter?.idle();
+        registry.close();
         await storage.close();
       },
     };

@@ -8,8 +8,8 @@ import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { RequestInfo } from '../server/request-info.js';
 import { createResource } from './handlers/create.js';
-import type { HandlerContext } from './handlers/context.js';
-import { errorResponse } from './handlers/context.js';
+import type { HandlerConfig, HandlerContext } from './handlers/context.js';
+import { DEFAULT_HANDLER_CONFIG, errorResponse } from './handlers/context.js';
 import { deleteCollectionResource, deleteResource } from './handlers/delete.js';
 import { getResource } from './handlers/get.js';
 import { listResource } from './handlers/list.js';
@@ -21,6 +21,7 @@ import { jsonNegotiator, type BodyTarget, type Negotiator } from './serializatio
 export interface ResourceHandlerOptions {
   registry: ResourceRegistry;
   negotiator?: Negotiator;
+  config?: Partial<HandlerConfig>;
 }
 
 export type ResourceHandler = (request: Request, info: RequestInfo) => Promise<Response>;
@@ -43,6 +44,7 @@ const HTTP_VERB: Record<string, string> = {
 
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const negotiator = options.negotiator ?? jsonNegotiator;
+  const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
   return async (request, info) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const def = store?.definition;
@@ -64,7 +66,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
         throw notFound({ group: def.group, resource: def.plural }, info.name);
       }
-      return await handler({ request, info, store, negotiator, query: new URL(request.url).searchParams, target, warnings: [] });
+      return await handler({ request, config, info, store, negotiator, query: new URL(request.url).searchParams, target, warnings: [] });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target);
     }

@@ -1,21 +1,32 @@
 // One Store per served resource over one Storage, wired together: namespaced stores look
 // namespaces up for NamespaceLifecycle admission, and the namespaces store drives the in-process
-// namespace deleter. The runtime routes requests to `storeFor(group, version, plural)`.
+// namespace deleter. The runtime routes requests to `storeFor(group, version, plural)`. One
+// cacher holds a watch cache per storage prefix for all of them; it starts loading at once, in
+// the background, so that watches from versions written after start-up find them in its history.
 
 import type { Storage } from '../storage/interface.js';
+import { Cacher, type CacherOptions } from './cacher/cacher.js';
 import type { ResourceDefinition } from './definition.js';
+import { collectionPrefix } from './keys.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
 import type { KubeObject } from './object.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';
 
+export interface ResourceRegistryOptions {
+  /** Options of the watch caches; false serves every read and watch from the store. */
+  watchCache?: CacherOptions | false;
+}
+
 export class ResourceRegistry {
   private readonly stores = new Map<string, Store>();
   readonly namespaceDeleter?: NamespaceDeleter;
+  readonly cacher?: Cacher;
 
   constructor(
     readonly storage: Storage,
     readonly definitions: readonly ResourceDefinition[],
+    options: ResourceRegistryOptions = {},
   ) {
     const nsDef = definitions.find((d) => d.group === '' && d.plural === 'namespaces');
     const lookup = nsDef
@@ -29,11 +40,21 @@ export class ResourceRegistry {
       const store = new Store({ storage, definition: def, strategies: strategiesFor(def), namespaces: lookup });
       this.stores.set(registryKey(def.group, def.version, def.plural), store);
     }
+    if (options.watchCache !== false) {
+      this.cacher = new Cacher(storage, definitions.map((d) => collectionPrefix(d)), options.watchCache ?? {});
+      for (const store of this.stores.values()) store.cacher = this.cacher;
+      void this.cacher.start();
+    }
     if (nsDef) {
       const nsStore = this.storeFor('', nsDef.version, 'namespaces')!;
       this.namespaceDeleter = new NamespaceDeleter(nsStore, () => this.namespacedStores());
       nsStore.hooks.onDeletionPending = (obj) => this.namespaceDeleter!.enqueue(obj);
     }
+  }
+
+  /** Stops the watch caches (their watchers end). The storage is the caller's to close. */
+  close(): void {
+    this.cacher?.close();
   }
 
   storeFor(group: string, version: string, plural: string): Store | undefined {

@@ -15,6 +15,7 @@ import {
   serviceUnavailable,
   tooLargeResourceVersion,
   type GroupResource,
+  type Status,
 } from '../errors/status-error.js';
 
 export type StorageOperation = 'get' | 'create' | 'update' | 'delete' | 'list' | 'watch';
@@ -23,6 +24,24 @@ export type StorageOperation = 'get' | 'create' | 'update' | 'delete' | 'list' |
 export const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
 export const CONTINUE_TOO_OLD =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+/**
+ * 410 for a continue token whose revision is compacted, as etcd3's handleCompactedErrorForPaging:
+ * the Status carries a fresh token (revision -1: "the newest") in metadata.continue, so a client
+ * may finish the list inconsistently instead of starting over.
+ */
+export class ExpiredContinueError extends StatusError {
+  constructor(readonly continueToken: string) {
+    super(410, 'Expired', CONTINUE_TOO_OLD);
+  }
+
+  override toStatus(): Status {
+    const status = super.toStatus();
+    // Status.metadata is a ListMeta upstream; the shared type only spells out resourceVersion.
+    status.metadata = { continue: this.continueToken } as unknown as Status['metadata'];
+    return status;
+  }
+}
 
 export function interpretStorageError(err: unknown, op: StorageOperation, gr: GroupResource, name = ''): StatusError {
   if (isStatusError(err)) return err;

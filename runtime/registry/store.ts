@@ -19,7 +19,9 @@ import {
   type StatusReason,
 } from '../errors/status-error.js';
 import type { ResourceDefinition } from './definition.js';
-import { objectKey } from './keys.js';
+import type { Cacher } from './cacher/cacher.js';
+import type { WatchCache } from './cacher/watch-cache.js';
+import { collectionPrefix, objectKey } from './keys.js';
 import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
@@ -65,6 +67,8 @@ export class Store {
   readonly apiVersion: string;
   private readonly namespaces?: NamespaceLookup;
   hooks: StoreHooks;
+  /** The registry's watch caches, when it runs them; reads and watches then go through them. */
+  cacher?: Cacher;
 
   constructor(options: StoreOptions) {
     this.definition = options.definition;
@@ -75,6 +79,11 @@ export class Store {
     const def = this.definition;
     this.groupResource = { group: def.group, resource: def.plural };
     this.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  }
+
+  /** This resource's watch cache (shared by every version of the kind), when there is one. */
+  get watchCache(): WatchCache | undefined {
+    return this.cacher?.cacheFor(collectionPrefix(this.definition));
   }
 
   key(namespace: string | undefined, name: string): string {

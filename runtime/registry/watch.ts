@@ -1,112 +1,148 @@
-// Watch over the generic store: storage put/delete events become ADDED, MODIFIED and DELETED of
-// API objects, filtered by the request's selectors the way kube-apiserver's cacher filters them
-// (an object that stops matching is DELETED, one that starts matching is ADDED). A watch without
-// a resourceVersion (or "0") first replays the current state as synthetic ADDED events.
+// Watch over the generic store, with kube-apiserver's semantics (upstream cacher.Watch):
+//
+//   resourceVersion unset  Get State and Start at Most Recent: synthetic ADDED for the objects as of
+//                          the store's current revision (once the cache caught up), then changes.
+//   "0"                    Get State and Start at Any: the cache's state, then changes.
+//   N                      Start at Exact: every change after N, from the cache's history; a
+//                          version the history no longer covers is an ERROR event (410 Expired)
+//                          in a 200 stream, as upstream sends it. A version the store has not
+//                          reached yet simply waits for it.
+//   sendInitialEvents=true (WatchList; needs resourceVersionMatch=NotOlderThan): the state not
+//                          older than the version (unset: consistent), then a BOOKMARK annotated
+//                          k8s.io/initial-events-end, then changes. =false: changes only.
+//
+// With allowWatchBookmarks=true the stream also carries periodic BOOKMARKs. A watch on a store
+// without watch caches (unit tests of Store alone) is served by a storage watch instead.
 
-import { StatusError, resourceExpired, type Status } from '../errors/status-error.js';
-import { isStorageError, type StorageError, type StorageWatchEvent, type Watcher } from '../storage/interface.js';
+import { StatusError, resourceExpired, tooLargeResourceVersion } from '../errors/status-error.js';
+import { isStorageError, type StorageError, type Watcher } from '../storage/interface.js';
+import { CacheWatcher } from './cacher/cache-watcher.js';
 import { collectionPrefix } from './keys.js';
-import { listObjects, parseResourceVersion } from './list.js';
-import { metaOf, type KubeObject } from './object.js';
+import { listObjects } from './list.js';
+import { parseResourceVersion, validateWatchOptions } from './list-options.js';
 import { compilePredicate, type Predicate, type SelectionOptions } from './selection.js';
 import { interpretStorageError } from './storage-errors.js';
 import type { Store } from './store.js';
+import { WatchStream, toWatchEvent, type WatchEvent } from './watch-stream.js';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
-export interface WatchEvent {
-  type: WatchEventType;
-  object: KubeObject | Status;
-}
+export { WatchStream, toWatchEvent, type WatchEvent, type WatchEventType } from './watch-stream.js';
 
 export interface WatchOptions extends SelectionOptions {
   resourceVersion?: string;
+  resourceVersionMatch?: string;
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
   /** Ends the stream after this long, as `timeoutSeconds` asks. */
   timeoutSeconds?: number;
   /** Stops the watch when the client goes away. */
   signal?: AbortSignal;
+  /** The WatchList feature gate (sendInitialEvents is refused without it). */
+  watchListEnabled?: boolean;
 }
 
-/** A stream of watch events; iterate it, and call stop() (or abort the signal) to release the storage watcher. */
-export class WatchStream implements AsyncIterable<WatchEvent> {
-  private readonly queue: WatchEvent[] = [];
-  private waiting?: (r: IteratorResult<WatchEvent>) => void;
-  private done = false;
-  private cleanups: (() => void)[] = [];
+const errorEvent = (err: StatusError): WatchEvent => ({ type: 'ERROR', object: err.toStatus() });
 
-  push(event: WatchEvent): void {
-    if (this.done) return;
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve({ value: event, done: false });
-    } else {
-      this.queue.push(event);
+/** kube-apiserver's answer while a watch cache is still loading (ResilientWatchCacheInitialization). */
+const initializing = () =>
+  new StatusError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+
+export async function watchObjects(store: Store, namespace: string | undefined, options: WatchOptions = {}): Promise<WatchStream> {
+  validateWatchOptions(options, options.watchListEnabled ?? false);
+  const predicate = compilePredicate(store.strategies.main, options);
+  const requested = parseResourceVersion(options.resourceVersion);
+  const stream = new WatchStream();
+  try {
+    if (store.cacher && store.watchCache) await watchFromCache(store, namespace, options, predicate, requested, stream);
+    else await watchFromStorage(store, namespace, options, predicate, requested, stream);
+  } catch (e) {
+    stream.stop();
+    throw e;
+  }
+  bound(stream, options);
+  return stream;
+}
+
+/** timeoutSeconds and the client's going away both end the stream. */
+function bound(stream: WatchStream, options: WatchOptions): void {
+  if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) {
+    const timer = setTimeout(() => stream.stop(), options.timeoutSeconds * 1000);
+    stream.onStop(() => clearTimeout(timer));
+  }
+  if (options.signal) {
+    const signal = options.signal;
+    if (signal.aborted) stream.stop();
+    const abort = () => stream.stop();
+    signal.addEventListener('abort', abort, { once: true });
+    stream.onStop(() => signal.removeEventListener('abort', abort));
+  }
+}
+
+async function watchFromCache(
+  store: Store,
+  namespace: string | undefined,
+  options: WatchOptions,
+  predicate: Predicate,
+  requested: number,
+  stream: WatchStream,
+): Promise<void> {
+  const cacher = store.cacher!;
+  if (!(await cacher.waitUntilReady())) throw initializing();
+  const sendInitial = options.sendInitialEvents === true;
+  const getState = sendInitial || (options.sendInitialEvents === undefined && requested === 0);
+  const mustReach = !options.resourceVersion ? (getState ? await currentRevision(store) : 0) : requested;
+  if (getState && mustReach > 0 && !(await cacher.waitUntilFresh(mustReach))) {
+    // The legacy unset-version watch settles for the cache as it is; a watch-list must not.
+    if (sendInitial) {
+      stream.push(errorEvent(tooLargeResourceVersion(mustReach, cacher.progress)));
+      stream.stop();
+      return;
     }
   }
+  const cache = store.watchCache;
+  if (!cache || !cacher.ready) throw initializing();
 
-  onStop(fn: () => void): void {
-    if (this.done) fn();
-    else this.cleanups.push(fn);
+  // From here on everything is synchronous: the snapshot (or the history) and the registration
+  // of the watcher see the same cache state, so no change is lost or sent twice.
+  const keyPrefix = collectionPrefix(store.definition, store.definition.namespaced ? namespace : undefined);
+  const history = getState ? [] : requested > 0 ? cache.eventsAfter(requested) : [];
+  if (!history) {
+    stream.push(errorEvent(resourceExpired(`too old resource version: ${requested} (${cache.horizon})`)));
+    stream.stop();
+    return;
   }
-
-  /** Ends the stream after the events already queued. Idempotent. */
-  stop(): void {
-    if (this.done) return;
-    this.done = true;
-    for (const fn of this.cleanups.splice(0)) fn();
-    if (this.waiting && this.queue.length === 0) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve({ value: undefined, done: true });
+  const startRevision = getState || requested === 0 ? cacher.progress : requested;
+  const watcher = new CacheWatcher({
+    store,
+    keyPrefix,
+    predicate,
+    stream,
+    afterRevision: startRevision,
+    allowBookmarks: options.allowWatchBookmarks === true,
+    progress: () => cacher.progress,
+    forget: () => cache.watchers.delete(watcher),
+  });
+  if (getState) {
+    for (const kv of cache.range(keyPrefix)) {
+      const obj = store.decode(kv.value, kv.modRevision);
+      if (predicate.matches(obj)) stream.push({ type: 'ADDED', object: obj });
     }
+    if (sendInitial) watcher.bookmark(true);
   }
-
-  get stopped(): boolean {
-    return this.done;
-  }
-
-  next(): Promise<IteratorResult<WatchEvent>> {
-    const event = this.queue.shift();
-    if (event) return Promise.resolve({ value: event, done: false });
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-    });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
-    return {
-      next: () => this.next(),
-      return: () => {
-        this.stop();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-    };
+  for (const event of history) watcher.deliver(event);
+  if (stream.stopped) return;
+  cache.watchers.add(watcher);
+  if (options.allowWatchBookmarks) {
+    const timer = setInterval(() => watcher.bookmark(), cacher.bookmarkIntervalMs);
+    stream.onStop(() => clearInterval(timer));
   }
 }
 
-/** The event a storage change means for a watcher with this predicate, or undefined when none. */
-export function toWatchEvent(store: Store, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
-  const prev = event.prevKv ? store.decode(event.prevKv.value, event.prevKv.modRevision) : undefined;
-  const prevMatches = prev !== undefined && predicate.matches(prev);
-  if (event.type === 'delete') {
-    // kv holds the last state, stamped with the deletion's revision so clients can resume after it.
-    const last = store.decode(event.kv.value, event.kv.modRevision);
-    return predicate.matches(prev ?? last) ? { type: 'DELETED', object: last } : undefined;
+async function currentRevision(store: Store): Promise<number> {
+  try {
+    return await store.storage.currentRevision();
+  } catch (e) {
+    throw interpretStorageError(e, 'watch', store.groupResource);
   }
-  const obj = store.decode(event.kv.value, event.kv.modRevision);
-  const matches = predicate.matches(obj);
-  if (event.created || prev === undefined) return matches ? { type: 'ADDED', object: obj } : undefined;
-  if (matches) return { type: prevMatches ? 'MODIFIED' : 'ADDED', object: obj };
-  if (!prevMatches) return undefined;
-  const last = prev;
-  metaOf(last).resourceVersion = String(event.kv.modRevision);
-  return { type: 'DELETED', object: last };
-}
-
-function errorEvent(err: StatusError): WatchEvent {
-  return { type: 'ERROR', object: err.toStatus() };
 }
 
 function compactedError(err: StorageError, requested: number): StatusError {
@@ -114,28 +150,25 @@ function compactedError(err: StorageError, requested: number): StatusError {
   return resourceExpired(`too old resource version: ${requested} (${oldest - 1})`);
 }
 
-export async function watchObjects(store: Store, namespace: string | undefined, options: WatchOptions = {}): Promise<WatchStream> {
-  const predicate = compilePredicate(store.strategies.main, options);
-  const requested = parseResourceVersion(options.resourceVersion);
-  const stream = new WatchStream();
+/** The uncached path: a storage watch per request (stores that run without the cacher). */
+async function watchFromStorage(
+  store: Store,
+  namespace: string | undefined,
+  options: WatchOptions,
+  predicate: Predicate,
+  requested: number,
+  stream: WatchStream,
+): Promise<void> {
   let from = requested;
-  if (requested === 0) {
+  if (requested === 0 && options.sendInitialEvents !== false) {
     const initial = await listObjects(store, namespace, { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
     for (const item of initial.items) {
       stream.push({ type: 'ADDED', object: { apiVersion: store.apiVersion, kind: store.definition.kind, ...item } });
     }
     from = Number(initial.metadata.resourceVersion);
-  } else {
-    const oldest = await store.storage.oldestRevision();
-    // Events after `requested` must all still be in history: the first needed is requested + 1.
-    if (requested + 1 < oldest) {
-      stream.push(errorEvent(resourceExpired(`too old resource version: ${requested} (${oldest - 1})`)));
-      stream.stop();
-      return stream;
-    }
   }
   const prefix = collectionPrefix(store.definition, store.definition.namespaced ? namespace : undefined);
-  let watcher: Watcher | undefined;
+  let watcher: Watcher;
   try {
     watcher = store.storage.watch(prefix, { afterRevision: from, prefix: true }, {
       onEvent: (event) => {
@@ -151,20 +184,7 @@ export async function watchObjects(store: Store, namespace: string | undefined, 
     const err = isStorageError(e, 'Compacted') ? compactedError(e, from) : interpretStorageError(e, 'watch', store.groupResource);
     stream.push(errorEvent(err));
     stream.stop();
-    return stream;
+    return;
   }
-  const w = watcher;
-  stream.onStop(() => w.stop());
-  if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) {
-    const timer = setTimeout(() => stream.stop(), options.timeoutSeconds * 1000);
-    stream.onStop(() => clearTimeout(timer));
-  }
-  if (options.signal) {
-    const signal = options.signal;
-    if (signal.aborted) stream.stop();
-    const abort = () => stream.stop();
-    signal.addEventListener('abort', abort, { once: true });
-    stream.onStop(() => signal.removeEventListener('abort', abort));
-  }
-  return stream;
+  stream.onStop(() => watcher.stop());
 }

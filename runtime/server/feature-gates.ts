@@ -41,7 +41,9 @@ export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   StructuredAuthenticationConfiguration: { default: true, stage: 'BETA' },
   StructuredAuthorizationConfiguration: { default: true, stage: 'GA', lockToDefault: true },
   VolumeAttributesClass: { default: false, stage: 'BETA' },
-  WatchList: { default: true, stage: 'BETA' },
+  // Beta in 1.33 (on there); off here until a user asks for it, so sendInitialEvents is refused as a
+  // kube-apiserver with the gate off refuses it and clients fall back to list+watch.
+  WatchList: { default: false, stage: 'BETA' },
 };
 
 const ALL_ALPHA = 'AllAlpha';

@@ -31,6 +31,12 @@ export interface StartServerOptions {
   requestTimeoutMs?: number;
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** How long history is kept for watches and continue tokens (store and watch cache), in ms; default 5 minutes. */
+  historyWindowMs?: number;
+  /** How often watches with allowWatchBookmarks=true get a BOOKMARK, in ms; default 1 minute as kube-apiserver. */
+  watchBookmarkIntervalMs?: number;
+  /** --min-request-timeout in seconds: a watch without timeoutSeconds ends after 1x to 2x this; default 1800. */
+  minRequestTimeoutSeconds?: number;
   /** Builds the API the server serves; without one every resource path is 404. */
   api?: ApiFactory;
   /** Extra authorizer modes besides those the API contributes. */

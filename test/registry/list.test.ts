@@ -20,10 +20,12 @@ describe.each(backends)('list on %s storage', (_n, makeStorage) => {
   let storage: Storage;
   let configmaps: Store;
   let secrets: Store;
+  let registry: ResourceRegistry;
 
   beforeEach(async () => {
     storage = makeStorage();
-    const registry = new ResourceRegistry(storage, definitions);
+    // A short wait for unknown versions keeps the 504 cases quick (kube-apiserver waits 3 s).
+    registry = new ResourceRegistry(storage, definitions, { watchCache: { freshnessWaitMs: 50 } });
     configmaps = registry.storeFor('', 'v1', 'configmaps')!;
     secrets = registry.storeFor('', 'v1', 'secrets')!;
     const namespaces = registry.storeFor('', 'v1', 'namespaces')!;
@@ -33,7 +35,10 @@ describe.each(backends)('list on %s storage', (_n, makeStorage) => {
     }
     await configmaps.create('b', { metadata: { name: 'cm0', labels: { parity: 'even' } } });
   });
-  afterEach(() => storage.close());
+  afterEach(() => {
+    registry.close();
+    return storage.close();
+  });
 
   it('lists a namespace or all namespaces, with the store revision as resourceVersion', async () => {
     const inA = await listObjects(configmaps, 'a');

@@ -21,16 +21,18 @@ const summary = (events: WatchEvent[]) =>
 describe.each(backends)('watch on %s storage', (_n, makeStorage) => {
   let storage: Storage;
   let configmaps: Store;
+  let registry: ResourceRegistry;
   const streams: WatchStream[] = [];
 
   beforeEach(async () => {
     storage = makeStorage();
-    const registry = new ResourceRegistry(storage, definitions);
+    registry = new ResourceRegistry(storage, definitions);
     configmaps = registry.storeFor('', 'v1', 'configmaps')!;
     await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'default' } });
   });
   afterEach(async () => {
     for (const s of streams.splice(0)) s.stop();
+    registry.close();
     await storage.close();
   });
   const open = async (...args: Parameters<typeof watchObjects> extends [unknown, ...infer R] ? R : never) => {
@@ -95,13 +97,35 @@ describe.each(backends)('watch on %s storage', (_n, makeStorage) => {
     expect(await pending).toEqual({ value: undefined, done: true });
   });
 
-  it('a compacted resourceVersion gives an ERROR event with 410 Expired', async () => {
-    await configmaps.create('default', { metadata: { name: 'c1' } });
-    await configmaps.create('default', { metadata: { name: 'c2' } });
+  it('a version older than the watch cache history gives an ERROR event with 410 Expired', async () => {
+    const small = new ResourceRegistry(storage, definitions, { watchCache: { historyCapacity: 2 } });
+    try {
+      const cms = small.storeFor('', 'v1', 'configmaps')!;
+      const first = await cms.create('default', { metadata: { name: 'c1' } });
+      await cms.create('default', { metadata: { name: 'c2' } });
+      await cms.create('default', { metadata: { name: 'c3' } });
+      await cms.create('default', { metadata: { name: 'c4' } });
+      const stream = await watchObjects(cms, 'default', { resourceVersion: first.metadata!.resourceVersion });
+      streams.push(stream);
+      const [event] = await take(stream, 1);
+      expect(event.type).toBe('ERROR');
+      expect(event.object).toMatchObject({ kind: 'Status', status: 'Failure', code: 410, reason: 'Expired' });
+      expect((event.object as { message: string }).message).toMatch(new RegExp(`^too old resource version: ${first.metadata!.resourceVersion} \\(\\d+\\)$`));
+      expect(await stream.next()).toEqual({ value: undefined, done: true });
+    } finally {
+      small.close();
+    }
+  });
+
+  it('without watch caches, a compacted resourceVersion gives an ERROR event with 410 Expired', async () => {
+    const uncached = new ResourceRegistry(storage, definitions, { watchCache: false }).storeFor('', 'v1', 'configmaps')!;
+    await uncached.create('default', { metadata: { name: 'c1' } });
+    await uncached.create('default', { metadata: { name: 'c2' } });
     const rev = await storage.currentRevision();
-    await configmaps.create('default', { metadata: { name: 'c3' } });
+    await uncached.create('default', { metadata: { name: 'c3' } });
     await storage.compact(rev);
-    const stream = await open('default', { resourceVersion: '1' });
+    const stream = await watchObjects(uncached, 'default', { resourceVersion: '1' });
+    streams.push(stream);
     const [event] = await take(stream, 1);
     expect(event.type).toBe('ERROR');
     expect(event.object).toMatchObject({ kind: 'Status', status: 'Failure', code: 410, reason: 'Expired' });

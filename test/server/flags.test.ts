@@ -57,12 +57,13 @@ describe('feature gates', () => {
 
   it('knows defaults, rejects unknown and locked gates, and honours AllAlpha/AllBeta', () => {
     const gates = new FeatureGates();
-    expect(gates.enabled('WatchList')).toBe(true);
+    // WatchList is beta but off by default in this server (see feature-gates.ts).
+    expect(gates.enabled('WatchList')).toBe(false);
     expect(gates.enabled('StorageVersionMigrator')).toBe(false);
     expect(() => gates.set({ Bogus: true })).toThrow('unrecognized feature gate: Bogus');
     expect(() => gates.set({ RetryGenerateName: false })).toThrow('cannot set feature gate RetryGenerateName to false, feature is locked to true');
-    gates.set({ WatchList: false, AllAlpha: true });
-    expect(gates.enabled('WatchList')).toBe(false);
+    gates.set({ WatchList: true, AllAlpha: true });
+    expect(gates.enabled('WatchList')).toBe(true);
     expect(gates.enabled('StorageVersionMigrator')).toBe(true);
     expect(new FeatureGates().set({ AllBeta: false }).enabled('ConsistentListFromCache')).toBe(false);
     expect(new FeatureGates().add({ MyGate: { default: false, stage: 'ALPHA' } }).set({ MyGate: true }).enabled('MyGate')).toBe(true);

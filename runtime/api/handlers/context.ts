@@ -10,8 +10,19 @@ import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../server/request-info.js';
 import type { BodyTarget, Negotiator } from '../serialization.js';
 
+/** Server-wide settings the verb handlers need (from flags and feature gates). */
+export interface HandlerConfig {
+  /** The WatchList feature gate: whether watches may ask for sendInitialEvents. */
+  watchListEnabled: boolean;
+  /** --min-request-timeout: a watch without timeoutSeconds ends after 1x to 2x this. */
+  minRequestTimeoutSeconds: number;
+}
+
+export const DEFAULT_HANDLER_CONFIG: HandlerConfig = { watchListEnabled: false, minRequestTimeoutSeconds: 1800 };
+
 export interface HandlerContext {
   request: Request;
+  config: HandlerConfig;
   info: RequestInfo;
   store: Store;
   negotiator: Negotiator;

@@ -1,9 +1,13 @@
-// GET of one object (or of a subresource such as status, which reads the whole object).
+// GET of one object (or of a subresource such as status, which reads the whole object), with the
+// resourceVersion semantics of get: unset is Most Recent, "0" Any, another Not older than.
 
+import { getObject } from '../../registry/get.js';
 import type { HandlerContext } from './context.js';
 import { respond } from './context.js';
 
 export async function getResource(ctx: HandlerContext): Promise<Response> {
-  const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name);
+  const obj = await getObject(ctx.store, ctx.info.namespace, ctx.info.name, {
+    resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+  });
   return respond(ctx, 200, obj);
 }

@@ -5,7 +5,17 @@ import { listObjects, type ListOptions } from '../../registry/list.js';
 import type { HandlerContext } from './context.js';
 import { respond } from './context.js';
 
-/** limit, continue, selectors and resourceVersion of list, watch and deletecollection. */
+/**
+ * A boolean query parameter as kube-apiserver's parameter codec reads it: absent is unset, "0"
+ * and "false" (any case) are false, anything else is true.
+ */
+export function queryBool(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  return !(value === '0' || value.toLowerCase() === 'false');
+}
+
+/** limit, continue, selectors, resourceVersion and sendInitialEvents of list, watch and deletecollection. */
 export function listOptionsFrom(query: URLSearchParams): ListOptions {
   const limitText = query.get('limit');
   let limit: number | undefined;
@@ -21,6 +31,7 @@ export function listOptionsFrom(query: URLSearchParams): ListOptions {
     continue: get('continue'),
     resourceVersion: get('resourceVersion'),
     resourceVersionMatch: get('resourceVersionMatch'),
+    sendInitialEvents: queryBool(query, 'sendInitialEvents'),
   };
 }
 

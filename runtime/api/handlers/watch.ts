@@ -1,32 +1,52 @@
 // GET ...?watch=1: a chunked stream, one encoded event per frame. Without timeoutSeconds the
-// stream ends after a random time between 30 and 60 minutes, as kube-apiserver's
-// --min-request-timeout spreads reconnects. The storage watcher is released when the client
-// disconnects (request signal) or the stream is cancelled.
+// stream ends after a random time between --min-request-timeout and twice that (30 to 60 minutes
+// by default), as kube-apiserver spreads reconnects. The watcher is released when the client
+// disconnects (request signal) or the stream is cancelled. Invalid options are refused before
+// the stream starts (422 for option combinations, 400 for selectors); failures after that arrive
+// as ERROR events, as upstream sends them.
 
+import { badRequest } from '../../errors/status-error.js';
+import { parseFieldSelector } from '../../registry/selectors/field-selector.js';
 import { watchObjects } from '../../registry/watch.js';
 import type { HandlerContext } from './context.js';
 import { bodyInit } from './context.js';
-import { listOptionsFrom } from './list.js';
+import { listOptionsFrom, queryBool } from './list.js';
 
-const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+/**
+ * A watch of one named object is a watch of the collection selected by its name; a field selector
+ * sent with it must name the same object (upstream's ListResource).
+ */
+function namedFieldSelector(fieldSelector: string | undefined, name: string): string {
+  if (!fieldSelector) return `metadata.name=${name}`;
+  let selected: string | undefined;
+  try {
+    const parsed = parseFieldSelector(fieldSelector, new Set(['metadata.name']));
+    selected = parsed.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value;
+  } catch {
+    selected = undefined;
+  }
+  if (selected !== name) throw badRequest("fieldSelector metadata.name doesn't match requested name");
+  return fieldSelector;
+}
 
 export async function watchResource(ctx: HandlerContext): Promise<Response> {
   const encoder = ctx.negotiator.watchEncoder(ctx.request.headers.get('accept') ?? undefined, ctx.target);
   const opts = listOptionsFrom(ctx.query);
-  // A watch of one named object is a watch of the collection selected by its name.
-  let fieldSelector = opts.fieldSelector;
-  if (ctx.info.name) fieldSelector = [fieldSelector, `metadata.name=${ctx.info.name}`].filter(Boolean).join(',');
+  const fieldSelector = ctx.info.name ? namedFieldSelector(opts.fieldSelector, ctx.info.name) : opts.fieldSelector;
   const timeoutText = ctx.query.get('timeoutSeconds');
+  const minTimeout = ctx.config.minRequestTimeoutSeconds;
   const timeoutSeconds =
-    timeoutText && /^\d+$/.test(timeoutText) && Number(timeoutText) > 0
-      ? Number(timeoutText)
-      : Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()));
+    timeoutText && /^\d+$/.test(timeoutText) && Number(timeoutText) > 0 ? Number(timeoutText) : minTimeout * (1 + Math.random());
   const stream = await watchObjects(ctx.store, ctx.info.namespace || undefined, {
     labelSelector: opts.labelSelector,
     fieldSelector,
     resourceVersion: opts.resourceVersion,
+    resourceVersionMatch: opts.resourceVersionMatch,
+    sendInitialEvents: opts.sendInitialEvents,
+    allowWatchBookmarks: queryBool(ctx.query, 'allowWatchBookmarks') === true,
     timeoutSeconds,
     signal: ctx.request.signal,
+    watchListEnabled: ctx.config.watchListEnabled,
   });
   const text = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
@@ -37,7 +57,7 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
         return;
       }
       const frame = encoder.encode(next.value);
-      controller.enqueue(typeof frame === 'string' ? text.encode(frame) : bodyInit(frame) as Uint8Array);
+      controller.enqueue(typeof frame === 'string' ? text.encode(frame) : (bodyInit(frame) as Uint8Array));
     },
     cancel() {
       stream.stop();

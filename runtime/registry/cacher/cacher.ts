@@ -1,0 +1,204 @@
+// The cacher: the watch caches of every served resource, fed by ONE storage watch of the whole
+// registry root (/registry/), after k8s.io/apiserver's Cacher and its reflector.
+//
+// Why one watch for all resources rather than one per resource as upstream: the cacher must know
+// when it has seen every change up to the store's current revision, so that consistent ("Most
+// Recent") reads can be answered from memory (upstream's ConsistentListFromCache). kube-apiserver
+// learns this from etcd progress notifications; our Storage contract has none. One watch over
+// every key delivers every revision in order, so the revision of the last delivered event is
+// exactly how far the caches have caught up (`progress`). A write outside /registry/ would leave a
+// gap; readers then wait at most `freshnessWaitMs` and fall back to the store, as upstream does
+// when the cache cannot catch up in time.
+//
+// Start-up lists the store once (in pages) and does not block /readyz: requests that need the
+// cache wait for it, bounded, or read the store instead (see list.ts, get.ts, watch.ts). When the
+// storage watch fails (compaction under it, the store going away), every cache is dropped, every
+// cache watcher ends (clients reconnect and relist), and the cacher lists again.
+
+import { REGISTRY_ROOT } from '../keys.js';
+import type { Storage, StorageWatchEvent, Watcher } from '../../storage/interface.js';
+import { DEFAULT_HISTORY_CAPACITY, DEFAULT_HISTORY_WINDOW_MS, WatchCache } from './watch-cache.js';
+
+export interface CacherOptions {
+  /** History kept for watches from a past resourceVersion; default 5 minutes. */
+  historyWindowMs?: number;
+  /** At most this many events per resource; default 100 * 1024 (kube-apiserver's largest watch cache). */
+  historyCapacity?: number;
+  /** How long a read waits for the cache to reach a resourceVersion; default 3 s (kube-apiserver's blockTimeout). */
+  freshnessWaitMs?: number;
+  /** How often watchers that allow bookmarks get one; default 1 minute, as kube-apiserver. */
+  bookmarkIntervalMs?: number;
+}
+
+const LIST_PAGE = 1000;
+
+type State = 'idle' | 'initializing' | 'ready' | 'failed' | 'closed';
+
+interface FreshWaiter {
+  revision: number;
+  resolve: (fresh: boolean) => void;
+}
+
+export class Cacher {
+  readonly freshnessWaitMs: number;
+  readonly bookmarkIntervalMs: number;
+  private readonly caches = new Map<string, WatchCache>();
+  /** Longest prefixes first, so that a key finds its own resource. */
+  private readonly prefixes: string[];
+  private state: State = 'idle';
+  private generation = 0;
+  private watcher?: Watcher;
+  private initializing?: Promise<void>;
+  private waiters: FreshWaiter[] = [];
+  /** Every change up to this revision has been applied to the caches (meaningful when ready). */
+  progress = 0;
+
+  constructor(
+    private readonly storage: Storage,
+    prefixes: Iterable<string>,
+    options: CacherOptions = {},
+  ) {
+    const limits = {
+      windowMs: options.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS,
+      capacity: options.historyCapacity ?? DEFAULT_HISTORY_CAPACITY,
+    };
+    for (const prefix of prefixes) if (!this.caches.has(prefix)) this.caches.set(prefix, new WatchCache(prefix, limits));
+    this.prefixes = [...this.caches.keys()].sort((a, b) => b.length - a.length);
+    this.freshnessWaitMs = options.freshnessWaitMs ?? 3000;
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+  }
+
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  /** The cache of one storage prefix (`/registry/configmaps/`). */
+  cacheFor(prefix: string): WatchCache | undefined {
+    return this.caches.get(prefix);
+  }
+
+  /** Starts (or restarts after a failure) the initial list and the watch; idempotent. */
+  start(): Promise<void> {
+    if (this.state === 'ready' || this.state === 'closed') return Promise.resolve();
+    if (this.state === 'initializing' && this.initializing) return this.initializing;
+    this.state = 'initializing';
+    const generation = ++this.generation;
+    this.initializing = this.initialize(generation).catch(() => {
+      // The store is unreachable; the next request that needs the cache tries again.
+      if (this.generation === generation && this.state === 'initializing') this.state = 'failed';
+    });
+    return this.initializing;
+  }
+
+  /** True once the cache is ready, false when it is not within `timeoutMs`. */
+  async waitUntilReady(timeoutMs = this.freshnessWaitMs): Promise<boolean> {
+    if (this.ready) return true;
+    if (this.state === 'closed') return false;
+    const starting = this.start();
+    await Promise.race([starting, delay(timeoutMs)]);
+    return this.ready;
+  }
+
+  /** True once the cache holds every change up to `revision`; false when it does not within `timeoutMs`. */
+  async waitUntilFresh(revision: number, timeoutMs = this.freshnessWaitMs): Promise<boolean> {
+    const started = Date.now();
+    if (!(await this.waitUntilReady(timeoutMs))) return false;
+    if (this.progress >= revision) return true;
+    const remaining = Math.max(0, timeoutMs - (Date.now() - started));
+    return new Promise((resolve) => {
+      const waiter: FreshWaiter = {
+        revision,
+        resolve: (fresh) => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(fresh);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), remaining);
+      this.waiters.push(waiter);
+    });
+  }
+
+  close(): void {
+    this.state = 'closed';
+    this.generation++;
+    this.watcher?.stop();
+    this.watcher = undefined;
+    for (const cache of this.caches.values()) cache.terminateWatchers();
+    for (const w of [...this.waiters]) w.resolve(false);
+  }
+
+  private async initialize(generation: number): Promise<void> {
+    // Watch first (from a revision read before the list), then list: every change lands either
+    // in the list or in the watch, and the ones in both are dropped by revision below.
+    const from = await this.storage.currentRevision();
+    if (generation !== this.generation) return;
+    const buffered: StorageWatchEvent[] = [];
+    let listed = false;
+    this.watcher?.stop();
+    this.watcher = this.storage.watch(REGISTRY_ROOT + '/', { afterRevision: from, prefix: true }, {
+      onEvent: (event) => {
+        if (generation !== this.generation) return;
+        if (listed) this.apply(event);
+        else buffered.push(event);
+      },
+      onError: () => this.fail(generation),
+    });
+    try {
+      let page = await this.storage.list(REGISTRY_ROOT + '/', { limit: LIST_PAGE });
+      const revision = page.revision;
+      if (generation !== this.generation) return;
+      for (const cache of this.caches.values()) cache.reset(revision);
+      for (;;) {
+        for (const kv of page.items) this.route(kv.key)?.load(kv);
+        if (!page.more || page.items.length === 0) break;
+        const startKey = `${page.items[page.items.length - 1]!.key}\u0000`;
+        page = await this.storage.list(REGISTRY_ROOT + '/', { revision, limit: LIST_PAGE, startKey });
+        if (generation !== this.generation) return;
+      }
+      this.progress = revision;
+    } catch (e) {
+      if (generation === this.generation) {
+        this.watcher?.stop();
+        this.watcher = undefined;
+      }
+      throw e;
+    }
+    listed = true;
+    this.state = 'ready';
+    for (const event of buffered) this.apply(event);
+    this.notifyWaiters();
+  }
+
+  private apply(event: StorageWatchEvent): void {
+    const revision = event.kv.modRevision;
+    if (revision <= this.progress) return;
+    this.route(event.kv.key)?.apply(event);
+    this.progress = revision;
+    this.notifyWaiters();
+  }
+
+  private notifyWaiters(): void {
+    if (this.waiters.length === 0) return;
+    for (const w of this.waiters.filter((x) => x.revision <= this.progress)) w.resolve(true);
+  }
+
+  /** The storage watch broke: drop the caches, end their watchers, and list again. */
+  private fail(generation: number): void {
+    if (generation !== this.generation || this.state === 'closed') return;
+    this.generation++;
+    this.watcher = undefined;
+    this.state = 'failed';
+    for (const cache of this.caches.values()) cache.terminateWatchers();
+    void this.start();
+  }
+
+  private route(key: string): WatchCache | undefined {
+    const prefix = this.prefixes.find((p) => key.startsWith(p));
+    return prefix === undefined ? undefined : this.caches.get(prefix);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}

@@ -1,0 +1,94 @@
+// The stream a watch hands to the HTTP layer, and the one rule that turns a storage change into a
+// watch event for a client's selectors, the way kube-apiserver's cacheWatcher does: an object that
+// stops matching is DELETED (with its last matching state), one that starts matching is ADDED.
+
+import type { Status } from '../errors/status-error.js';
+import type { StorageWatchEvent } from '../storage/interface.js';
+import { metaOf, type KubeObject } from './object.js';
+import type { Predicate } from './selection.js';
+import type { Store } from './store.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject | Status;
+}
+
+/** A stream of watch events; iterate it, and call stop() (or abort the signal) to release the storage watcher. */
+export class WatchStream implements AsyncIterable<WatchEvent> {
+  private readonly queue: WatchEvent[] = [];
+  private waiting?: (r: IteratorResult<WatchEvent>) => void;
+  private done = false;
+  private cleanups: (() => void)[] = [];
+
+  push(event: WatchEvent): void {
+    if (this.done) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: event, done: false });
+    } else {
+      this.queue.push(event);
+    }
+  }
+
+  onStop(fn: () => void): void {
+    if (this.done) fn();
+    else this.cleanups.push(fn);
+  }
+
+  /** Ends the stream after the events already queued. Idempotent. */
+  stop(): void {
+    if (this.done) return;
+    this.done = true;
+    for (const fn of this.cleanups.splice(0)) fn();
+    if (this.waiting && this.queue.length === 0) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: undefined, done: true });
+    }
+  }
+
+  get stopped(): boolean {
+    return this.done;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent>> {
+    const event = this.queue.shift();
+    if (event) return Promise.resolve({ value: event, done: false });
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        this.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}
+
+/** The event a storage change means for a watcher with this predicate, or undefined when none. */
+export function toWatchEvent(store: Store, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
+  const prev = event.prevKv ? store.decode(event.prevKv.value, event.prevKv.modRevision) : undefined;
+  const prevMatches = prev !== undefined && predicate.matches(prev);
+  if (event.type === 'delete') {
+    // kv holds the last state, stamped with the deletion's revision so clients can resume after it.
+    const last = store.decode(event.kv.value, event.kv.modRevision);
+    return predicate.matches(prev ?? last) ? { type: 'DELETED', object: last } : undefined;
+  }
+  const obj = store.decode(event.kv.value, event.kv.modRevision);
+  const matches = predicate.matches(obj);
+  if (event.created || prev === undefined) return matches ? { type: 'ADDED', object: obj } : undefined;
+  if (matches) return { type: prevMatches ? 'MODIFIED' : 'ADDED', object: obj };
+  if (!prevMatches) return undefined;
+  const last = prev;
+  metaOf(last).resourceVersion = String(event.kv.modRevision);
+  return { type: 'DELETED', object: last };
+}

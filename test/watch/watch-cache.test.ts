@@ -1,0 +1,131 @@
+// Unit tests of the watch cache (one resource's objects and event history) and of the cacher that
+// feeds every cache from one storage watch, over the real in-memory store.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Cacher } from '../../runtime/registry/cacher/cacher.js';
+import { ResourceRegistry } from '../../runtime/registry/registry.js';
+import { watchObjects } from '../../runtime/registry/watch.js';
+import { definitions } from '../registry/fixtures.js';
+import { WatchCache } from '../../runtime/registry/cacher/watch-cache.js';
+import type { KeyValue, StorageWatchEvent } from '../../runtime/storage/interface.js';
+import { MemoryStorage } from '../../runtime/storage/memory.js';
+
+const kv = (key: string, rev: number, value = '{}'): KeyValue => ({ key, value, createRevision: rev, modRevision: rev });
+const put = (key: string, rev: number): StorageWatchEvent => ({ type: 'put', kv: kv(key, rev), created: true });
+const del = (key: string, rev: number): StorageWatchEvent => ({ type: 'delete', kv: kv(key, rev), created: false });
+
+describe('WatchCache', () => {
+  const P = '/registry/configmaps/';
+
+  it('keeps objects in key order and ranges over a namespace from a start key', () => {
+    const cache = new WatchCache(P, { windowMs: 60_000, capacity: 100 });
+    cache.reset(10);
+    for (const k of ['b/x', 'a/z', 'a/y', 'c/w']) cache.load(kv(P + k, 5));
+    cache.apply(put(P + 'a/a', 11));
+    cache.apply(del(P + 'c/w', 12));
+    expect([...cache.range(P)].map((o) => o.key.slice(P.length))).toEqual(['a/a', 'a/y', 'a/z', 'b/x']);
+    expect([...cache.range(P + 'a/', P + 'a/y')].map((o) => o.key.slice(P.length))).toEqual(['a/y', 'a/z']);
+    expect(cache.countAfter(P, P + 'a/y')).toBe(2);
+    expect(cache.get(P + 'c/w')).toBeUndefined();
+  });
+
+  it('gives the events after a revision; before the horizon they are gone', () => {
+    const cache = new WatchCache(P, { windowMs: 60_000, capacity: 100 });
+    cache.reset(10);
+    cache.apply(put(P + 'a', 11));
+    cache.apply(put(P + 'b', 13));
+    expect(cache.eventsAfter(10)!.map((e) => e.kv.modRevision)).toEqual([11, 13]);
+    expect(cache.eventsAfter(12)!.map((e) => e.kv.modRevision)).toEqual([13]);
+    expect(cache.eventsAfter(20)).toEqual([]);
+    // The list the cache started from was at 10: nothing before it can be replayed.
+    expect(cache.eventsAfter(9)).toBeUndefined();
+  });
+
+  it('forgets by count: the horizon moves to the last forgotten event', () => {
+    const cache = new WatchCache(P, { windowMs: 60_000, capacity: 2 });
+    cache.reset(0);
+    for (let rev = 1; rev <= 5; rev++) cache.apply(put(P + `k${rev}`, rev));
+    expect(cache.horizon).toBe(3);
+    expect(cache.eventsAfter(2)).toBeUndefined();
+    expect(cache.eventsAfter(3)!.map((e) => e.kv.modRevision)).toEqual([4, 5]);
+  });
+
+  it('forgets by age: events older than the window go when the history is next read', () => {
+    const cache = new WatchCache(P, { windowMs: 1000, capacity: 100 });
+    cache.reset(0);
+    cache.apply(put(P + 'old', 1), 0);
+    cache.apply(put(P + 'new', 2), 900);
+    expect(cache.eventsAfter(0, 1500)).toBeUndefined();
+    expect(cache.horizon).toBe(1);
+    expect(cache.eventsAfter(1, 1500)!.map((e) => e.kv.key)).toEqual([P + 'new']);
+  });
+
+  it('fills in prevKv and created from its own state', () => {
+    const cache = new WatchCache(P, { windowMs: 60_000, capacity: 100 });
+    cache.reset(0);
+    cache.apply(put(P + 'a', 1));
+    cache.apply({ type: 'put', kv: kv(P + 'a', 2, '{"v":2}'), created: false });
+    const [first, second] = cache.eventsAfter(0)!;
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    expect(second.prevKv?.modRevision).toBe(1);
+  });
+});
+
+describe('Cacher', () => {
+  let storage: MemoryStorage;
+  let cacher: Cacher;
+  afterEach(async () => {
+    cacher?.close();
+    await storage?.close();
+  });
+
+  it('loads what the store holds, then follows every write; progress is the store revision', async () => {
+    storage = new MemoryStorage();
+    await storage.create('/registry/configmaps/ns/a', '{}');
+    await storage.create('/registry/other/x', '{}');
+    cacher = new Cacher(storage, ['/registry/configmaps/', '/registry/example.k8s.io/widgets/'], { freshnessWaitMs: 1000 });
+    expect(await cacher.waitUntilReady()).toBe(true);
+    expect(cacher.progress).toBe(2);
+    const cms = cacher.cacheFor('/registry/configmaps/')!;
+    expect(cms.size).toBe(1);
+    await storage.create('/registry/example.k8s.io/widgets/w', '{}');
+    // A write under no cached prefix still moves progress: the store's revision is reached.
+    await storage.create('/registry/other/y', '{}');
+    expect(await cacher.waitUntilFresh(await storage.currentRevision())).toBe(true);
+    expect(cacher.progress).toBe(4);
+    expect(cacher.cacheFor('/registry/example.k8s.io/widgets/')!.size).toBe(1);
+    expect(cms.size).toBe(1);
+  });
+
+  it('waitUntilFresh: true once a write reaches the revision, false when none does in time', async () => {
+    storage = new MemoryStorage();
+    cacher = new Cacher(storage, ['/registry/configmaps/'], { freshnessWaitMs: 50 });
+    await cacher.waitUntilReady();
+    const waiting = cacher.waitUntilFresh(1, 10_000);
+    await storage.create('/registry/configmaps/ns/a', '{}');
+    expect(await waiting).toBe(true);
+    expect(await cacher.waitUntilFresh(100)).toBe(false);
+  });
+
+  it('writes made while the initial list runs are not lost', async () => {
+    storage = new MemoryStorage();
+    cacher = new Cacher(storage, ['/registry/configmaps/']);
+    const writes = Array.from({ length: 20 }, (_, i) => storage.create(`/registry/configmaps/ns/k${i}`, '{}'));
+    await Promise.all(writes);
+    expect(await cacher.waitUntilFresh(20)).toBe(true);
+    expect(cacher.cacheFor('/registry/configmaps/')!.size).toBe(20);
+  });
+
+  it('a broken storage watch leaves the cacher unready and ends its watchers; close() ends waiting reads', async () => {
+    storage = new MemoryStorage();
+    const registry = new ResourceRegistry(storage, definitions, { watchCache: { freshnessWaitMs: 10_000 } });
+    cacher = registry.cacher!;
+    const stream = await watchObjects(registry.storeFor('', 'v1', 'configmaps')!, undefined, { resourceVersion: '0' });
+    const pending = cacher.waitUntilFresh(50);
+    await storage.close();
+    expect(await stream.next()).toEqual({ value: undefined, done: true });
+    await expect.poll(() => cacher.ready).toBe(false);
+    cacher.close();
+    expect(await pending).toBe(false);
+  });
+});
