@@ -77,8 +77,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   if (!isIP(bindAddress)) throw flagError('bind-address', bindAddress, `failed to parse IP: ${JSON.stringify(bindAddress)}`);
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw flagError('secure-port', String(port), 'must be between 0 and 65535');
-  const storage = options.storage ?? 'sqlite';
-  if (storage !== 'memory' && storage !== 'sqlite') throw flagError('storage', String(storage), 'must be one of memory, sqlite');
+  const etcdServers = (options.etcdServers ?? []).map((s) => s.trim()).filter((s) => s !== '');
+  const etcdPrefix = options.etcdPrefix ?? '/registry';
+  const storage = options.storage ?? (etcdServers.length > 0 ? 'etcd' : 'sqlite');
+  if (storage !== 'memory' && storage !== 'sqlite' && storage !== 'etcd') {
+    throw flagError('storage', String(storage), 'must be one of memory, sqlite, etcd');
+  }
+  if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
   let modes: AuthorizationMode[];
   try {
     modes = options.authorizationMode === undefined ? DEFAULT_AUTHORIZATION_MODES : parseAuthorizationModes(options.authorizationMode);
@@ -117,7 +122,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });
-    const api = await (options.api ?? defaultApi())({ storage, dataDir, apiDomain, featureGates, logger });
+    const api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, logger });
     if (api?.close) cleanups.push(() => api.close?.());
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 

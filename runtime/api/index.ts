@@ -48,7 +48,13 @@ async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void>
 export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   return async (context: ApiContext): Promise<ApiComponents> => {
     const definitions = resources.filter((d) => !d.featureGate || context.featureGates.enabled(d.featureGate));
-    const storage = openStorage({ kind: context.storage, dataDir: context.dataDir, historyWindowMs: apiOptions.historyWindowMs });
+    const storage = openStorage({
+      kind: context.storage,
+      dataDir: context.dataDir,
+      etcdServers: context.etcdServers,
+      etcdPrefix: context.etcdPrefix,
+      historyWindowMs: apiOptions.historyWindowMs,
+    });
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: apiOptions.historyWindowMs, ...apiOptions.watchCache };
     const registry = new ResourceRegistry(storage, definitions, { watchCache });
     await ensureSystemNamespaces(registry);

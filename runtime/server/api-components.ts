@@ -10,13 +10,18 @@ import type { Logger } from './context.js';
 import type { FeatureGates } from './feature-gates.js';
 import type { HealthChecks } from './health.js';
 import type { StatusWriter } from './status-response.js';
+import type { StorageKind } from '../storage/index.js';
 
-export type StorageKind = 'memory' | 'sqlite';
+export type { StorageKind };
 
 export interface ApiContext {
   storage: StorageKind;
   /** Where the sqlite database (and anything else persistent) lives. */
   dataDir: string;
+  /** --etcd-servers: client URLs, when storage is etcd. */
+  etcdServers: string[];
+  /** --etcd-prefix: where keys live in etcd. */
+  etcdPrefix: string;
   /** Suffix of the API groups (`k8s.io`). */
   apiDomain: string;
   featureGates: FeatureGates;

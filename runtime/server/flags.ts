@@ -29,6 +29,8 @@ const STRING_FLAGS = [
   'feature-gates',
   'api-domain',
   'storage',
+  'etcd-servers',
+  'etcd-prefix',
   'request-timeout',
   'max-requests-inflight',
   'max-mutating-requests-inflight',
@@ -40,7 +42,9 @@ Flags:
       --secure-port int                      port to serve HTTPS on (default 6443; 0 picks a free port)
       --bind-address ip                      address to listen on (default 127.0.0.1)
       --data-dir string                      where certificates, the kubeconfig and the database live (default .data)
-      --storage string                       memory or sqlite (default sqlite)
+      --storage string                       memory, sqlite or etcd (default sqlite; etcd when --etcd-servers is set)
+      --etcd-servers strings                 etcd client URLs, comma-separated; switches storage to etcd
+      --etcd-prefix string                   prefix of every key in etcd (default "/registry")
       --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
@@ -96,8 +100,9 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (port < 0 || port > 65535) throw invalid('secure-port', String(v['secure-port']), 'must be between 0 and 65535, inclusive');
   const bindAddress = v['bind-address'] ?? '127.0.0.1';
   if (!isIP(bindAddress)) throw invalid('bind-address', bindAddress, `failed to parse IP: ${JSON.stringify(bindAddress)}`);
-  const storage = v.storage ?? 'sqlite';
-  if (storage !== 'memory' && storage !== 'sqlite') throw invalid('storage', storage, 'must be one of memory, sqlite');
+  const etcdServers = (v['etcd-servers'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const storage = v.storage ?? (etcdServers.length > 0 ? 'etcd' : 'sqlite');
+  if (storage !== 'memory' && storage !== 'sqlite' && storage !== 'etcd') throw invalid('storage', storage, 'must be one of memory, sqlite, etcd');
 
   const options: StartServerOptions & { port: number; dataDir: string } = {
     port,
@@ -106,6 +111,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
     storage,
     apiDomain: v['api-domain'] ?? 'k8s.io',
   };
+  if (etcdServers.length > 0) options.etcdServers = etcdServers;
+  if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];
   if (v['token-auth-file'] !== undefined) options.tokenAuthFile = v['token-auth-file'];
   if (v['client-ca-file'] !== undefined) options.clientCaFile = v['client-ca-file'];
   if (v['tls-cert-file'] !== undefined) options.tlsCertFile = v['tls-cert-file'];

@@ -25,8 +25,12 @@ export interface StartServerOptions {
   extraFeatureGates?: Record<string, FeatureSpec>;
   /** --api-domain; default k8s.io. */
   apiDomain?: string;
-  /** --storage; default sqlite. */
+  /** --storage; default sqlite, or etcd when etcdServers are given. */
   storage?: StorageKind;
+  /** --etcd-servers: etcd client URLs; giving them switches storage to etcd. */
+  etcdServers?: string[];
+  /** --etcd-prefix; default /registry. */
+  etcdPrefix?: string;
   /** --request-timeout in milliseconds; default 60s. */
   requestTimeoutMs?: number;
   maxRequestsInflight?: number;

@@ -7,6 +7,7 @@ import { parseGoDuration } from '../../runtime/server/duration.js';
 import { FeatureGates, parseFeatureGatesFlag } from '../../runtime/server/feature-gates.js';
 import { parseFieldSelector, requiredExactMatch } from '../../runtime/server/field-selector.js';
 import { parseFlags } from '../../runtime/server/flags.js';
+import { startServer } from '../../runtime/index.js';
 
 describe('parseFlags', () => {
   it('has kube-apiserver\'s defaults', () => {
@@ -35,12 +36,24 @@ describe('parseFlags', () => {
     expect(parseFlags(['-h'])).toEqual({ help: true });
   });
 
+  it('switches storage to etcd with --etcd-servers, keeping the prefix', () => {
+    const parsed = parseFlags(['--etcd-servers', 'http://127.0.0.1:2379, http://127.0.0.1:22379', '--etcd-prefix=/kube']);
+    expect(parsed).toMatchObject({
+      help: false,
+      options: { storage: 'etcd', etcdServers: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'], etcdPrefix: '/kube' },
+    });
+  });
+
+  it('refuses etcd storage without --etcd-servers when the server starts', async () => {
+    await expect(startServer({ storage: 'etcd' })).rejects.toThrow('--etcd-servers must be specified');
+  });
+
   it.each([
     [['--nope'], 'unknown flag: --nope'],
     [['--secure-port=abc'], 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
     [['--secure-port=70000'], 'invalid argument "70000" for "--secure-port" flag: must be between 0 and 65535, inclusive'],
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
-    [['--storage=etcd3'], 'invalid argument "etcd3" for "--storage" flag: must be one of memory, sqlite'],
+    [['--storage=etcd3'], 'invalid argument "etcd3" for "--storage" flag: must be one of memory, sqlite, etcd'],
     [['--request-timeout=5'], 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"'],
     [['stray'], 'unexpected argument'],
   ])('rejects %j', (argv, message) => {

@@ -3,13 +3,15 @@
 // codes and field paths are kube-apiserver's (ValidateListOptions, etcd3 GetList, the cacher).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
+import { etcdBinary, startEtcd, type EtcdProcess } from '../support/etcd.js';
 import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
 import { openWatch, summary, type WatchConnection } from './watch-client.js';
 
 const NS = 'sem';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
 
-const backends = ['memory', 'sqlite'] as const;
+const etcd = etcdBinary();
+const backends: Array<'memory' | 'sqlite' | 'etcd'> = ['memory', 'sqlite', ...(etcd ? (['etcd'] as const) : [])];
 
 interface ListJson {
   metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
@@ -40,8 +42,12 @@ describe.each(backends)('list, get and watch semantics on %s storage', (storage)
   /** The collection's resourceVersion now: a watch from it sees only later changes. */
   const currentRv = async () => (await get(CM)).json<ListJson>().metadata.resourceVersion;
 
+  let etcdProcess: EtcdProcess | undefined;
+
   beforeAll(async () => {
-    server = await startServer({ storage, featureGates: 'WatchList=true', watchBookmarkIntervalMs: 100 });
+    if (storage === 'etcd') etcdProcess = await startEtcd(etcd!);
+    const etcdServers = etcdProcess?.endpoints;
+    server = await startServer({ storage, etcdServers, featureGates: 'WatchList=true', watchBookmarkIntervalMs: 100 });
     creds = kubeconfigCredentials(server.kubeconfig);
     await post('/api/v1/namespaces', { metadata: { name: NS } });
     rvA = Number((await post(CM, { metadata: { name: 'a' }, data: { v: '1' } })).metadata.resourceVersion);
@@ -58,6 +64,7 @@ describe.each(backends)('list, get and watch semantics on %s storage', (storage)
   afterAll(async () => {
     for (const w of watches) w.close();
     await server?.close();
+    await etcdProcess?.stop();
   });
 
   describe('list', () => {
