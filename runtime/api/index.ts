@@ -55,7 +55,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       etcdPrefix: context.etcdPrefix,
       historyWindowMs: apiOptions.historyWindowMs,
     });
-    const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: apiOptions.historyWindowMs, ...apiOptions.watchCache };
+    // A window of 0 means the store never forgets; the cache then keeps history up to its event cap.
+    const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
+    const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
     const registry = new ResourceRegistry(storage, definitions, { watchCache });
     await ensureSystemNamespaces(registry);
 

@@ -31,6 +31,7 @@ const STRING_FLAGS = [
   'storage',
   'etcd-servers',
   'etcd-prefix',
+  'etcd-compaction-interval',
   'request-timeout',
   'max-requests-inflight',
   'max-mutating-requests-inflight',
@@ -45,6 +46,8 @@ Flags:
       --storage string                       memory, sqlite or etcd (default sqlite; etcd when --etcd-servers is set)
       --etcd-servers strings                 etcd client URLs, comma-separated; switches storage to etcd
       --etcd-prefix string                   prefix of every key in etcd (default "/registry")
+      --etcd-compaction-interval duration    how long history is kept for watches and continue tokens: etcd is
+                                             compacted, and the SQLite log trimmed, on this schedule (default 5m0s; 0 never)
       --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
@@ -119,6 +122,13 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];
   if (v['authorization-mode'] !== undefined) options.authorizationMode = v['authorization-mode'];
   if (v['feature-gates'] !== undefined) options.featureGates = v['feature-gates'];
+  if (v['etcd-compaction-interval'] !== undefined) {
+    try {
+      options.historyWindowMs = parseGoDuration(v['etcd-compaction-interval']);
+    } catch (err) {
+      throw invalid('etcd-compaction-interval', v['etcd-compaction-interval'], (err as Error).message);
+    }
+  }
   if (v['request-timeout'] !== undefined) {
     try {
       options.requestTimeoutMs = parseGoDuration(v['request-timeout']);

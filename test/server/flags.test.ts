@@ -37,10 +37,10 @@ describe('parseFlags', () => {
   });
 
   it('switches storage to etcd with --etcd-servers, keeping the prefix', () => {
-    const parsed = parseFlags(['--etcd-servers', 'http://127.0.0.1:2379, http://127.0.0.1:22379', '--etcd-prefix=/kube']);
+    const parsed = parseFlags(['--etcd-servers', 'http://127.0.0.1:2379, http://127.0.0.1:22379', '--etcd-prefix=/kube', '--etcd-compaction-interval=10m']);
     expect(parsed).toMatchObject({
       help: false,
-      options: { storage: 'etcd', etcdServers: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'], etcdPrefix: '/kube' },
+      options: { storage: 'etcd', etcdServers: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'], etcdPrefix: '/kube', historyWindowMs: 600_000 },
     });
   });
 
@@ -55,6 +55,7 @@ describe('parseFlags', () => {
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
     [['--storage=etcd3'], 'invalid argument "etcd3" for "--storage" flag: must be one of memory, sqlite, etcd'],
     [['--request-timeout=5'], 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"'],
+    [['--etcd-compaction-interval=soon'], 'invalid argument "soon" for "--etcd-compaction-interval" flag: time: invalid duration "soon"'],
     [['stray'], 'unexpected argument'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(message);
