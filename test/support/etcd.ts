@@ -4,9 +4,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.js';
+
+export { freePort };
 
 export interface EtcdProcess {
   /** Client URLs, as `--etcd-servers` takes them. */
@@ -31,18 +33,6 @@ export function etcdBinary(): string | undefined {
   }
   return found;
 }
-
-/** A port nobody listens on right now: bind port 0, read what the kernel chose, release it. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('could not pick a free port'))));
-    });
-  });
 
 const healthy = async (url: string): Promise<boolean> => {
   try {
