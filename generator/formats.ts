@@ -13,4 +13,9 @@ export const FORMAT_NAMES = [
   'ip',
   'quantity',
   'rfc3339',
+  'ipv4',
+  'ipv6',
+  'canonicalIPv4',
+  'canonicalIPv6',
+  'ianaServiceName',
 ] as const;

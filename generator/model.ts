@@ -1,7 +1,7 @@
 // The normalized model every emitter reads: all references resolved, every default filled in
 // once (singular names, storage prefixes, stabilities, list kinds, apiVersion/kind fields).
 
-import type { RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
+import type { RawConditionalDefault, RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
 import type { ScalarName } from './scalars.js';
 
 export type TypeRef =
@@ -28,6 +28,8 @@ export interface FieldModel extends RawConstraints {
   disjointKeys?: { with: string; message: string };
   reportAtField: boolean;
   immutable: boolean;
+  itemRules?: RawRule[];
+  defaultWhen?: RawConditionalDefault[];
   writeOnly: boolean;
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];

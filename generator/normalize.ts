@@ -98,8 +98,14 @@ class Normalizer {
         if (ref?.kind === 'ref') protoMessage = ref.id;
       }
       fields.push(this.field(fname, f, type, protoMessage));
+      for (const [i, rule] of (f.itemRules ?? []).entries()) this.checkCel(spec, [...fat, 'itemRules', i, 'rule'], rule.rule);
+      for (const [i, d] of (f.defaultWhen ?? []).entries()) this.checkCel(spec, [...fat, 'defaultWhen', i, 'when'], d.when);
+      if (f.itemRules && type.kind !== 'list' && type.kind !== 'map') this.fail(spec, [...fat, 'itemRules'], 'itemRules need a list or map field');
     }
-    for (const [i, rule] of (raw.rules ?? []).entries()) this.checkCel(spec, [...at, 'rules', i, 'rule'], rule.rule);
+    for (const [i, rule] of (raw.rules ?? []).entries()) {
+      this.checkCel(spec, [...at, 'rules', i, 'rule'], rule.rule);
+      if (rule.valueExpr) this.checkCel(spec, [...at, 'rules', i, 'valueExpr'], rule.valueExpr);
+    }
     return {
       id: this.typeId(spec, name),
       name,

@@ -14,7 +14,15 @@ export interface RawRule {
   rule: string;
   message?: string;
   fieldPath?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported';
+  supported?: string[];
+  format?: string;
+  valueExpr?: string;
+}
+
+export interface RawConditionalDefault {
+  when: string;
+  value: unknown;
 }
 
 export interface RawField extends RawConstraints {
@@ -33,6 +41,8 @@ export interface RawField extends RawConstraints {
   disjointKeys?: { with: string; message: string };
   reportAtField?: boolean;
   immutable?: boolean;
+  itemRules?: RawRule[];
+  defaultWhen?: RawConditionalDefault[];
   writeOnly?: boolean;
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];

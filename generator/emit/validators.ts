@@ -27,7 +27,10 @@ function toESM(code: string): string {
   const body = code.replace(/const (\w+) = require\("([^"]+)"\)((?:\.\w+)*);/g, (_m, name: string, mod: string, member: string) => {
     const alias = `__import${n++}`;
     imports.push(`import ${alias} from ${JSON.stringify(mod.endsWith('.js') ? mod : `${mod}.js`)};`);
-    return `const ${name} = ${alias}${member};`;
+    // Node hands a CommonJS module's exports object to a default import, while Vite's interop
+    // already unwraps `exports.default`: accept both.
+    const value = member.startsWith('.default') ? `(${alias}.default ?? ${alias})${member.slice('.default'.length)}` : `${alias}${member}`;
+    return `const ${name} = ${value};`;
   });
   if (/\brequire\(/.test(body)) throw new Error('ajv standalone output kept a require() call');
   return `${imports.join('\n')}${imports.length ? '\n' : ''}${body.replace(/^"use strict";/, '')}`;
@@ -80,6 +83,8 @@ function fieldCode(f: FieldModel): string {
   if (f.disjointKeys) entries.push(['disjointKeys', literal(f.disjointKeys)]);
   if (f.reportAtField) entries.push(['reportAtField', 'true']);
   if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);
+  if (f.itemRules?.length) entries.push(['itemRules', `[${f.itemRules.map((r) => `compileRule(${literal(r)})`).join(', ')}]`]);
+  if (f.defaultWhen?.length) entries.push(['defaultWhen', `[${f.defaultWhen.map((d) => `compileDefault(${literal(d)})`).join(', ')}]`]);
   return inlineObject(entries);
 }
 
@@ -88,7 +93,7 @@ function hasDefaults(model: Model, id: string, seen = new Set<string>()): boolea
   seen.add(id);
   const t = model.types.get(id);
   return !!t?.fields.some((f) => {
-    if (f.default !== undefined) return true;
+    if (f.default !== undefined || f.defaultWhen?.length) return true;
     let ref = f.type;
     while (ref.kind === 'list' || ref.kind === 'map') ref = ref.of;
     return ref.kind === 'ref' && hasDefaults(model, ref.id, seen);
@@ -116,7 +121,7 @@ function validatorsModule(model: Model, gv: GroupVersionModel, ids: string[], so
     sf.addImportDeclarations([
       { isTypeOnly: true, namedImports: ['ObjectValidator'], moduleSpecifier: '../../runtime/registry/definition.js' },
       {
-        namedImports: ['compileRule', 'list', 'map', 'objectValidator', 'ref', 'scalar', { name: 'TypeTable', isTypeOnly: true }],
+        namedImports: ['compileDefault', 'compileRule', 'list', 'map', 'objectValidator', 'ref', 'scalar', { name: 'TypeTable', isTypeOnly: true }],
         moduleSpecifier: '../../runtime/validation/index.js',
       },
       { namespaceImport: 'schemas', moduleSpecifier: `./${base}.schemas.js` },

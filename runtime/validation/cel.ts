@@ -5,6 +5,7 @@
 import { parse } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
+import { FORMAT_CHECKS } from './formats.js';
 import { childPath } from './type-table.js';
 
 export interface RuleSpec {
@@ -12,17 +13,60 @@ export interface RuleSpec {
   message?: string;
   /** Relative path from self, e.g. `.data` or `.spec.items`. */
   fieldPath?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported';
+  /** The values a FieldValueNotSupported cause lists. */
+  supported?: string[];
+  /** When set, `rule` is a guard: while it holds, the value at fieldPath must match this named format. */
+  format?: string;
+  /** CEL giving the bad value shown in the message, instead of the value at fieldPath. */
+  valueExpr?: string;
 }
 
+/** A default chosen by a CEL condition over the object holding the field. */
+export interface ConditionalDefault {
+  when: string;
+  value: unknown;
+}
+
+export interface CompiledDefault extends ConditionalDefault {
+  holds: (holder: unknown) => boolean;
+}
+
+export function compileDefault(spec: ConditionalDefault): CompiledDefault {
+  const evaluate = parse(spec.when) as unknown as (vars: Record<string, unknown>) => unknown;
+  return {
+    ...spec,
+    holds: (holder) => {
+      try {
+        return evaluate({ self: holder }) === true;
+      } catch {
+        // A condition over a partly absent object (no such key) simply does not apply.
+        return false;
+      }
+    },
+  };
+}
+
+type Evaluate = (vars: Record<string, unknown>) => unknown;
+
 export interface CompiledRule extends RuleSpec {
-  evaluate: (vars: Record<string, unknown>) => unknown;
+  evaluate: Evaluate;
+  badValue?: Evaluate;
   transition: boolean;
 }
 
 export function compileRule(spec: RuleSpec): CompiledRule {
-  const evaluate = parse(spec.rule) as unknown as (vars: Record<string, unknown>) => unknown;
-  return { ...spec, evaluate, transition: /\boldSelf\b/.test(spec.rule) };
+  const evaluate = parse(spec.rule) as unknown as Evaluate;
+  const badValue = spec.valueExpr ? (parse(spec.valueExpr) as unknown as Evaluate) : undefined;
+  return { ...spec, evaluate, ...(badValue ? { badValue } : {}), transition: /\boldSelf\b/.test(spec.rule) };
+}
+
+/** CEL values in JSON terms (maps to objects, BigInts to numbers), for echoing them in messages. */
+function fromCel(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), fromCel(v)]));
+  if (Array.isArray(value)) return value.map(fromCel);
+  return value;
 }
 
 function valueAtFieldPath(self: unknown, fieldPath: string): unknown {
@@ -31,6 +75,27 @@ function valueAtFieldPath(self: unknown, fieldPath: string): unknown {
     cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
   }
   return cur;
+}
+
+/** Evaluates one rule at `path`; returns the causes when it does not hold. */
+export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown, oldSelf: unknown): StatusCause[] {
+  if (!rule.format) {
+    const cause = checkRule(rule, path, self, oldSelf);
+    return cause ? [cause] : [];
+  }
+  const at = rule.fieldPath ? rule.fieldPath.split('.').filter(Boolean).reduce(childPath, path) : path;
+  let applies: unknown;
+  try {
+    applies = rule.evaluate(rule.transition ? { self, oldSelf } : { self });
+  } catch {
+    // The guard names a field that is absent: the format check has nothing to look at.
+    applies = false;
+  }
+  const value = valueAtFieldPath(self, rule.fieldPath ?? '');
+  if (applies !== true || typeof value !== 'string') return [];
+  const check = FORMAT_CHECKS[rule.format];
+  if (!check) return [fe.internal(at, `unknown format ${rule.format}`)];
+  return check(value).map((m) => fe.invalid(at, value, m));
 }
 
 /** Evaluates one rule at `path`; returns the cause when it does not hold. */
@@ -48,10 +113,23 @@ export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSe
     case 'FieldValueForbidden':
       return fe.forbidden(at, message);
     case 'FieldValueRequired':
-      return fe.required(at, message);
+      // Go's field.Required mostly has no detail; a rule without a message mirrors that.
+      return fe.required(at, rule.message ?? '');
+    case 'FieldValueNotSupported':
+      // The rules that list supported values are about strings, whose Go zero value is "".
+      return fe.notSupported(at, valueAtFieldPath(self, rule.fieldPath ?? '') ?? '', rule.supported ?? []);
     case 'FieldValueDuplicate':
       return fe.duplicate(at, valueAtFieldPath(self, rule.fieldPath ?? ''));
-    default:
-      return fe.invalid(at, valueAtFieldPath(self, rule.fieldPath ?? '') ?? null, message);
+    default: {
+      let bad = valueAtFieldPath(self, rule.fieldPath ?? '');
+      if (rule.badValue) {
+        try {
+          bad = fromCel(rule.badValue(rule.transition ? { self, oldSelf } : { self }));
+        } catch {
+          // Keep the plain value when the expression cannot be evaluated.
+        }
+      }
+      return fe.invalid(at, bad ?? null, message);
+    }
   }
 }

@@ -152,6 +152,93 @@ export function isIP(value: string): string[] {
   return isIPv4(value) || isIPv6(value) ? [] : ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
 }
 
+/** Go's net.ParseIP bytes of an IPv4 or IPv6 text (IPv4 octets may have leading zeros, as ParseIPSloppy allows). */
+function ipv4Octets(s: string): number[] | undefined {
+  const parts = s.split('.');
+  if (parts.length !== 4 || !parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
+  return parts.map(Number);
+}
+
+function ipv6Groups(s: string): number[] | undefined {
+  if (!isIPv6(s)) return undefined;
+  let text = s;
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    // An embedded IPv4 tail is two 16-bit groups.
+    const v4 = ipv4Octets(text.slice(lastColon + 1));
+    if (!v4) return undefined;
+    text = `${text.slice(0, lastColon + 1)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  }
+  const parse = (part: string): number[] => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const halves = text.split('::');
+  if (halves.length === 1) return parse(text);
+  const left = parse(halves[0] ?? '');
+  const right = parse(halves[1] ?? '');
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/** Go's net.IP.String() of an IPv6 address: lower case, no leading zeros, the longest zero run (2+) as '::'. */
+function canonicalIPv6(groups: number[]): string {
+  let bestAt = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestAt = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hexOf = (g: number[]): string => g.map((x) => x.toString(16)).join(':');
+  if (bestAt < 0) return hexOf(groups);
+  return `${hexOf(groups.slice(0, bestAt))}::${hexOf(groups.slice(bestAt + bestLen))}`;
+}
+
+/** validation.IsValidIPv4Address. */
+export function isIPv4Address(value: string): string[] {
+  return ipv4Octets(value) ? [] : ['must be a valid IPv4 address'];
+}
+
+/** validation.IsValidIPv6Address: an IPv6 address that is not an IPv4 one (IPv4-mapped counts as IPv4, as in Go). */
+export function isIPv6Address(value: string): string[] {
+  const groups = ipv6Groups(value);
+  const v4mapped = groups !== undefined && groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  return groups && !v4mapped ? [] : ['must be a valid IPv6 address'];
+}
+
+/** An IPv4 address written as Go prints it: no leading zeros. */
+export function isCanonicalIPv4(value: string): string[] {
+  const octets = ipv4Octets(value);
+  if (!octets) return isIPv4Address(value);
+  const canonical = octets.join('.');
+  return canonical === value ? [] : [`must be in canonical form (${goQuoteSimple(canonical)})`];
+}
+
+export function isCanonicalIPv6(value: string): string[] {
+  const errs = isIPv6Address(value);
+  if (errs.length) return errs;
+  const canonical = canonicalIPv6(ipv6Groups(value) as number[]);
+  return canonical === value ? [] : [`must be in canonical form (${goQuoteSimple(canonical)})`];
+}
+
+const goQuoteSimple = (s: string): string => `"${s}"`;
+
+/** validation.IsValidPortName: an IANA_SVC_NAME. */
+export function isIANAServiceName(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 15) errs.push(maxLenError(15));
+  if (!/^[-a-z0-9]+$/.test(value)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(value)) errs.push('must contain at least one letter (a-z)');
+  if (value.includes('--')) errs.push('must not contain consecutive hyphens');
+  if (value.length > 0 && (value.startsWith('-') || value.endsWith('-'))) errs.push('must not begin or end with a hyphen');
+  return errs;
+}
+
 export function isQuantity(value: string): string[] {
   return QUANTITY.test(value) ? [] : ["quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"];
 }
@@ -173,6 +260,11 @@ export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
   ip: isIP,
   quantity: isQuantity,
   rfc3339: isRFC3339,
+  ipv4: isIPv4Address,
+  ipv6: isIPv6Address,
+  canonicalIPv4: isCanonicalIPv4,
+  canonicalIPv6: isCanonicalIPv6,
+  ianaServiceName: isIANAServiceName,
 };
 
 /** The formats in the shape ajv's standalone code calls (`formats.<name>.validate(value)`). */

@@ -1,7 +1,7 @@
 // The one place generated validators import their helpers from.
 
 export { objectValidator, type KindValidation, type SchemaFunction } from './object-validator.js';
-export { compileRule, type RuleSpec, type CompiledRule } from './cel.js';
+export { compileDefault, compileRule, type RuleSpec, type CompiledRule, type CompiledDefault, type ConditionalDefault } from './cel.js';
 export { ajvFormats, FORMAT_CHECKS, nameChecks } from './formats.js';
 export { scalar, ref, list, map, kubePath, type Shape, type FieldInfo, type TypeInfo, type TypeTable } from './type-table.js';
 export { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';

@@ -25,12 +25,19 @@ export interface KindValidation extends MetadataRules {
   updateOrder?: 'updateFirst' | 'validateFirst';
 }
 
-function fieldOrder(table: TypeTable, type: string): (c: StatusCause) => number {
+/**
+ * Sort keys of a cause: its top-level field in declaration order, then the index of the list
+ * element below it (kube-apiserver validates a list element by element, all checks of one
+ * element before the next).
+ */
+function fieldOrder(table: TypeTable, type: string): (c: StatusCause) => [number, number] {
   const names = Object.keys(table[type]?.fields ?? {});
   return (c) => {
-    const head = (c.field ?? '').split(/[.[]/)[0] ?? '';
+    const path = c.field ?? '';
+    const head = path.split(/[.[]/)[0] ?? '';
     const i = names.indexOf(head);
-    return i < 0 ? names.length : i;
+    const element = /^[^.[]*\[(\d+)\]/.exec(path);
+    return [i < 0 ? names.length : i, element ? Number(element[1]) : -1];
   };
 }
 
@@ -56,7 +63,10 @@ export function objectValidator(k: KindValidation): ObjectValidator {
     if (!k.schema(obj)) causes.push(...translateAjvErrors(k.schema.errors ?? [], obj, k.types, k.type));
     walkObject(k.types, k.type, obj, undefined, '', { mode: 'create' }, causes);
     // Stable sort: errors of one field stay together, in the order kube-apiserver visits fields.
-    return causes.map((c, i) => ({ c, i, o: order(c) })).sort((a, b) => a.o - b.o || a.i - b.i).map((x) => x.c);
+    return causes
+      .map((c, i) => ({ c, i, o: order(c) }))
+      .sort((a, b) => a.o[0] - b.o[0] || a.o[1] - b.o[1] || a.i - b.i)
+      .map((x) => x.c);
   };
 
   const check = (obj: Obj): StatusCause[] => [...validateObjectMeta(obj, k), ...fieldCauses(obj)];

@@ -3,7 +3,7 @@
 // fields, CEL rules, cross-field key rules and list-map keys. Generated code builds these tables
 // as plain literals; everything here interprets them.
 
-import type { CompiledRule } from './cel.js';
+import type { CompiledDefault, CompiledRule } from './cel.js';
 
 export type Shape =
   | { t: 'scalar' }
@@ -27,6 +27,10 @@ export interface FieldInfo {
   listMapKeys?: string[];
   /** Fields of one union group: at most one may be set. */
   oneOf?: string;
+  /** Rules over each element of the list (or value of the map), reported below field[i]. */
+  itemRules?: CompiledRule[];
+  /** Defaults by condition over the holding object, tried in order when the field is absent or empty. */
+  defaultWhen?: CompiledDefault[];
 }
 
 export interface TypeInfo {

@@ -2,7 +2,7 @@
 // rules, immutable fields, keys shared between two maps, list-map key uniqueness and unions.
 
 import type { StatusCause } from '../errors/status-error.js';
-import { checkRule } from './cel.js';
+import { checkRuleCauses } from './cel.js';
 import { deepEqual } from './deep-equal.js';
 import * as fe from './field-errors.js';
 import { childPath, isObj, keyPath, type FieldInfo, type Obj, type Shape, type TypeTable } from './type-table.js';
@@ -14,7 +14,13 @@ export function applyDefaults(table: TypeTable, typeName: string, obj: Obj): voi
   const type = table[typeName];
   if (!type) return;
   for (const [name, field] of Object.entries(type.fields)) {
-    if (obj[name] === undefined && field.default !== undefined) obj[name] = clone(field.default);
+    // Go defaulters test a non-pointer string for "" (absent and empty are one value there).
+    const unset = obj[name] === undefined || (!field.pointer && obj[name] === '');
+    if (unset && field.default !== undefined) obj[name] = clone(field.default);
+    else if (unset && field.defaultWhen) {
+      const chosen = field.defaultWhen.find((d) => d.holds(obj));
+      if (chosen) obj[name] = clone(chosen.value);
+    }
     defaultShape(table, field, obj, name);
   }
 }
@@ -65,23 +71,45 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
   for (const rule of type.rules ?? []) {
     if (rule.transition !== (opts.mode === 'update')) continue;
     if (rule.transition && !old) continue;
-    const cause = checkRule(rule, path, obj, old);
-    if (cause) out.push(cause);
+    out.push(...checkRuleCauses(rule, path, obj, old));
   }
   for (const [name, field] of entries) {
-    walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out);
+    walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out, field.itemRules);
   }
 }
 
-function walkShape(table: TypeTable, shape: Shape, value: unknown, old: unknown, path: string, opts: WalkOptions, out: StatusCause[]): void {
+function walkShape(
+  table: TypeTable,
+  shape: Shape,
+  value: unknown,
+  old: unknown,
+  path: string,
+  opts: WalkOptions,
+  out: StatusCause[],
+  itemRules?: FieldInfo['itemRules'],
+): void {
+  // Item rules run after the element's own checks, as an owner's loop over its elements does.
+  const elementRules = (item: unknown, at: string, oldItem: unknown): void => {
+    for (const rule of itemRules ?? []) {
+      if (rule.transition !== (opts.mode === 'update')) continue;
+      if (rule.transition && oldItem === undefined) continue;
+      out.push(...checkRuleCauses(rule, at, item, oldItem));
+    }
+  };
   if (shape.t === 'ref') {
     if (isObj(value)) walkObject(table, shape.type, value, isObj(old) ? old : undefined, path, opts, out);
   } else if (shape.t === 'list' && Array.isArray(value)) {
     // List elements are not correlated with old ones: transition rules below a list do not run.
-    value.forEach((item, i) => walkShape(table, shape.of, item, undefined, keyPath(path, i), opts, out));
+    value.forEach((item, i) => {
+      walkShape(table, shape.of, item, undefined, keyPath(path, i), opts, out);
+      elementRules(item, keyPath(path, i), undefined);
+    });
   } else if (shape.t === 'map' && isObj(value)) {
     const oldMap = isObj(old) ? old : {};
-    for (const key of Object.keys(value).sort()) walkShape(table, shape.of, value[key], oldMap[key], keyPath(path, key), opts, out);
+    for (const key of Object.keys(value).sort()) {
+      walkShape(table, shape.of, value[key], oldMap[key], keyPath(path, key), opts, out);
+      elementRules(value[key], keyPath(path, key), oldMap[key]);
+    }
   }
 }
 
