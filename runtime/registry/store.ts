@@ -28,11 +28,16 @@ import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './obj
 import { interpretStorageError } from './storage-errors.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
 import { validateDeleteOptions, type DeleteOptions, type SuccessStatus } from './delete-options.js';
+import { recordUpdate } from './apply/field-managers.js';
 
 export interface WriteOptions {
   /** `?dryRun=All`: run every step, persist nothing. */
   dryRun?: boolean;
   fieldManager?: string;
+  /** The request's User-Agent: names the manager of a non-apply write without fieldManager. */
+  userAgent?: string;
+  /** Set by server-side apply, which has already written managedFields for its manager. */
+  managedFieldsRecorded?: boolean;
 }
 
 export interface DeleteResult {
@@ -189,6 +194,8 @@ export class Store {
     if (meta.generateName && !meta.name) meta.name = generateName(meta.generateName);
     this.ensureNamespace(obj, namespace);
     strategy.prepareForCreate(obj);
+    // After the strategy, so fields it resets are not recorded as the writer's.
+    this.recordManagedFields(undefined, obj, options);
     const name = metaOf(obj).name ?? '';
     const causes = strategy.validate(obj);
     if (causes.length) throw this.invalid(name, causes);
@@ -246,7 +253,7 @@ export class Store {
       if (requested && requested !== metaOf(existing).resourceVersion) {
         throw conflict(this.groupResource, name, OBJECT_MODIFIED);
       }
-      this.beforeUpdate(strategy, obj, existing, namespace);
+      this.beforeUpdate(strategy, obj, existing, namespace, options);
       const { resourceVersion: _ignored, ...objMeta } = metaOf(obj);
       const { resourceVersion: _current, ...oldMeta } = metaOf(existing);
       // kube-apiserver skips writes that change nothing: the version stays, no watch event fires.
@@ -278,6 +285,15 @@ export class Store {
     }
   }
 
+  /** metadata.managedFields gains (or updates) an Update entry for the writer, as kube-apiserver's field manager records it. */
+  private recordManagedFields(live: KubeObject | undefined, obj: KubeObject, options: WriteOptions & { subresource?: string }): void {
+    if (options.managedFieldsRecorded) return;
+    const recorded = recordUpdate(this.definition, live, obj, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
+    const entries = recorded.metadata?.managedFields;
+    if (entries) metaOf(obj).managedFields = entries;
+    else delete metaOf(obj).managedFields;
+  }
+
   /** The last finalizer of an object being deleted is gone: the object goes too. */
   private async removeFinalized(key: string, revision: number): Promise<void> {
     try {
@@ -300,7 +316,7 @@ export class Store {
   }
 
   /** rest.BeforeUpdate: system metadata comes from the stored object, then the strategy runs. */
-  private beforeUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, namespace: string | undefined): void {
+  private beforeUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, namespace: string | undefined, options: WriteOptions & { subresource?: string }): void {
     this.ensureNamespace(obj, namespace);
     const meta = metaOf(obj);
     const oldMeta = metaOf(old);
@@ -313,6 +329,8 @@ export class Store {
     if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
       meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     }
+    // After the strategy, so fields it resets are not recorded as the writer's.
+    this.recordManagedFields(old, obj, options);
     const causes = strategy.validateUpdate(obj, old);
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
     strategy.canonicalize(obj);

@@ -1,0 +1,125 @@
+// Server-side apply (application/apply-patch+yaml, JSON accepted): the request body is the
+// applier's whole intent. The object is created when absent, else the intent is merged into the
+// stored object inside the store's retry loop, with ownership checked and recorded.
+
+import { parse as parseYAML } from 'yaml';
+import { badRequest, invalid, isStatusError, StatusError } from '../../errors/status-error.js';
+import type { ResourceDefinition } from '../definition.js';
+import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import type { Store, WriteOptions } from '../store.js';
+import { fieldManagerFor } from './field-managers.js';
+
+export interface ApplyOptions {
+  /** Required: the applier's name (`fieldManager` query parameter). */
+  fieldManager: string;
+  /** `force=true`: take conflicting fields from their managers. */
+  force: boolean;
+  subresource?: string;
+}
+
+/**
+ * PatchOptions checks specific to apply, as kube-apiserver validates them: 422 on
+ * PatchOptions.meta.k8s.io when fieldManager is missing. (`force` on other patch types is the
+ * caller's to refuse: "force: Forbidden: may not be specified for non-apply patch".)
+ */
+export function validateApplyOptions(fieldManager: string | undefined): void {
+  if (!fieldManager) {
+    throw invalid('meta.k8s.io', 'PatchOptions', '', [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }]);
+  }
+}
+
+/** The apply body: YAML or JSON (JSON is YAML), which must be an object. */
+export function decodeApplyPatch(patch: Uint8Array | string): KubeObject {
+  const text = typeof patch === 'string' ? patch : Buffer.from(patch).toString('utf8');
+  let value: unknown;
+  try {
+    value = parseYAML(text, { uniqueKeys: false, intAsBigInt: false });
+  } catch (e) {
+    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
+  if (value === null || value === undefined) value = {};
+  if (!isPlainObject(value)) throw badRequest('error decoding YAML: the apply patch must be an object');
+  return value as KubeObject;
+}
+
+function groupVersion(definition: ResourceDefinition): string {
+  return definition.group ? `${definition.group}/${definition.version}` : definition.version;
+}
+
+/** The checks kube-apiserver's field manager makes on the intent before merging it. */
+function checkConfig(config: KubeObject, definition: ResourceDefinition): void {
+  const expected = groupVersion(definition);
+  const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
+  if (apiVersion !== expected) {
+    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${apiVersion}, expected: ${expected}`);
+  }
+  const kind = typeof config.kind === 'string' ? config.kind : '';
+  if (kind !== definition.kind) throw badRequest(`invalid object type: ${definition.group}/${definition.version}, Kind=${kind}`);
+  if (isPlainObject(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
+    throw badRequest('metadata.managedFields must be nil');
+  }
+}
+
+function describe(definition: ResourceDefinition, namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}; ${definition.group}/${definition.version}, Kind=${definition.kind}`;
+}
+
+/**
+ * The PatchEngine form: applies the intent to the stored object (a copy) and returns the object to
+ * write, with managedFields. `existing` undefined means the object is being created.
+ */
+export function applyEngine(options: ApplyOptions) {
+  return (existing: KubeObject | undefined, patch: Uint8Array | KubeObject, definition: ResourceDefinition): KubeObject => {
+    const config = patch instanceof Uint8Array ? decodeApplyPatch(patch) : patch;
+    checkConfig(config, definition);
+    const meta = existing ? metaOf(existing) : isPlainObject(config.metadata) ? (config.metadata as { name?: string; namespace?: string }) : {};
+    const where = describe(definition, meta.namespace, meta.name ?? '');
+    return fieldManagerFor(definition, options.subresource).apply(existing, config, options.fieldManager, options.force, where);
+  };
+}
+
+export interface ApplyResult {
+  object: KubeObject;
+  /** True when the apply created the object (the response is then 201). */
+  created: boolean;
+}
+
+/**
+ * The whole apply request against a store: patch when the object exists, create it from the
+ * intent when it does not (a subresource apply never creates). The intent is decoded once.
+ */
+export async function applyToStore(
+  store: Store,
+  namespace: string | undefined,
+  name: string,
+  patch: Uint8Array | string,
+  options: ApplyOptions & WriteOptions,
+): Promise<ApplyResult> {
+  validateApplyOptions(options.fieldManager);
+  const config = decodeApplyPatch(patch);
+  checkConfig(config, store.definition);
+  const engine = applyEngine(options);
+  const writeOptions: WriteOptions & { subresource?: string } = {
+    dryRun: options.dryRun,
+    fieldManager: options.fieldManager,
+    subresource: options.subresource,
+    managedFieldsRecorded: true,
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const object = await store.guaranteedUpdate(namespace, name, (existing) => engine(existing, config, store.definition), writeOptions);
+      return { object, created: false };
+    } catch (e) {
+      if (!(isStatusError(e) && e.reason === 'NotFound' && e.details?.name === name) || options.subresource) throw e;
+    }
+    const created = engine(undefined, config, store.definition);
+    const createdName = metaOf(created).name ?? '';
+    if (createdName !== name) throw badRequest(`the name of the object (${createdName}) does not match the name on the URL (${name})`);
+    try {
+      return { object: await store.create(namespace, created, writeOptions), created: true };
+    } catch (e) {
+      // Someone created it between our read and our create: apply onto theirs.
+      if (!(e instanceof StatusError && e.reason === 'AlreadyExists') || attempt > 2) throw e;
+    }
+  }
+}

@@ -1,0 +1,216 @@
+// kube-apiserver's field manager around the Updater: reads and writes metadata.managedFields,
+// honours the reset rules, never gives anyone the server-owned metadata (name, uid,
+// resourceVersion, ...), stamps the time of managers whose fields changed, names managers by
+// manager/operation/apiVersion/subresource, and turns conflicts into the 409 Status clients parse.
+
+import { StatusError } from '../../errors/status-error.js';
+import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../object.js';
+import { FieldSet, fieldElement, pathString } from './fieldpath.js';
+import {
+  decodeManagedFields,
+  decodeOrEmpty,
+  emptyManaged,
+  encodeManagedFields,
+  isResetManagedFields,
+  managerIdentifier,
+  parseManagerIdentifier,
+  type Managed,
+} from './managed-fields.js';
+import type { TypeNode } from './schema.js';
+import { Conflicts, Updater, type Conflict } from './updater.js';
+
+/** Fields no manager owns: the server sets them (kube-apiserver's stripMetaManager). */
+const STRIPPED = FieldSet.of(
+  [fieldElement('apiVersion')],
+  [fieldElement('kind')],
+  [fieldElement('metadata')],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => [
+    fieldElement('metadata'),
+    fieldElement(f),
+  ]),
+);
+
+/** The manager of an object that had fields but no managedFields when it was first applied. */
+const BEFORE_FIRST_APPLY = 'before-first-apply';
+/** A name no real manager can have: the writer of the current Update before it is merged in. */
+const CURRENT_OPERATION = '\u0000current-operation';
+
+/** The manager of a non-apply write: fieldManager, else the User-Agent up to its first '/'. */
+export function managerOrUserAgent(fieldManager: string | undefined, userAgent: string | undefined): string {
+  if (fieldManager) return fieldManager;
+  return (userAgent ?? '').split('/')[0];
+}
+
+export interface FieldManagerOptions {
+  /** The kind's type, from the generated schema. */
+  node: TypeNode;
+  /** group/version the object is served at. */
+  apiVersion: string;
+  subresource?: string;
+  /** Path prefixes the endpoint's strategy resets, which nobody owns through it. */
+  resetFields?: FieldSet;
+}
+
+export class FieldManager {
+  private readonly updater: Updater;
+
+  constructor(private readonly options: FieldManagerOptions) {
+    this.updater = new Updater(options.node, options.resetFields);
+  }
+
+  private info(manager: string, operation: 'Apply' | 'Update'): string {
+    return managerIdentifier({ manager, operation, apiVersion: this.options.apiVersion, subresource: this.options.subresource });
+  }
+
+  /**
+   * Records a create, update or non-apply patch by `manager`: returns `next` with its
+   * managedFields. `live` is undefined for a create. Never fails: on an internal error the
+   * object is returned without managedFields, as kube-apiserver's UpdateNoErrors does.
+   */
+  update(live: KubeObject | undefined, next: KubeObject, manager: string): KubeObject {
+    const out = deepClone(next);
+    try {
+      const managed = this.managedForUpdate(live, next);
+      const liveBare = withoutManagedFields(live ?? {});
+      const nextBare = withoutManagedFields(next);
+      const fields = this.updater.update(liveBare, nextBare, this.options.apiVersion, managed.fields, CURRENT_OPERATION);
+      const taken = fields.get(CURRENT_OPERATION);
+      fields.delete(CURRENT_OPERATION);
+      const id = this.info(manager, 'Update');
+      if (taken) {
+        const owned = taken.set.difference(STRIPPED);
+        const previous = fields.get(id);
+        const set = previous ? owned.union(previous.set) : owned;
+        if (set.empty()) fields.delete(id);
+        else fields.set(id, { set, apiVersion: this.options.apiVersion, applied: false });
+        managed.times.set(id, nowRFC3339());
+      }
+      setManagedFields(out, { fields, times: managed.times });
+    } catch {
+      delete (out.metadata ?? {}).managedFields;
+    }
+    return out;
+  }
+
+  /** The starting ownership of an Update: the request's managedFields when it sets them, else the live object's. */
+  private managedForUpdate(live: KubeObject | undefined, next: KubeObject): Managed {
+    const liveManaged = () => decodeOrEmpty(live?.metadata?.managedFields);
+    if (this.options.subresource) return liveManaged();
+    const requested = next.metadata?.managedFields;
+    if (isResetManagedFields(requested)) return emptyManaged();
+    try {
+      const managed = decodeManagedFields(requested);
+      return managed.fields.size ? managed : liveManaged();
+    } catch {
+      return liveManaged();
+    }
+  }
+
+  /**
+   * Server-side apply of `config` by `manager` onto `live` (undefined: the object is being
+   * created). Returns the object to write, with managedFields. Throws the 409 on conflicts.
+   */
+  apply(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, describe: string): KubeObject {
+    const managed = decodeOrEmpty(live?.metadata?.managedFields);
+    let liveBare = withoutManagedFields(live ?? {});
+    // Fields set before anyone applied are owned by a stand-in Update manager, so an applier
+    // neither conflicts with nor removes them unknowingly.
+    if (live && managed.fields.size === 0) {
+      const empty = {};
+      const fields = this.updater.update(empty, liveBare, this.options.apiVersion, managed.fields, this.info(BEFORE_FIRST_APPLY, 'Update'));
+      const id = this.info(BEFORE_FIRST_APPLY, 'Update');
+      const before = fields.get(id);
+      if (before) {
+        const set = before.set.difference(STRIPPED);
+        if (set.empty()) fields.delete(id);
+        else fields.set(id, { ...before, set });
+      }
+      managed.fields = fields;
+      liveBare = withoutManagedFields(liveBare);
+    }
+    const id = this.info(manager, 'Apply');
+    let result;
+    try {
+      result = this.updater.apply(liveBare, config, this.options.apiVersion, managed.fields, id, force);
+    } catch (e) {
+      if (e instanceof Conflicts) throw conflictError(e.conflicts);
+      if (e instanceof Error && e.name === 'TypedValueError') {
+        // kube-apiserver returns this as a plain error: 500 with no reason.
+        throw new StatusError(500, '', `failed to create typed patch object (${describe}): ${e.message}`);
+      }
+      throw e;
+    }
+    const fields = result.managers;
+    const applied = fields.get(id);
+    if (applied) {
+      const set = applied.set.difference(STRIPPED);
+      if (set.empty()) fields.delete(id);
+      else fields.set(id, { ...applied, set });
+    }
+    const object = (result.object === undefined ? liveBare : dropNulls(result.object)) as KubeObject;
+    if (result.object !== undefined) managed.times.set(id, nowRFC3339());
+    const out = deepClone(object);
+    setManagedFields(out, { fields, times: managed.times });
+    return out;
+  }
+}
+
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  const copy = deepClone(obj);
+  if (isPlainObject(copy.metadata)) delete copy.metadata.managedFields;
+  return copy;
+}
+
+function setManagedFields(obj: KubeObject, managed: Managed): void {
+  if (!isPlainObject(obj.metadata)) obj.metadata = {};
+  const meta = obj.metadata!;
+  // Times of managers that no longer own anything are dropped with them.
+  for (const id of [...managed.times.keys()]) if (!managed.fields.has(id)) managed.times.delete(id);
+  const entries = encodeManagedFields(managed);
+  if (entries.length) meta.managedFields = entries;
+  else delete meta.managedFields;
+}
+
+/** Nulls in an applied configuration mean "unset" once the object takes its typed form. */
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
+    return out;
+  }
+  return value;
+}
+
+/** How a conflict names its manager: `"kubectl"`, `"m" using v1`, `"m" with subresource "status"`. */
+export function printManager(id: string): string {
+  let info;
+  try {
+    info = parseManagerIdentifier(id);
+  } catch {
+    return JSON.stringify(id);
+  }
+  let out = JSON.stringify(info.manager);
+  if (info.subresource) out = `${out} with subresource ${JSON.stringify(info.subresource)}`;
+  if (info.operation === 'Update') out = `${out} using ${info.apiVersion ?? ''}`;
+  return out;
+}
+
+/** The 409 kube-apiserver sends for an apply that would take others' fields: one cause per field. */
+export function conflictError(conflicts: Conflict[]): StatusError {
+  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) }));
+  let message: string;
+  if (conflicts.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), pathString(c.path)]);
+    const lines: string[] = [];
+    for (const manager of [...byManager.keys()].sort()) {
+      lines.push(`conflicts with ${printManager(manager)}:`);
+      for (const p of byManager.get(manager)!) lines.push(`- ${p}`);
+    }
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new StatusError(409, 'Conflict', message, { causes });
+}

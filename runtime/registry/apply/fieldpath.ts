@@ -1,0 +1,229 @@
+// Sets of field paths, as structured-merge-diff keeps them for ownership, and their FieldsV1
+// encoding in metadata.managedFields. A path element is held in its FieldsV1 spelling:
+//   f:<name>        a field of a struct or an entry of a map
+//   k:<json>        an item of a list-type=map list, named by its key fields (sorted, compact JSON)
+//   v:<json>        an item of a list-type=set list, named by its value
+//   i:<n>           an item of a list named by position
+// A set is a trie: each node has members (paths that end there) and children (paths that go on).
+
+export type PathElement = string;
+export type Path = PathElement[];
+
+/** Compact JSON with object keys sorted, as the key and value elements of FieldsV1 are spelled. */
+export function canonicalJSON(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJSON).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJSON((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export const fieldElement = (name: string): PathElement => `f:${name}`;
+export const keyElement = (keys: Record<string, unknown>): PathElement => `k:${canonicalJSON(keys)}`;
+export const valueElement = (value: unknown): PathElement => `v:${canonicalJSON(value)}`;
+export const indexElement = (index: number): PathElement => `i:${index}`;
+
+/** The field name of an `f:` element, undefined for any other kind of element. */
+export function fieldName(pe: PathElement): string | undefined {
+  return pe.startsWith('f:') ? pe.slice(2) : undefined;
+}
+
+/** A path as structured-merge-diff prints it in conflicts: `.data.a`, `.spec.ports[port=80,protocol="TCP"]`. */
+export function pathString(path: Path): string {
+  return path.map(elementString).join('');
+}
+
+function elementString(pe: PathElement): string {
+  const body = pe.slice(2);
+  switch (pe.slice(0, 2)) {
+    case 'f:':
+      return `.${body}`;
+    case 'k:': {
+      const keys = JSON.parse(body) as Record<string, unknown>;
+      return `[${Object.keys(keys).map((k) => `${k}=${canonicalJSON(keys[k])}`).join(',')}]`;
+    }
+    case 'v:':
+      return `[=${body}]`;
+    case 'i:':
+      return `[${body}]`;
+    default:
+      return '{{invalid path element}}';
+  }
+}
+
+// structured-merge-diff orders elements by kind (field names, then keys, then values, then
+// indexes) and within a kind by content; FieldsV1 is written in that order.
+const KIND_ORDER: Record<string, number> = { 'f:': 0, 'k:': 1, 'v:': 2, 'i:': 3 };
+
+export function compareElements(a: PathElement, b: PathElement): number {
+  const ka = KIND_ORDER[a.slice(0, 2)] ?? 4;
+  const kb = KIND_ORDER[b.slice(0, 2)] ?? 4;
+  if (ka !== kb) return ka - kb;
+  if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class FieldSet {
+  readonly members = new Set<PathElement>();
+  readonly children = new Map<PathElement, FieldSet>();
+
+  static of(...paths: Path[]): FieldSet {
+    const set = new FieldSet();
+    for (const p of paths) set.insert(p);
+    return set;
+  }
+
+  insert(path: Path): void {
+    if (path.length === 0) return;
+    let node: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) node = node.child(path[i]);
+    node.members.add(path[path.length - 1]);
+  }
+
+  /** The child node for an element, created when absent. */
+  child(pe: PathElement): FieldSet {
+    let c = this.children.get(pe);
+    if (!c) {
+      c = new FieldSet();
+      this.children.set(pe, c);
+    }
+    return c;
+  }
+
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    let node: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && node; i++) node = node.children.get(path[i]);
+    return node?.members.has(path[path.length - 1]) ?? false;
+  }
+
+  /** The paths below one element, without it (an empty set when there are none). */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.children.get(pe) ?? new FieldSet();
+  }
+
+  empty(): boolean {
+    if (this.members.size) return false;
+    for (const c of this.children.values()) if (!c.empty()) return false;
+    return true;
+  }
+
+  union(other: FieldSet): FieldSet {
+    const out = this.clone();
+    out.addAll(other);
+    return out;
+  }
+
+  private addAll(other: FieldSet): void {
+    for (const m of other.members) this.members.add(m);
+    for (const [pe, c] of other.children) this.child(pe).addAll(c);
+  }
+
+  /** Paths of this set that are not in `other` (exact paths: a member of `other` does not remove descendants). */
+  difference(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      const d = o ? c.difference(o) : c.clone();
+      if (!d.empty()) out.children.set(pe, d);
+    }
+    return out;
+  }
+
+  intersection(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) if (other.members.has(m)) out.members.add(m);
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      if (!o) continue;
+      const i = c.intersection(o);
+      if (!i.empty()) out.children.set(pe, i);
+    }
+    return out;
+  }
+
+  /** This set without every path that starts with one of `prefixes` (the paths themselves included). */
+  withoutPrefixes(prefixes: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) if (!prefixes.members.has(m)) out.members.add(m);
+    for (const [pe, c] of this.children) {
+      if (prefixes.members.has(pe)) continue;
+      const p = prefixes.children.get(pe);
+      const kept = p ? c.withoutPrefixes(p) : c.clone();
+      if (!kept.empty()) out.children.set(pe, kept);
+    }
+    return out;
+  }
+
+  clone(): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) out.members.add(m);
+    for (const [pe, c] of this.children) out.children.set(pe, c.clone());
+    return out;
+  }
+
+  /** Every path of the set, in FieldsV1 order. */
+  paths(): Path[] {
+    const out: Path[] = [];
+    const walk = (node: FieldSet, prefix: Path) => {
+      const elements = new Set([...node.members, ...node.children.keys()]);
+      for (const pe of [...elements].sort(compareElements)) {
+        if (node.members.has(pe)) out.push([...prefix, pe]);
+        const c = node.children.get(pe);
+        if (c) walk(c, [...prefix, pe]);
+      }
+    };
+    walk(this, []);
+    return out;
+  }
+
+  equals(other: FieldSet): boolean {
+    return this.difference(other).empty() && other.difference(this).empty();
+  }
+
+  /**
+   * The FieldsV1 form: an object per element, `{}` for a member without children, and a `.` entry
+   * for an element that is both a member and has children.
+   */
+  toFieldsV1(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const elements = new Set([...this.members, ...this.children.keys()]);
+    for (const pe of [...elements].sort(compareElements)) {
+      const c = this.children.get(pe);
+      const nested = c && !c.empty() ? c.toFieldsV1() : undefined;
+      if (!nested) {
+        if (this.members.has(pe)) out[pe] = {};
+        continue;
+      }
+      out[pe] = this.members.has(pe) ? { '.': {}, ...nested } : nested;
+    }
+    return out;
+  }
+
+  static fromFieldsV1(fields: unknown): FieldSet {
+    const set = new FieldSet();
+    set.readFieldsV1(fields, []);
+    return set;
+  }
+
+  private readFieldsV1(node: unknown, at: Path): void {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
+      throw new Error(`expected an object in FieldsV1 at ${JSON.stringify(at)}`);
+    }
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === '.') {
+        if (at.length) this.insert(at);
+        continue;
+      }
+      if (!/^[fkvi]:/.test(key)) throw new Error(`unexpected FieldsV1 key ${JSON.stringify(key)}`);
+      const path = [...at, key];
+      const entries = value && typeof value === 'object' ? Object.keys(value) : [];
+      if (entries.length === 0) this.insert(path);
+      else this.readFieldsV1(value, path);
+    }
+  }
+}

@@ -1,0 +1,291 @@
+// Operations on JSON values typed by a TypeNode, as structured-merge-diff performs them: the set
+// of fields a value sets, the merge of an applied configuration into the live object, the
+// comparison of two values (added, modified, removed paths), and the removal of a set of paths.
+// Atomic lists and maps are one leaf; set lists are keyed by value, map lists by their key fields.
+
+import { deepEqual } from '../object.js';
+import { FieldSet, fieldElement, fieldName, keyElement, pathString, valueElement, type Path, type PathElement } from './fieldpath.js';
+import { DEDUCED, isObjectValue, type FieldType, type TypeNode } from './schema.js';
+
+type ListNode = Extract<TypeNode, { kind: 'list' }>;
+type MapNode = Extract<TypeNode, { kind: 'map' }>;
+
+const SCALAR: TypeNode = { kind: 'scalar' };
+const DEDUCED_FIELD: FieldType = { node: DEDUCED, declared: false };
+const DEDUCED_MAP: MapNode = { kind: 'map', atomic: false, field: () => DEDUCED_FIELD };
+const DEDUCED_LIST: ListNode = { kind: 'list', listType: 'atomic', keys: [], item: () => DEDUCED, keyDefault: () => undefined };
+
+/** A value that does not fit its schema; `errors` are `<path>: <problem>` lines. */
+export class TypedValueError extends Error {
+  constructor(readonly errors: string[]) {
+    super(errors.length === 1 ? errors[0] : `errors:\n  ${errors.join('\n  ')}`);
+    this.name = 'TypedValueError';
+  }
+}
+
+/** Untyped nodes take the shape of their value: objects are granular maps, lists are atomic. */
+function effective(node: TypeNode, value: unknown): Exclude<TypeNode, { kind: 'deduced' }> {
+  if (node.kind !== 'deduced') return node;
+  if (isObjectValue(value)) return DEDUCED_MAP;
+  if (Array.isArray(value)) return DEDUCED_LIST;
+  return SCALAR as Exclude<TypeNode, { kind: 'deduced' }>;
+}
+
+function fieldOf(node: MapNode, name: string): FieldType {
+  return node.field(name) ?? DEDUCED_FIELD;
+}
+
+/** The path element naming one item of a set or map list; undefined (with an error) when it has none. */
+function listItemElement(node: ListNode, item: unknown, index: number, path: Path, errors: string[]): PathElement | undefined {
+  if (node.listType === 'set') return valueElement(item);
+  if (!isObjectValue(item)) {
+    errors.push(`${pathString(path)}: element ${index}: associative list with keys has an element that is not a map`);
+    return undefined;
+  }
+  const keys: Record<string, unknown> = {};
+  for (const key of node.keys) {
+    const value = item[key] ?? node.keyDefault(key);
+    if (value === undefined || value === null) {
+      errors.push(`${pathString(path)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(key)} (and doesn't have default value)`);
+      return undefined;
+    }
+    keys[key] = value;
+  }
+  return keyElement(keys);
+}
+
+/** Items of a set or map list by element, first occurrence winning; duplicates reported when asked. */
+function indexList(node: ListNode, list: unknown[], path: Path, errors: string[], reportDuplicates: boolean) {
+  const order: PathElement[] = [];
+  const items = new Map<PathElement, unknown>();
+  list.forEach((item, i) => {
+    const pe = listItemElement(node, item, i, path, errors);
+    if (pe === undefined) return;
+    if (items.has(pe)) {
+      if (reportDuplicates) errors.push(`${pathString(path)}: duplicate entries for key ${pathString([pe])}`);
+      return;
+    }
+    items.set(pe, item);
+    order.push(pe);
+  });
+  return { order, items };
+}
+
+/**
+ * The fields a value sets: every scalar, atomic list or map, map entry and list item, plus
+ * struct fields that are null or empty objects. Undeclared fields and bad list items are errors.
+ */
+export function toFieldSet(value: unknown, node: TypeNode, strict = false): FieldSet {
+  const set = new FieldSet();
+  const errors: string[] = [];
+  collect(value, node, [], set, errors, strict);
+  if (errors.length) throw new TypedValueError(errors);
+  return set;
+}
+
+function collect(value: unknown, node: TypeNode, path: Path, set: FieldSet, errors: string[], strict: boolean): void {
+  const n = effective(node, value);
+  if (n.kind === 'scalar') {
+    set.insert(path);
+  } else if (n.kind === 'list') {
+    if (n.listType === 'atomic') set.insert(path);
+    else if (Array.isArray(value)) {
+      const { order, items } = indexList(n, value, path, errors, strict);
+      for (const pe of order) {
+        const itemPath = [...path, pe];
+        set.insert(itemPath);
+        collect(items.get(pe), n.item(), itemPath, set, errors, strict);
+      }
+    }
+  } else if (n.atomic) {
+    set.insert(path);
+  } else if (isObjectValue(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = [...path, fieldElement(key)];
+      // Stored objects may hold fields the schema lost; only an applied configuration is refused for them.
+      const field = n.field(key) ?? (strict ? undefined : DEDUCED_FIELD);
+      if (!field) {
+        errors.push(`${pathString(childPath)}: field not declared in schema`);
+        continue;
+      }
+      if (child === null || (isObjectValue(child) && Object.keys(child).length === 0) || !field.declared) set.insert(childPath);
+      collect(child, field.node, childPath, set, errors, strict);
+    }
+  }
+}
+
+/** The live object with the applied configuration merged in (inputs untouched). */
+export function merge(live: unknown, config: unknown, node: TypeNode): unknown {
+  if (config === undefined) return live;
+  if (live === undefined) return config;
+  const n = effective(node, config);
+  if (n.kind === 'map' && !n.atomic && isObjectValue(live) && isObjectValue(config)) {
+    const out: Record<string, unknown> = { ...live };
+    for (const [key, value] of Object.entries(config)) out[key] = merge(live[key], value, fieldOf(n, key).node);
+    return out;
+  }
+  if (n.kind === 'list' && n.listType !== 'atomic' && Array.isArray(live) && Array.isArray(config)) {
+    return mergeList(live, config, n);
+  }
+  return config;
+}
+
+/**
+ * Items of both lists, merged by element. Live items the configuration lacks keep their place;
+ * items both have follow the configuration's order, as structured-merge-diff orders them.
+ */
+function mergeList(live: unknown[], config: unknown[], node: ListNode): unknown[] {
+  const ignored: string[] = [];
+  const lhs = indexList(node, live, [], ignored, false);
+  const rhs = indexList(node, config, [], ignored, false);
+  const shared = rhs.order.filter((pe) => lhs.items.has(pe));
+  let sharedAt = 0;
+  const out: unknown[] = [];
+  const item = node.item();
+  let li = 0;
+  let ri = 0;
+  while (li < lhs.order.length || ri < rhs.order.length) {
+    const before = li + ri;
+    const nextShared = shared[sharedAt];
+    if (li < lhs.order.length && ri < rhs.order.length) {
+      const pe = lhs.order[li];
+      if (pe === rhs.order[ri]) {
+        out.push(merge(lhs.items.get(pe), rhs.items.get(pe), item));
+        li++;
+        ri++;
+        sharedAt++;
+        continue;
+      }
+      // A shared item that comes later in the configuration's order: it is placed when reached there.
+      if (rhs.items.has(pe) && nextShared !== undefined && nextShared !== pe) {
+        li++;
+        continue;
+      }
+    }
+    if (li < lhs.order.length && !rhs.items.has(lhs.order[li])) {
+      out.push(lhs.items.get(lhs.order[li]));
+      li++;
+      continue;
+    }
+    if (ri < rhs.order.length) {
+      const pe = rhs.order[ri];
+      out.push(merge(lhs.items.get(pe), rhs.items.get(pe), item));
+      ri++;
+      if (nextShared === pe) sharedAt++;
+    }
+    if (li + ri === before) li++;
+  }
+  return out;
+}
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** What changed from `lhs` to `rhs`, path by path; containers that appear or vanish count too. */
+export function compare(lhs: unknown, rhs: unknown, node: TypeNode): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  walkCompare(lhs, rhs, node, [], c);
+  return c;
+}
+
+function isEmptyContainer(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObjectValue(v) && Object.keys(v).length === 0;
+}
+
+function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: Comparison): void {
+  if (lhs === undefined && rhs === undefined) return;
+  const n = effective(node, rhs !== undefined ? rhs : lhs);
+  const leaf = () => {
+    if (lhs === undefined) c.added.insert(path);
+    else if (rhs === undefined) c.removed.insert(path);
+    else if (!deepEqual(lhs, rhs)) c.modified.insert(path);
+  };
+  const bothEmpty = isEmptyContainer(lhs) && isEmptyContainer(rhs);
+  if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || bothEmpty) {
+    leaf();
+    return;
+  }
+  if (n.kind === 'map') {
+    const l = isObjectValue(lhs) ? lhs : {};
+    const r = isObjectValue(rhs) ? rhs : {};
+    for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
+      walkCompare(l[key], r[key], fieldOf(n, key).node, [...path, fieldElement(key)], c);
+    }
+  } else {
+    const ignored: string[] = [];
+    const l = indexList(n, Array.isArray(lhs) ? lhs : [], path, ignored, false);
+    const r = indexList(n, Array.isArray(rhs) ? rhs : [], path, ignored, false);
+    for (const pe of new Set([...l.order, ...r.order])) walkCompare(l.items.get(pe), r.items.get(pe), n.item(), [...path, pe], c);
+  }
+  // Containers report their own appearance and disappearance, besides their contents'.
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+}
+
+/**
+ * The value without the paths of `set`; a member path takes its whole subtree. A map entry or list
+ * left empty by the removal goes too, as it does when the object is decoded into its typed form.
+ */
+export function removeItems(value: unknown, set: FieldSet, node: TypeNode): unknown {
+  const n = effective(node, value);
+  if (n.kind === 'map' && !n.atomic && isObjectValue(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      const pe = fieldElement(key);
+      if (set.members.has(pe)) continue;
+      const below = set.children.get(pe);
+      if (below && !below.empty()) {
+        const pruned = removeItems(child, below, fieldOf(n, key).node);
+        if (isEmptyContainer(pruned) && !isEmptyContainer(child)) continue;
+        out[key] = pruned;
+      } else {
+        out[key] = child;
+      }
+    }
+    return out;
+  }
+  if (n.kind === 'list' && n.listType !== 'atomic' && Array.isArray(value)) {
+    const out: unknown[] = [];
+    const ignored: string[] = [];
+    value.forEach((item, i) => {
+      const pe = listItemElement(n, item, i, [], ignored);
+      if (pe === undefined) {
+        out.push(item);
+        return;
+      }
+      if (set.members.has(pe)) return;
+      const below = set.children.get(pe);
+      out.push(below && !below.empty() ? removeItems(item, below, n.item()) : item);
+    });
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The set plus every declared struct field that has owned fields below it, so that removing what
+ * an applier gave up also removes a struct it leaves empty (structured-merge-diff's
+ * EnsureNamedFieldsAreMembers).
+ */
+export function ensureNamedFieldsAreMembers(set: FieldSet, node: TypeNode): FieldSet {
+  const out = new FieldSet();
+  for (const m of set.members) out.members.add(m);
+  for (const [pe, child] of set.children) {
+    let childNode: TypeNode = DEDUCED;
+    if (node.kind === 'map') {
+      const name = fieldName(pe);
+      const field = name === undefined ? undefined : node.field(name);
+      if (field?.declared) out.members.add(pe);
+      childNode = field?.node ?? DEDUCED;
+    } else if (node.kind === 'list') {
+      childNode = node.item();
+    }
+    out.children.set(pe, ensureNamedFieldsAreMembers(child, childNode));
+  }
+  return out;
+}
