@@ -62,8 +62,10 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     await ensureSystemNamespaces(registry);
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
+    const cbor = context.featureGates.enabled('CBORServingAndStorage');
     const negotiator = createNegotiator({
       root: loadDescriptorRoot(DESCRIPTORS),
+      cbor,
       columnsFor: (t) => byTarget.get(`${t.group}/${t.version}/${t.kind}`)?.printerColumns,
     });
     const resourceHandler = createResourceHandler({
@@ -71,6 +73,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       negotiator,
       config: {
         watchListEnabled: context.featureGates.enabled('WatchList'),
+        responseCompression: context.featureGates.enabled('APIResponseCompression'),
+        cbor,
         ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
       },
     });

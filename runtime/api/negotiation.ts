@@ -10,13 +10,17 @@
 
 import { notAcceptable, unsupportedMediaType } from '../errors/status-error.js';
 
-export type Format = 'json' | 'yaml' | 'protobuf';
+export type Format = 'json' | 'yaml' | 'protobuf' | 'cbor';
 
 export const MEDIA_TYPE_JSON = 'application/json';
 export const MEDIA_TYPE_YAML = 'application/yaml';
 export const MEDIA_TYPE_PROTOBUF = 'application/vnd.kubernetes.protobuf';
 /** The specification's name for the protobuf media type; served as a synonym. */
 export const MEDIA_TYPE_PROTOBUF_ALIAS = 'application/vnd.cluster.protobuf';
+/** CBOR (gate CBORServingAndStorage): served after the others, as kube-apiserver appends it. */
+export const MEDIA_TYPE_CBOR = 'application/cbor';
+/** The Content-Type of a CBOR watch: a CBOR sequence (RFC 8742), one event per data item. */
+export const MEDIA_TYPE_CBOR_SEQ = 'application/cbor-seq';
 
 interface MediaTypeInfo {
   mediaType: string;
@@ -41,9 +45,17 @@ const SERVED: MediaTypeInfo[] = [
   info(MEDIA_TYPE_PROTOBUF_ALIAS, 'protobuf', true, true),
 ];
 
-/** What 406 and 415 messages list (kube-apiserver's SupportedMediaTypes; CBOR is gated off). */
-const LISTED = SERVED.filter((m) => !m.alias).map((m) => m.mediaType);
-const LISTED_STREAMS = SERVED.filter((m) => !m.alias && m.streamable).map((m) => `${m.mediaType};stream=watch`);
+const CBOR = info(MEDIA_TYPE_CBOR, 'cbor', true);
+
+/** The media types served: CBOR only with its feature gate on. */
+const servedTypes = (cbor: boolean | undefined): MediaTypeInfo[] => (cbor ? [...SERVED, CBOR] : SERVED);
+
+/** What 406 messages list (kube-apiserver's SupportedMediaTypes, synonyms left out). */
+const listed = (cbor: boolean | undefined) => servedTypes(cbor).filter((m) => !m.alias).map((m) => m.mediaType);
+const listedStreams = (cbor: boolean | undefined) =>
+  servedTypes(cbor)
+    .filter((m) => !m.alias && m.streamable)
+    .map((m) => `${m.mediaType};stream=watch`);
 
 /** One clause of an Accept header. */
 export interface AcceptClause {
@@ -130,6 +142,8 @@ export interface EndpointCapabilities {
   tableSupported?: boolean;
   /** `?pretty=true`, or a browser or curl user agent (see isPrettyPrint). */
   pretty?: boolean;
+  /** The CBORServingAndStorage gate: application/cbor is served. */
+  cbor?: boolean;
 }
 
 export interface NegotiatedMediaType {
@@ -196,17 +210,19 @@ function acceptOptions(clause: AcceptClause, media: MediaTypeInfo, caps: Endpoin
 
 function pick(accept: string | undefined, caps: EndpointCapabilities, restricted = false): NegotiatedMediaType | undefined {
   const streaming = caps.streaming === true;
+  const streamContentType = (media: MediaTypeInfo) =>
+    media.format === 'json' ? media.mediaType : media.format === 'cbor' ? MEDIA_TYPE_CBOR_SEQ : `${media.mediaType};stream=watch`;
   const result = (media: MediaTypeInfo, convert?: ConvertTarget, pretty = false): NegotiatedMediaType => ({
     format: media.format,
     mediaType: media.mediaType,
-    contentType: streaming && media.format !== 'json' ? `${media.mediaType};stream=watch` : media.mediaType,
+    contentType: streaming ? streamContentType(media) : media.mediaType,
     ...(convert ? { convert } : {}),
     pretty: pretty || caps.pretty === true,
     streaming,
   });
   if (!accept) return result(SERVED[0]);
   for (const clause of parseAccept(accept)) {
-    for (const media of SERVED) {
+    for (const media of servedTypes(caps.cbor)) {
       const matches =
         (clause.type === media.type && (clause.subType === media.subType || clause.subType === '*')) ||
         (clause.type === '*' && clause.subType === '*');
@@ -225,10 +241,10 @@ function pick(accept: string | undefined, caps: EndpointCapabilities, restricted
 export function negotiateOutput(accept: string | undefined, caps: EndpointCapabilities = {}): NegotiatedMediaType {
   const chosen = pick(accept, caps);
   if (caps.streaming) {
-    if (!chosen || !SERVED.find((m) => m.mediaType === chosen.mediaType)!.streamable) throw notAcceptable(LISTED_STREAMS);
+    if (!chosen || !servedTypes(caps.cbor).find((m) => m.mediaType === chosen.mediaType)!.streamable) throw notAcceptable(listedStreams(caps.cbor));
     return chosen;
   }
-  if (!chosen) throw notAcceptable(LISTED);
+  if (!chosen) throw notAcceptable(listed(caps.cbor));
   return chosen;
 }
 
@@ -257,11 +273,12 @@ function parseMediaType(value: string): string | undefined {
  * The format of a create or update body from its Content-Type (empty means JSON). Anything else
  * is a 415 listing what is accepted.
  */
-export function negotiateInput(contentType: string | undefined, caps: { protobufSupported?: boolean } = {}): Format {
+export function negotiateInput(contentType: string | undefined, caps: { protobufSupported?: boolean; cbor?: boolean } = {}): Format {
   const mediaType = contentType ? parseMediaType(contentType) : MEDIA_TYPE_JSON;
-  const media = SERVED.find((m) => m.mediaType === mediaType);
+  const served = servedTypes(caps.cbor);
+  const media = served.find((m) => m.mediaType === mediaType);
   if (media && (media.format !== 'protobuf' || caps.protobufSupported !== false)) return media.format;
-  const accepted = SERVED.filter((m) => !m.alias && (m.format !== 'protobuf' || caps.protobufSupported !== false));
+  const accepted = served.filter((m) => !m.alias && (m.format !== 'protobuf' || caps.protobufSupported !== false));
   throw unsupportedMediaType(contentType ?? '', accepted.map((m) => m.mediaType));
 }
 
@@ -269,7 +286,8 @@ export type PatchType =
   | 'application/json-patch+json'
   | 'application/merge-patch+json'
   | 'application/strategic-merge-patch+json'
-  | 'application/apply-patch+yaml';
+  | 'application/apply-patch+yaml'
+  | 'application/apply-patch+cbor';
 
 /** Every patch type of a built-in resource, in kube-apiserver's order. */
 export const BUILTIN_PATCH_TYPES: readonly PatchType[] = [
@@ -278,6 +296,11 @@ export const BUILTIN_PATCH_TYPES: readonly PatchType[] = [
   'application/strategic-merge-patch+json',
   'application/apply-patch+yaml',
 ];
+
+/** The patch types of a built-in resource: apply as CBOR joins them with CBORServingAndStorage. */
+export function builtinPatchTypes(cbor: boolean): readonly PatchType[] {
+  return cbor ? [...BUILTIN_PATCH_TYPES, 'application/apply-patch+cbor'] : BUILTIN_PATCH_TYPES;
+}
 
 /**
  * The patch type of a PATCH body. Parameters (`; charset=utf-8`) are ignored; an unlisted type is

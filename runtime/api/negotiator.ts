@@ -6,28 +6,35 @@
 import type protobuf from 'protobufjs';
 import type { PrinterColumn } from '../registry/definition.js';
 import type { KubeObject } from '../registry/object.js';
-import { negotiateErrorOutput, negotiateOutput, type ConvertTarget, type NegotiatedMediaType } from './negotiation.js';
+import { isPrettyPrint, negotiateErrorOutput, negotiateOutput, type ConvertTarget, type NegotiatedMediaType } from './negotiation.js';
 import { asPartialObjectMetadata, asPartialObjectMetadataList } from './partial-object-metadata.js';
 import { messageNameResolver } from './protobuf/message-names.js';
 import type { JsonObject } from './protobuf/message-plan.js';
 import { decodeInput, responseEncoder } from './serializers.js';
-import type { BodyTarget, Negotiator } from './serialization.js';
-import { buildTable, tableWatchRenderer } from './table.js';
+import type { BodyTarget, Negotiator, RequestHints } from './serialization.js';
+import { buildTable, parseIncludeObject, tableWatchRenderer, type IncludeObject } from './table.js';
 
 export interface NegotiatorOptions {
   /** Protobuf descriptors (generated/protobuf/descriptors.json); without them protobuf is not offered. */
   root?: protobuf.Root;
   /** The printer columns of an endpoint's kind; undefined when it cannot print a Table. */
   columnsFor?: (target: BodyTarget) => PrinterColumn[] | undefined;
+  /** The CBORServingAndStorage gate: application/cbor is served and accepted. */
+  cbor?: boolean;
 }
 
 const isStatus = (obj: unknown): boolean => (obj as JsonObject | null)?.kind === 'Status';
 
-function transform(obj: JsonObject, convert: ConvertTarget | undefined, columns: PrinterColumn[] | undefined): JsonObject {
+const prettyFor = (hints: RequestHints | undefined): boolean => isPrettyPrint(hints?.query?.get('pretty'), hints?.userAgent);
+
+/** ?includeObject of a Table request, checked only when a Table is what the client gets. */
+const includeObjectOf = (hints: RequestHints | undefined): IncludeObject => parseIncludeObject(hints?.query?.get('includeObject'));
+
+function transform(obj: JsonObject, convert: ConvertTarget | undefined, columns: PrinterColumn[] | undefined, hints?: RequestHints): JsonObject {
   if (!convert || isStatus(obj)) return obj;
   switch (convert.kind) {
     case 'Table':
-      return buildTable(columns ?? [], obj, { version: convert.version }) as unknown as JsonObject;
+      return buildTable(columns ?? [], obj, { version: convert.version, includeObject: includeObjectOf(hints) }) as unknown as JsonObject;
     case 'PartialObjectMetadata':
       return asPartialObjectMetadata(obj, convert.version);
     default:
@@ -42,33 +49,37 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
   const protobufSupported = (t: BodyTarget) => messageNameFor(apiVersionOf(t), t.kind) !== undefined;
   const messageOf = (obj: JsonObject) => messageNameFor(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
 
-  function negotiate(accept: string | undefined, target: BodyTarget, streaming: boolean): NegotiatedMediaType {
+  function negotiate(accept: string | undefined, target: BodyTarget, streaming: boolean, pretty = false): NegotiatedMediaType {
     const columns = options.columnsFor?.(target);
-    return negotiateOutput(accept, { streaming, protobufSupported: protobufSupported(target), tableSupported: columns !== undefined });
+    return negotiateOutput(accept, { streaming, protobufSupported: protobufSupported(target), tableSupported: columns !== undefined, pretty, cbor: options.cbor });
   }
 
   return {
     decodeBody(contentType, body, target) {
-      return decodeInput(contentType, body, { root, messageNameFor, protobufSupported: protobufSupported(target) }) as KubeObject;
+      return decodeInput(contentType, body, { root, messageNameFor, protobufSupported: protobufSupported(target), cbor: options.cbor }) as KubeObject;
     },
 
-    encodeResponse(accept, obj, target) {
+    encodeResponse(accept, obj, target, hints) {
       const value = obj as JsonObject;
+      const pretty = prettyFor(hints);
       const negotiated = isStatus(value)
-        ? negotiateErrorOutput(accept, { protobufSupported: protobufSupported(target) })
-        : negotiate(accept, target, false);
-      const result = transform(value, negotiated.convert, options.columnsFor?.(target));
+        ? negotiateErrorOutput(accept, { protobufSupported: protobufSupported(target), pretty, cbor: options.cbor })
+        : negotiate(accept, target, false, pretty);
+      const result = transform(value, negotiated.convert, options.columnsFor?.(target), hints);
       const body = responseEncoder(negotiated, root).encode(result, messageOf(result));
       return { contentType: negotiated.contentType, body };
     },
 
-    watchEncoder(accept, target) {
+    watchEncoder(accept, target, hints) {
       const negotiated = negotiate(accept, target, true);
       const encoder = responseEncoder(negotiated, root);
       const { convert } = negotiated;
       const columns = options.columnsFor?.(target) ?? [];
       // A Table watch sends column definitions with its first event only.
-      const tables = convert?.kind === 'Table' ? tableWatchRenderer(columns, { version: convert.version }) : undefined;
+      const tables =
+        convert?.kind === 'Table'
+          ? tableWatchRenderer(columns, { version: convert.version, includeObject: includeObjectOf(hints) })
+          : undefined;
       return {
         contentType: negotiated.contentType,
         encode(event) {

@@ -9,7 +9,7 @@ import type { ResourceRegistry } from '../registry/registry.js';
 import type { RequestInfo } from '../server/request-info.js';
 import { createResource } from './handlers/create.js';
 import type { HandlerConfig, HandlerContext } from './handlers/context.js';
-import { DEFAULT_HANDLER_CONFIG, errorResponse } from './handlers/context.js';
+import { DEFAULT_HANDLER_CONFIG, errorResponse, requestHints } from './handlers/context.js';
 import { deleteCollectionResource, deleteResource } from './handlers/delete.js';
 import { getResource } from './handlers/get.js';
 import { listResource } from './handlers/list.js';
@@ -50,6 +50,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     const def = store?.definition;
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
+    const query = new URL(request.url).searchParams;
     try {
       if (!store || !def) throw notFound({ group: info.apiGroup, resource: info.resource }, '');
       const verb = info.verb as Verb;
@@ -66,9 +67,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
         throw notFound({ group: def.group, resource: def.plural }, info.name);
       }
-      return await handler({ request, config, info, store, negotiator, query: new URL(request.url).searchParams, target, warnings: [] });
+      return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
     } catch (err) {
-      return errorResponse(err, negotiator, accept, target);
+      return errorResponse(err, negotiator, accept, target, requestHints(request, query));
     }
   };
 }

@@ -25,13 +25,22 @@ export interface WatchEncoder {
   encode(event: WatchEvent): Uint8Array | string;
 }
 
+/**
+ * What of the request besides Accept shapes a response: ?pretty and the User-Agent (kube-apiserver
+ * indents JSON for curl, wget and browsers), ?includeObject of a Table.
+ */
+export interface RequestHints {
+  query?: URLSearchParams;
+  userAgent?: string;
+}
+
 export interface Negotiator {
   /** Parses a create/update body into an object; throws 415 for unknown types, 400 for bad bytes. */
   decodeBody(contentType: string | undefined, body: Uint8Array, target: BodyTarget): KubeObject;
   /** Serializes a response (object, list or Status); throws 406 when nothing acceptable. */
-  encodeResponse(accept: string | undefined, obj: unknown, target: BodyTarget): EncodedBody;
+  encodeResponse(accept: string | undefined, obj: unknown, target: BodyTarget, hints?: RequestHints): EncodedBody;
   /** The encoder of a watch stream's events. */
-  watchEncoder(accept: string | undefined, target: BodyTarget): WatchEncoder;
+  watchEncoder(accept: string | undefined, target: BodyTarget, hints?: RequestHints): WatchEncoder;
 }
 
 const JSON_TYPE = 'application/json';
@@ -46,7 +55,7 @@ function acceptsJson(accept: string | undefined): boolean {
 }
 
 /** Go's encoding/json wording for the common syntax errors, which clients show verbatim. */
-function goJsonError(text: string, err: unknown): string {
+export function goJsonError(text: string, err: unknown): string {
   const trimmed = text.trim();
   if (trimmed === '') return 'unexpected end of JSON input';
   const m = /position (\d+)/.exec(String((err as Error).message));

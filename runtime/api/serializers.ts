@@ -5,6 +5,7 @@
 import type protobuf from 'protobufjs';
 import { stringify as stringifyYaml, parse as parseYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
+import { decodeCBOR, encodeCBOR } from './cbor.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
@@ -79,6 +80,14 @@ export function responseEncoder(negotiated: NegotiatedMediaType, root?: protobuf
           throw internalError(new Error('YAML has no watch stream form'));
         },
       };
+    case 'cbor':
+      return {
+        format,
+        contentType,
+        encode: (obj) => encodeCBOR(obj),
+        // One self-described data item per event: the stream is a CBOR sequence.
+        encodeWatchEvent: (type, obj) => encodeCBOR({ type, object: obj }),
+      };
     case 'protobuf': {
       if (!root) throw internalError(new Error('protobuf negotiated without descriptors'));
       return {
@@ -96,6 +105,8 @@ export interface DecodeInputOptions {
   /** The kind the endpoint takes: fills a missing apiVersion or kind, names the type in errors. */
   expected?: { apiVersion: string; kind: string };
   protobufSupported?: boolean;
+  /** The CBORServingAndStorage gate: application/cbor bodies are accepted. */
+  cbor?: boolean;
   root?: protobuf.Root;
   messageNameFor?: MessageNameFor;
 }
@@ -118,14 +129,20 @@ function unrecognized(body: Uint8Array, why: string, expected?: { kind: string }
  * unsupported); a body that does not decode to an object is a 400.
  */
 export function decodeInput(contentType: string | undefined, body: Uint8Array, options: DecodeInputOptions = {}): JsonObject {
-  const format = negotiateInput(contentType, { protobufSupported: options.protobufSupported ?? options.root !== undefined });
+  const format = negotiateInput(contentType, { protobufSupported: options.protobufSupported ?? options.root !== undefined, cbor: options.cbor });
   let obj: unknown;
   if (format === 'protobuf') {
     obj = decodeObject(options.root!, body, options.messageNameFor ?? (() => undefined)).object;
+  } else if (format === 'cbor') {
+    obj = decodeCBOR(body);
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+      throw unrecognized(body, "couldn't get version/kind; cbor decode error: the document is not a map", options.expected);
+    }
   } else {
     const text = Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8');
     try {
-      obj = format === 'json' ? JSON.parse(text) : parseYaml(text);
+      // Repeated keys keep the last value, as the non-strict decoders do; fieldValidation reports them.
+      obj = format === 'json' ? JSON.parse(text) : parseYaml(text, { uniqueKeys: false });
     } catch (err) {
       const kind = format === 'json' ? 'json parse error' : 'yaml parse error';
       throw unrecognized(body, `couldn't get version/kind; ${kind}: ${(err as Error).message}`, options.expected);

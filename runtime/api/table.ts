@@ -66,12 +66,14 @@ function columnDefinitions(columns: PrinterColumn[]): TableColumnDefinition[] {
   }));
 }
 
-function rowObject(obj: JsonObject, include: IncludeObject, version: string): JsonObject | null {
+function rowObject(obj: JsonObject, include: IncludeObject, version: string, typeMeta: JsonObject): JsonObject | null {
   switch (include) {
     case 'None':
       return null;
     case 'Object':
-      return obj;
+      // Upstream converts each row's object to the endpoint's version, which sets its type fields
+      // (the items of a list have none of their own).
+      return obj.kind && obj.apiVersion ? obj : { ...typeMeta, ...obj };
     case 'Metadata':
       return asPartialObjectMetadata(obj, version);
   }
@@ -85,9 +87,13 @@ export function buildTable(columns: PrinterColumn[], source: JsonObject, options
   const cells = columns.map(cellFunction);
   const isList = Array.isArray(source.items);
   const objects = isList ? (source.items as JsonObject[]) : [source];
+  const typeMeta: JsonObject = {
+    kind: isList ? String(source.kind ?? '').replace(/List$/, '') : source.kind,
+    apiVersion: source.apiVersion,
+  };
   const rows = objects.map((obj) => ({
     cells: cells.map((cell) => cell(obj, now)),
-    object: rowObject(obj, include, version),
+    object: rowObject(obj, include, version, typeMeta),
   }));
   const sourceMeta = (source.metadata ?? {}) as JsonObject;
   const metadata: Table['metadata'] = {};

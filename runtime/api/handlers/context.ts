@@ -5,10 +5,13 @@ import { StatusError, badRequest, internalError, isStatusError } from '../../err
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import type { KubeObject } from '../../registry/object.js';
 import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
-import { parseFieldValidation, pruneUnknownFields, unknownFieldOutcome, type FieldValidation } from '../../registry/unknown-fields.js';
+import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../server/request-info.js';
-import type { BodyTarget, Negotiator } from '../serialization.js';
+import { encodeContent } from '../content-encoding.js';
+import { scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
+import { negotiateInput, type Format } from '../negotiation.js';
+import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
 
 /** Server-wide settings the verb handlers need (from flags and feature gates). */
 export interface HandlerConfig {
@@ -16,9 +19,18 @@ export interface HandlerConfig {
   watchListEnabled: boolean;
   /** --min-request-timeout: a watch without timeoutSeconds ends after 1x to 2x this. */
   minRequestTimeoutSeconds: number;
+  /** The APIResponseCompression feature gate: large responses are gzipped for clients that accept it. */
+  responseCompression: boolean;
+  /** The CBORServingAndStorage feature gate: PATCH also takes application/apply-patch+cbor. */
+  cbor: boolean;
 }
 
-export const DEFAULT_HANDLER_CONFIG: HandlerConfig = { watchListEnabled: false, minRequestTimeoutSeconds: 1800 };
+export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {
+  watchListEnabled: false,
+  minRequestTimeoutSeconds: 1800,
+  responseCompression: true,
+  cbor: false,
+};
 
 export interface HandlerContext {
   request: Request;
@@ -37,16 +49,44 @@ export async function readBody(request: Request): Promise<Uint8Array> {
   return new Uint8Array(await request.arrayBuffer());
 }
 
+/** What the body's text says about its members: repetitions, and where each member first appears. */
+export interface BodyMembers {
+  duplicates: FieldComplaint[];
+  firstSeen?: Map<string, number>;
+}
+
+/**
+ * The repeated members of a JSON or YAML body (protobuf cannot repeat a field in a way a decoder
+ * reports). Skipped under Ignore, where nobody hears about them.
+ */
+export function bodyMembers(format: Format, body: Uint8Array, directive: FieldValidation): BodyMembers {
+  // Protobuf cannot repeat a member a decoder would report; the CBOR decoder refuses repeated keys itself.
+  if (directive === 'Ignore' || format === 'protobuf' || format === 'cbor') return { duplicates: [] };
+  const text = Buffer.from(body).toString('utf8');
+  return format === 'json' ? scanJsonMembers(text) : { duplicates: scanYamlDuplicates(text) };
+}
+
 /**
  * Drops the fields the kind's schema does not know, as decoding into typed structs does upstream,
- * and applies the fieldValidation directive to them (400 under Strict, warnings under Warn).
+ * and applies the fieldValidation directive to them and to repeated members, in document order
+ * as a single strict decode reports them (400 under Strict, warnings under Warn).
  */
-export function dropUnknownFields(ctx: HandlerContext, obj: KubeObject, directive: FieldValidation): void {
+export function dropUnknownFields(ctx: HandlerContext, obj: KubeObject, directive: FieldValidation, members: BodyMembers = { duplicates: [] }): void {
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
-  if (!schema) return;
-  const unknown = pruneUnknownFields(obj, schema, index);
-  ctx.warnings.push(...unknownFieldOutcome(unknown, directive, ctx.target.kind, ctx.target.version));
+  const unknown = schema ? pruneUnknownFields(obj, schema, index) : [];
+  if (directive === 'Ignore') return;
+  const complaints: FieldComplaint[] = [
+    ...members.duplicates,
+    ...unknown.map((f) => ({ message: `unknown field ${JSON.stringify(f)}`, at: members.firstSeen?.get(f) ?? Number.MAX_SAFE_INTEGER })),
+  ].sort((a, b) => a.at - b.at);
+  if (complaints.length === 0) return;
+  const messages = complaints.map((c) => c.message);
+  if (directive === 'Strict') {
+    const { kind, version } = ctx.target;
+    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${messages.join(', ')}`);
+  }
+  ctx.warnings.push(...messages);
 }
 
 /** The fieldValidation query parameter of a create, update or patch. */
@@ -59,7 +99,10 @@ export function fieldValidation(ctx: HandlerContext, optionsKind: string): Field
  * by the fieldValidation directive, as the create and update handlers do.
  */
 export async function readObject(ctx: HandlerContext, directive: FieldValidation): Promise<KubeObject> {
-  const obj = ctx.negotiator.decodeBody(ctx.request.headers.get('content-type') ?? undefined, await readBody(ctx.request), ctx.target);
+  const contentType = ctx.request.headers.get('content-type') ?? undefined;
+  const body = await readBody(ctx.request);
+  const obj = ctx.negotiator.decodeBody(contentType, body, ctx.target);
+  // decodeBody accepted the type, so naming its format cannot fail here.
   const expected = ctx.target.group ? `${ctx.target.group}/${ctx.target.version}` : ctx.target.version;
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
@@ -73,7 +116,7 @@ export async function readObject(ctx: HandlerContext, directive: FieldValidation
   // Missing type fields take the endpoint's, as the decoder's defaults do upstream.
   obj.apiVersion = expected;
   obj.kind = ctx.target.kind;
-  dropUnknownFields(ctx, obj, directive);
+  dropUnknownFields(ctx, obj, directive, bodyMembers(negotiateInput(contentType, { cbor: true }), body, directive));
   return obj;
 }
 
@@ -89,11 +132,17 @@ export function writeOptions(ctx: HandlerContext, optionsKind: string): WriteOpt
   return { dryRun: dryRun.length > 0, fieldManager };
 }
 
+/** The parts of a request, besides Accept, that shape its response. */
+export function requestHints(request: Request, query: URLSearchParams): RequestHints {
+  return { query, userAgent: request.headers.get('user-agent') ?? undefined };
+}
+
 export function respond(ctx: HandlerContext, code: number, obj: unknown): Response {
-  const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target);
-  const headers = new Headers({ 'content-type': encoded.contentType });
+  const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target, requestHints(ctx.request, ctx.query));
+  const content = encodeContent(encoded.body, ctx.request.headers.get('accept-encoding'), ctx.config.responseCompression);
+  const headers = new Headers({ 'content-type': encoded.contentType, ...content.headers });
   for (const warning of ctx.warnings) headers.append('Warning', warningHeader(warning));
-  return new Response(bodyInit(encoded.body), { status: code, headers });
+  return new Response(bodyInit(content.body), { status: code, headers });
 }
 
 /** RFC 7234 warn-code 299 with an unknown agent, the message quoted as kube-apiserver writes it. */
@@ -102,11 +151,11 @@ function warningHeader(message: string): string {
 }
 
 /** Any failure as the Status kube-apiserver would send; unknown errors become 500 InternalError. */
-export function errorResponse(err: unknown, negotiator: Negotiator, accept: string | undefined, target: BodyTarget): Response {
+export function errorResponse(err: unknown, negotiator: Negotiator, accept: string | undefined, target: BodyTarget, hints?: RequestHints): Response {
   const status: StatusError = isStatusError(err) ? err : internalError(err);
   let encoded;
   try {
-    encoded = negotiator.encodeResponse(accept, status.toStatus(), target);
+    encoded = negotiator.encodeResponse(accept, status.toStatus(), target, hints);
   } catch {
     encoded = { contentType: 'application/json', body: JSON.stringify(status.toStatus()) };
   }

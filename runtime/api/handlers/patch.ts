@@ -1,53 +1,153 @@
 // PATCH: the patch is applied to the stored object inside the store's retry loop, so an
 // unconditional patch never loses a concurrent write; a patch that names a resourceVersion is
 // conditional. Patch engines are chosen by Content-Type and driven by the kind's generated
-// schema; JSON patch and apply join PATCH_ENGINES with the wire-formats work.
+// schema; apply joins PATCH_ENGINES with the server-side apply work.
+//
+// fieldValidation on patches follows kube-apiserver's patcher: repeated members of the patch
+// document itself are found first, then unknown fields of the patched object; under Strict they
+// fail the request as a 422 on the field "patch" quoting the patched object, under Warn they
+// become Warning headers.
 
-import { badRequest, unsupportedMediaType } from '../../errors/status-error.js';
+import { StatusError, badRequest, unsupportedMediaType } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../../registry/definition.js';
 import { applyMergePatch } from '../../registry/merge-patch.js';
 import { isPlainObject, type KubeObject } from '../../registry/object.js';
 import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
 import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
+import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
+import { scanJsonMembers } from '../duplicate-fields.js';
+import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
+import { goJsonError } from '../serialization.js';
+import { encodeJSON } from '../serializers.js';
 import type { HandlerContext } from './context.js';
-import { dropUnknownFields, fieldValidation, readBody, respond, writeOptions } from './context.js';
+import { fieldValidation, readBody, respond, writeOptions } from './context.js';
+import { applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
 
-/** Applies a patch document to the stored object (a copy) and returns the object to write. */
-export type PatchEngine = (existing: KubeObject, patch: Uint8Array, definition: ResourceDefinition) => KubeObject;
+export interface PatchEngineOptions {
+  fieldValidation: FieldValidation;
+}
+
+/**
+ * Applies a patch document to the stored object (a copy) and returns the object to write. The
+ * engine reports complaints about the patch document itself (repeated members) in `strictErrors`.
+ */
+export type PatchEngine = (
+  existing: KubeObject,
+  patch: Uint8Array,
+  definition: ResourceDefinition,
+  options?: PatchEngineOptions & { strictErrors?: string[] },
+) => KubeObject;
 
 function parsePatch(patch: Uint8Array): unknown {
+  const text = Buffer.from(patch).toString('utf8');
   try {
-    return JSON.parse(Buffer.from(patch).toString('utf8'));
+    return JSON.parse(text);
   } catch (e) {
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    throw badRequest(`error decoding patch: ${goJsonError(text, e)}`);
   }
 }
 
-function mergePatchEngine(existing: KubeObject, patch: Uint8Array): KubeObject {
-  const result = applyMergePatch(existing, parsePatch(patch));
+/** The repeated members of a JSON patch document, when the directive wants to hear of them. */
+function patchDuplicates(patch: Uint8Array, options: PatchEngineOptions | undefined): string[] {
+  if (!options || options.fieldValidation === 'Ignore') return [];
+  return scanJsonMembers(Buffer.from(patch).toString('utf8')).duplicates.map((d) => d.message);
+}
+
+function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: ResourceDefinition, options?: PatchEngineOptions & { strictErrors?: string[] }): KubeObject {
+  const parsed = parsePatch(patch);
+  options?.strictErrors?.push(...patchDuplicates(patch, options));
+  const result = applyMergePatch(existing, parsed);
   if (!isPlainObject(result)) throw badRequest('the patch must be a JSON object');
   return result as KubeObject;
 }
 
 let patchSchemas: OpenAPIPatchSchemas | undefined;
 
-function strategicMergePatchEngine(existing: KubeObject, patch: Uint8Array, definition: ResourceDefinition): KubeObject {
+function strategicMergePatchEngine(
+  existing: KubeObject,
+  patch: Uint8Array,
+  definition: ResourceDefinition,
+  options?: PatchEngineOptions & { strictErrors?: string[] },
+): KubeObject {
   patchSchemas ??= new OpenAPIPatchSchemas(generatedSchemaIndex());
-  return applyStrategicMergePatch(existing, parsePatch(patch), patchSchemas.forComponent(definition.openAPIName)) as KubeObject;
+  const parsed = parsePatch(patch);
+  options?.strictErrors?.push(...patchDuplicates(patch, options));
+  return applyStrategicMergePatch(existing, parsed, patchSchemas.forComponent(definition.openAPIName)) as KubeObject;
+}
+
+function jsonPatchEngine(existing: KubeObject, patch: Uint8Array, _def: ResourceDefinition, options?: PatchEngineOptions & { strictErrors?: string[] }): KubeObject {
+  if (options && options.fieldValidation !== 'Ignore') {
+    // Upstream first decodes into []jsonPatchOp strictly; its repetitions are "json patch" complaints.
+    strictDecodeJsonPatch(patch);
+    options.strictErrors?.push(...patchDuplicates(patch, options).map((m) => `json patch ${m}`));
+  }
+  const ops = decodeJsonPatch(patch);
+  const result = applyJsonPatch(existing, ops);
+  if (!isPlainObject(result)) {
+    // `replace` of the root with an array: the patched document no longer decodes as an object.
+    throw invalidPatch(
+      encodeJSON(sortedJson(result)).trimEnd(),
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(result)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  return result as KubeObject;
 }
 
 export const PATCH_ENGINES: Record<string, PatchEngine> = {
+  'application/json-patch+json': jsonPatchEngine,
   'application/merge-patch+json': mergePatchEngine,
   'application/strategic-merge-patch+json': strategicMergePatchEngine,
 };
 
+/**
+ * The 422 kube-apiserver sends when the patched document cannot become the object: an Invalid
+ * with no kind or name, on the field "patch", quoting the patched JSON.
+ */
+function invalidPatch(patchedJS: string, why: string): StatusError {
+  const detail = `Invalid value: ${JSON.stringify(patchedJS)}: ${why}`;
+  return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
+    causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+  });
+}
+
+/** Go's JSON of a decoded (map-based) object: keys sorted at every level, as the patchers produce it. */
+function sortedJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedJson);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedJson(value[key]);
+  return out;
+}
+
+/**
+ * fieldValidation for a patched object: unknown fields are dropped (they cannot be stored), and
+ * with the patch's own complaints they fail a Strict request or warn under Warn.
+ */
+function validatePatchedFields(ctx: HandlerContext, result: KubeObject, directive: FieldValidation, patchComplaints: string[]): void {
+  const index = generatedSchemaIndex();
+  const schema = index.component(ctx.store.definition.openAPIName);
+  const patchedJS = directive === 'Strict' ? encodeJSON(sortedJson(result)).trimEnd() : '';
+  const unknown = schema ? pruneUnknownFields(result, schema, index) : [];
+  if (directive === 'Ignore') return;
+  const messages = [...patchComplaints, ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
+  if (messages.length === 0) return;
+  if (directive === 'Warn') {
+    ctx.warnings.push(...messages);
+    return;
+  }
+  throw invalidPatch(patchedJS, `strict decoding error: ${messages.join(', ')}`);
+}
+
 export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const options = writeOptions(ctx, 'PatchOptions');
   const directive = fieldValidation(ctx, 'PatchOptions');
-  const type = (ctx.request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  const engine = PATCH_ENGINES[type];
-  if (!engine) throw unsupportedMediaType(type, Object.keys(PATCH_ENGINES));
+  // The patch types of the endpoint decide the 415 (kube-apiserver compares the type as sent, less
+  // its parameters); a listed type whose engine is not installed is refused the same way.
+  const contentType = ctx.request.headers.get('content-type') ?? undefined;
+  const types = builtinPatchTypes(ctx.config.cbor);
+  const engine = PATCH_ENGINES[negotiatePatchType(contentType, types)];
+  if (!engine) throw unsupportedMediaType(contentType ?? '', [...types]);
   const patch = await readBody(ctx.request);
   const patched = await ctx.store.guaranteedUpdate(
     ctx.info.namespace || undefined,
@@ -55,8 +155,9 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
     (existing) => {
       // A retry re-applies the patch to the fresh object; its warnings replace the last attempt's.
       ctx.warnings.length = 0;
-      const result = engine(existing, patch, ctx.store.definition);
-      dropUnknownFields(ctx, result, directive);
+      const strictErrors: string[] = [];
+      const result = engine(existing, patch, ctx.store.definition, { fieldValidation: directive, strictErrors });
+      validatePatchedFields(ctx, result, directive, strictErrors);
       return result;
     },
     { ...options, subresource: ctx.info.subresource },

@@ -9,7 +9,7 @@ import { badRequest } from '../../errors/status-error.js';
 import { parseFieldSelector } from '../../registry/selectors/field-selector.js';
 import { watchObjects } from '../../registry/watch.js';
 import type { HandlerContext } from './context.js';
-import { bodyInit } from './context.js';
+import { bodyInit, requestHints } from './context.js';
 import { listOptionsFrom, queryBool } from './list.js';
 
 /**
@@ -30,7 +30,7 @@ function namedFieldSelector(fieldSelector: string | undefined, name: string): st
 }
 
 export async function watchResource(ctx: HandlerContext): Promise<Response> {
-  const encoder = ctx.negotiator.watchEncoder(ctx.request.headers.get('accept') ?? undefined, ctx.target);
+  const encoder = ctx.negotiator.watchEncoder(ctx.request.headers.get('accept') ?? undefined, ctx.target, requestHints(ctx.request, ctx.query));
   const opts = listOptionsFrom(ctx.query);
   const fieldSelector = ctx.info.name ? namedFieldSelector(opts.fieldSelector, ctx.info.name) : opts.fieldSelector;
   const timeoutText = ctx.query.get('timeoutSeconds');

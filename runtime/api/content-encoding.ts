@@ -1,0 +1,35 @@
+// Response compression as kube-apiserver does it (gate APIResponseCompression, beta, on by
+// default): when the client lists the token `gzip` in Accept-Encoding and the serialized response
+// exceeds 128 KiB, the body goes out gzip-compressed (at Go's BestSpeed level) with
+// `Content-Encoding: gzip` and `Vary: Accept-Encoding`. Smaller bodies are not worth the CPU.
+// Watch streams are never compressed.
+
+import { gzipSync, constants } from 'node:zlib';
+
+/** kube-apiserver's defaultGzipThresholdBytes: bodies larger than this are compressed. */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+
+/**
+ * Whether Accept-Encoding asks for gzip: one of its comma-separated tokens, trimmed, is exactly
+ * `gzip` (a token with parameters such as `gzip;q=1` does not count, as upstream only compares).
+ */
+export function acceptsGzip(acceptEncoding: string | null | undefined): boolean {
+  if (!acceptEncoding) return false;
+  return acceptEncoding.split(',').some((token) => token.trim() === 'gzip');
+}
+
+export interface EncodedContent {
+  body: Uint8Array | string;
+  headers: Record<string, string>;
+}
+
+/** The body as it goes on the wire, compressed when asked for, allowed and large enough. */
+export function encodeContent(body: Uint8Array | string, acceptEncoding: string | null | undefined, enabled: boolean): EncodedContent {
+  if (!enabled || !acceptsGzip(acceptEncoding)) return { body, headers: {} };
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  if (bytes.length <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
+  return {
+    body: gzipSync(bytes, { level: constants.Z_BEST_SPEED }),
+    headers: { 'content-encoding': 'gzip', vary: 'Accept-Encoding' },
+  };
+}

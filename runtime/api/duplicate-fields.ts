@@ -1,0 +1,115 @@
+// Duplicate members of request bodies. JSON.parse and the yaml package silently keep the last of
+// two equal keys; kube-apiserver's strict decoders report each repetition, which fieldValidation
+// then turns into a 400 (Strict) or a Warning (Warn). The wording is the decoders':
+//   JSON (sigs.k8s.io/json):  duplicate field "spec.replicas"
+//   YAML (go-yaml, strict):   line 9: key "replicas" already set in map
+
+import { LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
+
+/** A strict-decoding complaint with its position, so complaints of several passes can be merged in document order. */
+export interface FieldComplaint {
+  message: string;
+  /** Offset of the member in the body text. */
+  at: number;
+}
+
+export interface JsonMemberIndex {
+  duplicates: FieldComplaint[];
+  /** Offset of the first occurrence of every member path (`a.b`, `items[0].c`). */
+  firstSeen: Map<string, number>;
+}
+
+/**
+ * Scans JSON text (already known to parse) for repeated object members, naming each by its path
+ * as sigs.k8s.io/json does: members joined with ".", array elements as "[i]".
+ */
+export function scanJsonMembers(text: string): JsonMemberIndex {
+  const duplicates: FieldComplaint[] = [];
+  const firstSeen = new Map<string, number>();
+  let i = 0;
+  const skipSpace = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  };
+  const readString = (): string => {
+    const start = i;
+    i++; // opening quote
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (path: string): void => {
+    skipSpace();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const seen = new Set<string>();
+      skipSpace();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        skipSpace();
+        const at = i;
+        const key = readString();
+        const child = path ? `${path}.${key}` : key;
+        if (seen.has(key)) duplicates.push({ message: `duplicate field ${JSON.stringify(child)}`, at });
+        else seen.add(key);
+        if (!firstSeen.has(child)) firstSeen.set(child, at);
+        skipSpace();
+        i++; // colon
+        value(child);
+        skipSpace();
+        if (text[i++] === '}') return;
+      }
+    }
+    if (c === '[') {
+      i++;
+      skipSpace();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (let n = 0; ; n++) {
+        value(`${path}[${n}]`);
+        skipSpace();
+        if (text[i++] === ']') return;
+      }
+    }
+    if (c === '"') {
+      readString();
+      return;
+    }
+    // A number or literal: runs to the next delimiter.
+    while (i < text.length && !',}] \n\r\t'.includes(text[i])) i++;
+  };
+  value('');
+  return { duplicates, firstSeen };
+}
+
+/** go-yaml's %#v of a key: strings quoted, numbers and booleans bare. */
+function yamlKeyText(key: unknown): string {
+  return typeof key === 'string' ? JSON.stringify(key) : String(key);
+}
+
+/** Repeated keys of every mapping in a YAML text, each with the line of the repetition. */
+export function scanYamlDuplicates(text: string): FieldComplaint[] {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: false, lineCounter: lines });
+  const out: FieldComplaint[] = [];
+  visit(doc, {
+    Map(_, node) {
+      if (!isMap(node)) return;
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(key)) {
+          const at = pair.key.range?.[0] ?? 0;
+          out.push({ message: `line ${lines.linePos(at).line}: key ${yamlKeyText(key)} already set in map`, at });
+        } else seen.add(key);
+      }
+    },
+  });
+  return out;
+}

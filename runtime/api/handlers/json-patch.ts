@@ -1,0 +1,295 @@
+// JSON Patch (RFC 6902) as kube-apiserver applies it: with gopkg.in/evanphx/json-patch.v4, whose
+// behaviour clients have come to rely on and which departs from the RFC in a few places:
+//   - `replace` of a missing object member adds it (only a missing array index fails);
+//   - negative array indices count from the end (-1 is the last element);
+//   - a path that does not start with "/" has its first segment ignored;
+//   - a `null` member is indistinguishable from a missing one when read (test, copy, move);
+//   - `add`/`copy` without a value store null.
+// Error texts are the library's (fmt.Errorf chains joined with ": "), since kube-apiserver sends
+// them verbatim in a 422's cause. No library on npm mirrors these, so the engine is our own.
+
+import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
+import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
+import { goJsonError } from '../serialization.js';
+
+/** kube-apiserver refuses patches with more operations than this (413). */
+export const MAX_JSON_PATCH_OPERATIONS = 10000;
+
+type Json = unknown;
+type Container = Record<string, Json> | Json[];
+type Operation = Record<string, Json> | null;
+
+/** A failure of one operation; its message is the library's error text. */
+class PatchError extends Error {}
+
+const MISSING = 'missing value';
+const INVALID_INDEX = 'invalid index referenced';
+
+const isNil = (v: Json): boolean => v === undefined || v === null;
+
+/** Go's name of a JSON value's kind in "cannot unmarshal X into ..." messages. */
+export function goJsonKind(v: Json): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
+/** strconv.Atoi: an optional sign and decimal digits, nothing else. */
+function atoi(key: string): number {
+  if (!/^[+-]?\d+$/.test(key)) throw new PatchError(`strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
+  return Number(key);
+}
+
+const invalidIndex = (idx: number) => new PatchError(`Unable to access invalid index: ${idx}: ${INVALID_INDEX}`);
+
+/** Resolves a (possibly negative) index against a length, as the library's array container does. */
+function resolveIndex(idx: number, length: number): number {
+  if (idx < 0) {
+    if (idx < -length) throw invalidIndex(idx);
+    return idx + length;
+  }
+  return idx;
+}
+
+function get(con: Container, key: string): Json {
+  if (!Array.isArray(con)) return Object.hasOwn(con, key) ? con[key] : undefined;
+  const idx = atoi(key);
+  const at = resolveIndex(idx, con.length);
+  if (at >= con.length) throw invalidIndex(at);
+  return con[at];
+}
+
+/** Sets an own member (a plain assignment of "__proto__" would change the prototype instead). */
+function setMember(con: Record<string, Json>, key: string, value: Json): void {
+  Object.defineProperty(con, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+function set(con: Container, key: string, value: Json): void {
+  if (!Array.isArray(con)) {
+    setMember(con, key, value);
+    return;
+  }
+  con[resolveIndex(atoi(key), con.length)] = value;
+}
+
+function add(con: Container, key: string, value: Json): void {
+  if (!Array.isArray(con)) {
+    setMember(con, key, value);
+    return;
+  }
+  if (key === '-') {
+    con.push(value);
+    return;
+  }
+  let idx: number;
+  try {
+    idx = atoi(key);
+  } catch (err) {
+    throw new PatchError(`value was not a proper array index: '${key}': ${(err as Error).message}`);
+  }
+  const size = con.length + 1;
+  if (idx >= size) throw invalidIndex(idx);
+  con.splice(resolveIndex(idx, size), 0, value);
+}
+
+function remove(con: Container, key: string): void {
+  if (!Array.isArray(con)) {
+    if (!Object.hasOwn(con, key)) throw new PatchError(`Unable to remove nonexistent key: ${key}: ${MISSING}`);
+    delete con[key];
+    return;
+  }
+  const idx = atoi(key);
+  if (idx >= con.length) throw invalidIndex(idx);
+  con.splice(resolveIndex(idx, con.length), 1);
+}
+
+const decodeKey = (k: string): string => k.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/**
+ * The container holding a path's last segment, and that segment; undefined when any step on the
+ * way is missing, null or not a container (the library's findObject).
+ */
+function findObject(root: Container, path: string): [Container, string] | undefined {
+  const split = path.split('/');
+  if (split.length < 2) return undefined;
+  let doc: Container = root;
+  for (const part of split.slice(1, -1)) {
+    let next: Json;
+    try {
+      next = get(doc, decodeKey(part));
+    } catch {
+      return undefined;
+    }
+    if (Array.isArray(next) || isPlainObject(next)) doc = next as Container;
+    else return undefined;
+  }
+  return [doc, decodeKey(split[split.length - 1])];
+}
+
+/** A string member of an operation (path, from); errors as Operation.Path/From word them. */
+function member(op: Operation, name: 'path' | 'from'): string {
+  const raw = op?.[name];
+  if (isNil(raw)) {
+    throw new PatchError(name === 'path' ? `operation missing path field: ${MISSING}` : `operation, missing from field: ${MISSING}`);
+  }
+  if (typeof raw !== 'string') throw new PatchError(`json: cannot unmarshal ${goJsonKind(raw)} into Go value of type string`);
+  return raw;
+}
+
+function wrap<T>(fn: () => T, message: (err: Error) => string): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof PatchError)) throw err;
+    throw new PatchError(message(err));
+  }
+}
+
+const valueOf = (op: Operation): Json => (op && Object.hasOwn(op, 'value') ? op.value : undefined);
+
+/** Applies one operation to the document; returns the (possibly replaced) root. */
+function applyOperation(root: Container, op: Operation): Container {
+  const kind = typeof op?.op === 'string' ? op.op : 'unknown';
+  switch (kind) {
+    case 'add': {
+      const path = wrap(() => member(op, 'path'), () => `add operation failed to decode path: ${MISSING}`);
+      const found = findObject(root, path);
+      if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
+      wrap(() => add(found[0], found[1], valueOf(op) ?? null), (e) => `error in add for path: '${path}': ${e.message}`);
+      return root;
+    }
+    case 'remove': {
+      const path = wrap(() => member(op, 'path'), () => `remove operation failed to decode path: ${MISSING}`);
+      const found = findObject(root, path);
+      if (!found) throw new PatchError(`remove operation does not apply: doc is missing path: "${path}": ${MISSING}`);
+      wrap(() => remove(found[0], found[1]), (e) => `error in remove for path: '${path}': ${e.message}`);
+      return root;
+    }
+    case 'replace': {
+      const path = wrap(() => member(op, 'path'), (e) => `replace operation failed to decode path: ${e.message}`);
+      if (path === '') {
+        const value = valueOf(op);
+        // The library formats a nil error here with %w.
+        if (!Array.isArray(value) && !isPlainObject(value)) throw new PatchError('replace operation value must be object or array: %!w(<nil>)');
+        return value as Container;
+      }
+      const found = findObject(root, path);
+      if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
+      wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
+      set(found[0], found[1], valueOf(op) ?? null);
+      return root;
+    }
+    case 'move': {
+      const from = wrap(() => member(op, 'from'), (e) => `move operation failed to decode from: ${e.message}`);
+      const source = findObject(root, from);
+      if (!source) throw new PatchError(`move operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
+      const [con, key] = source;
+      const value = wrap(() => get(con, key), (e) => `error in move for path: '${key}': ${e.message}`);
+      wrap(() => remove(con, key), (e) => `error in move for path: '${key}': ${e.message}`);
+      const path = wrap(() => member(op, 'path'), (e) => `move operation failed to decode path: ${e.message}`);
+      const dest = findObject(root, path);
+      if (!dest) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+      wrap(() => add(dest[0], dest[1], value ?? null), (e) => `error in move for path: '${path}': ${e.message}`);
+      return root;
+    }
+    case 'copy': {
+      const from = wrap(() => member(op, 'from'), (e) => `copy operation failed to decode from: ${e.message}`);
+      const source = findObject(root, from);
+      if (!source) throw new PatchError(`copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
+      const value = wrap(() => get(source[0], source[1]), (e) => `error in copy for from: '${from}': ${e.message}`);
+      const path = wrap(() => member(op, 'path'), () => `copy operation failed to decode path: ${MISSING}`);
+      const dest = findObject(root, path);
+      if (!dest) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+      wrap(() => add(dest[0], dest[1], deepClone(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
+      return root;
+    }
+    case 'test': {
+      const path = wrap(() => member(op, 'path'), (e) => `test operation failed to decode path: ${e.message}`);
+      const failed = () => new PatchError(`testing value ${path} failed: test failed`);
+      const expected = valueOf(op);
+      if (path === '') {
+        if (!deepEqual(root, expected)) throw failed();
+        return root;
+      }
+      const found = findObject(root, path);
+      if (!found) throw new PatchError(`test operation does not apply: is missing path: ${path}: ${MISSING}`);
+      const actual = wrap(() => get(found[0], found[1]), (e) => `error in test for path: '${path}': ${e.message}`);
+      // A missing or null member passes against an absent or null value, and only then.
+      if (isNil(actual)) {
+        if (isNil(expected)) return root;
+        throw failed();
+      }
+      if (expected === undefined || !deepEqual(actual, expected)) throw failed();
+      return root;
+    }
+    default:
+      throw new PatchError(`Unexpected kind: ${kind}`);
+  }
+}
+
+/**
+ * Decodes a JSON Patch document as jsonpatch.DecodePatch does: 400 for anything that is not an
+ * array of objects (null elements and a null document pass), 413 past the operation limit.
+ */
+export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
+  const text = Buffer.from(bytes).toString('utf8');
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(goJsonError(text, err));
+  }
+  if (parsed === null) return [];
+  if (!Array.isArray(parsed)) throw badRequest(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type jsonpatch.Patch`);
+  for (const op of parsed) {
+    if (op !== null && !isPlainObject(op)) throw badRequest(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type jsonpatch.Operation`);
+  }
+  if (parsed.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${parsed.length}`);
+  }
+  return parsed as Operation[];
+}
+
+/**
+ * The strict decode into []jsonPatchOp kube-apiserver makes before applying, under fieldValidation
+ * Strict and Warn: its failures come first and read "error decoding patch: ...".
+ */
+export function strictDecodeJsonPatch(bytes: Uint8Array): void {
+  const text = Buffer.from(bytes).toString('utf8');
+  const fail = (why: string) => badRequest(`error decoding patch: ${why}`);
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw fail(goJsonError(text, err));
+  }
+  if (parsed === null) return;
+  if (!Array.isArray(parsed)) throw fail(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type []handlers.jsonPatchOp`);
+  for (const op of parsed) {
+    if (op === null) continue;
+    if (!isPlainObject(op)) throw fail(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type handlers.jsonPatchOp`);
+    for (const name of ['op', 'path', 'from']) {
+      const v = op[name];
+      if (v !== null && v !== undefined && typeof v !== 'string') {
+        throw fail(`json: cannot unmarshal ${goJsonKind(v)} into Go struct field jsonPatchOp.${name} of type string`);
+      }
+    }
+  }
+}
+
+/**
+ * Applies the operations to a copy of the document. A failed operation is the 422 kube-apiserver
+ * sends (NewGenericServerResponse): a fixed message with the library's error as the cause.
+ */
+export function applyJsonPatch(doc: Json, ops: Operation[]): Json {
+  let root = deepClone(doc) as Container;
+  try {
+    for (const op of ops) root = applyOperation(root, op);
+  } catch (err) {
+    if (!(err instanceof PatchError)) throw err;
+    throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
+      causes: [{ reason: 'UnexpectedServerResponse', message: err.message }],
+    });
+  }
+  return root;
+}

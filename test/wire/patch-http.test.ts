@@ -1,0 +1,184 @@
+// JSON Patch and fieldValidation over HTTPS, as clients see them: status, reason, message and
+// causes of failures, Warning headers for repeated and unknown fields, 400/422 under Strict.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWireServer, type WireServer } from './client.js';
+
+let wire: WireServer;
+const NS = '/api/v1/namespaces/default/configmaps';
+const JSON_PATCH = { 'content-type': 'application/json-patch+json' };
+
+beforeAll(async () => {
+  wire = await startWireServer();
+});
+afterAll(async () => {
+  await wire?.close();
+});
+
+async function createConfigMap(name: string, data: Record<string, string>) {
+  const r = await wire.call('POST', NS, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }),
+  });
+  expect(r.status).toBe(201);
+}
+
+const warningsOf = (headers: Record<string, string | string[] | undefined>): string[] => {
+  const raw = headers.warning;
+  const all = raw === undefined ? [] : Array.isArray(raw) ? raw : raw.split(/,(?=\s*299 )/);
+  return all.map((w) => w.trim());
+};
+
+describe('application/json-patch+json', () => {
+  it('applies every operation and answers with the stored object', async () => {
+    await createConfigMap('jp-ok', { a: '1', b: '2' });
+    const r = await wire.call('PATCH', `${NS}/jp-ok`, {
+      headers: JSON_PATCH,
+      body: JSON.stringify([
+        { op: 'test', path: '/data/a', value: '1' },
+        { op: 'add', path: '/metadata/labels', value: { tier: 'web' } },
+        { op: 'replace', path: '/data/a', value: 'one' },
+        { op: 'copy', from: '/data/b', path: '/data/c' },
+        { op: 'move', from: '/data/b', path: '/data/d' },
+        { op: 'remove', path: '/data/c' },
+      ]),
+    });
+    expect(r.status).toBe(200);
+    const obj = r.json<{ data: Record<string, string>; metadata: { labels: Record<string, string> } }>();
+    expect(obj.data).toEqual({ a: 'one', d: '2' });
+    expect(obj.metadata.labels).toEqual({ tier: 'web' });
+    const got = await wire.call('GET', `${NS}/jp-ok`);
+    expect(got.json<{ data: unknown }>().data).toEqual({ a: 'one', d: '2' });
+  });
+
+  it('fails a patch whose test does not hold with 422 and leaves the object alone', async () => {
+    await createConfigMap('jp-test', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/jp-test`, {
+      headers: JSON_PATCH,
+      body: JSON.stringify([
+        { op: 'replace', path: '/data/a', value: '2' },
+        { op: 'test', path: '/data/a', value: '1' },
+      ]),
+    });
+    expect(r.status).toBe(422);
+    expect(r.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server rejected our request due to an error in our request',
+      reason: 'Invalid',
+      details: { causes: [{ reason: 'UnexpectedServerResponse', message: 'testing value /data/a failed: test failed' }] },
+      code: 422,
+    });
+    const got = await wire.call('GET', `${NS}/jp-test`);
+    expect(got.json<{ data: unknown }>().data).toEqual({ a: '1' });
+  });
+
+  it('fails an operation on a missing path with 422 naming it', async () => {
+    await createConfigMap('jp-missing', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/jp-missing`, {
+      headers: JSON_PATCH,
+      body: JSON.stringify([{ op: 'remove', path: '/data/zz' }]),
+    });
+    expect(r.status).toBe(422);
+    expect(r.json<{ details: { causes: { message: string }[] } }>().details.causes[0].message).toBe(
+      "error in remove for path: '/data/zz': Unable to remove nonexistent key: zz: missing value",
+    );
+  });
+
+  it('refuses a patch document that is not a list of operations with 400', async () => {
+    await createConfigMap('jp-bad', { a: '1' });
+    const obj = await wire.call('PATCH', `${NS}/jp-bad`, { headers: JSON_PATCH, body: '{"op":"add"}' });
+    expect(obj.status).toBe(400);
+    expect(obj.json<{ message: string; reason: string }>()).toMatchObject({
+      reason: 'BadRequest',
+      message: 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+    });
+    // Without strict decoding, the library's own decoder words it.
+    const ignored = await wire.call('PATCH', `${NS}/jp-bad?fieldValidation=Ignore`, { headers: JSON_PATCH, body: '{"op":"add"}' });
+    expect(ignored.status).toBe(400);
+    expect(ignored.json<{ message: string }>().message).toBe('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  });
+
+  it('is 404 for a missing object', async () => {
+    const r = await wire.call('PATCH', `${NS}/jp-nothing`, { headers: JSON_PATCH, body: '[]' });
+    expect(r.status).toBe(404);
+  });
+});
+
+describe('fieldValidation and repeated members', () => {
+  const dupBody = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"NAME"},"data":{"k":"1","k":"2"},"bogus":1}';
+
+  it('warns of each repeated and unknown field under Warn (the default)', async () => {
+    const r = await wire.call('POST', NS, { headers: { 'content-type': 'application/json' }, body: dupBody.replace('NAME', 'dup-warn') });
+    expect(r.status).toBe(201);
+    expect(warningsOf(r.headers)).toEqual(['299 - "duplicate field \\"data.k\\""', '299 - "unknown field \\"bogus\\""']);
+    expect(r.json<{ data: unknown }>().data).toEqual({ k: '2' });
+  });
+
+  it('refuses them with 400 under Strict, naming each', async () => {
+    const r = await wire.call('POST', `${NS}?fieldValidation=Strict`, {
+      headers: { 'content-type': 'application/json' },
+      body: dupBody.replace('NAME', 'dup-strict'),
+    });
+    expect(r.status).toBe(400);
+    expect(r.json<{ message: string }>().message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.k", unknown field "bogus"',
+    );
+  });
+
+  it('says nothing under Ignore', async () => {
+    const r = await wire.call('POST', `${NS}?fieldValidation=Ignore`, {
+      headers: { 'content-type': 'application/json' },
+      body: dupBody.replace('NAME', 'dup-ignore'),
+    });
+    expect(r.status).toBe(201);
+    expect(r.headers.warning).toBeUndefined();
+  });
+
+  it('reports repeated YAML keys with their line', async () => {
+    const yaml = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: dup-yaml', 'data:', '  k: "1"', '  k: "2"', ''].join('\n');
+    const strict = await wire.call('POST', `${NS}?fieldValidation=Strict`, { headers: { 'content-type': 'application/yaml' }, body: yaml });
+    expect(strict.status).toBe(400);
+    expect(strict.json<{ message: string }>().message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: line 7: key "k" already set in map',
+    );
+    const warn = await wire.call('POST', NS, { headers: { 'content-type': 'application/yaml' }, body: yaml });
+    expect(warn.status).toBe(201);
+    expect(warningsOf(warn.headers)).toEqual(['299 - "line 7: key \\"k\\" already set in map"']);
+  });
+
+  it('checks update bodies the same way', async () => {
+    await createConfigMap('dup-update', { a: '1' });
+    const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-update","name":"dup-update"},"data":{"a":"2"}}';
+    const r = await wire.call('PUT', `${NS}/dup-update?fieldValidation=Strict`, { headers: { 'content-type': 'application/json' }, body });
+    expect(r.status).toBe(400);
+    expect(r.json<{ message: string }>().message).toContain('strict decoding error: duplicate field "metadata.name"');
+  });
+
+  it('warns of repeated members of a merge patch and of unknown fields it introduces', async () => {
+    await createConfigMap('dup-patch', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/dup-patch`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '{"data":{"a":"x","a":"y"},"extra":true}',
+    });
+    expect(r.status).toBe(200);
+    expect(warningsOf(r.headers)).toEqual(['299 - "duplicate field \\"data.a\\""', '299 - "unknown field \\"extra\\""']);
+    expect(r.json<{ data: unknown }>().data).toEqual({ a: 'y' });
+  });
+
+  it('refuses a Strict patch with 422 on the field patch', async () => {
+    await createConfigMap('strict-patch', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/strict-patch?fieldValidation=Strict`, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: '{"extra":true}',
+    });
+    expect(r.status).toBe(422);
+    const status = r.json<{ reason: string; message: string; details: { causes: { field: string; reason: string; message: string }[] } }>();
+    expect(status.reason).toBe('Invalid');
+    expect(status.message).toMatch(/^ "" is invalid: patch: Invalid value: "\{.*\}": strict decoding error: unknown field "extra"$/);
+    expect(status.details.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'patch', message: expect.stringMatching(/strict decoding error: unknown field "extra"$/) }]);
+    const got = await wire.call('GET', `${NS}/strict-patch`);
+    expect(got.json<{ extra?: unknown }>().extra).toBeUndefined();
+  });
+});
