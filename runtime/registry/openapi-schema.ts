@@ -11,6 +11,7 @@ export interface JsonSchema {
   allOf?: JsonSchema[];
   type?: string;
   properties?: Record<string, JsonSchema>;
+  required?: string[];
   additionalProperties?: JsonSchema | boolean;
   items?: JsonSchema;
   'x-kubernetes-preserve-unknown-fields'?: boolean;

@@ -26,6 +26,8 @@ import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
 import { interpretStorageError } from './storage-errors.js';
+import { omitEmptyCollections } from './omit-empty.js';
+import { generatedSchemaIndex } from './openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
 import { validateDeleteOptions, type DeleteOptions, type SuccessStatus } from './delete-options.js';
 import { recordUpdate } from './apply/field-managers.js';
@@ -199,7 +201,7 @@ export class Store {
     const name = metaOf(obj).name ?? '';
     const causes = strategy.validate(obj);
     if (causes.length) throw this.invalid(name, causes);
-    strategy.canonicalize(obj);
+    this.canonicalize(strategy, obj);
     const key = this.key(namespace, name);
     if (options.dryRun) {
       const existing = await this.storage.get(key).catch((e) => Promise.reject(interpretStorageError(e, 'get', this.groupResource, name)));
@@ -333,7 +335,15 @@ export class Store {
     this.recordManagedFields(old, obj, options);
     const causes = strategy.validateUpdate(obj, old);
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
+    this.canonicalize(strategy, obj);
+  }
+
+  /** The kind's Canonicalize, then the shape a Go round trip gives (no empty optional maps or lists). */
+  private canonicalize(strategy: Strategy, obj: KubeObject): void {
     strategy.canonicalize(obj);
+    const index = generatedSchemaIndex();
+    const schema = index.component(this.definition.openAPIName);
+    if (schema) omitEmptyCollections(obj, schema, index);
   }
 
   /**

@@ -125,6 +125,32 @@ for (const { version, path } of kubectlVersions()) {
       });
     }
 
+    it('applies server-side with two field managers, a conflict, and --force-conflicts', async () => {
+      const first = await k(['apply', '--server-side', '-f', '-'], manifest('ssa', ns, { a: '1', b: '2' }));
+      expect(first.stdout.trim()).toBe('configmap/ssa serverside-applied');
+      const conflict = await k(['apply', '--server-side', '--field-manager=other', '-f', '-'], manifest('ssa', ns, { a: 'changed' }));
+      expect(conflict.code).not.toBe(0);
+      expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "kubectl": .data.a');
+      const forced = await k(['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', '-'], manifest('ssa', ns, { a: 'changed' }));
+      expect(forced.stdout.trim()).toBe('configmap/ssa serverside-applied');
+      const got = JSON.parse((await k(['get', 'cm', 'ssa', '-n', ns, '-o', 'json', '--show-managed-fields'])).stdout);
+      expect(got.data).toEqual({ a: 'changed', b: '2' });
+      const managers = Object.fromEntries(got.metadata.managedFields.map((m: { manager: string; fieldsV1: unknown }) => [m.manager, m.fieldsV1]));
+      expect(managers).toEqual({ kubectl: { 'f:data': { 'f:b': {} } }, other: { 'f:data': { 'f:a': {} } } });
+    });
+
+    it('dry-runs a create on the server and diffs a manifest against the live object', async () => {
+      const dry = await k(['create', 'configmap', 'dry', '-n', ns, '--from-literal=a=b', '--dry-run=server']);
+      expect(dry.stdout.trim()).toBe('configmap/dry created (server dry run)');
+      expect((await k(['get', 'cm', 'dry', '-n', ns])).stderr).toContain('not found');
+      const same = await k(['diff', '-f', '-'], manifest('ssa', ns, { a: 'changed', b: '2' }));
+      expect(same.code).toBe(0);
+      const changed = await k(['diff', '-f', '-'], manifest('ssa', ns, { a: 'other', b: '2' }));
+      expect(changed.code).toBe(1);
+      expect(changed.stdout).toMatch(/^-\s+a: changed$/m);
+      expect(changed.stdout).toMatch(/^\+\s+a: other$/m);
+    });
+
     it('replaces an object', async () => {
       const current = JSON.parse((await k(['get', 'cm', 'cm1', '-n', ns, '-o', 'json'])).stdout);
       current.data = { replaced: 'yes' };

@@ -129,7 +129,8 @@ export function writeOptions(ctx: HandlerContext, optionsKind: string): WriteOpt
     causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' });
   }
   if (causes.length) throw invalidOptions(optionsKind, causes);
-  return { dryRun: dryRun.length > 0, fieldManager };
+  // Without fieldManager, the writer's managedFields entry is named after its User-Agent.
+  return { dryRun: dryRun.length > 0, fieldManager, userAgent: ctx.request.headers.get('user-agent') ?? undefined };
 }
 
 /** The parts of a request, besides Accept, that shape its response. */

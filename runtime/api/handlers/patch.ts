@@ -1,14 +1,15 @@
 // PATCH: the patch is applied to the stored object inside the store's retry loop, so an
 // unconditional patch never loses a concurrent write; a patch that names a resourceVersion is
 // conditional. Patch engines are chosen by Content-Type and driven by the kind's generated
-// schema; apply joins PATCH_ENGINES with the server-side apply work.
+// schema. Server-side apply is its own path: it may create the object and it checks ownership.
 //
 // fieldValidation on patches follows kube-apiserver's patcher: repeated members of the patch
 // document itself are found first, then unknown fields of the patched object; under Strict they
 // fail the request as a 422 on the field "patch" quoting the patched object, under Warn they
 // become Warning headers.
 
-import { StatusError, badRequest, unsupportedMediaType } from '../../errors/status-error.js';
+import { StatusError, badRequest, invalid, unsupportedMediaType } from '../../errors/status-error.js';
+import { applyToStore } from '../../registry/apply/apply.js';
 import type { ResourceDefinition } from '../../registry/definition.js';
 import { applyMergePatch } from '../../registry/merge-patch.js';
 import { isPlainObject, type KubeObject } from '../../registry/object.js';
@@ -146,7 +147,23 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   // its parameters); a listed type whose engine is not installed is refused the same way.
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
   const types = builtinPatchTypes(ctx.config.cbor);
-  const engine = PATCH_ENGINES[negotiatePatchType(contentType, types)];
+  const patchType = negotiatePatchType(contentType, types);
+  const force = ctx.query.get('force');
+  if (patchType === 'application/apply-patch+yaml') {
+    const result = await applyToStore(ctx.store, ctx.info.namespace || undefined, ctx.info.name, await readBody(ctx.request), {
+      ...options,
+      fieldManager: options.fieldManager ?? '',
+      force: force === 'true',
+      subresource: ctx.info.subresource,
+    });
+    return respond(ctx, result.created ? 201 : 200, result.object);
+  }
+  if (force !== null) {
+    throw invalid('meta.k8s.io', 'PatchOptions', '', [
+      { reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' },
+    ]);
+  }
+  const engine = PATCH_ENGINES[patchType];
   if (!engine) throw unsupportedMediaType(contentType ?? '', [...types]);
   const patch = await readBody(ctx.request);
   const patched = await ctx.store.guaranteedUpdate(
