@@ -18,4 +18,6 @@ export const FORMAT_NAMES = [
   'canonicalIPv4',
   'canonicalIPv6',
   'ianaServiceName',
+  'anyCaseQualifiedName',
+  'csiDriverName',
 ] as const;

@@ -4,7 +4,7 @@
 
 import type { FieldModel, Model, TypeRef } from './model.js';
 import type { RawConstraints } from './raw-spec.js';
-import { reachable } from './normalize.js';
+import { jsonFields, reachable } from './normalize.js';
 
 type Schema = Record<string, unknown>;
 
@@ -73,7 +73,7 @@ export function typeSchema(model: Model, id: string): Schema {
   if (!t) throw new Error(`unknown type ${id}`);
   const properties: Schema = {};
   const required: string[] = [];
-  for (const f of t.fields) {
+  for (const f of jsonFields(model, t)) {
     properties[f.name] = fieldSchema(f);
     if (f.required) required.push(f.name);
   }

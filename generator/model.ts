@@ -33,6 +33,7 @@ export interface FieldModel extends RawConstraints {
   writeOnly: boolean;
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
+  uniqueKeys?: string[];
   mapType?: 'atomic' | 'granular';
   patchStrategy?: string;
   patchMergeKey?: string;
@@ -83,7 +84,8 @@ export interface KindModel {
   deprecation?: { message: string; removedRelease?: string };
   printerColumns: NormalizedColumn[];
   subresources: SubresourceModel[];
-  nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+  nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
+  returnDeletedObject: boolean;
   tracksGeneration: boolean;
   statusField?: string;
   strategy?: string;

@@ -205,6 +205,7 @@ class Normalizer {
       printerColumns: (raw.printerColumns ?? []).map((c) => ({ ...c, priority: c.priority ?? 0 })),
       subresources: (raw.subresources ?? []).map((s) => ({ name: s.name, kind: s.kind ?? name, verbs: [...s.verbs].sort() })),
       nameFormat: raw.nameFormat ?? 'dns1123Subdomain',
+      returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),
@@ -212,7 +213,7 @@ class Normalizer {
       updateOrder: raw.updateOrder ?? 'updateFirst',
       type,
       listType,
-      storageVersionHash: storageVersionHash(group, version, name),
+      storageVersionHash: storageVersionHash(group, raw.storageVersion ?? version, name),
     };
   }
 
@@ -228,6 +229,7 @@ class Normalizer {
       const itemType = f.type.kind === 'list' && f.type.of.kind === 'ref' ? this.types.get(f.type.of.id) : undefined;
       const itemFields = new Set(itemType?.fields.map((x) => x.name) ?? []);
       for (const key of f.listMapKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'listMapKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
+      for (const key of f.uniqueKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'uniqueKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
       if (f.listType === 'map' && !f.listMapKeys) this.fail(spec, [...fat, 'listType'], 'listType map needs listMapKeys');
     }
@@ -283,4 +285,16 @@ export function reachable(model: Model, roots: string[]): string[] {
 /** The innermost type of a list/map chain. */
 export function elementType(ref: TypeRef): TypeRef {
   return ref.kind === 'list' || ref.kind === 'map' ? elementType(ref.of) : ref;
+}
+
+/**
+ * The fields a type has in JSON: an embedded Go struct (jsonInline) contributes its own fields
+ * in its place (PersistentVolumeSpec's volume sources), while protobuf keeps it a message.
+ */
+export function jsonFields(model: Model, t: TypeModel): FieldModel[] {
+  return t.fields.flatMap((f) => {
+    if (!f.jsonInline || f.type.kind !== 'ref') return [f];
+    const inner = model.types.get(f.type.id);
+    return inner ? jsonFields(model, inner) : [f];
+  });
 }

@@ -46,6 +46,7 @@ export interface RawField extends RawConstraints {
   writeOnly?: boolean;
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
+  uniqueKeys?: string[];
   mapType?: 'atomic' | 'granular';
   patchStrategy?: string;
   patchMergeKey?: string;
@@ -88,7 +89,9 @@ export interface RawKind extends RawType {
   deprecation?: { message: string; removedRelease?: string };
   printerColumns?: RawPrinterColumn[];
   subresources?: { name: string; kind?: string; verbs: string[] }[];
-  nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+  nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
+  returnDeletedObject?: boolean;
+  storageVersion?: string;
   tracksGeneration?: boolean;
   statusField?: string;
   strategy?: string;

@@ -5,7 +5,7 @@
 
 import type { FieldModel, Model, TypeModel, TypeRef } from '../model.js';
 import { groupVersionString } from '../model.js';
-import { reachable } from '../normalize.js';
+import { jsonFields, reachable } from '../normalize.js';
 import { OPENAPI_SCALAR, SPECIAL_SCALARS } from '../scalars.js';
 
 export type Schema = Record<string, unknown>;
@@ -61,7 +61,7 @@ function gvks(model: Model, t: TypeModel): { group: string; kind: string; versio
 export function definitionOf(model: Model, style: OpenAPIStyle, t: TypeModel): Schema {
   const properties: Schema = {};
   const required: string[] = [];
-  for (const f of t.fields) {
+  for (const f of jsonFields(model, t)) {
     properties[f.name] = propertySchema(model, style, f);
     if (f.required) required.push(f.name);
   }

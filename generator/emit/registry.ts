@@ -33,6 +33,7 @@ function definition(k: KindModel, validatorName: string): WriterFunction {
   entries.protobufListType = literal(k.listType.protoName);
   entries.openAPIName = literal(k.type.id);
   entries.tracksGeneration = literal(k.tracksGeneration);
+  if (k.returnDeletedObject) entries.returnDeletedObject = 'true';
   if (k.statusField) entries.statusField = literal(k.statusField);
   if (k.strategy) entries.strategy = literal(k.strategy);
   entries.storagePrefix = literal(k.storagePrefix);

@@ -8,7 +8,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv';
 import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
 import type { FieldModel, GroupVersionModel, Model, TypeModel, TypeRef } from '../model.js';
-import { reachable } from '../normalize.js';
+import { jsonFields, reachable } from '../normalize.js';
 import { rootSchema } from '../json-schema.js';
 import { headerComment, sourcesOf, type OutputFile } from '../output.js';
 import { FORMAT_NAMES } from '../formats.js';
@@ -83,6 +83,7 @@ function fieldCode(f: FieldModel): string {
   if (f.disjointKeys) entries.push(['disjointKeys', literal(f.disjointKeys)]);
   if (f.reportAtField) entries.push(['reportAtField', 'true']);
   if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);
+  if (f.uniqueKeys) entries.push(['listMapKeys', literal(f.uniqueKeys)]);
   if (f.itemRules?.length) entries.push(['itemRules', `[${f.itemRules.map((r) => `compileRule(${literal(r)})`).join(', ')}]`]);
   if (f.defaultWhen?.length) entries.push(['defaultWhen', `[${f.defaultWhen.map((d) => `compileDefault(${literal(d)})`).join(', ')}]`]);
   return inlineObject(entries);
@@ -103,7 +104,7 @@ function hasDefaults(model: Model, id: string, seen = new Set<string>()): boolea
 /** The TypeTable entry of one type: its fields, its CEL rules and whether defaulting reaches into it. */
 function typeEntry(model: Model, t: TypeModel): WriterFunction {
   const entry: Record<string, string | WriterFunction> = {
-    fields: objectOf(Object.fromEntries(t.fields.map((f) => [literal(f.name), fieldCode(f)]))),
+    fields: objectOf(Object.fromEntries(jsonFields(model, t).map((f) => [literal(f.name), fieldCode(f)]))),
   };
   if (t.rules.length) entry.rules = arrayOf(t.rules, (r) => `compileRule(${literal(r)})`);
   if (hasDefaults(model, t.id)) entry.hasDefaults = 'true';

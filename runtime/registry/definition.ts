@@ -10,7 +10,7 @@ export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'd
 export type Stability = 'alpha' | 'beta' | 'stable';
 
 /** A name rule for metadata.name, as kube-apiserver's per-resource ValidateObjectMeta uses. */
-export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
 
 /** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age. */
 export interface PrinterColumn {
@@ -74,6 +74,8 @@ export interface ResourceDefinition {
   openAPIName: string;
   /** True when a change of the object's spec bumps metadata.generation (set to 1 on create). */
   tracksGeneration: boolean;
+  /** DELETE answers with the deleted object, not a Status (kube-apiserver's ReturnDeletedObject; CSIDriver). */
+  returnDeletedObject?: boolean;
   /** Top-level fields that are not spec (status and metadata aside), e.g. for the status subresource. */
   statusField?: string;
   /** Name of a strategy module for rules no spec can state (`secret`, `namespace`). */

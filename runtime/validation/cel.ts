@@ -109,6 +109,16 @@ export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSe
   }
   if (result === true) return undefined;
   const message = rule.message ?? `failed rule: ${rule.rule}`;
+  const shown = (): unknown => {
+    if (rule.badValue) {
+      try {
+        return fromCel(rule.badValue(rule.transition ? { self, oldSelf } : { self }));
+      } catch {
+        // Fall back to the value at fieldPath when the expression cannot be evaluated.
+      }
+    }
+    return valueAtFieldPath(self, rule.fieldPath ?? '');
+  };
   switch (rule.reason) {
     case 'FieldValueForbidden':
       return fe.forbidden(at, message);
@@ -117,19 +127,10 @@ export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSe
       return fe.required(at, rule.message ?? '');
     case 'FieldValueNotSupported':
       // The rules that list supported values are about strings, whose Go zero value is "".
-      return fe.notSupported(at, valueAtFieldPath(self, rule.fieldPath ?? '') ?? '', rule.supported ?? []);
+      return fe.notSupported(at, shown() ?? '', rule.supported ?? []);
     case 'FieldValueDuplicate':
-      return fe.duplicate(at, valueAtFieldPath(self, rule.fieldPath ?? ''));
-    default: {
-      let bad = valueAtFieldPath(self, rule.fieldPath ?? '');
-      if (rule.badValue) {
-        try {
-          bad = fromCel(rule.badValue(rule.transition ? { self, oldSelf } : { self }));
-        } catch {
-          // Keep the plain value when the expression cannot be evaluated.
-        }
-      }
-      return fe.invalid(at, bad ?? null, message);
-    }
+      return fe.duplicate(at, shown());
+    default:
+      return fe.invalid(at, shown() ?? null, message);
   }
 }

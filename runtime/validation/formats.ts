@@ -265,6 +265,9 @@ export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
   canonicalIPv4: isCanonicalIPv4,
   canonicalIPv6: isCanonicalIPv6,
   ianaServiceName: isIANAServiceName,
+  // StorageClass provisioner and VolumeAttributesClass driverName: checked lower-cased.
+  anyCaseQualifiedName: (v) => isQualifiedName(v.toLowerCase()),
+  csiDriverName: (v) => nameChecks('csiDriverName')(v, false),
 };
 
 /** The formats in the shape ajv's standalone code calls (`formats.<name>.validate(value)`). */
@@ -273,6 +276,9 @@ export const ajvFormats: Record<string, { type: 'string'; validate: (value: stri
 );
 
 /** metadata.name rules, as ValidateNameFunc: `prefix` is true for generateName, whose trailing '-' is allowed. */
+/** The spec's limit on CSIDriver names (Limits table). */
+export const CSI_DRIVER_NAME_MAX_LENGTH = 63;
+
 export function nameChecks(format: string): (name: string, prefix: boolean) => string[] {
   const maskTrailingDash = (name: string): string => (name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
   switch (format) {
@@ -282,6 +288,13 @@ export function nameChecks(format: string): (name: string, prefix: boolean) => s
       return (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
     case 'pathSegment':
       return (name, prefix) => (prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name));
+    case 'csiDriverName':
+      // The spec's rule for CSI driver names (kube-apiserver's older ValidateCSIDriverName): at
+      // most 63 characters, otherwise a DNS subdomain in any letter case.
+      return (name, prefix) => [
+        ...(name.length > CSI_DRIVER_NAME_MAX_LENGTH ? [maxLenError(CSI_DRIVER_NAME_MAX_LENGTH)] : []),
+        ...isDNS1123Subdomain((prefix ? maskTrailingDash(name) : name).toLowerCase()),
+      ];
     default:
       throw new Error(`unknown name format ${format}`);
   }

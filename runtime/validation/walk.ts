@@ -14,8 +14,9 @@ export function applyDefaults(table: TypeTable, typeName: string, obj: Obj): voi
   const type = table[typeName];
   if (!type) return;
   for (const [name, field] of Object.entries(type.fields)) {
-    // Go defaulters test a non-pointer string for "" (absent and empty are one value there).
-    const unset = obj[name] === undefined || (!field.pointer && obj[name] === '');
+    // Go defaulters test a non-pointer string for "" and a slice for len() == 0.
+    const value = obj[name];
+    const unset = value === undefined || (!field.pointer && value === '') || (Array.isArray(value) && value.length === 0);
     if (unset && field.default !== undefined) obj[name] = clone(field.default);
     else if (unset && field.defaultWhen) {
       const chosen = field.defaultWhen.find((d) => d.holds(obj));

@@ -41,7 +41,9 @@ async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
 export async function deleteResource(ctx: HandlerContext): Promise<Response> {
   const options = await deleteOptionsFrom(ctx);
   const result = await ctx.store.delete(ctx.info.namespace || undefined, ctx.info.name, options);
-  return respond(ctx, 200, result.deleted ? ctx.store.successStatus(result.object) : result.object);
+  // A few kinds (CSIDriver) answer with the deleted object itself, as kube-apiserver's ReturnDeletedObject does.
+  const returnObject = !result.deleted || ctx.store.definition.returnDeletedObject === true;
+  return respond(ctx, 200, returnObject ? result.object : ctx.store.successStatus(result.object));
 }
 
 export async function deleteCollectionResource(ctx: HandlerContext): Promise<Response> {

@@ -1,0 +1,226 @@
+// storage.k8s.io with kube-apiserver's causes (pkg/apis/storage/validation and the v1 defaulters),
+// plus the specification's stricter CSIDriver name rule (at most 63 characters).
+
+import { describe, expect, it } from 'vitest';
+import { SUBDOMAIN_MSG, validatorOf } from './kinds.js';
+
+type Obj = Record<string, unknown>;
+type Cause = { reason: string; field: string; message: string };
+
+const csiDriver = validatorOf('CSIDriver');
+const csiNode = validatorOf('CSINode');
+const storageClass = validatorOf('StorageClass');
+const capacity = validatorOf('CSIStorageCapacity');
+const attachment = validatorOf('VolumeAttachment');
+const vac = validatorOf('VolumeAttributesClass');
+
+const defaulted = (v: ReturnType<typeof validatorOf>, obj: Obj): Obj => {
+  const copy = structuredClone(obj);
+  v.applyDefaults(copy);
+  return copy;
+};
+const stored = (obj: Obj): Obj => ({ ...obj, metadata: { ...(obj.metadata as Obj), resourceVersion: '1' } });
+
+describe('CSIDriver', () => {
+  const driver = (spec: Obj = {}, name = 'csi.example.com'): Obj => ({ metadata: { name }, spec });
+
+  it('fills the defaults of the spec table', () => {
+    expect(defaulted(csiDriver, driver()).spec).toEqual({
+      attachRequired: true,
+      podInfoOnMount: false,
+      requiresRepublish: false,
+      seLinuxMount: false,
+      storageCapacity: false,
+      fsGroupPolicy: 'ReadWriteOnceWithFSType',
+      volumeLifecycleModes: ['Persistent'],
+    });
+    expect((defaulted(csiDriver, driver({ volumeLifecycleModes: [] })).spec as Obj).volumeLifecycleModes).toEqual(['Persistent']);
+    expect((defaulted(csiDriver, driver({ attachRequired: false })).spec as Obj).attachRequired).toBe(false);
+  });
+
+  it.each<[string, Obj]>([
+    ['a defaulted driver', driver()],
+    ['an upper-case name (checked in lower case)', driver({}, 'CSI.Example.COM')],
+    ['a 63-character name', driver({}, `a${'b'.repeat(61)}c`)],
+    ['both lifecycle modes', driver({ volumeLifecycleModes: ['Persistent', 'Ephemeral'] })],
+    ['token requests with distinct audiences and one empty', driver({ tokenRequests: [{ audience: '' }, { audience: 'vault', expirationSeconds: 600 }] })],
+  ])('accepts %s', (_name, obj) => {
+    expect(csiDriver.validate(defaulted(csiDriver, obj))).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['a 64-character name', driver({}, `a${'b'.repeat(62)}c`), [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "a${'b'.repeat(62)}c": must be no more than 63 characters` }]],
+    ['a name ending in a dash', driver({}, 'csi-'), [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "csi-": ${SUBDOMAIN_MSG}` }]],
+    ['an unknown lifecycle mode, reported at the list', driver({ volumeLifecycleModes: ['Persistent', 'Forever'] }), [{ reason: 'FieldValueNotSupported', field: 'spec.volumeLifecycleModes', message: 'Unsupported value: "Forever": supported values: "Persistent", "Ephemeral"' }]],
+    ['an unknown fsGroupPolicy', driver({ fsGroupPolicy: 'Always' }), [{ reason: 'FieldValueNotSupported', field: 'spec.fsGroupPolicy', message: 'Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"' }]],
+    ['two token requests for one audience', driver({ tokenRequests: [{ audience: 'a' }, { audience: 'a' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.tokenRequests[1].audience', message: 'Duplicate value: "a"' }]],
+    ['two token requests without audience', driver({ tokenRequests: [{ audience: '' }, { audience: '' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.tokenRequests[1].audience', message: 'Duplicate value: ""' }]],
+    ['a token shorter than 10 minutes', driver({ tokenRequests: [{ audience: 'a', expirationSeconds: 599 }] }), [{ reason: 'FieldValueInvalid', field: 'spec.tokenRequests[0].expirationSeconds', message: 'Invalid value: 599: may not specify a duration less than 10 minutes' }]],
+    ['a token longer than 2^32 seconds', driver({ tokenRequests: [{ audience: 'a', expirationSeconds: 4294967297 }] }), [{ reason: 'FieldValueInvalid', field: 'spec.tokenRequests[0].expirationSeconds', message: 'Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds' }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(csiDriver.validate(defaulted(csiDriver, obj))).toEqual(causes);
+  });
+
+  it('reports an attachRequired change at spec.attachedRequired, as kube-apiserver does', () => {
+    const old = stored(defaulted(csiDriver, driver()));
+    const changed = structuredClone(old);
+    (changed.spec as Obj).attachRequired = false;
+    expect(csiDriver.validateUpdate(changed, old)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.attachedRequired', message: 'Invalid value: false: field is immutable' }]);
+  });
+
+  it('forbids changing volumeLifecycleModes, allows changing storageCapacity and fsGroupPolicy', () => {
+    const old = stored(defaulted(csiDriver, driver()));
+    const modes = structuredClone(old);
+    (modes.spec as Obj).volumeLifecycleModes = ['Ephemeral'];
+    expect(csiDriver.validateUpdate(modes, old)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.volumeLifecycleModes', message: 'Invalid value: ["Ephemeral"]: field is immutable' }]);
+    const mutable = structuredClone(old);
+    Object.assign(mutable.spec as Obj, { storageCapacity: true, fsGroupPolicy: 'File', podInfoOnMount: true });
+    expect(csiDriver.validateUpdate(mutable, old)).toEqual([]);
+  });
+});
+
+describe('CSINode', () => {
+  const node = (drivers: unknown[] | undefined): Obj => ({ metadata: { name: 'node-1' }, spec: drivers === undefined ? {} : { drivers } });
+
+  it('accepts drivers with node ids, topology keys and a volume limit', () => {
+    expect(csiNode.validate(node([{ name: 'csi.example.com', nodeID: 'i-123', topologyKeys: ['topology.kubernetes.io/zone'], allocatable: { count: 16 } }]))).toEqual([]);
+    expect(csiNode.validate(node([]))).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['a spec without drivers', node(undefined), [{ reason: 'FieldValueRequired', field: 'spec.drivers', message: 'Required value' }]],
+    ['a driver without name', node([{ nodeID: 'n' }]), [{ reason: 'FieldValueRequired', field: 'spec.drivers[0].name', message: 'Required value' }]],
+    ['a driver without nodeID', node([{ name: 'd', nodeID: '' }]), [{ reason: 'FieldValueRequired', field: 'spec.drivers[0].nodeID', message: 'Required value' }]],
+    ['a nodeID over 192 characters', node([{ name: 'd', nodeID: 'n'.repeat(193) }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].nodeID', message: `Invalid value: "${'n'.repeat(193)}": must be 192 characters or less` }]],
+    ['a driver listed twice', node([{ name: 'd', nodeID: 'a' }, { name: 'd', nodeID: 'b' }]), [{ reason: 'FieldValueDuplicate', field: 'spec.drivers[1].name', message: 'Duplicate value: "d"' }]],
+    ['a negative volume limit', node([{ name: 'd', nodeID: 'a', allocatable: { count: -1 } }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].allocatable.count', message: 'Invalid value: -1: must be greater than or equal to 0' }]],
+    ['an empty topology key', node([{ name: 'd', nodeID: 'a', topologyKeys: [''] }]), [{ reason: 'FieldValueRequired', field: 'spec.drivers[0]', message: 'Required value' }]],
+    ['a topology key twice', node([{ name: 'd', nodeID: 'a', topologyKeys: ['zone', 'zone'] }]), [{ reason: 'FieldValueDuplicate', field: 'spec.drivers[0]', message: 'Duplicate value: "zone"' }]],
+    ['a driver name over 63 characters', node([{ name: 'd'.repeat(64), nodeID: 'a' }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].name', message: `Invalid value: "${'d'.repeat(64)}": must be no more than 63 characters` }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(csiNode.validate(obj)).toEqual(causes);
+  });
+
+  it('forbids changing a driver entry, allows adding one', () => {
+    const old = stored(node([{ name: 'd', nodeID: 'a' }]));
+    expect(csiNode.validateUpdate(stored(node([{ name: 'd', nodeID: 'a' }, { name: 'e', nodeID: 'b' }])), old)).toEqual([]);
+    expect(csiNode.validateUpdate(stored(node([{ name: 'd', nodeID: 'b' }])), old)).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.drivers', message: 'Invalid value: {"name":"d","nodeID":"b"}: field is immutable' },
+    ]);
+  });
+});
+
+describe('StorageClass', () => {
+  const sc = (extra: Obj = {}): Obj => ({ metadata: { name: 'fast' }, provisioner: 'ebs.csi.aws.com', ...extra });
+
+  it('defaults reclaimPolicy to Delete and volumeBindingMode to Immediate', () => {
+    const obj = defaulted(storageClass, sc());
+    expect([obj.reclaimPolicy, obj.volumeBindingMode]).toEqual(['Delete', 'Immediate']);
+    expect(storageClass.validate(obj)).toEqual([]);
+  });
+
+  it.each<[string, Obj]>([
+    ['an upper-case provisioner (checked in lower case)', sc({ provisioner: 'kubernetes.io/AWS-EBS' })],
+    ['Retain, WaitForFirstConsumer and topologies', sc({ reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['a', 'b'] }] }] })],
+  ])('accepts %s', (_name, obj) => {
+    expect(storageClass.validate(defaulted(storageClass, obj))).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['no provisioner', { metadata: { name: 'x' } }, [{ reason: 'FieldValueRequired', field: 'provisioner', message: 'Required value' }]],
+    ['a provisioner with a bad prefix', sc({ provisioner: 'Bad_Prefix/x' }), [{ reason: 'FieldValueInvalid', field: 'provisioner', message: `Invalid value: "Bad_Prefix/x": prefix part ${SUBDOMAIN_MSG}` }]],
+    ['reclaimPolicy Recycle', sc({ reclaimPolicy: 'Recycle' }), [{ reason: 'FieldValueNotSupported', field: 'reclaimPolicy', message: 'Unsupported value: "Recycle": supported values: "Delete", "Retain"' }]],
+    ['an unknown volumeBindingMode', sc({ volumeBindingMode: 'Later' }), [{ reason: 'FieldValueNotSupported', field: 'volumeBindingMode', message: 'Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"' }]],
+    ['a topology requirement without values', sc({ allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: [] }] }] }), [{ reason: 'FieldValueRequired', field: 'allowedTopologies[0].matchLabelExpressions[0].values', message: 'Required value' }]],
+    ['a topology key twice in one term', sc({ allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['a'] }, { key: 'zone', values: ['b'] }] }] }), [{ reason: 'FieldValueDuplicate', field: 'allowedTopologies[0].matchLabelExpressions[1].key', message: 'Duplicate value: "zone"' }]],
+    ['a topology value twice', sc({ allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['a', 'a'] }] }] }), [{ reason: 'FieldValueDuplicate', field: 'allowedTopologies[0].matchLabelExpressions[0].values', message: 'Duplicate value: "a"' }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(storageClass.validate(defaulted(storageClass, obj))).toEqual(causes);
+  });
+
+  it('forbids changing parameters, provisioner, reclaimPolicy and volumeBindingMode, in kube-apiserver order', () => {
+    const old = stored(defaulted(storageClass, sc({ parameters: { type: 'gp2' } })));
+    const changed = { ...old, parameters: { type: 'gp3' }, provisioner: 'other.example.com', reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer' };
+    expect(storageClass.validateUpdate(changed, old)).toEqual([
+      { reason: 'FieldValueForbidden', field: 'parameters', message: 'Forbidden: updates to parameters are forbidden.' },
+      { reason: 'FieldValueForbidden', field: 'provisioner', message: 'Forbidden: updates to provisioner are forbidden.' },
+      { reason: 'FieldValueForbidden', field: 'reclaimPolicy', message: 'Forbidden: updates to reclaimPolicy are forbidden.' },
+      { reason: 'FieldValueInvalid', field: 'volumeBindingMode', message: 'Invalid value: "WaitForFirstConsumer": field is immutable' },
+    ]);
+    expect(storageClass.validateUpdate({ ...old, allowVolumeExpansion: true, mountOptions: ['debug'] }, old)).toEqual([]);
+  });
+});
+
+describe('CSIStorageCapacity', () => {
+  const cap = (extra: Obj = {}): Obj => ({ metadata: { name: 'c1', namespace: 'kube-system' }, storageClassName: 'fast', ...extra });
+
+  it('accepts a capacity with topology', () => {
+    expect(capacity.validate(cap({ capacity: '10Gi', maximumVolumeSize: '1Gi', nodeTopology: { matchLabels: { 'topology.kubernetes.io/zone': 'a' } } }))).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['a negative capacity', cap({ capacity: '-1Gi' }), [{ reason: 'FieldValueInvalid', field: 'capacity', message: 'Invalid value: "-1Gi": must be greater than or equal to 0' }]],
+    ['a storage class name that is no DNS subdomain', cap({ storageClassName: 'Fast_One' }), [{ reason: 'FieldValueInvalid', field: 'storageClassName', message: `Invalid value: "Fast_One": ${SUBDOMAIN_MSG}` }]],
+    ['no namespace', { metadata: { name: 'c1' }, storageClassName: 'fast' }, [{ reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(capacity.validate(obj)).toEqual(causes);
+  });
+
+  it('keeps storageClassName and nodeTopology, lets capacity change', () => {
+    const old = stored(cap({ capacity: '1Gi' }));
+    expect(capacity.validateUpdate({ ...old, capacity: '2Gi' }, old)).toEqual([]);
+    expect(capacity.validateUpdate({ ...old, storageClassName: 'slow' }, old)).toEqual([{ reason: 'FieldValueInvalid', field: 'storageClassName', message: 'Invalid value: "slow": field is immutable' }]);
+  });
+});
+
+describe('VolumeAttachment', () => {
+  const va = (source: Obj, extra: Obj = {}): Obj => ({ metadata: { name: 'csi-123' }, spec: { attacher: 'csi.example.com', nodeName: 'node-1', source, ...extra } });
+
+  it('accepts a persistent volume source and an inline spec', () => {
+    expect(attachment.validate(va({ persistentVolumeName: 'pv-1' }))).toEqual([]);
+    expect(attachment.validate(va({ inlineVolumeSpec: { csi: { driver: 'csi.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] } }))).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['no source', va({}), [{ reason: 'FieldValueRequired', field: 'spec.source', message: 'Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName' }]],
+    ['both sources', va({ persistentVolumeName: 'pv', inlineVolumeSpec: {} }), [{ reason: 'FieldValueForbidden', field: 'spec.source', message: 'Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName' }]],
+    ['an empty volume name', va({ persistentVolumeName: '' }), [{ reason: 'FieldValueRequired', field: 'spec.source.persistentVolumeName', message: 'Required value: must specify non empty persistentVolumeName' }]],
+    ['a volume name that is no DNS subdomain', va({ persistentVolumeName: 'PV_1' }), [{ reason: 'FieldValueInvalid', field: 'spec.source.persistentVolumeName', message: `Invalid value: "PV_1": ${SUBDOMAIN_MSG}` }]],
+    // kube-apiserver's v1 check (ValidateCSIDriverName) adds the name rule's message for "".
+    ['no attacher', va({ persistentVolumeName: 'pv' }, { attacher: '' }), [{ reason: 'FieldValueRequired', field: 'spec.attacher', message: 'Required value' }, { reason: 'FieldValueInvalid', field: 'spec.attacher', message: `Invalid value: "": ${SUBDOMAIN_MSG}` }]],
+    ['a node name that is no DNS subdomain', va({ persistentVolumeName: 'pv' }, { nodeName: 'Node_1' }), [{ reason: 'FieldValueInvalid', field: 'spec.nodeName', message: `Invalid value: "Node_1": ${SUBDOMAIN_MSG}` }]],
+    ['a negative error code', { ...va({ persistentVolumeName: 'pv' }), status: { attached: false, attachError: { message: 'x', errorCode: -1 } } }, [{ reason: 'FieldValueInvalid', field: 'status.attachError.errorCode', message: 'Invalid value: -1: must be between 0 and 2147483647, inclusive' }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(attachment.validate(obj)).toEqual(causes);
+  });
+
+  it('keeps the whole spec', () => {
+    const old = stored(va({ persistentVolumeName: 'pv' }));
+    const changed = { ...old, spec: { ...(old.spec as Obj), nodeName: 'node-2' } };
+    expect(attachment.validateUpdate(changed, old).map((c) => [c.field, c.reason, (c.message ?? '').endsWith('field is immutable')])).toEqual([['spec', 'FieldValueInvalid', true]]);
+    expect(attachment.validateUpdate({ ...old, status: { attached: true } }, old)).toEqual([]);
+  });
+});
+
+describe('VolumeAttributesClass (v1beta1)', () => {
+  const cls = (extra: Obj = {}): Obj => ({ metadata: { name: 'gold' }, driverName: 'csi.example.com', parameters: { iops: '5000' }, ...extra });
+
+  it('accepts a class with parameters', () => {
+    expect(vac.validate(cls())).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['no parameters', cls({ parameters: {} }), [{ reason: 'FieldValueRequired', field: 'parameters', message: 'Required value: must contain at least one key/value pair' }]],
+    ['no driverName', { metadata: { name: 'gold' }, parameters: { a: 'b' } }, [{ reason: 'FieldValueRequired', field: 'driverName', message: 'Required value' }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(vac.validate(obj)).toEqual(causes);
+  });
+
+  it('forbids changing driverName and parameters', () => {
+    const old = stored(cls());
+    expect(vac.validateUpdate({ ...old, driverName: 'other.example.com', parameters: { iops: '1' } }, old)).toEqual([
+      { reason: 'FieldValueForbidden', field: 'driverName', message: 'Forbidden: updates to driverName are forbidden.' },
+      { reason: 'FieldValueForbidden', field: 'parameters', message: 'Forbidden: updates to parameters are forbidden.' },
+    ]);
+  });
+});
