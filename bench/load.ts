@@ -22,7 +22,8 @@ export function send(
   method: string,
   path: string,
   body?: string,
-): Promise<{ status: number; body: string }> {
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -34,12 +35,15 @@ export function send(
         cert: client.cert,
         key: client.key,
         ca: client.ca,
-        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } : headers,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, body: raw.toString(), bytes: raw.length });
+        });
         res.on('error', reject);
       },
     );

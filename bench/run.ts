@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measureFormats } from './formats.js';
 import { runLoad, send, type Client } from './load.js';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000);
@@ -20,8 +21,8 @@ function spawnNode(args: string[]): ChildProcess {
 }
 
 /** What `npm start` runs once its build step is done (`npm run bench` builds first). */
-function startServer(dataDir: string, port: number): ChildProcess {
-  return spawnNode(['--enable-source-maps', 'dist/main.mjs', '--secure-port', String(port), '--data-dir', dataDir]);
+function startServer(dataDir: string, port: number, extraFlags: string[] = []): ChildProcess {
+  return spawnNode(['--enable-source-maps', 'dist/main.mjs', '--secure-port', String(port), '--data-dir', dataDir, ...extraFlags]);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -41,9 +42,9 @@ function client(dataDir: string): Client {
 }
 
 /** Milliseconds from spawn until /readyz answers 200 (polled every 5 ms). */
-async function timeToReady(dataDir: string, port: number): Promise<{ ms: number; child: ChildProcess }> {
+async function timeToReady(dataDir: string, port: number, extraFlags: string[] = []): Promise<{ ms: number; child: ChildProcess }> {
   const started = performance.now();
-  const child = startServer(dataDir, port);
+  const child = startServer(dataDir, port, extraFlags);
   const agent = new Agent({ keepAlive: false });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
@@ -80,7 +81,8 @@ async function main() {
       await stop(run.child);
     }
 
-    const { child } = await timeToReady(dataDir, port);
+    // CBOR is alpha and off by default; the loaded run turns it on to compare the three formats.
+    const { child } = await timeToReady(dataDir, port, ['--feature-gates=CBORServingAndStorage=true']);
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMB(child.pid!);
     const c = client(dataDir);
@@ -94,6 +96,7 @@ async function main() {
       (i) => send(c, port, 'POST', cmPath, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}` }, data: { k: String(i) } })),
       201,
     );
+    const formats = await measureFormats(c, port, DURATION_MS, CONCURRENCY);
     const loadedRss = rssMB(child.pid!);
     await stop(child);
 
@@ -121,6 +124,7 @@ async function main() {
       ceilingPerSecond: ceiling.perSecond,
       getErrors: get.errors,
       createErrors: create.errors,
+      formats,
     };
     const rows: Array<[string, string, string]> = [
       ['start to /readyz, median of ' + STARTS, `${results.startToReadyMedianMs.toFixed(0)} ms`, 'under 500 ms'],
@@ -130,7 +134,14 @@ async function main() {
       ['GET one ConfigMap', `${get.perSecond.toFixed(0)} /s (${(get.perSecond / ceiling.perSecond).toFixed(2)} of ceiling)`, 'at least 0.5 of ceiling'],
       ['CREATE ConfigMap', `${create.perSecond.toFixed(0)} /s (${(create.perSecond / ceiling.perSecond).toFixed(2)} of ceiling)`, 'at least 0.25 of ceiling'],
       ['ceiling: bare node:https + Hono', `${ceiling.perSecond.toFixed(0)} /s`, ''],
-      ['errors (GET / CREATE)', `${get.errors} / ${create.errors}`, '0 / 0'],
+      ['errors (GET / CREATE / formats and patches)', `${get.errors} / ${create.errors} / ${formats.errors}`, '0 / 0 / 0'],
+      ...formats.rows.flatMap((r): Array<[string, string, string]> => [
+        [`GET one ConfigMap as ${r.format}`, `${r.getPerSecond.toFixed(0)} /s`, ''],
+        [`LIST 1,000 ConfigMaps as ${r.format}`, `${r.listPerSecond.toFixed(1)} /s, ${(r.listBytes / 1024).toFixed(0)} KiB`, ''],
+        [`encode that list as ${r.format}, in process`, `${r.encodeListMs.toFixed(2)} ms`, r.format === 'protobuf' ? 'cheapest of the three' : ''],
+      ]),
+      ['PATCH, JSON merge patch', `${formats.mergePatchPerSecond.toFixed(0)} /s`, ''],
+      ['PATCH, server-side apply', `${formats.applyPerSecond.toFixed(0)} /s`, ''],
     ];
     const w0 = Math.max(...rows.map((r) => r[0].length));
     const w1 = Math.max(...rows.map((r) => r[1].length));

@@ -12,36 +12,18 @@
 // Known gap: fields that Go holds as []byte (Secret data) are base64 text in our JSON form and go
 // out as the bytes of that text, where kube-apiserver would send the raw bytes.
 
-import { decode, decodeSequence, encode } from 'cbor2';
-import { sortCoreDeterministic } from 'cbor2/sorts';
+import { decode, decodeSequence } from 'cbor2';
+import { encodeJsonAsCbor } from './cbor-encode.js';
 import { badRequest } from '../errors/status-error.js';
 
 /** The self-described CBOR tag (55799) kube-apiserver prefixes to each document. */
 export const SELF_DESCRIBED_CBOR = Uint8Array.of(0xd9, 0xd9, 0xf7);
 
-const utf8 = new TextEncoder();
 const text = new TextDecoder('utf-8', { fatal: true });
-
-/** A JSON value as the CBOR encoder's input: strings and keys as bytes, objects as ordered maps. */
-function toCborShape(value: unknown): unknown {
-  if (typeof value === 'string') return utf8.encode(value);
-  if (Array.isArray(value)) return value.map(toCborShape);
-  if (value !== null && typeof value === 'object') {
-    const map = new Map<Uint8Array, unknown>();
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) map.set(utf8.encode(k), toCborShape(v));
-    return map;
-  }
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('cbor: cannot encode NaN or infinite values');
-  return value;
-}
 
 /** One CBOR document, self-described, as kube-apiserver sends it. */
 export function encodeCBOR(value: unknown): Uint8Array {
-  const body = encode(toCborShape(value), { sortKeys: sortCoreDeterministic });
-  const out = new Uint8Array(SELF_DESCRIBED_CBOR.length + body.length);
-  out.set(SELF_DESCRIBED_CBOR);
-  out.set(body, SELF_DESCRIBED_CBOR.length);
-  return out;
+  return encodeJsonAsCbor(SELF_DESCRIBED_CBOR, value);
 }
 
 function stringOf(bytesOrText: unknown): string {
