@@ -20,4 +20,6 @@ export const FORMAT_NAMES = [
   'ianaServiceName',
   'anyCaseQualifiedName',
   'csiDriverName',
+  'endpointIP',
+  'fullyQualifiedDomainName',
 ] as const;

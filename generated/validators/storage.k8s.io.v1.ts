@@ -63,7 +63,7 @@ const types: TypeTable = {
       "tokenRequests": { shape: list(ref("io.k8s.api.storage.v1.TokenRequest")), listMapKeys: ["audience"] },
       "requiresRepublish": { shape: scalar, default: false, pointer: true },
       "seLinuxMount": { shape: scalar, default: false, pointer: true },
-      "nodeAllocatableUpdatePeriodSeconds": { shape: scalar, pointer: true },
+      "nodeAllocatableUpdatePeriodSeconds": { shape: scalar, pointer: true, featureGate: "MutableCSINodeAllocatableCount" },
       "serviceAccountTokenInSecrets": { shape: scalar, pointer: true },
       "preventPodSchedulingIfMissing": { shape: scalar, pointer: true },
     },

@@ -85,6 +85,7 @@ function fieldCode(f: FieldModel): string {
   if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);
   if (f.uniqueKeys) entries.push(['listMapKeys', literal(f.uniqueKeys)]);
   if (f.itemRules?.length) entries.push(['itemRules', `[${f.itemRules.map((r) => `compileRule(${literal(r)})`).join(', ')}]`]);
+  if (f.featureGate) entries.push(['featureGate', literal(f.featureGate)]);
   if (f.defaultWhen?.length) entries.push(['defaultWhen', `[${f.defaultWhen.map((d) => `compileDefault(${literal(d)})`).join(', ')}]`]);
   return inlineObject(entries);
 }

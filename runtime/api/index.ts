@@ -58,7 +58,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     // A window of 0 means the store never forgets; the cache then keeps history up to its event cap.
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
-    const registry = new ResourceRegistry(storage, definitions, { watchCache });
+    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates });
     await ensureSystemNamespaces(registry);
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));

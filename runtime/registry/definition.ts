@@ -43,6 +43,11 @@ export interface ObjectValidator {
   validate(obj: Record<string, unknown>): StatusCause[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
+  /**
+   * Present when the kind has feature-gated fields: drops, in place, those whose gate is off,
+   * unless `old` (on update) already uses them (kube-apiserver's dropDisabledFields).
+   */
+  dropDisabledFields?(obj: Record<string, unknown>, old: Record<string, unknown> | undefined, enabled: (gate: string) => boolean): void;
 }
 
 export interface ResourceDefinition {

@@ -16,6 +16,11 @@ import { strategiesFor } from './strategies/index.js';
 export interface ResourceRegistryOptions {
   /** Options of the watch caches; false serves every read and watch from the store. */
   watchCache?: CacherOptions | false;
+  /**
+   * Feature gates, for dropping gated fields from writes. Absent, or a gate the set does not
+   * know: the field gate counts as off.
+   */
+  featureGates?: { enabled(gate: string): boolean; isKnown?(gate: string): boolean };
 }
 
 export class ResourceRegistry {
@@ -36,8 +41,10 @@ export class ResourceRegistry {
           return kv ? store!.decode(kv.value, kv.modRevision) : undefined;
         }
       : undefined;
+    const gates = options.featureGates;
+    const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
     for (const def of definitions) {
-      const store = new Store({ storage, definition: def, strategies: strategiesFor(def), namespaces: lookup });
+      const store = new Store({ storage, definition: def, strategies: strategiesFor(def, enabled), namespaces: lookup });
       this.stores.set(registryKey(def.group, def.version, def.plural), store);
     }
     if (options.watchCache !== false) {

@@ -1,6 +1,8 @@
 // CEL rules of a type (like CRD x-kubernetes-validations): `self` is the object of the type,
 // `oldSelf` the previous object on update (rules naming oldSelf are transition rules and only run
-// when an old value exists). Rules are parsed once, when the generated module loads.
+// when an old value exists). `root` is the whole object under validation, for a rule deep inside
+// it that depends on a top-level field (an EndpointSlice address and the slice's addressType).
+// Rules are parsed once, when the generated module loads.
 
 import { parse } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
@@ -78,15 +80,15 @@ function valueAtFieldPath(self: unknown, fieldPath: string): unknown {
 }
 
 /** Evaluates one rule at `path`; returns the causes when it does not hold. */
-export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown, oldSelf: unknown): StatusCause[] {
+export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown, oldSelf: unknown, root?: unknown): StatusCause[] {
   if (!rule.format) {
-    const cause = checkRule(rule, path, self, oldSelf);
+    const cause = checkRule(rule, path, self, oldSelf, root);
     return cause ? [cause] : [];
   }
   const at = rule.fieldPath ? rule.fieldPath.split('.').filter(Boolean).reduce(childPath, path) : path;
   let applies: unknown;
   try {
-    applies = rule.evaluate(rule.transition ? { self, oldSelf } : { self });
+    applies = rule.evaluate(vars(rule, self, oldSelf, root));
   } catch {
     // The guard names a field that is absent: the format check has nothing to look at.
     applies = false;
@@ -99,11 +101,17 @@ export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown,
 }
 
 /** Evaluates one rule at `path`; returns the cause when it does not hold. */
-export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSelf: unknown): StatusCause | undefined {
+function vars(rule: CompiledRule, self: unknown, oldSelf: unknown, root: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = rule.transition ? { self, oldSelf } : { self };
+  if (root !== undefined) out.root = root;
+  return out;
+}
+
+export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSelf: unknown, root?: unknown): StatusCause | undefined {
   const at = rule.fieldPath ? rule.fieldPath.split('.').filter(Boolean).reduce(childPath, path) : path;
   let result: unknown;
   try {
-    result = rule.evaluate(rule.transition ? { self, oldSelf } : { self });
+    result = rule.evaluate(vars(rule, self, oldSelf, root));
   } catch (err) {
     return fe.internal(at, `rule ${JSON.stringify(rule.rule)} could not be evaluated: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
@@ -112,7 +120,7 @@ export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSe
   const shown = (): unknown => {
     if (rule.badValue) {
       try {
-        return fromCel(rule.badValue(rule.transition ? { self, oldSelf } : { self }));
+        return fromCel(rule.badValue(vars(rule, self, oldSelf, root)));
       } catch {
         // Fall back to the value at fieldPath when the expression cannot be evaluated.
       }

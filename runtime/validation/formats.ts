@@ -228,6 +228,47 @@ export function isCanonicalIPv6(value: string): string[] {
 
 const goQuoteSimple = (s: string): string => `"${s}"`;
 
+/**
+ * ValidateEndpointIP: addresses no endpoint may have (unspecified, loopback, link-local unicast
+ * and multicast). Only judges parsable addresses; whether it is an address at all is another check's.
+ */
+export function isEndpointIP(value: string): string[] {
+  const v4 = ipv4Octets(value);
+  const v6 = v4 ? undefined : ipv6Groups(value);
+  if (!v4 && !v6) return [];
+  const errs: string[] = [];
+  // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries, as Go's net.IP does.
+  const mapped = v6 && v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff ? [v6[6]! >> 8, v6[6]! & 255, v6[7]! >> 8, v6[7]! & 255] : undefined;
+  const o = v4 ?? mapped;
+  if (o) {
+    if (o.every((x) => x === 0)) errs.push(`may not be unspecified (${value})`);
+    if (o[0] === 127) errs.push('may not be in the loopback range (127.0.0.0/8, ::1/128)');
+    if (o[0] === 169 && o[1] === 254) errs.push('may not be in the link-local range (169.254.0.0/16, fe80::/10)');
+    if (o[0] === 224 && o[1] === 0 && o[2] === 0) errs.push('may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)');
+    return errs;
+  }
+  const g = v6 as number[];
+  if (g.every((x) => x === 0)) errs.push(`may not be unspecified (${value})`);
+  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) errs.push('may not be in the loopback range (127.0.0.0/8, ::1/128)');
+  if ((g[0]! & 0xffc0) === 0xfe80) errs.push('may not be in the link-local range (169.254.0.0/16, fe80::/10)');
+  if ((g[0]! & 0xff0f) === 0xff02) errs.push('may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)');
+  return errs;
+}
+
+/** validation.IsFullyQualifiedDomainName: a DNS subdomain of at least two labels; one trailing dot allowed. */
+export function isFullyQualifiedDomainName(value: string): string[] {
+  const name = value.endsWith('.') ? value.slice(0, -1) : value;
+  const subdomain = isDNS1123Subdomain(name);
+  if (subdomain.length) return [subdomain.join(',')];
+  const labels = name.split('.');
+  if (labels.length < 2) return ['should be a domain with at least two segments separated by dots'];
+  for (const label of labels) {
+    const errs = isDNS1123Label(label);
+    if (errs.length) return [errs.join(',')];
+  }
+  return [];
+}
+
 /** validation.IsValidPortName: an IANA_SVC_NAME. */
 export function isIANAServiceName(value: string): string[] {
   const errs: string[] = [];
@@ -265,6 +306,8 @@ export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
   canonicalIPv4: isCanonicalIPv4,
   canonicalIPv6: isCanonicalIPv6,
   ianaServiceName: isIANAServiceName,
+  endpointIP: isEndpointIP,
+  fullyQualifiedDomainName: isFullyQualifiedDomainName,
   // StorageClass provisioner and VolumeAttributesClass driverName: checked lower-cased.
   anyCaseQualifiedName: (v) => isQualifiedName(v.toLowerCase()),
   csiDriverName: (v) => nameChecks('csiDriverName')(v, false),

@@ -7,3 +7,4 @@ export { scalar, ref, list, map, kubePath, type Shape, type FieldInfo, type Type
 export { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 export * as fieldErrors from './field-errors.js';
 export { goQuote, goValue } from './go-format.js';
+export { dropDisabledFields, hasGatedFields, type GateCheck } from './drop-disabled.js';

@@ -9,6 +9,7 @@ import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
 import { isObj, type Obj, type TypeTable } from './type-table.js';
 import { applyDefaults, walkObject } from './walk.js';
+import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 
 /** What ajv standalone code exports per schema. */
 export interface SchemaFunction {
@@ -61,7 +62,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
   const fieldCauses = (obj: Obj): StatusCause[] => {
     const causes: StatusCause[] = [];
     if (!k.schema(obj)) causes.push(...translateAjvErrors(k.schema.errors ?? [], obj, k.types, k.type));
-    walkObject(k.types, k.type, obj, undefined, '', { mode: 'create' }, causes);
+    walkObject(k.types, k.type, obj, undefined, '', { mode: 'create', root: obj }, causes);
     // Stable sort: errors of one field stay together, in the order kube-apiserver visits fields.
     return causes
       .map((c, i) => ({ c, i, o: order(c) }))
@@ -72,16 +73,24 @@ export function objectValidator(k: KindValidation): ObjectValidator {
   const check = (obj: Obj): StatusCause[] => [...validateObjectMeta(obj, k), ...fieldCauses(obj)];
   const validate = (obj: Obj): StatusCause[] => check(withoutNulls(obj) as Obj);
 
+  const gated = hasGatedFields(k.types);
   return {
     applyDefaults(obj) {
       if (isObj(obj)) applyDefaults(k.types, k.type, obj);
     },
+    ...(gated
+      ? {
+          dropDisabledFields(obj: Obj, old: Obj | undefined, enabled: (gate: string) => boolean) {
+            dropDisabledFields(k.types, k.type, obj, old, enabled);
+          },
+        }
+      : {}),
     validate,
     validateUpdate(rawObj, rawOld) {
       const obj = withoutNulls(rawObj) as Obj;
       const old = withoutNulls(rawOld) as Obj;
       const updateOnly = [...validateObjectMetaUpdate(obj, old)];
-      walkObject(k.types, k.type, obj, old, '', { mode: 'update' }, updateOnly);
+      walkObject(k.types, k.type, obj, old, '', { mode: 'update', root: obj }, updateOnly);
       return k.updateOrder === 'validateFirst' ? [...check(obj), ...updateOnly] : [...updateOnly, ...check(obj)];
     },
   };

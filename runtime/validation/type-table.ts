@@ -31,6 +31,8 @@ export interface FieldInfo {
   itemRules?: CompiledRule[];
   /** Defaults by condition over the holding object, tried in order when the field is absent or empty. */
   defaultWhen?: CompiledDefault[];
+  /** Served only while this feature gate is on: dropped on write otherwise (see drop-disabled.ts). */
+  featureGate?: string;
 }
 
 export interface TypeInfo {

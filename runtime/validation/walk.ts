@@ -45,6 +45,8 @@ function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: str
 export interface WalkOptions {
   /** 'create': rules without oldSelf and structural checks; 'update': immutability and transition rules only. */
   mode: 'create' | 'update';
+  /** The whole object under validation, which rules see as `root`. */
+  root?: unknown;
 }
 
 /** The causes of one object (and, in update mode, against its old value) below `path`. */
@@ -72,7 +74,7 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
   for (const rule of type.rules ?? []) {
     if (rule.transition !== (opts.mode === 'update')) continue;
     if (rule.transition && !old) continue;
-    out.push(...checkRuleCauses(rule, path, obj, old));
+    out.push(...checkRuleCauses(rule, path, obj, old, opts.root));
   }
   for (const [name, field] of entries) {
     walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out, field.itemRules);
@@ -94,7 +96,7 @@ function walkShape(
     for (const rule of itemRules ?? []) {
       if (rule.transition !== (opts.mode === 'update')) continue;
       if (rule.transition && oldItem === undefined) continue;
-      out.push(...checkRuleCauses(rule, at, item, oldItem));
+      out.push(...checkRuleCauses(rule, at, item, oldItem, opts.root));
     }
   };
   if (shape.t === 'ref') {

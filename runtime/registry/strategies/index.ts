@@ -1,19 +1,56 @@
 // Strategy modules by the name a ResourceDefinition gives in `strategy`; every other kind gets
-// the default strategies built from its definition.
+// the default strategies built from its definition. Whatever the module, feature-gated fields
+// whose gate is off are dropped from writes first, as kube-apiserver's strategies all begin
+// PrepareForCreate and PrepareForUpdate with dropDisabledFields.
 
 import type { ResourceDefinition } from '../definition.js';
-import { defaultStrategies, type ResourceStrategies } from '../strategy.js';
+import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { endpointSliceStrategies } from './endpointslice.js';
 import { namespaceStrategies } from './namespace.js';
 import { secretStrategies } from './secret.js';
 
 const MODULES: Record<string, (def: ResourceDefinition) => ResourceStrategies> = {
   secret: secretStrategies,
   namespace: namespaceStrategies,
+  endpointslice: endpointSliceStrategies,
 };
 
-export function strategiesFor(def: ResourceDefinition): ResourceStrategies {
-  if (!def.strategy) return defaultStrategies(def);
-  const make = MODULES[def.strategy];
-  if (!make) throw new Error(`${def.plural}: unknown strategy module "${def.strategy}"`);
-  return make(def);
+/** Whether a feature gate is on. */
+export type FeatureGateCheck = (gate: string) => boolean;
+
+/**
+ * Without a gate source every field gate counts as off: the field gates the specs name are all
+ * alpha (off by default) in Kubernetes 1.33.
+ */
+const allFieldGatesOff: FeatureGateCheck = () => false;
+
+function droppingDisabledFields(def: ResourceDefinition, strategy: Strategy, enabled: FeatureGateCheck): Strategy {
+  const drop = def.validator.dropDisabledFields?.bind(def.validator);
+  if (!drop) return strategy;
+  return {
+    ...strategy,
+    prepareForCreate(obj) {
+      drop(obj, undefined, enabled);
+      strategy.prepareForCreate(obj);
+    },
+    prepareForUpdate(obj, old) {
+      drop(obj, old, enabled);
+      strategy.prepareForUpdate(obj, old);
+    },
+  };
+}
+
+export function strategiesFor(def: ResourceDefinition, enabled: FeatureGateCheck = allFieldGatesOff): ResourceStrategies {
+  let strategies: ResourceStrategies;
+  if (!def.strategy) strategies = defaultStrategies(def);
+  else {
+    const make = MODULES[def.strategy];
+    if (!make) throw new Error(`${def.plural}: unknown strategy module "${def.strategy}"`);
+    strategies = make(def);
+  }
+  return {
+    ...strategies,
+    main: droppingDisabledFields(def, strategies.main, enabled),
+    subresources: Object.fromEntries(Object.entries(strategies.subresources).map(([name, s]) => [name, droppingDisabledFields(def, s, enabled)])),
+  };
 }
