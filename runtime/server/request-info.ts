@@ -10,7 +10,7 @@
 //   /api/{version}/watch/...                             the legacy watch prefix
 //   /api/{version}/proxy/...                             the legacy proxy prefix (no subresources)
 
-import { parseFieldSelector, requiredExactMatch } from './field-selector.js';
+import { parseFieldSelectorTerms, requiredExactMatch } from '../registry/selectors/field-selector.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -107,7 +107,7 @@ function resolveListVerb(info: RequestInfo, query: URLSearchParams): void {
   if (fieldSelector === undefined) return;
   let name: string | undefined;
   try {
-    name = requiredExactMatch(parseFieldSelector(fieldSelector), 'metadata.name');
+    name = requiredExactMatch(parseFieldSelectorTerms(fieldSelector), 'metadata.name');
   } catch {
     return;
   }

@@ -2,68 +2,34 @@
 // data dir (certificates) and the same --etcd-servers. A write through one is seen by a watcher on
 // the other, in order and with the same resourceVersions, and optimistic concurrency holds across
 // them.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etcdBinary, freePort, startEtcd, type EtcdProcess } from '../support/etcd.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { etcdBinary, startEtcd, type EtcdProcess } from '../support/etcd.js';
+import { call } from '../server/https-client.js';
+import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
 import { openWatch } from '../watch/watch-client.js';
 
 const etcd = etcdBinary();
-const root = new URL('../..', import.meta.url).pathname;
-
-interface Replica {
-  child: ChildProcess;
-  url: string;
-  creds: Credentials;
-}
-
-async function startReplica(endpoints: string[], dir: string): Promise<Replica> {
-  const port = await freePort();
-  const dataDir = join(dir, `replica-${port}`);
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir, '--etcd-servers', endpoints.join(',')],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('Serving on')) resolve();
-    });
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('exit', (code) => reject(new Error(`replica exited with ${code}: ${output}`)));
-  });
-  const creds = kubeconfigCredentials(readFileSync(join(dataDir, 'admin.kubeconfig'), 'utf8'));
-  return { child, url: creds.server, creds };
-}
-
-async function stopReplica(replica: Replica | undefined): Promise<void> {
-  if (!replica || replica.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => replica.child.once('exit', resolve));
-  replica.child.kill('SIGTERM');
-  await exited;
-}
 
 describe.skipIf(!etcd)('two server processes on one etcd', () => {
   let etcdProcess: EtcdProcess;
   let dir: string;
-  let a: Replica;
-  let b: Replica;
+  let a: ServerProcess;
+  let b: ServerProcess;
   const cm = '/api/v1/namespaces/default/configmaps';
   const json = { 'content-type': 'application/json' };
 
   beforeAll(async () => {
     etcdProcess = await startEtcd(etcd!);
     dir = mkdtempSync(join(tmpdir(), 'e2e-replicas-'));
-    [a, b] = await Promise.all([startReplica(etcdProcess.endpoints, dir), startReplica(etcdProcess.endpoints, dir)]);
+    const flags = ['--etcd-servers', etcdProcess.endpoints.join(',')];
+    [a, b] = await Promise.all([startServerProcess(join(dir, 'a'), flags), startServerProcess(join(dir, 'b'), flags)]);
   });
 
   afterAll(async () => {
-    await Promise.all([stopReplica(a), stopReplica(b)]);
+    await Promise.all([stopServerProcess(a), stopServerProcess(b)]);
     await etcdProcess?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

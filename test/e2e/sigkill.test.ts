@@ -1,48 +1,26 @@
 // A real server process on the embedded SQLite store, killed with SIGKILL while many clients are
 // creating objects: every create that was acknowledged (201) is there after a restart on the same
 // data dir, and resourceVersions keep increasing past every one acknowledged before the kill.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/ports.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call } from '../server/https-client.js';
+import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
 
-const root = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'e2e-sigkill-'));
 const dataDir = join(dir, 'data');
 const cm = '/api/v1/namespaces/default/configmaps';
-let running: ChildProcess | undefined;
+let running: ServerProcess | undefined;
 
 afterAll(() => {
-  running?.kill('SIGKILL');
+  running?.child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startProcess(): Promise<{ child: ChildProcess; url: string; creds: Credentials }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running = child;
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('Serving on')) resolve();
-    });
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  const creds = kubeconfigCredentials(readFileSync(join(dataDir, 'admin.kubeconfig'), 'utf8'));
-  return { child, url: creds.server, creds };
-}
-
 describe('SQLite store under SIGKILL', () => {
   it('keeps every acknowledged create and continues resourceVersions after a restart', async () => {
-    const first = await startProcess();
+    const first = (running = await startServerProcess(dataDir));
     const acknowledged = new Map<string, number>();
     let next = 0;
     let killed = false;
@@ -71,7 +49,7 @@ describe('SQLite store under SIGKILL', () => {
     await Promise.all(clients);
     await new Promise((resolve) => (first.child.exitCode !== null || first.child.signalCode ? resolve(undefined) : first.child.once('exit', resolve)));
 
-    const second = await startProcess();
+    const second = (running = await startServerProcess(dataDir));
     try {
       const list = await call(second.url, cm, second.creds);
       const stored = new Map(
@@ -90,8 +68,7 @@ describe('SQLite store under SIGKILL', () => {
       const newest = Math.max(...acknowledged.values());
       expect(Number(after.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion)).toBeGreaterThan(newest);
     } finally {
-      second.child.kill('SIGTERM');
-      await new Promise((resolve) => second.child.once('exit', resolve));
+      await stopServerProcess(second);
     }
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseGoDuration } from '../../runtime/server/duration.js';
 import { FeatureGates, parseFeatureGatesFlag } from '../../runtime/server/feature-gates.js';
-import { parseFieldSelector, requiredExactMatch } from '../../runtime/server/field-selector.js';
+import { parseFieldSelectorTerms as parseFieldSelector, requiredExactMatch } from '../../runtime/registry/selectors/field-selector.js';
 import { parseFlags } from '../../runtime/server/flags.js';
 import { startServer } from '../../runtime/index.js';
 

@@ -64,20 +64,43 @@ function unescapeValue(s: string): string {
   return out;
 }
 
+export interface FieldSelectorTerm {
+  field: string;
+  operator: '=' | '==' | '!=';
+  value: string;
+}
+
+/**
+ * The syntax alone: the terms of a selector, sorted as upstream sorts them; '' selects everything.
+ * Request info uses this to find a watch's `metadata.name`; lists check fields against the kind.
+ */
+export function parseFieldSelectorTerms(text: string): FieldSelectorTerm[] {
+  const terms: FieldSelectorTerm[] = [];
+  for (const part of splitTerms(text).sort()) {
+    if (part === '') continue;
+    const split = splitTerm(part);
+    if (!split) throw new FieldSelectorError(`invalid selector: '${text}'; can't understand '${part}'`);
+    const [field, operator, raw] = split;
+    terms.push({ field, operator: operator as FieldSelectorTerm['operator'], value: unescapeValue(raw) });
+  }
+  return terms;
+}
+
+/** The value a selector pins `field` to with `=` or `==`, as apimachinery's RequiresExactMatch answers. */
+export function requiredExactMatch(terms: FieldSelectorTerm[], field: string): string | undefined {
+  return terms.find((t) => t.field === field && t.operator !== '!=')?.value;
+}
+
 /**
  * Parses `fieldSelector`; `supported` lists the selectable fields of the kind. Throws
  * FieldSelectorError carrying kube-apiserver's message for syntax errors and unknown fields.
  */
 export function parseFieldSelector(text: string, supported: ReadonlySet<string>): FieldSelector {
-  const requirements: FieldRequirement[] = [];
-  const parts = splitTerms(text).sort();
-  for (const part of parts) {
-    if (part === '') continue;
-    const split = splitTerm(part);
-    if (!split) throw new FieldSelectorError(`invalid selector: '${text}'; can't understand '${part}'`);
-    const [field, op, raw] = split;
-    requirements.push({ field, operator: op === '!=' ? '!=' : '=', value: unescapeValue(raw) });
-  }
+  const requirements: FieldRequirement[] = parseFieldSelectorTerms(text).map((t) => ({
+    field: t.field,
+    operator: t.operator === '!=' ? '!=' : '=',
+    value: t.value,
+  }));
   for (const r of requirements) {
     if (!supported.has(r.field)) throw new FieldSelectorError(`field label not supported: ${r.field}`);
   }

@@ -1,0 +1,44 @@
+// Starts the real server as a child process (`runtime/main.ts` under tsx), the way users run it,
+// for tests that need separate processes: replicas on one etcd, a process killed mid-write.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { freePort } from './ports.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  creds: Credentials;
+}
+
+/** Starts a server on a free port with `dataDir` and extra flags; resolves once it serves. */
+export async function startServerProcess(dataDir: string, flags: string[] = []): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir, ...flags], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('Serving on')) resolve();
+    });
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  const creds = kubeconfigCredentials(readFileSync(join(dataDir, 'admin.kubeconfig'), 'utf8'));
+  return { child, url: creds.server, creds };
+}
+
+/** Stops the process with SIGTERM (or the given signal) and waits for it to exit. */
+export async function stopServerProcess(server: ServerProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!server || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill(signal);
+  await exited;
+}
+
