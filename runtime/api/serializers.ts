@@ -9,6 +9,7 @@ import { decodeCBOR, encodeCBOR } from './cbor.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
+import { sortKeysDeep } from '../validation/go-format.js';
 
 const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
@@ -29,19 +30,10 @@ export function encodeJSON(obj: unknown, pretty = false): string {
   return NEEDS_ESCAPE.test(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text;
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}
 
 /** YAML as sigs.k8s.io/yaml renders JSON: sorted keys, unindented sequences, no folding. */
 export function encodeYAML(obj: unknown): string {
-  return stringifyYaml(sortKeys(obj), { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+  return stringifyYaml(sortKeysDeep(obj), { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
 }
 
 export interface ResponseEncoder {

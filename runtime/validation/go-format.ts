@@ -47,18 +47,18 @@ export function goQuote(s: string): string {
   return `${out}"`;
 }
 
+/** A JSON value with object keys sorted at every level, as Go writes a decoded map. */
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (!value || typeof value !== 'object') return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+  return sorted;
+}
+
 /** Go's encoding/json output for a decoded JSON value (maps sorted by key, <>& escaped). */
 export function goJSON(value: unknown): string {
-  const sortKeys = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sortKeys);
-    if (v && typeof v === 'object') {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = sortKeys((v as Record<string, unknown>)[k]);
-      return sorted;
-    }
-    return v;
-  };
-  const text = JSON.stringify(sortKeys(value)) ?? 'null';
+  const text = JSON.stringify(sortKeysDeep(value)) ?? 'null';
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
 }
 

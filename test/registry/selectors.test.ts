@@ -47,6 +47,10 @@ describe('label selectors', () => {
     expect(() => parseLabelSelector(text)).toThrow(message);
   });
 
+  it('words an over-long key as apimachinery does (characters, not bytes)', () => {
+    expect(() => parseLabelSelector(`${'k'.repeat(64)}=v`)).toThrow('name part must be no more than 63 characters');
+  });
+
   it('an unclosed set is a parse error', () => {
     expect(() => parseLabelSelector('app in (web')).toThrow("unable to parse requirement: found '', expected: ',' or ')'");
   });

@@ -21,6 +21,7 @@ import { scanJsonMembers } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
 import { encodeJSON } from '../serializers.js';
+import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
 import { fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
@@ -88,7 +89,7 @@ function jsonPatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resource
   if (!isPlainObject(result)) {
     // `replace` of the root with an array: the patched document no longer decodes as an object.
     throw invalidPatch(
-      encodeJSON(sortedJson(result)).trimEnd(),
+      encodeJSON(sortKeysDeep(result)).trimEnd(),
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(result)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     );
   }
@@ -112,14 +113,6 @@ function invalidPatch(patchedJS: string, why: string): StatusError {
   });
 }
 
-/** Go's JSON of a decoded (map-based) object: keys sorted at every level, as the patchers produce it. */
-function sortedJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedJson);
-  if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortedJson(value[key]);
-  return out;
-}
 
 /**
  * fieldValidation for a patched object: unknown fields are dropped (they cannot be stored), and
@@ -128,7 +121,7 @@ function sortedJson(value: unknown): unknown {
 function validatePatchedFields(ctx: HandlerContext, result: KubeObject, directive: FieldValidation, patchComplaints: string[]): void {
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
-  const patchedJS = directive === 'Strict' ? encodeJSON(sortedJson(result)).trimEnd() : '';
+  const patchedJS = directive === 'Strict' ? encodeJSON(sortKeysDeep(result)).trimEnd() : '';
   const unknown = schema ? pruneUnknownFields(result, schema, index) : [];
   if (directive === 'Ignore') return;
   const messages = [...patchComplaints, ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];

@@ -2,7 +2,8 @@
 // descent parser following k8s.io/apimachinery/pkg/labels, so that both accepted syntax and the
 // error sentences match kube-apiserver (a parse error is a 400 BadRequest with that sentence).
 
-import { aggregate, invalidValue, labelKeyErrors, labelValueErrors } from './label-validation.js';
+import { isLabelValue, isQualifiedName } from '../../validation/formats.js';
+import { aggregate, invalidValue } from './label-validation.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -111,7 +112,7 @@ class Parser {
       ({ tok, lit } = this.next(true));
     }
     if (tok !== 'ident') throw new Error(`found '${lit}', expected: identifier`);
-    const keyErrs = labelKeyErrors(lit);
+    const keyErrs = isQualifiedName(lit);
     if (keyErrs.length) throw new Error(invalidValue('<nil>', lit, keyErrs.join('; ')));
     const key = lit;
     const ahead = this.peek(true).tok;
@@ -194,7 +195,7 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
     });
   }
   values.forEach((v, i) => {
-    const msgs = labelValueErrors(v);
+    const msgs = isLabelValue(v);
     if (msgs.length) errs.push(invalidValue(`values[${i}][${key}]`, v, msgs.join('; ')));
   });
   if (errs.length) throw new Error(aggregate(errs));
