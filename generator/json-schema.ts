@@ -4,7 +4,7 @@
 
 import type { FieldModel, Model, TypeRef } from './model.js';
 import type { RawConstraints } from './raw-spec.js';
-import { jsonFields, reachable } from './normalize.js';
+import { jsonFields } from './normalize.js';
 
 type Schema = Record<string, unknown>;
 
@@ -80,9 +80,21 @@ export function typeSchema(model: Model, id: string): Schema {
   return { type: 'object', properties, ...(required.length ? { required } : {}) };
 }
 
-/** A self-contained schema of a root type, with every reachable type under `definitions`. */
-export function rootSchema(model: Model, id: string): Schema {
+/** The id under which a module's shared definitions are registered; kinds reference into it. */
+export const DEFINITIONS_ID = 'types';
+
+/**
+ * One schema holding every given type under `definitions`, for ajv to compile each type once: the
+ * kinds of a module are `$ref`s into it (see kindSchema), so ObjectMeta and the other shared
+ * types are not compiled again for every kind.
+ */
+export function definitionsSchema(model: Model, ids: string[]): Schema {
   const definitions: Schema = {};
-  for (const dep of reachable(model, [id])) definitions[dep] = typeSchema(model, dep);
-  return { $ref: `#/definitions/${id}`, definitions };
+  for (const id of ids) definitions[id] = typeSchema(model, id);
+  return { $id: DEFINITIONS_ID, definitions };
+}
+
+/** A kind's root schema: a reference into the module's shared definitions. */
+export function kindSchema(id: string): Schema {
+  return { $ref: `${DEFINITIONS_ID}#/definitions/${id}` };
 }

@@ -2,13 +2,13 @@
 import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 
 export const ConfigMap = validate10;
-const schema11 = {"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMap","definitions":{"io.k8s.api.core.v1.ConfigMap":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"binaryData":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}}}};
-const schema12 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"binaryData":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}}}};
-const schema13 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema14 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema15 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+const schema11 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ConfigMap"};
+const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"binaryData":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}}}};
+const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
+const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -486,13 +486,13 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
 const formats0 = __formats.configMapKey;
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -521,8 +521,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -655,7 +655,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
@@ -663,505 +663,19 @@ return errors === 0;
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const Secret = validate15;
-const schema16 = {"$ref":"#/definitions/io.k8s.api.core.v1.Secret","definitions":{"io.k8s.api.core.v1.Secret":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"stringData":{"type":"object","additionalProperties":{"type":"string"}},"type":{"type":"string"}}},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}}}};
-const schema17 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"stringData":{"type":"object","additionalProperties":{"type":"string"}},"type":{"type":"string"}}};
-const schema18 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema19 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema20 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+export const Secret = validate16;
+const schema17 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Secret"};
+const schema18 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"stringData":{"type":"object","additionalProperties":{"type":"string"}},"type":{"type":"string"}}};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.generateName !== undefined){
-if(typeof data.generateName !== "string"){
-const err1 = {instancePath:instancePath+"/generateName",schemaPath:"#/properties/generateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.namespace !== undefined){
-if(typeof data.namespace !== "string"){
-const err2 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.selfLink !== undefined){
-if(typeof data.selfLink !== "string"){
-const err3 = {instancePath:instancePath+"/selfLink",schemaPath:"#/properties/selfLink/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.uid !== undefined){
-if(typeof data.uid !== "string"){
-const err4 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.resourceVersion !== undefined){
-if(typeof data.resourceVersion !== "string"){
-const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.generation !== undefined){
-let data6 = data.generation;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err6 = {instancePath:instancePath+"/generation",schemaPath:"#/properties/generation/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.creationTimestamp !== undefined){
-if(typeof data.creationTimestamp !== "string"){
-const err7 = {instancePath:instancePath+"/creationTimestamp",schemaPath:"#/properties/creationTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.deletionTimestamp !== undefined){
-if(typeof data.deletionTimestamp !== "string"){
-const err8 = {instancePath:instancePath+"/deletionTimestamp",schemaPath:"#/properties/deletionTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deletionGracePeriodSeconds !== undefined){
-let data9 = data.deletionGracePeriodSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/deletionGracePeriodSeconds",schemaPath:"#/properties/deletionGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data10 = data.labels;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key0 in data10){
-if(typeof data10[key0] !== "string"){
-const err10 = {instancePath:instancePath+"/labels/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.annotations !== undefined){
-let data12 = data.annotations;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key1 in data12){
-if(typeof data12[key1] !== "string"){
-const err12 = {instancePath:instancePath+"/annotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.ownerReferences !== undefined){
-let data14 = data.ownerReferences;
-if(Array.isArray(data14)){
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate17.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1190,8 +704,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate17(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -1310,516 +824,30 @@ vErrors.push(err10);
 }
 errors++;
 }
+validate17.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
 validate16.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate16(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
-errors = vErrors.length;
-}
-validate15.errors = vErrors;
-return errors === 0;
-}
-
 export const Namespace = validate20;
-const schema21 = {"$ref":"#/definitions/io.k8s.api.core.v1.Namespace","definitions":{"io.k8s.api.core.v1.Namespace":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceStatus"}}},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.api.core.v1.NamespaceSpec":{"type":"object","properties":{"finalizers":{"type":"array","items":{"type":"string","format":"kubeFinalizerName"}}}},"io.k8s.api.core.v1.NamespaceStatus":{"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceCondition"}}}},"io.k8s.api.core.v1.NamespaceCondition":{"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]}}};
-const schema22 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceStatus"}}};
-const schema26 = {"type":"object","properties":{"finalizers":{"type":"array","items":{"type":"string","format":"kubeFinalizerName"}}}};
-const schema23 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema24 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema25 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+const schema19 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Namespace"};
+const schema20 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceStatus"}}};
+const schema21 = {"type":"object","properties":{"finalizers":{"type":"array","items":{"type":"string","format":"kubeFinalizerName"}}}};
+const schema22 = {"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceCondition"}}}};
+const schema23 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.generateName !== undefined){
-if(typeof data.generateName !== "string"){
-const err1 = {instancePath:instancePath+"/generateName",schemaPath:"#/properties/generateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.namespace !== undefined){
-if(typeof data.namespace !== "string"){
-const err2 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.selfLink !== undefined){
-if(typeof data.selfLink !== "string"){
-const err3 = {instancePath:instancePath+"/selfLink",schemaPath:"#/properties/selfLink/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.uid !== undefined){
-if(typeof data.uid !== "string"){
-const err4 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.resourceVersion !== undefined){
-if(typeof data.resourceVersion !== "string"){
-const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.generation !== undefined){
-let data6 = data.generation;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err6 = {instancePath:instancePath+"/generation",schemaPath:"#/properties/generation/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.creationTimestamp !== undefined){
-if(typeof data.creationTimestamp !== "string"){
-const err7 = {instancePath:instancePath+"/creationTimestamp",schemaPath:"#/properties/creationTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.deletionTimestamp !== undefined){
-if(typeof data.deletionTimestamp !== "string"){
-const err8 = {instancePath:instancePath+"/deletionTimestamp",schemaPath:"#/properties/deletionTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deletionGracePeriodSeconds !== undefined){
-let data9 = data.deletionGracePeriodSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/deletionGracePeriodSeconds",schemaPath:"#/properties/deletionGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data10 = data.labels;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key0 in data10){
-if(typeof data10[key0] !== "string"){
-const err10 = {instancePath:instancePath+"/labels/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.annotations !== undefined){
-let data12 = data.annotations;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key1 in data12){
-if(typeof data12[key1] !== "string"){
-const err12 = {instancePath:instancePath+"/annotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.ownerReferences !== undefined){
-let data14 = data.ownerReferences;
-if(Array.isArray(data14)){
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-
-const schema27 = {"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceCondition"}}}};
-const schema28 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1887,7 +915,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((data4 === "False") || (data4 === "True")) || (data4 === "Unknown"))){
-const err5 = {instancePath:instancePath+"/conditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/status/enum",keyword:"enum",params:{allowedValues: schema28.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/conditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/status/enum",keyword:"enum",params:{allowedValues: schema23.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1968,7 +996,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
@@ -2003,8 +1031,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate22(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -2065,8 +1093,8 @@ errors++;
 }
 }
 if(data.status !== undefined){
-if(!(validate24(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate23(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 }

@@ -2,14 +2,14 @@
 import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 
 export const EndpointSlice = validate10;
-const schema11 = {"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointSlice","definitions":{"io.k8s.api.discovery.v1.EndpointSlice":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"addressType":{"type":"string","enum":["FQDN","IPv4","IPv6"]},"endpoints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.Endpoint"},"maxItems":1000},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointPort"},"maxItems":100}},"required":["addressType","endpoints"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.api.discovery.v1.Endpoint":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"},"maxItems":100},"conditions":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointConditions"},"hostname":{"type":"string","format":"dns1123Label"},"targetRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"deprecatedTopology":{"type":"object","additionalProperties":{"type":"string"}},"nodeName":{"type":"string","format":"dns1123Subdomain"},"zone":{"type":"string"},"hints":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointHints"}}},"io.k8s.api.discovery.v1.EndpointConditions":{"type":"object","properties":{"ready":{"type":"boolean"},"serving":{"type":"boolean"},"terminating":{"type":"boolean"}}},"io.k8s.api.core.v1.ObjectReference":{"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}},"io.k8s.api.discovery.v1.EndpointHints":{"type":"object","properties":{"forZones":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.ForZone"},"maxItems":8},"forNodes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.ForNode"},"maxItems":8}}},"io.k8s.api.discovery.v1.ForZone":{"type":"object","properties":{"name":{"type":"string","format":"labelValue"}}},"io.k8s.api.discovery.v1.ForNode":{"type":"object","properties":{"name":{"type":"string","format":"dns1123Subdomain"}},"required":["name"]},"io.k8s.api.discovery.v1.EndpointPort":{"type":"object","properties":{"name":{"type":"string"},"protocol":{"type":"string","enum":["SCTP","TCP","UDP"]},"port":{"type":"integer"},"appProtocol":{"type":"string","format":"qualifiedName"}}}}};
-const schema12 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"addressType":{"type":"string","enum":["FQDN","IPv4","IPv6"]},"endpoints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.Endpoint"},"maxItems":1000},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointPort"},"maxItems":100}},"required":["addressType","endpoints"]};
-const schema22 = {"type":"object","properties":{"name":{"type":"string"},"protocol":{"type":"string","enum":["SCTP","TCP","UDP"]},"port":{"type":"integer"},"appProtocol":{"type":"string","format":"qualifiedName"}}};
-const schema13 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema14 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema15 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+const schema11 = {"$ref":"types#/definitions/io.k8s.api.discovery.v1.EndpointSlice"};
+const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"addressType":{"type":"string","enum":["FQDN","IPv4","IPv6"]},"endpoints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.Endpoint"},"maxItems":1000},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointPort"},"maxItems":100}},"required":["addressType","endpoints"]};
+const schema23 = {"type":"object","properties":{"name":{"type":"string"},"protocol":{"type":"string","enum":["SCTP","TCP","UDP"]},"port":{"type":"integer"},"appProtocol":{"type":"string","format":"qualifiedName"}}};
+const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
+const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -487,21 +487,21 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
-const schema16 = {"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"},"maxItems":100},"conditions":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointConditions"},"hostname":{"type":"string","format":"dns1123Label"},"targetRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"deprecatedTopology":{"type":"object","additionalProperties":{"type":"string"}},"nodeName":{"type":"string","format":"dns1123Subdomain"},"zone":{"type":"string"},"hints":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointHints"}}};
-const schema17 = {"type":"object","properties":{"ready":{"type":"boolean"},"serving":{"type":"boolean"},"terminating":{"type":"boolean"}}};
-const schema18 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
+const schema17 = {"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"},"maxItems":100},"conditions":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointConditions"},"hostname":{"type":"string","format":"dns1123Label"},"targetRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"deprecatedTopology":{"type":"object","additionalProperties":{"type":"string"}},"nodeName":{"type":"string","format":"dns1123Subdomain"},"zone":{"type":"string"},"hints":{"$ref":"#/definitions/io.k8s.api.discovery.v1.EndpointHints"}}};
+const schema18 = {"type":"object","properties":{"ready":{"type":"boolean"},"serving":{"type":"boolean"},"terminating":{"type":"boolean"}}};
+const schema19 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
 const formats0 = __formats.dns1123Label;
 const formats2 = __formats.dns1123Subdomain;
-const schema19 = {"type":"object","properties":{"forZones":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.ForZone"},"maxItems":8},"forNodes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.ForNode"},"maxItems":8}}};
-const schema20 = {"type":"object","properties":{"name":{"type":"string","format":"labelValue"}}};
-const schema21 = {"type":"object","properties":{"name":{"type":"string","format":"dns1123Subdomain"}},"required":["name"]};
+const schema20 = {"type":"object","properties":{"forZones":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.ForZone"},"maxItems":8},"forNodes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.discovery.v1.ForNode"},"maxItems":8}}};
+const schema21 = {"type":"object","properties":{"name":{"type":"string","format":"labelValue"}}};
+const schema22 = {"type":"object","properties":{"name":{"type":"string","format":"dns1123Subdomain"}},"required":["name"]};
 const formats4 = __formats.labelValue;
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -658,12 +658,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -945,8 +945,8 @@ errors++;
 }
 }
 if(data.hints !== undefined){
-if(!(validate15(data.hints, {instancePath:instancePath+"/hints",parentData:data,parentDataProperty:"hints",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if(!(validate16(data.hints, {instancePath:instancePath+"/hints",parentData:data,parentDataProperty:"hints",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
 }
@@ -961,13 +961,13 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
 
 const formats8 = __formats.qualifiedName;
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1016,8 +1016,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -1034,7 +1034,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((data3 === "FQDN") || (data3 === "IPv4")) || (data3 === "IPv6"))){
-const err5 = {instancePath:instancePath+"/addressType",schemaPath:"#/properties/addressType/enum",keyword:"enum",params:{allowedValues: schema12.properties.addressType.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/addressType",schemaPath:"#/properties/addressType/enum",keyword:"enum",params:{allowedValues: schema13.properties.addressType.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1059,8 +1059,8 @@ errors++;
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate14(data4[i0], {instancePath:instancePath+"/endpoints/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+if(!(validate15(data4[i0], {instancePath:instancePath+"/endpoints/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 errors = vErrors.length;
 }
 }
@@ -1118,7 +1118,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((data9 === "SCTP") || (data9 === "TCP")) || (data9 === "UDP"))){
-const err11 = {instancePath:instancePath+"/ports/" + i1+"/protocol",schemaPath:"#/definitions/io.k8s.api.discovery.v1.EndpointPort/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema22.properties.protocol.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/ports/" + i1+"/protocol",schemaPath:"#/definitions/io.k8s.api.discovery.v1.EndpointPort/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema23.properties.protocol.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1201,7 +1201,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
@@ -1209,8 +1209,8 @@ return errors === 0;
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 validate10.errors = vErrors;

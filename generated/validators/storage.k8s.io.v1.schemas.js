@@ -3,13 +3,13 @@ import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 import __import0 from "ajv/dist/runtime/ucs2length.js";
 
 export const CSIDriver = validate10;
-const schema11 = {"$ref":"#/definitions/io.k8s.api.storage.v1.CSIDriver","definitions":{"io.k8s.api.storage.v1.CSIDriver":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSIDriverSpec"}},"required":["spec"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.api.storage.v1.CSIDriverSpec":{"type":"object","properties":{"attachRequired":{"type":"boolean"},"podInfoOnMount":{"type":"boolean"},"volumeLifecycleModes":{"type":"array","items":{"type":"string","enum":["Persistent","Ephemeral"]}},"storageCapacity":{"type":"boolean"},"fsGroupPolicy":{"type":"string","enum":["File","None","ReadWriteOnceWithFSType"]},"tokenRequests":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.TokenRequest"}},"requiresRepublish":{"type":"boolean"},"seLinuxMount":{"type":"boolean"},"nodeAllocatableUpdatePeriodSeconds":{"type":"integer"},"serviceAccountTokenInSecrets":{"type":"boolean"},"preventPodSchedulingIfMissing":{"type":"boolean"}}},"io.k8s.api.storage.v1.TokenRequest":{"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"}}}}};
-const schema12 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSIDriverSpec"}},"required":["spec"]};
-const schema13 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema14 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema15 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+const schema11 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSIDriver"};
+const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSIDriverSpec"}},"required":["spec"]};
+const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
+const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -487,14 +487,14 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
-const schema16 = {"type":"object","properties":{"attachRequired":{"type":"boolean"},"podInfoOnMount":{"type":"boolean"},"volumeLifecycleModes":{"type":"array","items":{"type":"string","enum":["Persistent","Ephemeral"]}},"storageCapacity":{"type":"boolean"},"fsGroupPolicy":{"type":"string","enum":["File","None","ReadWriteOnceWithFSType"]},"tokenRequests":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.TokenRequest"}},"requiresRepublish":{"type":"boolean"},"seLinuxMount":{"type":"boolean"},"nodeAllocatableUpdatePeriodSeconds":{"type":"integer"},"serviceAccountTokenInSecrets":{"type":"boolean"},"preventPodSchedulingIfMissing":{"type":"boolean"}}};
-const schema17 = {"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"}}};
+const schema17 = {"type":"object","properties":{"attachRequired":{"type":"boolean"},"podInfoOnMount":{"type":"boolean"},"volumeLifecycleModes":{"type":"array","items":{"type":"string","enum":["Persistent","Ephemeral"]}},"storageCapacity":{"type":"boolean"},"fsGroupPolicy":{"type":"string","enum":["File","None","ReadWriteOnceWithFSType"]},"tokenRequests":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.TokenRequest"}},"requiresRepublish":{"type":"boolean"},"seLinuxMount":{"type":"boolean"},"nodeAllocatableUpdatePeriodSeconds":{"type":"integer"},"serviceAccountTokenInSecrets":{"type":"boolean"},"preventPodSchedulingIfMissing":{"type":"boolean"}}};
+const schema18 = {"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"}}};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -539,7 +539,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!((data3 === "Persistent") || (data3 === "Ephemeral"))){
-const err3 = {instancePath:instancePath+"/volumeLifecycleModes/" + i0,schemaPath:"#/properties/volumeLifecycleModes/items/enum",keyword:"enum",params:{allowedValues: schema16.properties.volumeLifecycleModes.items.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/volumeLifecycleModes/" + i0,schemaPath:"#/properties/volumeLifecycleModes/items/enum",keyword:"enum",params:{allowedValues: schema17.properties.volumeLifecycleModes.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -586,7 +586,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((data5 === "File") || (data5 === "None")) || (data5 === "ReadWriteOnceWithFSType"))){
-const err7 = {instancePath:instancePath+"/fsGroupPolicy",schemaPath:"#/properties/fsGroupPolicy/enum",keyword:"enum",params:{allowedValues: schema16.properties.fsGroupPolicy.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/fsGroupPolicy",schemaPath:"#/properties/fsGroupPolicy/enum",keyword:"enum",params:{allowedValues: schema17.properties.fsGroupPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -724,12 +724,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -768,14 +768,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate14(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 errors = vErrors.length;
 }
 }
@@ -790,7 +790,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
@@ -798,506 +798,20 @@ return errors === 0;
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const CSINode = validate17;
-const schema18 = {"$ref":"#/definitions/io.k8s.api.storage.v1.CSINode","definitions":{"io.k8s.api.storage.v1.CSINode":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeStatus"}},"required":["spec"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.api.storage.v1.CSINodeSpec":{"type":"object","properties":{"drivers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeDriver"}}},"required":["drivers"]},"io.k8s.api.storage.v1.CSINodeDriver":{"type":"object","properties":{"name":{"type":"string","format":"csiDriverName","minLength":1},"nodeID":{"type":"string","minLength":1},"topologyKeys":{"type":"array","items":{"type":"string"}},"allocatable":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources"}},"required":["name","nodeID"]},"io.k8s.api.storage.v1.VolumeNodeResources":{"type":"object","properties":{"count":{"type":"integer","minimum":0}}},"io.k8s.api.storage.v1.CSINodeStatus":{"type":"object","properties":{"storageHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealth"}}}},"io.k8s.api.storage.v1.StorageHealth":{"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition"}}}},"io.k8s.api.storage.v1.StorageHealthCondition":{"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"accessMode":{"type":"string"},"volumeMode":{"type":"string"},"lastTransitionTime":{"type":"string"}}}}};
-const schema19 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeStatus"}},"required":["spec"]};
-const schema20 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema21 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema22 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
-
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.generateName !== undefined){
-if(typeof data.generateName !== "string"){
-const err1 = {instancePath:instancePath+"/generateName",schemaPath:"#/properties/generateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.namespace !== undefined){
-if(typeof data.namespace !== "string"){
-const err2 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.selfLink !== undefined){
-if(typeof data.selfLink !== "string"){
-const err3 = {instancePath:instancePath+"/selfLink",schemaPath:"#/properties/selfLink/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.uid !== undefined){
-if(typeof data.uid !== "string"){
-const err4 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.resourceVersion !== undefined){
-if(typeof data.resourceVersion !== "string"){
-const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.generation !== undefined){
-let data6 = data.generation;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err6 = {instancePath:instancePath+"/generation",schemaPath:"#/properties/generation/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.creationTimestamp !== undefined){
-if(typeof data.creationTimestamp !== "string"){
-const err7 = {instancePath:instancePath+"/creationTimestamp",schemaPath:"#/properties/creationTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.deletionTimestamp !== undefined){
-if(typeof data.deletionTimestamp !== "string"){
-const err8 = {instancePath:instancePath+"/deletionTimestamp",schemaPath:"#/properties/deletionTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deletionGracePeriodSeconds !== undefined){
-let data9 = data.deletionGracePeriodSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/deletionGracePeriodSeconds",schemaPath:"#/properties/deletionGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data10 = data.labels;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key0 in data10){
-if(typeof data10[key0] !== "string"){
-const err10 = {instancePath:instancePath+"/labels/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.annotations !== undefined){
-let data12 = data.annotations;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key1 in data12){
-if(typeof data12[key1] !== "string"){
-const err12 = {instancePath:instancePath+"/annotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.ownerReferences !== undefined){
-let data14 = data.ownerReferences;
-if(Array.isArray(data14)){
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate19.errors = vErrors;
-return errors === 0;
-}
-
-const schema23 = {"type":"object","properties":{"drivers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeDriver"}}},"required":["drivers"]};
-const schema24 = {"type":"object","properties":{"name":{"type":"string","format":"csiDriverName","minLength":1},"nodeID":{"type":"string","minLength":1},"topologyKeys":{"type":"array","items":{"type":"string"}},"allocatable":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources"}},"required":["name","nodeID"]};
-const schema25 = {"type":"object","properties":{"count":{"type":"integer","minimum":0}}};
+export const CSINode = validate18;
+const schema19 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSINode"};
+const schema20 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeStatus"}},"required":["spec"]};
+const schema21 = {"type":"object","properties":{"drivers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeDriver"}}},"required":["drivers"]};
+const schema22 = {"type":"object","properties":{"name":{"type":"string","format":"csiDriverName","minLength":1},"nodeID":{"type":"string","minLength":1},"topologyKeys":{"type":"array","items":{"type":"string"}},"allocatable":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources"}},"required":["name","nodeID"]};
+const schema23 = {"type":"object","properties":{"count":{"type":"integer","minimum":0}}};
 const formats0 = __formats.csiDriverName;
 const func2 = (__import0.default ?? __import0);
 
@@ -1520,9 +1034,9 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
-const schema26 = {"type":"object","properties":{"storageHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealth"}}}};
-const schema27 = {"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition"}}}};
-const schema28 = {"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"accessMode":{"type":"string"},"volumeMode":{"type":"string"},"lastTransitionTime":{"type":"string"}}};
+const schema24 = {"type":"object","properties":{"storageHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealth"}}}};
+const schema25 = {"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition"}}}};
+const schema26 = {"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"accessMode":{"type":"string"},"volumeMode":{"type":"string"},"lastTransitionTime":{"type":"string"}}};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1701,7 +1215,7 @@ return errors === 0;
 }
 
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1740,8 +1254,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate19(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -1768,516 +1282,30 @@ vErrors.push(err3);
 }
 errors++;
 }
+validate19.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate19(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+errors = vErrors.length;
+}
 validate18.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate18(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
-errors = vErrors.length;
-}
-validate17.errors = vErrors;
-return errors === 0;
-}
-
 export const StorageClass = validate30;
-const schema29 = {"$ref":"#/definitions/io.k8s.api.storage.v1.StorageClass","definitions":{"io.k8s.api.storage.v1.StorageClass":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"provisioner":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}},"reclaimPolicy":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"allowVolumeExpansion":{"type":"boolean"},"volumeBindingMode":{"type":"string","enum":["Immediate","WaitForFirstConsumer"]},"allowedTopologies":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorTerm"}}},"required":["provisioner"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.api.core.v1.TopologySelectorTerm":{"type":"object","properties":{"matchLabelExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement"}}}},"io.k8s.api.core.v1.TopologySelectorLabelRequirement":{"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"values":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["key"]}}};
-const schema30 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"provisioner":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}},"reclaimPolicy":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"allowVolumeExpansion":{"type":"boolean"},"volumeBindingMode":{"type":"string","enum":["Immediate","WaitForFirstConsumer"]},"allowedTopologies":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorTerm"}}},"required":["provisioner"]};
-const schema31 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema32 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema33 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.generateName !== undefined){
-if(typeof data.generateName !== "string"){
-const err1 = {instancePath:instancePath+"/generateName",schemaPath:"#/properties/generateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.namespace !== undefined){
-if(typeof data.namespace !== "string"){
-const err2 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.selfLink !== undefined){
-if(typeof data.selfLink !== "string"){
-const err3 = {instancePath:instancePath+"/selfLink",schemaPath:"#/properties/selfLink/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.uid !== undefined){
-if(typeof data.uid !== "string"){
-const err4 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.resourceVersion !== undefined){
-if(typeof data.resourceVersion !== "string"){
-const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.generation !== undefined){
-let data6 = data.generation;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err6 = {instancePath:instancePath+"/generation",schemaPath:"#/properties/generation/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.creationTimestamp !== undefined){
-if(typeof data.creationTimestamp !== "string"){
-const err7 = {instancePath:instancePath+"/creationTimestamp",schemaPath:"#/properties/creationTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.deletionTimestamp !== undefined){
-if(typeof data.deletionTimestamp !== "string"){
-const err8 = {instancePath:instancePath+"/deletionTimestamp",schemaPath:"#/properties/deletionTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deletionGracePeriodSeconds !== undefined){
-let data9 = data.deletionGracePeriodSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/deletionGracePeriodSeconds",schemaPath:"#/properties/deletionGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data10 = data.labels;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key0 in data10){
-if(typeof data10[key0] !== "string"){
-const err10 = {instancePath:instancePath+"/labels/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.annotations !== undefined){
-let data12 = data.annotations;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key1 in data12){
-if(typeof data12[key1] !== "string"){
-const err12 = {instancePath:instancePath+"/annotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.ownerReferences !== undefined){
-let data14 = data.ownerReferences;
-if(Array.isArray(data14)){
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-
-const schema34 = {"type":"object","properties":{"matchLabelExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement"}}}};
-const schema35 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"values":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["key"]};
+const schema27 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.StorageClass"};
+const schema28 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"provisioner":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}},"reclaimPolicy":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"allowVolumeExpansion":{"type":"boolean"},"volumeBindingMode":{"type":"string","enum":["Immediate","WaitForFirstConsumer"]},"allowedTopologies":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorTerm"}}},"required":["provisioner"]};
+const schema29 = {"type":"object","properties":{"matchLabelExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement"}}}};
+const schema30 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"values":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["key"]};
 const formats4 = __formats.labelKey;
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2396,7 +1424,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
 
@@ -2441,8 +1469,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate32(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -2573,7 +1601,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data10 === "Immediate") || (data10 === "WaitForFirstConsumer"))){
-const err13 = {instancePath:instancePath+"/volumeBindingMode",schemaPath:"#/properties/volumeBindingMode/enum",keyword:"enum",params:{allowedValues: schema30.properties.volumeBindingMode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/volumeBindingMode",schemaPath:"#/properties/volumeBindingMode/enum",keyword:"enum",params:{allowedValues: schema28.properties.volumeBindingMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2588,8 +1616,8 @@ let data11 = data.allowedTopologies;
 if(Array.isArray(data11)){
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate34(data11[i1], {instancePath:instancePath+"/allowedTopologies/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate33(data11[i1], {instancePath:instancePath+"/allowedTopologies/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 }
@@ -2632,500 +1660,14 @@ validate30.errors = vErrors;
 return errors === 0;
 }
 
-export const CSIStorageCapacity = validate37;
-const schema36 = {"$ref":"#/definitions/io.k8s.api.storage.v1.CSIStorageCapacity","definitions":{"io.k8s.api.storage.v1.CSIStorageCapacity":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"nodeTopology":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"storageClassName":{"type":"string","format":"dns1123Subdomain"},"capacity":{"type":["string","number"]},"maximumVolumeSize":{"type":["string","number"]}},"required":["storageClassName"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector":{"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement":{"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]}}};
-const schema37 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"nodeTopology":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"storageClassName":{"type":"string","format":"dns1123Subdomain"},"capacity":{"type":["string","number"]},"maximumVolumeSize":{"type":["string","number"]}},"required":["storageClassName"]};
-const schema38 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema39 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema40 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.generateName !== undefined){
-if(typeof data.generateName !== "string"){
-const err1 = {instancePath:instancePath+"/generateName",schemaPath:"#/properties/generateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.namespace !== undefined){
-if(typeof data.namespace !== "string"){
-const err2 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.selfLink !== undefined){
-if(typeof data.selfLink !== "string"){
-const err3 = {instancePath:instancePath+"/selfLink",schemaPath:"#/properties/selfLink/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.uid !== undefined){
-if(typeof data.uid !== "string"){
-const err4 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.resourceVersion !== undefined){
-if(typeof data.resourceVersion !== "string"){
-const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.generation !== undefined){
-let data6 = data.generation;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err6 = {instancePath:instancePath+"/generation",schemaPath:"#/properties/generation/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.creationTimestamp !== undefined){
-if(typeof data.creationTimestamp !== "string"){
-const err7 = {instancePath:instancePath+"/creationTimestamp",schemaPath:"#/properties/creationTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.deletionTimestamp !== undefined){
-if(typeof data.deletionTimestamp !== "string"){
-const err8 = {instancePath:instancePath+"/deletionTimestamp",schemaPath:"#/properties/deletionTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deletionGracePeriodSeconds !== undefined){
-let data9 = data.deletionGracePeriodSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/deletionGracePeriodSeconds",schemaPath:"#/properties/deletionGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data10 = data.labels;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key0 in data10){
-if(typeof data10[key0] !== "string"){
-const err10 = {instancePath:instancePath+"/labels/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.annotations !== undefined){
-let data12 = data.annotations;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key1 in data12){
-if(typeof data12[key1] !== "string"){
-const err12 = {instancePath:instancePath+"/annotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.ownerReferences !== undefined){
-let data14 = data.ownerReferences;
-if(Array.isArray(data14)){
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate39.errors = vErrors;
-return errors === 0;
-}
-
-const schema41 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
-const schema42 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
+export const CSIStorageCapacity = validate36;
+const schema31 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSIStorageCapacity"};
+const schema32 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"nodeTopology":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"storageClassName":{"type":"string","format":"dns1123Subdomain"},"capacity":{"type":["string","number"]},"maximumVolumeSize":{"type":["string","number"]}},"required":["storageClassName"]};
+const schema33 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
+const schema34 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
 const formats8 = __formats.labelValue;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3322,13 +1864,13 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
 
 const formats12 = __formats.dns1123Subdomain;
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3367,14 +1909,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate39(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
 if(data.nodeTopology !== undefined){
-if(!(validate41(data.nodeTopology, {instancePath:instancePath+"/nodeTopology",parentData:data,parentDataProperty:"nodeTopology",rootData}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate39(data.nodeTopology, {instancePath:instancePath+"/nodeTopology",parentData:data,parentDataProperty:"nodeTopology",rootData}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
@@ -3406,7 +1948,7 @@ errors++;
 if(data.capacity !== undefined){
 let data5 = data.capacity;
 if((typeof data5 !== "string") && (!(typeof data5 == "number"))){
-const err5 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema37.properties.capacity.type},message:"must be string,number"};
+const err5 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema32.properties.capacity.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3419,7 +1961,7 @@ errors++;
 if(data.maximumVolumeSize !== undefined){
 let data6 = data.maximumVolumeSize;
 if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err6 = {instancePath:instancePath+"/maximumVolumeSize",schemaPath:"#/properties/maximumVolumeSize/type",keyword:"type",params:{type: schema37.properties.maximumVolumeSize.type},message:"must be string,number"};
+const err6 = {instancePath:instancePath+"/maximumVolumeSize",schemaPath:"#/properties/maximumVolumeSize/type",keyword:"type",params:{type: schema32.properties.maximumVolumeSize.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3440,533 +1982,47 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate38.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate38(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
-errors = vErrors.length;
-}
 validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const VolumeAttachment = validate44;
-const schema43 = {"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachment","definitions":{"io.k8s.api.storage.v1.VolumeAttachment":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}},"io.k8s.api.storage.v1.VolumeAttachmentSpec":{"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]},"io.k8s.api.storage.v1.VolumeAttachmentSource":{"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}},"io.k8s.api.core.v1.PersistentVolumeSpec":{"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}},"io.k8s.api.core.v1.PersistentVolumeSource":{"type":"object","properties":{"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"}}},"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource":{"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource":{"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.HostPathVolumeSource":{"type":"object","properties":{"path":{"type":"string"},"type":{"type":"string"}}},"io.k8s.api.core.v1.GlusterfsPersistentVolumeSource":{"type":"object","properties":{"endpoints":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}}},"io.k8s.api.core.v1.NFSVolumeSource":{"type":"object","properties":{"server":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.RBDPersistentVolumeSource":{"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"image":{"type":"string"},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.SecretReference":{"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}},"io.k8s.api.core.v1.ISCSIPersistentVolumeSource":{"type":"object","properties":{"targetPortal":{"type":"string"},"iqn":{"type":"string"},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}}},"io.k8s.api.core.v1.CinderPersistentVolumeSource":{"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}},"io.k8s.api.core.v1.CephFSPersistentVolumeSource":{"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.FCVolumeSource":{"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}},"io.k8s.api.core.v1.FlockerVolumeSource":{"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}},"io.k8s.api.core.v1.FlexPersistentVolumeSource":{"type":"object","properties":{"driver":{"type":"string"},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}}},"io.k8s.api.core.v1.AzureFilePersistentVolumeSource":{"type":"object","properties":{"secretName":{"type":"string"},"shareName":{"type":"string"},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}}},"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource":{"type":"object","properties":{"volumePath":{"type":"string"},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}}},"io.k8s.api.core.v1.QuobyteVolumeSource":{"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}},"io.k8s.api.core.v1.AzureDiskVolumeSource":{"type":"object","properties":{"diskName":{"type":"string"},"diskURI":{"type":"string"},"cachingMode":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string"}}},"io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource":{"type":"object","properties":{"pdID":{"type":"string"},"fsType":{"type":"string"}}},"io.k8s.api.core.v1.PortworxVolumeSource":{"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.ScaleIOPersistentVolumeSource":{"type":"object","properties":{"gateway":{"type":"string"},"system":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}},"io.k8s.api.core.v1.LocalVolumeSource":{"type":"object","properties":{"path":{"type":"string"},"fsType":{"type":"string"}}},"io.k8s.api.core.v1.StorageOSPersistentVolumeSource":{"type":"object","properties":{"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}}},"io.k8s.api.core.v1.ObjectReference":{"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}},"io.k8s.api.core.v1.CSIPersistentVolumeSource":{"type":"object","properties":{"driver":{"type":"string"},"volumeHandle":{"type":"string"},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}},"io.k8s.api.core.v1.VolumeNodeAffinity":{"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}},"io.k8s.api.core.v1.NodeSelector":{"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}},"io.k8s.api.core.v1.NodeSelectorTerm":{"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}},"io.k8s.api.core.v1.NodeSelectorRequirement":{"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}},"io.k8s.api.storage.v1.VolumeAttachmentStatus":{"type":"object","properties":{"attached":{"type":"boolean"},"attachmentMetadata":{"type":"object","additionalProperties":{"type":"string"}},"attachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"},"detachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"}}},"io.k8s.api.storage.v1.VolumeError":{"type":"object","properties":{"time":{"type":"string"},"message":{"type":"string"},"errorCode":{"type":"integer"}}}}};
-const schema44 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}};
-const schema45 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema46 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema47 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.generateName !== undefined){
-if(typeof data.generateName !== "string"){
-const err1 = {instancePath:instancePath+"/generateName",schemaPath:"#/properties/generateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.namespace !== undefined){
-if(typeof data.namespace !== "string"){
-const err2 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.selfLink !== undefined){
-if(typeof data.selfLink !== "string"){
-const err3 = {instancePath:instancePath+"/selfLink",schemaPath:"#/properties/selfLink/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.uid !== undefined){
-if(typeof data.uid !== "string"){
-const err4 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.resourceVersion !== undefined){
-if(typeof data.resourceVersion !== "string"){
-const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.generation !== undefined){
-let data6 = data.generation;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err6 = {instancePath:instancePath+"/generation",schemaPath:"#/properties/generation/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.creationTimestamp !== undefined){
-if(typeof data.creationTimestamp !== "string"){
-const err7 = {instancePath:instancePath+"/creationTimestamp",schemaPath:"#/properties/creationTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.deletionTimestamp !== undefined){
-if(typeof data.deletionTimestamp !== "string"){
-const err8 = {instancePath:instancePath+"/deletionTimestamp",schemaPath:"#/properties/deletionTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deletionGracePeriodSeconds !== undefined){
-let data9 = data.deletionGracePeriodSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/deletionGracePeriodSeconds",schemaPath:"#/properties/deletionGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data10 = data.labels;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key0 in data10){
-if(typeof data10[key0] !== "string"){
-const err10 = {instancePath:instancePath+"/labels/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.annotations !== undefined){
-let data12 = data.annotations;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key1 in data12){
-if(typeof data12[key1] !== "string"){
-const err12 = {instancePath:instancePath+"/annotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.ownerReferences !== undefined){
-let data14 = data.ownerReferences;
-if(Array.isArray(data14)){
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate46.errors = vErrors;
+if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+validate36.errors = vErrors;
 return errors === 0;
 }
 
-const schema48 = {"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]};
-const schema49 = {"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}};
-const schema50 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
-const schema51 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
-const schema52 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
-const schema53 = {"type":"object","properties":{"path":{"type":"string"},"type":{"type":"string"}}};
-const schema54 = {"type":"object","properties":{"endpoints":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}}};
-const schema55 = {"type":"object","properties":{"server":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"}}};
-const schema64 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
-const schema65 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
-const schema68 = {"type":"object","properties":{"secretName":{"type":"string"},"shareName":{"type":"string"},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}}};
-const schema69 = {"type":"object","properties":{"volumePath":{"type":"string"},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}}};
-const schema70 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
-const schema71 = {"type":"object","properties":{"diskName":{"type":"string"},"diskURI":{"type":"string"},"cachingMode":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string"}}};
-const schema72 = {"type":"object","properties":{"pdID":{"type":"string"},"fsType":{"type":"string"}}};
-const schema73 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
-const schema76 = {"type":"object","properties":{"path":{"type":"string"},"fsType":{"type":"string"}}};
-const schema78 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
-const schema56 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"image":{"type":"string"},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}};
-const schema57 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
+export const VolumeAttachment = validate42;
+const schema35 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.VolumeAttachment"};
+const schema36 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}};
+const schema37 = {"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]};
+const schema38 = {"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}};
+const schema39 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
+const schema40 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
+const schema41 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
+const schema42 = {"type":"object","properties":{"path":{"type":"string"},"type":{"type":"string"}}};
+const schema43 = {"type":"object","properties":{"endpoints":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}}};
+const schema44 = {"type":"object","properties":{"server":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"}}};
+const schema53 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
+const schema54 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
+const schema57 = {"type":"object","properties":{"secretName":{"type":"string"},"shareName":{"type":"string"},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}}};
+const schema58 = {"type":"object","properties":{"volumePath":{"type":"string"},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}}};
+const schema59 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
+const schema60 = {"type":"object","properties":{"diskName":{"type":"string"},"diskURI":{"type":"string"},"cachingMode":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string"}}};
+const schema61 = {"type":"object","properties":{"pdID":{"type":"string"},"fsType":{"type":"string"}}};
+const schema62 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
+const schema65 = {"type":"object","properties":{"path":{"type":"string"},"fsType":{"type":"string"}}};
+const schema67 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
+const schema45 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"image":{"type":"string"},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}};
+const schema46 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4120,13 +2176,13 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
 
-const schema58 = {"type":"object","properties":{"targetPortal":{"type":"string"},"iqn":{"type":"string"},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}}};
+const schema47 = {"type":"object","properties":{"targetPortal":{"type":"string"},"iqn":{"type":"string"},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4317,13 +2373,13 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
 
-const schema60 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}};
+const schema49 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4413,13 +2469,13 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
 
-const schema62 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}};
+const schema51 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4549,13 +2605,13 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
 
-const schema66 = {"type":"object","properties":{"driver":{"type":"string"},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}}};
+const schema55 = {"type":"object","properties":{"driver":{"type":"string"},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}}};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4672,13 +2728,13 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
 
-const schema74 = {"type":"object","properties":{"gateway":{"type":"string"},"system":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
+const schema63 = {"type":"object","properties":{"gateway":{"type":"string"},"system":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4840,13 +2896,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
 
-const schema77 = {"type":"object","properties":{"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}}};
+const schema66 = {"type":"object","properties":{"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5008,13 +3064,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
 
-const schema79 = {"type":"object","properties":{"driver":{"type":"string"},"volumeHandle":{"type":"string"},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}};
+const schema68 = {"type":"object","properties":{"driver":{"type":"string"},"volumeHandle":{"type":"string"},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5299,16 +3355,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
 
-const schema86 = {"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}};
-const schema87 = {"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}};
-const schema88 = {"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}};
-const schema89 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}};
+const schema75 = {"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}};
+const schema76 = {"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}};
+const schema77 = {"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}};
+const schema78 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5489,12 +3545,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5503,8 +3559,8 @@ let data0 = data.nodeSelectorTerms;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate69(data0[i0], {instancePath:instancePath+"/nodeSelectorTerms/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate66(data0[i0], {instancePath:instancePath+"/nodeSelectorTerms/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 }
@@ -5531,18 +3587,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.required !== undefined){
-if(!(validate68(data.required, {instancePath:instancePath+"/required",parentData:data,parentDataProperty:"required",rootData}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+if(!(validate65(data.required, {instancePath:instancePath+"/required",parentData:data,parentDataProperty:"required",rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
@@ -5557,12 +3613,12 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5572,7 +3628,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
 if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
-const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema50.properties.capacity.additionalProperties.type},message:"must be string,number"};
+const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema39.properties.capacity.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5876,26 +3932,26 @@ errors++;
 }
 }
 if(data.rbd !== undefined){
-if(!(validate51(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate48(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
 if(data.iscsi !== undefined){
-if(!(validate53(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate50(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
 if(data.cinder !== undefined){
-if(!(validate55(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate52(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
 }
 if(data.cephfs !== undefined){
-if(!(validate57(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate54(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -6047,8 +4103,8 @@ errors++;
 }
 }
 if(data.flexVolume !== undefined){
-if(!(validate59(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate56(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 }
@@ -6443,8 +4499,8 @@ errors++;
 }
 }
 if(data.scaleIO !== undefined){
-if(!(validate61(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate58(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -6488,14 +4544,14 @@ errors++;
 }
 }
 if(data.storageos !== undefined){
-if(!(validate63(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate60(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
 if(data.csi !== undefined){
-if(!(validate65(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate62(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -6691,8 +4747,8 @@ errors++;
 }
 }
 if(data.nodeAffinity !== undefined){
-if(!(validate67(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate64(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 }
@@ -6719,12 +4775,12 @@ vErrors.push(err85);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -6741,8 +4797,8 @@ errors++;
 }
 }
 if(data.inlineVolumeSpec !== undefined){
-if(!(validate50(data.inlineVolumeSpec, {instancePath:instancePath+"/inlineVolumeSpec",parentData:data,parentDataProperty:"inlineVolumeSpec",rootData}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate47(data.inlineVolumeSpec, {instancePath:instancePath+"/inlineVolumeSpec",parentData:data,parentDataProperty:"inlineVolumeSpec",rootData}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 }
@@ -6757,12 +4813,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -6832,8 +4888,8 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate49(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate46(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
@@ -6873,14 +4929,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
 
-const schema91 = {"type":"object","properties":{"attached":{"type":"boolean"},"attachmentMetadata":{"type":"object","additionalProperties":{"type":"string"}},"attachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"},"detachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"}}};
-const schema92 = {"type":"object","properties":{"time":{"type":"string"},"message":{"type":"string"},"errorCode":{"type":"integer"}}};
+const schema80 = {"type":"object","properties":{"attached":{"type":"boolean"},"attachmentMetadata":{"type":"object","additionalProperties":{"type":"string"}},"attachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"},"detachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"}}};
+const schema81 = {"type":"object","properties":{"time":{"type":"string"},"message":{"type":"string"},"errorCode":{"type":"integer"}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7038,12 +5094,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7072,20 +5128,20 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate46(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate48(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate45(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate76(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate73(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -7100,19 +5156,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
 errors = vErrors.length;
 }
-validate44.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
 

@@ -3,13 +3,13 @@ import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 import __import0 from "ajv/dist/runtime/ucs2length.js";
 
 export const VolumeAttributesClass = validate10;
-const schema11 = {"$ref":"#/definitions/io.k8s.api.storage.v1beta1.VolumeAttributesClass","definitions":{"io.k8s.api.storage.v1beta1.VolumeAttributesClass":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"driverName":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driverName"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}},"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]},"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}}}};
-const schema12 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"driverName":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driverName"]};
-const schema13 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema14 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema15 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+const schema11 = {"$ref":"types#/definitions/io.k8s.api.storage.v1beta1.VolumeAttributesClass"};
+const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"driverName":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driverName"]};
+const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
+const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -487,14 +487,14 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
 const formats0 = __formats.anyCaseQualifiedName;
 const func2 = (__import0.default ?? __import0);
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -533,8 +533,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 }
@@ -611,7 +611,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
@@ -619,8 +619,8 @@ return errors === 0;
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 validate10.errors = vErrors;

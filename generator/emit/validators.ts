@@ -9,7 +9,7 @@ import { _ } from 'ajv';
 import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
 import type { FieldModel, GroupVersionModel, Model, TypeModel, TypeRef } from '../model.js';
 import { jsonFields, reachable } from '../normalize.js';
-import { rootSchema } from '../json-schema.js';
+import { definitionsSchema, kindSchema } from '../json-schema.js';
 import { headerComment, sourcesOf, type OutputFile } from '../output.js';
 import { FORMAT_NAMES } from '../formats.js';
 import { arrayOf, inlineObject, literal, objectOf, tsModule } from './ts-source.js';
@@ -36,16 +36,17 @@ function toESM(code: string): string {
   return `${imports.join('\n')}${imports.length ? '\n' : ''}${body.replace(/^"use strict";/, '')}`;
 }
 
-function schemasModule(model: Model, gv: GroupVersionModel, sources: string[]): OutputFile[] {
+function schemasModule(model: Model, gv: GroupVersionModel, ids: string[], sources: string[]): OutputFile[] {
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
     code: { source: true, esm: true, formats: _`__formats`, lines: true },
   });
   for (const name of FORMAT_NAMES) ajv.addFormat(name, { type: 'string', validate: () => true });
+  ajv.addSchema(definitionsSchema(model, ids));
   const exportsMap: Record<string, string> = {};
   for (const k of gv.kinds) {
-    ajv.addSchema(rootSchema(model, k.type.id), k.kind);
+    ajv.addSchema(kindSchema(k.type.id), k.kind);
     exportsMap[k.kind] = k.kind;
   }
   const code = toESM(standaloneCode(ajv, exportsMap));
@@ -164,6 +165,6 @@ export function emitValidators(model: Model): OutputFile[] {
   return model.groupVersions.flatMap((gv) => {
     const ids = reachable(model, gv.kinds.map((k) => k.type.id));
     const sources = sourcesOf(model, ids);
-    return [...schemasModule(model, gv, sources), validatorsModule(model, gv, ids, sources)];
+    return [...schemasModule(model, gv, ids, sources), validatorsModule(model, gv, ids, sources)];
   });
 }
