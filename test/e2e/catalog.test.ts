@@ -1,0 +1,114 @@
+// The whole resource catalog through real kubectl: one multi-document manifest holding a valid
+// object of every served kind (test/e2e/catalog/*.yaml, one file per kind) is applied client-side,
+// each object is read back with `kubectl get`, whose columns must be kube-apiserver's
+// (../shared/upstream/printer-columns.json), and a second apply with the other kubectl version
+// must find nothing to change.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { resources } from '../../generated/registry.js';
+import { startServer, type RunningServer } from '../../runtime/index.js';
+import { kubectlVersions } from '../support/kubectl.js';
+import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
+
+const CATALOG_DIR = join(import.meta.dirname, 'catalog');
+
+interface CatalogEntry {
+  file: string;
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  plural: string;
+  group: string;
+}
+
+function readCatalog(): { manifest: string; entries: CatalogEntry[] } {
+  const files = readdirSync(CATALOG_DIR).filter((f) => f.endsWith('.yaml')).sort();
+  const texts = files.map((f) => readFileSync(join(CATALOG_DIR, f), 'utf8'));
+  const entries = files.map((file, i) => {
+    const docs = parseAllDocuments(texts[i]!);
+    if (docs.length !== 1) throw new Error(`${file}: one YAML document expected, found ${docs.length}`);
+    const obj = docs[0]!.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+    const [group, version] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/') : ['', obj.apiVersion];
+    const def = resources.find((r) => r.group === group && r.version === version && r.kind === obj.kind);
+    if (!def) throw new Error(`${file}: ${obj.apiVersion} ${obj.kind} is not served`);
+    return { file, apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace, plural: def.plural, group };
+  });
+  return { manifest: texts.map((t) => t.trimEnd()).join('\n---\n') + '\n', entries };
+}
+
+const { manifest, entries } = readCatalog();
+const upstream = upstreamAvailable();
+const printerColumns: Record<string, Array<{ name: string; priority: number }>> = upstream
+  ? JSON.parse(readFileSync(join(UPSTREAM_DIR, 'printer-columns.json'), 'utf8'))
+  : {};
+
+let server: RunningServer;
+let dir: string;
+let kubeconfigPath: string;
+let manifestPath: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'e2e-catalog-'));
+  server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: 'sqlite' });
+  kubeconfigPath = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfigPath, server.kubeconfig);
+  manifestPath = join(dir, 'catalog.yaml');
+  writeFileSync(manifestPath, manifest);
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function kubectl(bin: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dir }, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const resourceArg = (e: CatalogEntry): string => (e.group ? `${e.plural}.${e.group}` : e.plural);
+const namespaceArgs = (e: CatalogEntry): string[] => (e.namespace ? ['-n', e.namespace] : []);
+const expectedHeader = (e: CatalogEntry): string[] =>
+  (printerColumns[e.group ? `${e.group}/${e.plural}` : e.plural] ?? printerColumns._default!).filter((c) => c.priority === 0).map((c) => c.name.toUpperCase());
+
+/** Splits a kubectl table header into its column names (columns are separated by 3+ spaces). */
+const headerColumns = (line: string): string[] => line.trim().split(/\s{3,}/);
+
+const versions = kubectlVersions();
+const [first, second] = versions;
+
+describe.skipIf(!first?.path || !second?.path || !upstream)('the catalog through kubectl', () => {
+  it(`applies one object of every kind with kubectl ${first!.version}`, async () => {
+    const res = await kubectl(first!.path!, ['apply', '-f', manifestPath]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(entries.length);
+    for (const line of lines) expect(line).toMatch(/ created$/);
+  });
+
+  it.each(entries)('gets $kind $name with the columns kube-apiserver prints ($file)', async (entry) => {
+    const res = await kubectl(second!.path!, ['get', resourceArg(entry), entry.name, ...namespaceArgs(entry)]);
+    expect(res.stderr).toBe('');
+    const [header, row, ...rest] = res.stdout.trimEnd().split('\n');
+    expect(rest).toEqual([]);
+    expect(headerColumns(header!)).toEqual(expectedHeader(entry));
+    expect(row!.split(/\s+/)[0]).toBe(entry.name);
+  });
+
+  it(`finds nothing to change when kubectl ${second!.version} applies the same manifest`, async () => {
+    const res = await kubectl(second!.path!, ['apply', '-f', manifestPath]);
+    expect(res.stderr).toBe('');
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(entries.length);
+    for (const line of lines) expect(line).toMatch(/ unchanged$/);
+  });
+});
