@@ -66,8 +66,16 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** RFC 3339 with second precision in UTC, as metav1.Time serializes. */
 export function nowRFC3339(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Formatting a Date costs more than the rest of a timestamp's use; writes in one second share it.
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastFormatted = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastFormatted;
 }
+let lastSecond = -1;
+let lastFormatted = '';
 
 /** Everything but metadata and status: what kube-apiserver's strategies compare to bump generation. */
 export function specFields(obj: KubeObject, statusField = 'status'): Record<string, unknown> {

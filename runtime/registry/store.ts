@@ -109,13 +109,23 @@ export class Store {
 
   /** resourceVersion and selfLink are never stored: the revision is the version. */
   encode(obj: KubeObject): string {
-    const copy = deepClone(obj);
-    copy.apiVersion = this.apiVersion;
-    copy.kind = this.definition.kind;
-    const meta = metaOf(copy);
+    // Only the top level and metadata change, so shallow copies of those two are enough.
+    const meta = { ...metaOf(obj) };
     delete meta.resourceVersion;
     delete meta.selfLink;
-    return JSON.stringify(copy);
+    return JSON.stringify({ ...obj, apiVersion: this.apiVersion, kind: this.definition.kind, metadata: meta });
+  }
+
+  /** What decode(encode(obj)) gives at `modRevision`, without the parse: for an object the store owns. */
+  private stored(obj: KubeObject, modRevision: number): KubeObject {
+    const out: KubeObject = { kind: this.definition.kind, apiVersion: this.apiVersion, ...obj };
+    out.kind = this.definition.kind;
+    out.apiVersion = this.apiVersion;
+    const meta = { ...metaOf(obj) };
+    delete meta.selfLink;
+    meta.resourceVersion = String(modRevision);
+    out.metadata = meta;
+    return out;
   }
 
   strategyFor(subresource = ''): Strategy {
@@ -171,7 +181,8 @@ export class Store {
     let lastError: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        return await this.createOnce(namespace, deepClone(input), options);
+        // Only a generated name can need another attempt, and each attempt needs the input as sent.
+        return await this.createOnce(namespace, attempts > 1 ? deepClone(input) : input, options);
       } catch (e) {
         if (!(isStatusError(e) && e.reason === 'AlreadyExists' && generated)) throw e;
         lastError = e;
@@ -213,7 +224,7 @@ export class Store {
     }
     try {
       const kv = await this.storage.create(key, this.encode(obj));
-      return this.decode(kv.value, kv.modRevision);
+      return this.stored(obj, kv.modRevision);
     } catch (e) {
       if (!isStorageError(e, 'KeyExists')) throw interpretStorageError(e, 'create', this.groupResource, name);
       const existing = await this.storage.get(key).catch(() => undefined);
