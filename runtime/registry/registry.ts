@@ -34,11 +34,25 @@ export class ResourceRegistry {
     options: ResourceRegistryOptions = {},
   ) {
     const nsDef = definitions.find((d) => d.group === '' && d.plural === 'namespaces');
+    // Every namespaced create looks its namespace up. Like kube-apiserver's NamespaceLifecycle,
+    // which reads an informer's cache, read the watch cache first and storage only on a miss
+    // (a namespace made an instant ago on another replica); decoded objects are kept per revision.
+    const decoded = new Map<string, { modRevision: number; obj: KubeObject }>();
     const lookup = nsDef
       ? async (name: string): Promise<KubeObject | undefined> => {
-          const store = this.storeFor('', nsDef.version, 'namespaces');
-          const kv = await storage.get(store!.key(undefined, name));
-          return kv ? store!.decode(kv.value, kv.modRevision) : undefined;
+          const store = this.storeFor('', nsDef.version, 'namespaces')!;
+          const key = store.key(undefined, name);
+          const cached = this.cacher?.ready ? this.cacher.cacheFor(collectionPrefix(nsDef))?.get(key) : undefined;
+          const kv = cached ?? (await storage.get(key));
+          if (!kv) {
+            decoded.delete(key);
+            return undefined;
+          }
+          const hit = decoded.get(key);
+          if (hit?.modRevision === kv.modRevision) return hit.obj;
+          const obj = store.decode(kv.value, kv.modRevision);
+          decoded.set(key, { modRevision: kv.modRevision, obj });
+          return obj;
         }
       : undefined;
     const gates = options.featureGates;
