@@ -291,3 +291,12 @@ describe('ResourceSlice gated fields', () => {
     expect(strategy.selectableFields(slice({ nodeName: undefined, allNodes: true }))['spec.nodeName']).toBe('');
   });
 });
+
+describe('the kubectl catalog sample', () => {
+  it('is a valid ResourceSlice', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const sample = parse(readFileSync(new URL('../e2e/catalog/resourceslice.yaml', import.meta.url), 'utf8')) as Obj;
+    expect(validate(sample)).toEqual([]);
+  });
+});
