@@ -258,7 +258,7 @@ export const resources: ResourceDefinition[] = [
       { "name": "Age", "type": "string", "description": "Time since metadata.creationTimestamp, as a short human duration (e.g. 5m, 3d).", "age": ".metadata.creationTimestamp", "priority": 0 },
     ],
     nameFormat: "dns1123Subdomain",
-    storageVersionHash: "z6Bc9vgk6yE=",
+    storageVersionHash: "7r9IQQZblMY=",
     protobufType: "k8s.io.api.resource.v1beta2.ResourceSlice",
     protobufListType: "k8s.io.api.resource.v1beta2.ResourceSliceList",
     openAPIName: "io.k8s.api.resource.v1beta2.ResourceSlice",
