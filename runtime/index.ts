@@ -18,6 +18,7 @@ import type { StartServerOptions } from './server/options.js';
 import { createApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.js';
 import { quietLogger } from './server/context.js';
 import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
+import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-config.js';
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
@@ -91,6 +92,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw new ConfigurationError((err as Error).message);
   }
   const featureGates = buildFeatureGates(options);
+  const runtimeConfig =
+    typeof options.runtimeConfig === 'string'
+      ? parseRuntimeConfigFlag(options.runtimeConfig)
+      : Object.fromEntries(Object.entries(options.runtimeConfig ?? {}).map(([k, v]) => [k, String(v)]));
   const apiDomain = options.apiDomain ?? 'k8s.io';
 
   const ownDataDir = options.dataDir === undefined;
@@ -122,7 +127,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });
-    const api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, logger });
+    let api;
+    try {
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger });
+    } catch (err) {
+      if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
+      throw err;
+    }
     if (api?.close) cleanups.push(() => api.close?.());
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 

@@ -10,6 +10,7 @@ import type { CacherOptions } from '../registry/cacher/cacher.js';
 import { ResourceRegistry } from '../registry/registry.js';
 import type { ApiComponents, ApiContext, ApiFactory } from '../server/api-components.js';
 import { notFoundHandler } from '../server/app.js';
+import { resolveRuntimeConfig } from '../server/runtime-config.js';
 import { openStorage } from '../storage/index.js';
 import { Discovery } from './discovery.js';
 import { createNegotiator } from './negotiator.js';
@@ -47,7 +48,11 @@ async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void>
 
 export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   return async (context: ApiContext): Promise<ApiComponents> => {
-    const definitions = resources.filter((d) => !d.featureGate || context.featureGates.enabled(d.featureGate));
+    // Served: the group version (or the resource) is enabled by --runtime-config, and the kind's
+    // feature gate, if any, is on; kube-apiserver requires both.
+    const groupVersions = [...new Map(resources.map((d) => [`${d.group}/${d.version}`, { group: d.group, version: d.version }])).values()];
+    const apiEnabled = resolveRuntimeConfig(context.runtimeConfig ?? {}, groupVersions);
+    const definitions = resources.filter((d) => (!d.featureGate || context.featureGates.enabled(d.featureGate)) && apiEnabled(d.group, d.version, d.plural));
     const storage = openStorage({
       kind: context.storage,
       dataDir: context.dataDir,

@@ -72,6 +72,33 @@ export class OpenAPIDocuments {
   /** @param servedGroupVersions e.g. `api/v1`, `apis/rbac.authorization.k8s.io/v1`; others are not published. */
   constructor(private readonly servedGroupVersions: Set<string>) {}
 
+  /**
+   * The v2 document without the paths of group versions this server does not serve, and without
+   * the definitions only those paths used, as kube-apiserver publishes only what it serves.
+   */
+  private servedV2(doc: Record<string, unknown>): Document {
+    const paths = (doc.paths ?? {}) as Record<string, unknown>;
+    const kept = Object.fromEntries(
+      Object.entries(paths).filter(([path]) => {
+        const m = /^\/(api\/[^/]+|apis\/[^/]+\/[^/]+)(\/|$)/.exec(path);
+        return !m || this.servedGroupVersions.has(m[1] as string);
+      }),
+    );
+    const definitions = (doc.definitions ?? {}) as Record<string, unknown>;
+    const reachable = new Set<string>();
+    const queue: string[] = [];
+    collectRefs(kept, queue);
+    while (queue.length > 0) {
+      const name = queue.pop() as string;
+      if (reachable.has(name) || !(name in definitions)) continue;
+      reachable.add(name);
+      collectRefs(definitions[name], queue);
+    }
+    const served = { ...doc, paths: kept, definitions: Object.fromEntries(Object.entries(definitions).filter(([name]) => reachable.has(name))) };
+    const body = JSON.stringify(served);
+    return { doc: served, body, etag: createHash('sha512').update(body).digest('hex').toUpperCase() };
+  }
+
   private v3Documents(): Map<string, Document> {
     if (!this.v3) {
       this.v3 = new Map();
@@ -102,7 +129,7 @@ export class OpenAPIDocuments {
   private v2Response(accept: string | undefined): OpenAPIResponse {
     const form = negotiateV2(accept);
     if (!form) throw notAcceptable(['application/json', MEDIA_TYPE_OPENAPI_V2_PROTOBUF]);
-    const v2 = (this.v2 ??= load(join(GENERATED, 'v2/swagger.json')));
+    const v2 = (this.v2 ??= this.servedV2(load(join(GENERATED, 'v2/swagger.json')).doc));
     // Both forms share the JSON's ETag, as kube-apiserver's do; Vary keeps caches apart.
     if (form === 'json') return json(v2.body, v2.etag, { vary: 'Accept' });
     // Copied into a buffer of its own: protobufjs may hand back a view into a shared pool.
@@ -112,6 +139,17 @@ export class OpenAPIDocuments {
       headers: { 'content-type': MEDIA_TYPE_OPENAPI_V2_PROTOBUF, etag: `"${v2.etag}"`, vary: 'Accept' },
       body: v2.protobuf,
     };
+  }
+}
+
+/** Every `$ref` target name below a value (`#/definitions/<name>`). */
+function collectRefs(value: unknown, into: string[]): void {
+  if (Array.isArray(value)) for (const v of value) collectRefs(v, into);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/definitions/')) into.push(v.slice('#/definitions/'.length));
+      else collectRefs(v, into);
+    }
   }
 }
 

@@ -25,6 +25,8 @@ export interface ApiContext {
   /** Suffix of the API groups (`k8s.io`). */
   apiDomain: string;
   featureGates: FeatureGates;
+  /** --runtime-config entries (key to value, '' when the flag gave no value), resolved by the API. */
+  runtimeConfig: Record<string, string>;
   logger: Logger;
 }
 

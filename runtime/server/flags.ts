@@ -27,6 +27,7 @@ const STRING_FLAGS = [
   'tls-private-key-file',
   'authorization-mode',
   'feature-gates',
+  'runtime-config',
   'api-domain',
   'storage',
   'etcd-servers',
@@ -55,6 +56,9 @@ Flags:
       --tls-private-key-file string          key of --tls-cert-file
       --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny (default AlwaysAllow)
       --feature-gates mapStringBool          A=true,B=false
+      --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],
+                                             <group>/<version>/<resource>[=true|false], api/all, api/ga,
+                                             api/beta, api/alpha (default: stable versions only)
       --request-timeout duration             deadline of non-long-running requests (default 1m0s)
       --max-requests-inflight int            concurrent non-mutating requests (default 400; 0 = no limit)
       --max-mutating-requests-inflight int   concurrent mutating requests (default 200; 0 = no limit)
@@ -122,6 +126,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];
   if (v['authorization-mode'] !== undefined) options.authorizationMode = v['authorization-mode'];
   if (v['feature-gates'] !== undefined) options.featureGates = v['feature-gates'];
+  if (v['runtime-config'] !== undefined) options.runtimeConfig = v['runtime-config'];
   if (v['etcd-compaction-interval'] !== undefined) {
     try {
       options.historyWindowMs = parseGoDuration(v['etcd-compaction-interval']);

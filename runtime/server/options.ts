@@ -21,6 +21,11 @@ export interface StartServerOptions {
   authorizationMode?: string | string[];
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
+  /**
+   * --runtime-config: `resource.k8s.io/v1beta2=true,api/alpha=false` or a map; which group versions
+   * (and resources) are served. Default: stable versions only.
+   */
+  runtimeConfig?: string | Record<string, string | boolean>;
   /** Gates to know besides Kubernetes' own (e.g. from the resource registry). */
   extraFeatureGates?: Record<string, FeatureSpec>;
   /** --api-domain; default k8s.io. */
