@@ -16,6 +16,12 @@ import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
 const CATALOG_DIR = join(import.meta.dirname, 'catalog');
 
+/** What the catalog's alpha and beta kinds need switched on (each sample's first line says so too). */
+const CATALOG_SERVER_OPTIONS = {
+  featureGates: 'DynamicResourceAllocation=true',
+  runtimeConfig: 'resource.k8s.io/v1beta2=true,storage.k8s.io/v1beta1=true',
+};
+
 interface CatalogEntry {
   file: string;
   apiVersion: string;
@@ -54,7 +60,7 @@ let manifestPath: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'e2e-catalog-'));
-  server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: 'sqlite' });
+  server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: 'sqlite', ...CATALOG_SERVER_OPTIONS });
   kubeconfigPath = join(dir, 'kubeconfig');
   writeFileSync(kubeconfigPath, server.kubeconfig);
   manifestPath = join(dir, 'catalog.yaml');
