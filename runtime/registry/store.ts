@@ -26,6 +26,7 @@ import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
 import { interpretStorageError } from './storage-errors.js';
+import { fromStoredForm, toStoredForm } from './stored-form.js';
 import { omitEmptyCollections } from './omit-empty.js';
 import { generatedSchemaIndex } from './openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
@@ -100,7 +101,7 @@ export class Store {
   /** The stored JSON back as an API object, with the write's revision as resourceVersion. */
   decode(value: string, modRevision: number): KubeObject {
     // kind and apiVersion lead, as kube-apiserver's encoder writes them.
-    const obj = { kind: this.definition.kind, apiVersion: this.apiVersion, ...(JSON.parse(value) as KubeObject) };
+    const obj = { kind: this.definition.kind, apiVersion: this.apiVersion, ...fromStoredForm(this.definition, JSON.parse(value) as KubeObject) };
     obj.kind = this.definition.kind;
     obj.apiVersion = this.apiVersion;
     metaOf(obj).resourceVersion = String(modRevision);
@@ -109,9 +110,7 @@ export class Store {
 
   /** resourceVersion and selfLink are never stored: the revision is the version. */
   encode(obj: KubeObject): string {
-    const copy = deepClone(obj);
-    copy.apiVersion = this.apiVersion;
-    copy.kind = this.definition.kind;
+    const copy = toStoredForm(this.definition, deepClone(obj), this.apiVersion);
     const meta = metaOf(copy);
     delete meta.resourceVersion;
     delete meta.selfLink;
