@@ -233,6 +233,36 @@ export class Store {
   }
 
   /**
+   * PUT as kube-apiserver's store runs it: kinds whose strategy allows create on update (Event)
+   * create a missing object, whatever resourceVersion the body names; `created` tells the
+   * handler to answer 201.
+   */
+  async updateOrCreate(
+    namespace: string | undefined,
+    name: string,
+    input: KubeObject,
+    options: WriteOptions & { subresource?: string } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const createsMissing = !options.subresource && this.strategies.main.allowCreateOnUpdate();
+    for (;;) {
+      try {
+        return { object: await this.update(namespace, name, input, options), created: false };
+      } catch (e) {
+        if (!(createsMissing && isStatusError(e) && e.code === 404)) throw e;
+      }
+      const obj = deepClone(input);
+      this.checkName(obj, name, namespace);
+      delete metaOf(obj).resourceVersion;
+      try {
+        return { object: await this.create(namespace, obj, options), created: true };
+      } catch (e) {
+        // Someone created it meanwhile: replace theirs, as a retried GuaranteedUpdate would.
+        if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+      }
+    }
+  }
+
+  /**
    * GuaranteedUpdate: read, compute, write if unchanged since the read, else retry. An object that
    * names a resourceVersion is a conditional write and fails with 409 when it is stale.
    */
@@ -254,6 +284,9 @@ export class Store {
       if (requested && requested !== metaOf(existing).resourceVersion) {
         throw conflict(this.groupResource, name, OBJECT_MODIFIED);
       }
+      // An unconditional write (no resourceVersion) applies to the version just read, as
+      // kube-apiserver's store fills it in before validation.
+      if (!requested && strategy.allowUnconditionalUpdate()) metaOf(obj).resourceVersion = metaOf(existing).resourceVersion;
       this.beforeUpdate(strategy, obj, existing, namespace, options);
       const { resourceVersion: _ignored, ...objMeta } = metaOf(obj);
       const { resourceVersion: _current, ...oldMeta } = metaOf(existing);

@@ -198,6 +198,22 @@ describe('one Event, two views', () => {
     expect((await send('GET', `${EVENTS}/gone-2`)).status).toBe(404);
   });
 
+  it('creates a missing event on PUT (201), as kube-apiserver’s event strategy allows, and replaces it after', async () => {
+    const put = await send('PUT', `${CORE}/put-1`, { ...oldStyle('put-1'), metadata: { name: 'put-1', resourceVersion: '12345' } });
+    expect(put.status).toBe(201);
+    expect(put.body).toMatchObject({ apiVersion: 'v1', message: 'Started container web' });
+    const again = await send('PUT', `${EVENTS}/put-1`, { ...(await send('GET', `${EVENTS}/put-1`)).body, metadata: { name: 'put-1', labels: { x: 'y' } } });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ apiVersion: 'events.k8s.io/v1', note: 'Started container web', metadata: { labels: { x: 'y' } } });
+    const viaEvents = await send('PUT', `${EVENTS}/put-2`, newStyle('put-2'));
+    expect(viaEvents.status).toBe(201);
+    // The body must still name the object the URL names; other kinds still answer 404.
+    expect((await send('PUT', `${CORE}/put-3`, oldStyle('put-4'))).body.message).toBe('the name of the object (put-4) does not match the name on the URL (put-3)');
+    expect((await send('PUT', '/api/v1/namespaces/default/configmaps/none', { metadata: { name: 'none' } })).status).toBe(404);
+    // Patches of a missing event are still 404.
+    expect((await send('PATCH', `${CORE}/put-5`, { message: 'x' }, 'application/merge-patch+json')).status).toBe(404);
+  });
+
   it('shows the same storageVersionHash for both in discovery', async () => {
     const core = await send('GET', '/api/v1');
     const events = await send('GET', '/apis/events.k8s.io/v1');

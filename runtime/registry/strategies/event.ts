@@ -54,6 +54,8 @@ export function eventStrategies(def: ResourceDefinition): ResourceStrategies {
       if (strict) causes.push(...strictUpdateCauses(event, stored(old)));
       return causes;
     },
+    // kube-apiserver's event strategy lets PUT create a missing event.
+    allowCreateOnUpdate: () => true,
     selectableFields: (obj) =>
       newNames ? selectableFields(stored(obj), 'regarding', 'reportingController') : selectableFields(obj, 'involvedObject', 'reportingComponent'),
   };
