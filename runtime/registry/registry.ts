@@ -12,6 +12,7 @@ import { NamespaceDeleter } from './namespace-deleter.js';
 import type { KubeObject } from './object.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';
+import { registerStoredViews } from './stored-form.js';
 
 export interface ResourceRegistryOptions {
   /** Options of the watch caches; false serves every read and watch from the store. */
@@ -41,6 +42,7 @@ export class ResourceRegistry {
           return kv ? store!.decode(kv.value, kv.modRevision) : undefined;
         }
       : undefined;
+    registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
     for (const def of definitions) {

@@ -38,3 +38,41 @@ export function fromStoredForm(def: ResourceDefinition, stored: KubeObject): Kub
   if (!def.storedAs) return stored;
   return renamed(stored, inverse(def.storedAs.fieldRenames));
 }
+
+/**
+ * The versions of each kind that share a stored form, by `<apiVersion>/<kind>`: the renames of
+ * the view (served name to stored name; none for the stored version itself). Filled from the
+ * definitions a registry serves; the field manager reads it to compare ownership recorded through
+ * one view with a write through another.
+ */
+const views = new Map<string, Record<string, string>>();
+
+export function registerStoredViews(definitions: readonly ResourceDefinition[]): void {
+  for (const def of definitions) {
+    if (!def.storedAs) continue;
+    const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+    views.set(`${apiVersion}/${def.kind}`, def.storedAs.fieldRenames);
+    if (!views.has(`${def.storedAs.apiVersion}/${def.kind}`)) views.set(`${def.storedAs.apiVersion}/${def.kind}`, {});
+  }
+}
+
+/**
+ * A managed field set (FieldsV1 form) of `kind` recorded in one apiVersion, named as another
+ * names its fields; unchanged when either version is not a registered view of the kind.
+ */
+export function convertFieldsV1(kind: string, fieldsV1: Record<string, unknown>, fromApiVersion: string, toApiVersion: string): Record<string, unknown> {
+  const from = views.get(`${fromApiVersion}/${kind}`);
+  const to = views.get(`${toApiVersion}/${kind}`);
+  if (fromApiVersion === toApiVersion || !from || !to) return fieldsV1;
+  const back = inverse(to);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fieldsV1)) {
+    if (!key.startsWith('f:')) {
+      out[key] = value;
+      continue;
+    }
+    const stored = from[key.slice(2)] ?? key.slice(2);
+    out[`f:${back[stored] ?? stored}`] = value;
+  }
+  return out;
+}

@@ -188,6 +188,30 @@ describe('one Event, two views', () => {
     expect(viaCore.body).toMatchObject({ message: 'Back-off pulling image', reportingComponent: 'k8s.io/kubelet' });
   });
 
+  it('compares ownership across views: an apply through core/v1 conflicts with the events.k8s.io/v1 applier', async () => {
+    const body = { ...newStyle('owned-1'), metadata: { name: 'owned-1', namespace: 'default' } };
+    expect((await send('PATCH', `${EVENTS}/owned-1?fieldManager=recorder`, body, 'application/apply-patch+yaml')).status).toBe(201);
+    const core = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'owned-1', namespace: 'default' }, message: 'changed' };
+    const conflict = await send('PATCH', `${CORE}/owned-1?fieldManager=other`, core, 'application/apply-patch+yaml');
+    expect(conflict.status).toBe(409);
+    // The conflict names the field as the owner's version does.
+    expect(conflict.body.message).toBe('Apply failed with 1 conflict: conflict with "recorder": .note');
+    const forced = await send('PATCH', `${CORE}/owned-1?fieldManager=other&force=true`, core, 'application/apply-patch+yaml');
+    expect(forced.status).toBe(200);
+    // Each manager keeps its fields in the names of the version it wrote with.
+    const managed = (forced.body.metadata as Obj).managedFields as { manager: string; apiVersion: string; fieldsV1: Obj }[];
+    const byManager = Object.fromEntries(managed.map((m) => [m.manager, m]));
+    expect(Object.keys(byManager).sort()).toEqual(['other', 'recorder']);
+    expect(byManager.recorder!.apiVersion).toBe('events.k8s.io/v1');
+    expect(Object.keys(byManager.recorder!.fieldsV1)).not.toContain('f:note');
+    expect(Object.keys(byManager.recorder!.fieldsV1)).toContain('f:regarding');
+    expect(byManager.other).toMatchObject({ apiVersion: 'v1', fieldsV1: { 'f:message': {} } });
+    // An update through core/v1 takes the field from the events.k8s.io/v1 applier too.
+    const update = await send('PATCH', `${CORE}/owned-1?fieldManager=editor`, { reason: 'Changed' }, 'application/merge-patch+json');
+    const after = (update.body.metadata as Obj).managedFields as { manager: string; fieldsV1: Obj }[];
+    expect(Object.keys(after.find((m) => m.manager === 'recorder')!.fieldsV1)).not.toContain('f:reason');
+  });
+
   it('deletes a collection through one view, selected by its field names', async () => {
     expect((await send('POST', EVENTS, newStyle('gone-1', { regarding: { kind: 'Pod', namespace: 'default', name: 'doomed' } }))).status).toBe(201);
     expect((await send('POST', CORE, oldStyle('gone-2', { involvedObject: { kind: 'Pod', namespace: 'default', name: 'doomed' } }))).status).toBe(201);
