@@ -26,7 +26,7 @@ import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
 import { interpretStorageError } from './storage-errors.js';
-import { fromStoredForm, toStoredForm } from './stored-form.js';
+import { fromStoredForm, storedGroup, toStoredForm } from './stored-form.js';
 import { omitEmptyCollections } from './omit-empty.js';
 import { generatedSchemaIndex } from './openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
@@ -144,7 +144,9 @@ export class Store {
   }
 
   private invalid(name: string, causes: { field?: string; message?: string; reason?: string }[]): StatusError {
-    return invalid(this.definition.group, this.definition.kind, name, causes);
+    // kube-apiserver names the kind it validated: for a view of another version's objects (Event
+    // through events.k8s.io/v1), the stored kind's group ("Event", not "Event.events.k8s.io").
+    return invalid(storedGroup(this.definition), this.definition.kind, name, causes);
   }
 
   async get(namespace: string | undefined, name: string): Promise<KubeObject> {

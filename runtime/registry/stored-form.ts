@@ -33,6 +33,13 @@ export function toStoredForm(def: ResourceDefinition, obj: KubeObject, servedApi
   return out;
 }
 
+/** The group of the form objects are stored in: the kind's own unless it is stored as another's. */
+export function storedGroup(def: ResourceDefinition): string {
+  if (!def.storedAs) return def.group;
+  const slash = def.storedAs.apiVersion.indexOf('/');
+  return slash < 0 ? '' : def.storedAs.apiVersion.slice(0, slash);
+}
+
 /** The served form of a stored object (shallow: nested values are shared with `stored`). */
 export function fromStoredForm(def: ResourceDefinition, stored: KubeObject): KubeObject {
   if (!def.storedAs) return stored;

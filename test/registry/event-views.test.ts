@@ -238,6 +238,18 @@ describe('one Event, two views', () => {
     expect((await send('PATCH', `${CORE}/put-5`, { message: 'x' }, 'application/merge-patch+json')).status).toBe(404);
   });
 
+  it('reports errors as kube-apiserver’s shared event storage does', async () => {
+    // NotFound and AlreadyExists name the resource of the request…
+    const missing = await send('GET', `${EVENTS}/nope`);
+    expect(missing.body).toMatchObject({ code: 404, reason: 'NotFound', message: 'events.events.k8s.io "nope" not found', details: { name: 'nope', group: 'events.k8s.io', kind: 'events' } });
+    expect((await send('POST', EVENTS, newStyle('pull-1'))).body.message).toBe('events.events.k8s.io "pull-1" already exists');
+    // …while Invalid names the kind validated, core Event, whichever endpoint was used.
+    const bad = await send('POST', EVENTS, newStyle('bad-1', { type: 'Info' }));
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe('Event "bad-1" is invalid: type: Invalid value: "": has invalid value: Info');
+    expect(bad.body.details).toEqual({ name: 'bad-1', kind: 'Event', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "": has invalid value: Info', field: 'type' }] });
+  });
+
   it('shows the same storageVersionHash for both in discovery', async () => {
     const core = await send('GET', '/api/v1');
     const events = await send('GET', '/apis/events.k8s.io/v1');
