@@ -90,6 +90,8 @@ export interface KindModel {
   statusField?: string;
   strategy?: string;
   storagePrefix: string;
+  /** Set when objects are stored as another group version's kind (see ResourceDefinition.storedAs). */
+  storedAs?: { apiVersion: string; fieldRenames: Record<string, string> };
   updateOrder: 'updateFirst' | 'validateFirst';
   type: TypeModel;
   listType: TypeModel;

@@ -188,6 +188,7 @@ class Normalizer {
       }
     }
     for (const [i, col] of (raw.printerColumns ?? []).entries()) if (col.cel) this.checkCel(spec, ['kinds', name, 'printerColumns', i, 'cel'], col.cel);
+    const storedAs = raw.storedAs ? this.storedAs(spec, name, raw, type) : undefined;
     return {
       group,
       version,
@@ -210,11 +211,32 @@ class Normalizer {
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),
       storagePrefix: raw.storagePrefix ?? raw.plural,
+      ...(storedAs ? { storedAs } : {}),
       updateOrder: raw.updateOrder ?? 'updateFirst',
       type,
       listType,
-      storageVersionHash: storageVersionHash(group, raw.storageVersion ?? version, name),
+      storageVersionHash: raw.storedAs
+        ? storageVersionHash(raw.storedAs.group ?? group, raw.storedAs.version, name)
+        : storageVersionHash(group, raw.storageVersion ?? version, name),
     };
+  }
+
+  /** The stored form of a kind kept as another group version's: renames must name fields on both sides once. */
+  storedAs(spec: LoadedSpec, name: string, raw: RawKind, type: TypeModel): { apiVersion: string; fieldRenames: Record<string, string> } {
+    const stored = raw.storedAs!;
+    const at = ['kinds', name, 'storedAs'];
+    if (raw.storageVersion) this.fail(spec, [...at], 'storedAs and storageVersion exclude each other');
+    const fields = new Set(type.fields.map((f) => f.name));
+    const renames = stored.fieldRenames ?? {};
+    const targets = new Set<string>();
+    for (const [from, to] of Object.entries(renames)) {
+      if (!fields.has(from)) this.fail(spec, [...at, 'fieldRenames', from], `unknown field ${JSON.stringify(from)} of ${name}`);
+      // A stored name may not be taken by a field that keeps its name, nor by two renames.
+      if ((fields.has(to) && !(to in renames)) || targets.has(to)) this.fail(spec, [...at, 'fieldRenames', from], `stored name ${JSON.stringify(to)} is already used`);
+      targets.add(to);
+    }
+    const group = stored.group ?? spec.raw.group ?? '';
+    return { apiVersion: group ? `${group}/${stored.version}` : stored.version, fieldRenames: { ...renames } };
   }
 
   /** Checks that need every type resolved: names other fields give. */

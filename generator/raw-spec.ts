@@ -96,6 +96,7 @@ export interface RawKind extends RawType {
   statusField?: string;
   strategy?: string;
   storagePrefix?: string;
+  storedAs?: { group?: string; version: string; fieldRenames?: Record<string, string> };
   protobufMessage?: string;
   updateOrder?: 'updateFirst' | 'validateFirst';
 }

@@ -124,6 +124,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const defaultApi = () =>
       createApi({
         historyWindowMs: options.historyWindowMs,
+        eventTTLMs: options.eventTTLMs,
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });

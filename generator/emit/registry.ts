@@ -37,6 +37,7 @@ function definition(k: KindModel, validatorName: string): WriterFunction {
   if (k.statusField) entries.statusField = literal(k.statusField);
   if (k.strategy) entries.strategy = literal(k.strategy);
   entries.storagePrefix = literal(k.storagePrefix);
+  if (k.storedAs) entries.storedAs = literal(k.storedAs);
   entries.validator = validatorName;
   return objectOf(entries);
 }

@@ -24,6 +24,9 @@ export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube
 
 const DESCRIPTORS = generatedPath('protobuf/descriptors.json');
 
+/** kube-apiserver's default --event-ttl. */
+export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;
+
 export interface ApiOptions {
   /** How long the store keeps history for watches and continue tokens; default 5 minutes. */
   historyWindowMs?: number;
@@ -31,6 +34,8 @@ export interface ApiOptions {
   watchCache?: CacherOptions | false;
   /** --min-request-timeout in seconds: watches without timeoutSeconds end after 1x to 2x this; default 1800. */
   minRequestTimeoutSeconds?: number;
+  /** --event-ttl: Events are deleted this long after their last write; default 1 hour, 0 never. */
+  eventTTLMs?: number;
 }
 
 async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void> {
@@ -63,7 +68,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     // A window of 0 means the store never forgets; the cache then keeps history up to its event cap.
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
-    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates });
+    const expiry = { events: apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS };
+    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, expiry });
     await ensureSystemNamespaces(registry);
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));

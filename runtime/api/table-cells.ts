@@ -56,8 +56,15 @@ const compiled = new Map<string, CellFn>();
 
 function compileColumn(column: PrinterColumn): CellFn {
   if (column.age !== undefined) {
-    const steps = parseJsonPath(column.age);
-    return (obj, now) => ageOf(lookup(obj, steps), now);
+    // Several paths separated by `|`: the first that holds a value is shown (Event's Last Seen).
+    const alternatives = column.age.split('|').map(parseJsonPath);
+    return (obj, now) => {
+      for (const steps of alternatives) {
+        const value = lookup(obj, steps);
+        if (value !== undefined && value !== null && value !== '') return ageOf(value, now);
+      }
+      return ageOf(undefined, now);
+    };
   }
   if (column.cel !== undefined) {
     const program = celEnvironment.parse(column.cel);

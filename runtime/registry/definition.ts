@@ -23,7 +23,7 @@ export interface PrinterColumn {
   jsonPath?: string;
   /** A CEL expression over `self` (the object), e.g. `size(self.data)`. */
   cel?: string;
-  /** A path to a timestamp, shown as a short human duration (5m, 3d). */
+  /** A path to a timestamp, shown as a short human duration (5m, 3d); `a|b`: the first one set. */
   age?: string;
 }
 
@@ -87,5 +87,12 @@ export interface ResourceDefinition {
   strategy?: string;
   /** Key prefix in storage below the store prefix, e.g. `configmaps` (kube-apiserver's layout). */
   storagePrefix: string;
+  /**
+   * Present when objects are stored as another group version's kind, as kube-apiserver stores
+   * events.k8s.io/v1 Events as core/v1 Events: every read converts the stored form to this one and
+   * every write converts back, renaming the top-level fields listed (this kind's name to the
+   * stored name). Both kinds then share one storage prefix and watch cache.
+   */
+  storedAs?: { apiVersion: string; fieldRenames: Record<string, string> };
   validator: ObjectValidator;
 }

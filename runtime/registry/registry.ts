@@ -3,15 +3,18 @@
 // namespace deleter. The runtime routes requests to `storeFor(group, version, plural)`. One
 // cacher holds a watch cache per storage prefix for all of them; it starts loading at once, in
 // the background, so that watches from versions written after start-up find them in its history.
+// Kinds with a time to live (Events) get an expirer that deletes them once it has passed.
 
 import type { Storage } from '../storage/interface.js';
 import { Cacher, type CacherOptions } from './cacher/cacher.js';
 import type { ResourceDefinition } from './definition.js';
-import { collectionPrefix } from './keys.js';
+import { collectionPrefix, REGISTRY_ROOT } from './keys.js';
+import { ObjectExpirer } from './expirer.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
 import type { KubeObject } from './object.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';
+import { registerStoredViews } from './stored-form.js';
 
 export interface ResourceRegistryOptions {
   /** Options of the watch caches; false serves every read and watch from the store. */
@@ -21,12 +24,18 @@ export interface ResourceRegistryOptions {
    * know: the field gate counts as off.
    */
   featureGates?: { enabled(gate: string): boolean; isKnown?(gate: string): boolean };
+  /**
+   * Storage prefixes whose objects expire this many milliseconds after their last write, as
+   * kube-apiserver's --event-ttl gives Events (`{ events: 3600000 }`). 0 or absent: never.
+   */
+  expiry?: Record<string, number>;
 }
 
 export class ResourceRegistry {
   private readonly stores = new Map<string, Store>();
   readonly namespaceDeleter?: NamespaceDeleter;
   readonly cacher?: Cacher;
+  readonly expirers: ObjectExpirer[] = [];
 
   constructor(
     readonly storage: Storage,
@@ -55,6 +64,7 @@ export class ResourceRegistry {
           return obj;
         }
       : undefined;
+    registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
     for (const def of definitions) {
@@ -66,6 +76,14 @@ export class ResourceRegistry {
       for (const store of this.stores.values()) store.cacher = this.cacher;
       void this.cacher.start();
     }
+    const served = new Set(definitions.map((d) => d.storagePrefix));
+    for (const [prefix, ttlMs] of Object.entries(options.expiry ?? {})) {
+      if (!(ttlMs > 0) || !served.has(prefix)) continue;
+      const expirer = new ObjectExpirer(storage, `${REGISTRY_ROOT}/${prefix}/`, ttlMs);
+      this.expirers.push(expirer);
+      // A store that cannot be read now is retried by the next request's failure, not here.
+      void expirer.start().catch(() => undefined);
+    }
     if (nsDef) {
       const nsStore = this.storeFor('', nsDef.version, 'namespaces')!;
       this.namespaceDeleter = new NamespaceDeleter(nsStore, () => this.namespacedStores());
@@ -76,6 +94,7 @@ export class ResourceRegistry {
   /** Stops the watch caches (their watchers end). The storage is the caller's to close. */
   close(): void {
     this.cacher?.close();
+    for (const expirer of this.expirers) expirer.close();
   }
 
   storeFor(group: string, version: string, plural: string): Store | undefined {

@@ -26,6 +26,7 @@ import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
 import { interpretStorageError } from './storage-errors.js';
+import { fromStoredForm, storedGroup, toStoredForm } from './stored-form.js';
 import { omitEmptyCollections } from './omit-empty.js';
 import { generatedSchemaIndex } from './openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
@@ -100,7 +101,7 @@ export class Store {
   /** The stored JSON back as an API object, with the write's revision as resourceVersion. */
   decode(value: string, modRevision: number): KubeObject {
     // kind and apiVersion lead, as kube-apiserver's encoder writes them.
-    const obj = { kind: this.definition.kind, apiVersion: this.apiVersion, ...(JSON.parse(value) as KubeObject) };
+    const obj = { kind: this.definition.kind, apiVersion: this.apiVersion, ...fromStoredForm(this.definition, JSON.parse(value) as KubeObject) };
     obj.kind = this.definition.kind;
     obj.apiVersion = this.apiVersion;
     metaOf(obj).resourceVersion = String(modRevision);
@@ -110,10 +111,12 @@ export class Store {
   /** resourceVersion and selfLink are never stored: the revision is the version. */
   encode(obj: KubeObject): string {
     // Only the top level and metadata change, so shallow copies of those two are enough.
+    const copy = toStoredForm(this.definition, obj, this.apiVersion);
     const meta = { ...metaOf(obj) };
     delete meta.resourceVersion;
     delete meta.selfLink;
-    return JSON.stringify({ ...obj, apiVersion: this.apiVersion, kind: this.definition.kind, metadata: meta });
+    copy.metadata = meta;
+    return JSON.stringify(copy);
   }
 
   /** What decode(encode(obj)) gives at `modRevision`, without the parse: for an object the store owns. */
@@ -155,7 +158,9 @@ export class Store {
   }
 
   private invalid(name: string, causes: { field?: string; message?: string; reason?: string }[]): StatusError {
-    return invalid(this.definition.group, this.definition.kind, name, causes);
+    // kube-apiserver names the kind it validated: for a view of another version's objects (Event
+    // through events.k8s.io/v1), the stored kind's group ("Event", not "Event.events.k8s.io").
+    return invalid(storedGroup(this.definition), this.definition.kind, name, causes);
   }
 
   async get(namespace: string | undefined, name: string): Promise<KubeObject> {
@@ -245,6 +250,36 @@ export class Store {
   }
 
   /**
+   * PUT as kube-apiserver's store runs it: kinds whose strategy allows create on update (Event)
+   * create a missing object, whatever resourceVersion the body names; `created` tells the
+   * handler to answer 201.
+   */
+  async updateOrCreate(
+    namespace: string | undefined,
+    name: string,
+    input: KubeObject,
+    options: WriteOptions & { subresource?: string } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const createsMissing = !options.subresource && this.strategies.main.allowCreateOnUpdate();
+    for (;;) {
+      try {
+        return { object: await this.update(namespace, name, input, options), created: false };
+      } catch (e) {
+        if (!(createsMissing && isStatusError(e) && e.code === 404)) throw e;
+      }
+      const obj = deepClone(input);
+      this.checkName(obj, name, namespace);
+      delete metaOf(obj).resourceVersion;
+      try {
+        return { object: await this.create(namespace, obj, options), created: true };
+      } catch (e) {
+        // Someone created it meanwhile: replace theirs, as a retried GuaranteedUpdate would.
+        if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+      }
+    }
+  }
+
+  /**
    * GuaranteedUpdate: read, compute, write if unchanged since the read, else retry. An object that
    * names a resourceVersion is a conditional write and fails with 409 when it is stale.
    */
@@ -266,6 +301,9 @@ export class Store {
       if (requested && requested !== metaOf(existing).resourceVersion) {
         throw conflict(this.groupResource, name, OBJECT_MODIFIED);
       }
+      // An unconditional write (no resourceVersion) applies to the version just read, as
+      // kube-apiserver's store fills it in before validation.
+      if (!requested && strategy.allowUnconditionalUpdate()) metaOf(obj).resourceVersion = metaOf(existing).resourceVersion;
       this.beforeUpdate(strategy, obj, existing, namespace, options);
       const { resourceVersion: _ignored, ...objMeta } = metaOf(obj);
       const { resourceVersion: _current, ...oldMeta } = metaOf(existing);

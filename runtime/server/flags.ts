@@ -33,6 +33,7 @@ const STRING_FLAGS = [
   'etcd-servers',
   'etcd-prefix',
   'etcd-compaction-interval',
+  'event-ttl',
   'request-timeout',
   'max-requests-inflight',
   'max-mutating-requests-inflight',
@@ -49,6 +50,7 @@ Flags:
       --etcd-prefix string                   prefix of every key in etcd (default "/registry")
       --etcd-compaction-interval duration    how long history is kept for watches and continue tokens: etcd is
                                              compacted, and the SQLite log trimmed, on this schedule (default 5m0s; 0 never)
+      --event-ttl duration                   Events are deleted this long after their last write (default 1h0m0s; 0 never)
       --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
@@ -132,6 +134,13 @@ export function parseFlags(argv: string[]): ParsedFlags {
       options.historyWindowMs = parseGoDuration(v['etcd-compaction-interval']);
     } catch (err) {
       throw invalid('etcd-compaction-interval', v['etcd-compaction-interval'], (err as Error).message);
+    }
+  }
+  if (v['event-ttl'] !== undefined) {
+    try {
+      options.eventTTLMs = parseGoDuration(v['event-ttl']);
+    } catch (err) {
+      throw invalid('event-ttl', v['event-ttl'], (err as Error).message);
     }
   }
   if (v['request-timeout'] !== undefined) {

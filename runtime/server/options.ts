@@ -36,6 +36,8 @@ export interface StartServerOptions {
   etcdServers?: string[];
   /** --etcd-prefix; default /registry. */
   etcdPrefix?: string;
+  /** --event-ttl in milliseconds: Events are deleted this long after their last write; default 1 hour, 0 never. */
+  eventTTLMs?: number;
   /** --request-timeout in milliseconds; default 60s. */
   requestTimeoutMs?: number;
   maxRequestsInflight?: number;

@@ -17,7 +17,7 @@ import {
   type Managed,
 } from './managed-fields.js';
 import type { TypeNode } from './schema.js';
-import { Conflicts, Updater, type Conflict } from './updater.js';
+import { Conflicts, Updater, type Conflict, type ManagedFields } from './updater.js';
 
 /** Fields no manager owns: the server sets them (kube-apiserver's stripMetaManager). */
 const STRIPPED = FieldSet.of(
@@ -49,6 +49,12 @@ export interface FieldManagerOptions {
   subresource?: string;
   /** Path prefixes the endpoint's strategy resets, which nobody owns through it. */
   resetFields?: FieldSet;
+  /**
+   * Converts a manager's field set between two versions of the kind (kinds served in several
+   * versions with different field names, such as Event): ownership is compared in the request's
+   * version and every entry is kept in its own, as structured-merge-diff's version converter does.
+   */
+  convertSet?: (set: FieldSet, fromApiVersion: string, toApiVersion: string) => FieldSet;
 }
 
 export class FieldManager {
@@ -71,6 +77,7 @@ export class FieldManager {
     const out = deepClone(next);
     try {
       const managed = this.managedForUpdate(live, next);
+      managed.fields = this.inRequestVersion(managed.fields);
       const liveBare = withoutManagedFields(live ?? {});
       const nextBare = withoutManagedFields(next);
       const fields = this.updater.update(liveBare, nextBare, this.options.apiVersion, managed.fields, CURRENT_OPERATION);
@@ -85,7 +92,7 @@ export class FieldManager {
         else fields.set(id, { set, apiVersion: this.options.apiVersion, applied: false });
         managed.times.set(id, nowRFC3339());
       }
-      setManagedFields(out, { fields, times: managed.times });
+      setManagedFields(out, { fields: this.inOwnVersions(fields), times: managed.times });
     } catch {
       delete (out.metadata ?? {}).managedFields;
     }
@@ -112,6 +119,7 @@ export class FieldManager {
    */
   apply(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, describe: string): KubeObject {
     const managed = decodeOrEmpty(live?.metadata?.managedFields);
+    managed.fields = this.inRequestVersion(managed.fields);
     let liveBare = withoutManagedFields(live ?? {});
     // Fields set before anyone applied are owned by a stand-in Update manager, so an applier
     // neither conflicts with nor removes them unknowingly.
@@ -133,7 +141,7 @@ export class FieldManager {
     try {
       result = this.updater.apply(liveBare, config, this.options.apiVersion, managed.fields, id, force);
     } catch (e) {
-      if (e instanceof Conflicts) throw conflictError(e.conflicts);
+      if (e instanceof Conflicts) throw conflictError(this.inManagerVersions(e.conflicts, managed.fields));
       if (e instanceof Error && e.name === 'TypedValueError') {
         // kube-apiserver returns this as a plain error: 500 with no reason.
         throw new StatusError(500, '', `failed to create typed patch object (${describe}): ${e.message}`);
@@ -150,8 +158,36 @@ export class FieldManager {
     const object = (result.object === undefined ? liveBare : dropNulls(result.object)) as KubeObject;
     if (result.object !== undefined) managed.times.set(id, nowRFC3339());
     const out = deepClone(object);
-    setManagedFields(out, { fields, times: managed.times });
+    setManagedFields(out, { fields: this.inOwnVersions(fields), times: managed.times });
     return out;
+  }
+
+  /** Conflicting paths as each manager's own version names them, as kube-apiserver reports them. */
+  private inManagerVersions(conflicts: Conflict[], fields: ManagedFields): Conflict[] {
+    const convert = this.options.convertSet;
+    if (!convert) return conflicts;
+    return conflicts.map((c) => {
+      const own = fields.get(c.manager)?.apiVersion;
+      if (!own || own === this.options.apiVersion) return c;
+      const [path] = convert(FieldSet.of(c.path), this.options.apiVersion, own).paths();
+      return path ? { ...c, path } : c;
+    });
+  }
+
+  /** Every manager's fields named as the request's version names them. */
+  private inRequestVersion(fields: ManagedFields): ManagedFields {
+    const convert = this.options.convertSet;
+    const to = this.options.apiVersion;
+    if (!convert) return fields;
+    return new Map([...fields].map(([id, v]) => [id, v.apiVersion === to ? v : { ...v, set: convert(v.set, v.apiVersion, to) }]));
+  }
+
+  /** Every manager's fields back in the names of the version it wrote with. */
+  private inOwnVersions(fields: ManagedFields): ManagedFields {
+    const convert = this.options.convertSet;
+    const from = this.options.apiVersion;
+    if (!convert) return fields;
+    return new Map([...fields].map(([id, v]) => [id, v.apiVersion === from ? v : { ...v, set: convert(v.set, from, v.apiVersion) }]));
   }
 }
 

@@ -7,6 +7,7 @@ import { generatedSchemaIndex } from '../openapi-schema.js';
 import { FieldSet, fieldElement } from './fieldpath.js';
 import { FieldManager, managerOrUserAgent } from './field-manager.js';
 import { TypedSchema } from './schema.js';
+import { convertFieldsV1 } from '../stored-form.js';
 
 let typedSchema: TypedSchema | undefined;
 const managers = new Map<string, FieldManager>();
@@ -37,6 +38,11 @@ export function fieldManagerFor(definition: ResourceDefinition, subresource?: st
       apiVersion,
       subresource: subresource || undefined,
       resetFields: resetFields(definition, subresource),
+      convertSet: (set, from, to) => {
+        const fieldsV1 = set.toFieldsV1();
+        const converted = convertFieldsV1(definition.kind, fieldsV1, from, to);
+        return converted === fieldsV1 ? set : FieldSet.fromFieldsV1(converted);
+      },
     });
     managers.set(key, manager);
   }

@@ -6,6 +6,7 @@
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { endpointSliceStrategies } from './endpointslice.js';
+import { eventStrategies } from './event.js';
 import { namespaceStrategies } from './namespace.js';
 import { resourceSliceStrategies } from './resourceslice.js';
 import { secretStrategies } from './secret.js';
@@ -15,6 +16,7 @@ const MODULES: Record<string, (def: ResourceDefinition) => ResourceStrategies> =
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
   resourceslice: resourceSliceStrategies,
+  event: eventStrategies,
 };
 
 /** Whether a feature gate is on. */
