@@ -8,24 +8,24 @@ export interface components {
             /** Format: int32 */
             partition?: number;
             readOnly?: boolean;
-            volumeID?: string;
+            volumeID: string;
         };
         "io.k8s.api.core.v1.AzureDiskVolumeSource": {
             cachingMode?: string;
-            diskName?: string;
-            diskURI?: string;
+            diskName: string;
+            diskURI: string;
             fsType?: string;
             kind?: string;
             readOnly?: boolean;
         };
         "io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {
             readOnly?: boolean;
-            secretName?: string;
+            secretName: string;
             secretNamespace?: string;
-            shareName?: string;
+            shareName: string;
         };
         "io.k8s.api.core.v1.CephFSPersistentVolumeSource": {
-            monitors?: string[];
+            monitors: string[];
             path?: string;
             readOnly?: boolean;
             secretFile?: string;
@@ -36,21 +36,32 @@ export interface components {
             fsType?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            volumeID?: string;
+            volumeID: string;
         };
+        /** @description A volume of an external CSI driver. A secret reference, when set, needs both name and namespace. */
         "io.k8s.api.core.v1.CSIPersistentVolumeSource": {
+            /** @description Secret for ControllerExpandVolume. */
             controllerExpandSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Secret for ControllerPublishVolume and ControllerUnpublishVolume. */
             controllerPublishSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            driver?: string;
+            /** @description The CSI driver's name (at most 63 characters). */
+            driver: string;
+            /** @description Filesystem type to mount. */
             fsType?: string;
+            /** @description Secret for NodeExpandVolume. */
             nodeExpandSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Secret for NodePublishVolume and NodeUnpublishVolume. */
             nodePublishSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Secret for NodeStageVolume and NodeUnstageVolume. */
             nodeStageSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Mount read-only (default false). */
             readOnly?: boolean;
+            /** @description Driver-specific attributes of the volume. */
             volumeAttributes?: {
                 [key: string]: string;
             };
-            volumeHandle?: string;
+            /** @description The volume's id as the driver knows it. */
+            volumeHandle: string;
         };
         "io.k8s.api.core.v1.FCVolumeSource": {
             fsType?: string;
@@ -61,7 +72,7 @@ export interface components {
             wwids?: string[];
         };
         "io.k8s.api.core.v1.FlexPersistentVolumeSource": {
-            driver?: string;
+            driver: string;
             fsType?: string;
             options?: {
                 [key: string]: string;
@@ -81,37 +92,47 @@ export interface components {
             readOnly?: boolean;
         };
         "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {
-            endpoints?: string;
+            endpoints: string;
             endpointsNamespace?: string;
-            path?: string;
+            path: string;
             readOnly?: boolean;
         };
+        /** @description A file or directory on the node's host. */
         "io.k8s.api.core.v1.HostPathVolumeSource": {
-            path?: string;
-            type?: string;
+            /** @description Path on the host; no '..' segments. */
+            path: string;
+            /**
+             * @description What must exist at the path; empty skips the check.
+             * @default
+             * @enum {string}
+             */
+            type: "" | "BlockDevice" | "CharDevice" | "Directory" | "DirectoryOrCreate" | "File" | "FileOrCreate" | "Socket";
         };
         "io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {
             chapAuthDiscovery?: boolean;
             chapAuthSession?: boolean;
             fsType?: string;
             initiatorName?: string;
-            iqn?: string;
+            iqn: string;
             iscsiInterface?: string;
             /** Format: int32 */
             lun?: number;
             portals?: string[];
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            targetPortal?: string;
+            targetPortal: string;
         };
+        /** @description A local disk, partition or directory of one node (a PersistentVolume with it needs nodeAffinity). */
         "io.k8s.api.core.v1.LocalVolumeSource": {
+            /** @description Filesystem type when path is a block device. */
             fsType?: string;
-            path?: string;
+            /** @description Full path of the volume on the node; no '..' segments. */
+            path: string;
         };
         "io.k8s.api.core.v1.NFSVolumeSource": {
-            path?: string;
+            path: string;
             readOnly?: boolean;
-            server?: string;
+            server: string;
         };
         "io.k8s.api.core.v1.NodeSelector": {
             nodeSelectorTerms?: components["schemas"]["io.k8s.api.core.v1.NodeSelectorTerm"][];
@@ -203,12 +224,12 @@ export interface components {
         };
         "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
             fsType?: string;
-            pdID?: string;
+            pdID: string;
         };
         "io.k8s.api.core.v1.PortworxVolumeSource": {
             fsType?: string;
             readOnly?: boolean;
-            volumeID?: string;
+            volumeID: string;
         };
         "io.k8s.api.core.v1.QuobyteVolumeSource": {
             group?: string;
@@ -220,9 +241,9 @@ export interface components {
         };
         "io.k8s.api.core.v1.RBDPersistentVolumeSource": {
             fsType?: string;
-            image?: string;
+            image: string;
             keyring?: string;
-            monitors?: string[];
+            monitors: string[];
             pool?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
@@ -230,25 +251,28 @@ export interface components {
         };
         "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {
             fsType?: string;
-            gateway?: string;
+            gateway: string;
             protectionDomain?: string;
             readOnly?: boolean;
-            secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            secretRef: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
             sslEnabled?: boolean;
             storageMode?: string;
             storagePool?: string;
-            system?: string;
-            volumeName?: string;
+            system: string;
+            volumeName: string;
         };
+        /** @description A secret by name and namespace (the rules of a CSI secret reference are on CSIPersistentVolumeSource). */
         "io.k8s.api.core.v1.SecretReference": {
+            /** @description Name of the secret. */
             name?: string;
+            /** @description Namespace of the secret. */
             namespace?: string;
         };
         "io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {
             fsType?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.ObjectReference"];
-            volumeName?: string;
+            volumeName: string;
             volumeNamespace?: string;
         };
         /** @description A topology label key and the values it may have. */
@@ -270,7 +294,7 @@ export interface components {
             fsType?: string;
             storagePolicyID?: string;
             storagePolicyName?: string;
-            volumePath?: string;
+            volumePath: string;
         };
         /** @description A CSI volume driver deployed on the cluster and how Kubernetes talks to it. The name is the driver's name. */
         "io.k8s.api.storage.v1.CSIDriver": {

@@ -215,6 +215,7 @@ const types: TypeTable = {
       "spec": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentSpec"), immutable: true },
       "status": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentStatus") },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.storage.v1.VolumeAttachmentSpec": {
     fields: {
@@ -222,6 +223,7 @@ const types: TypeTable = {
       "source": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentSource") },
       "nodeName": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.storage.v1.VolumeAttachmentSource": {
     fields: {
@@ -234,6 +236,7 @@ const types: TypeTable = {
       compileRule({ "rule": "has(self.inlineVolumeSpec) || !has(self.persistentVolumeName) || self.persistentVolumeName != ''", "fieldPath": ".persistentVolumeName", "reason": "FieldValueRequired", "message": "must specify non empty persistentVolumeName" }),
       compileRule({ "rule": "has(self.persistentVolumeName) && self.persistentVolumeName != ''", "fieldPath": ".persistentVolumeName", "format": "dns1123Subdomain" }),
     ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PersistentVolumeSpec": {
     fields: {
@@ -269,6 +272,7 @@ const types: TypeTable = {
       "nodeAffinity": { shape: ref("io.k8s.api.core.v1.VolumeNodeAffinity"), pointer: true },
       "volumeAttributesClassName": { shape: scalar, pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PersistentVolumeSource": {
     fields: {
@@ -295,6 +299,7 @@ const types: TypeTable = {
       "storageos": { shape: ref("io.k8s.api.core.v1.StorageOSPersistentVolumeSource"), pointer: true },
       "csi": { shape: ref("io.k8s.api.core.v1.CSIPersistentVolumeSource"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {
     fields: {
@@ -315,8 +320,12 @@ const types: TypeTable = {
   "io.k8s.api.core.v1.HostPathVolumeSource": {
     fields: {
       "path": { shape: scalar },
-      "type": { shape: scalar, pointer: true },
+      "type": { shape: scalar, default: "", pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.path) || !self.path.matches('(^|/)[.][.](/|$)')", "fieldPath": ".path", "message": "must not contain '..'" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {
     fields: {
@@ -332,6 +341,9 @@ const types: TypeTable = {
       "path": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.path) && self.path.startsWith('/')", "fieldPath": ".path", "message": "must be an absolute path", "valueExpr": "has(self.path) ? self.path : ''" }),
+    ],
   },
   "io.k8s.api.core.v1.RBDPersistentVolumeSource": {
     fields: {
@@ -476,6 +488,9 @@ const types: TypeTable = {
       "path": { shape: scalar },
       "fsType": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.path) || !self.path.matches('(^|/)[.][.](/|$)')", "fieldPath": ".path", "message": "must not contain '..'" }),
+    ],
   },
   "io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {
     fields: {
@@ -510,6 +525,24 @@ const types: TypeTable = {
       "controllerExpandSecretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
       "nodeExpandSecretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.controllerPublishSecretRef) || (has(self.controllerPublishSecretRef.name) && self.controllerPublishSecretRef.name != '')", "fieldPath": ".controllerPublishSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerPublishSecretRef) && has(self.controllerPublishSecretRef.name) && self.controllerPublishSecretRef.name != ''", "fieldPath": ".controllerPublishSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.controllerPublishSecretRef) || (has(self.controllerPublishSecretRef.namespace) && self.controllerPublishSecretRef.namespace != '')", "fieldPath": ".controllerPublishSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerPublishSecretRef) && has(self.controllerPublishSecretRef.namespace) && self.controllerPublishSecretRef.namespace != ''", "fieldPath": ".controllerPublishSecretRef.namespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.controllerExpandSecretRef) || (has(self.controllerExpandSecretRef.name) && self.controllerExpandSecretRef.name != '')", "fieldPath": ".controllerExpandSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerExpandSecretRef) && has(self.controllerExpandSecretRef.name) && self.controllerExpandSecretRef.name != ''", "fieldPath": ".controllerExpandSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.controllerExpandSecretRef) || (has(self.controllerExpandSecretRef.namespace) && self.controllerExpandSecretRef.namespace != '')", "fieldPath": ".controllerExpandSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerExpandSecretRef) && has(self.controllerExpandSecretRef.namespace) && self.controllerExpandSecretRef.namespace != ''", "fieldPath": ".controllerExpandSecretRef.namespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.nodePublishSecretRef) || (has(self.nodePublishSecretRef.name) && self.nodePublishSecretRef.name != '')", "fieldPath": ".nodePublishSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodePublishSecretRef) && has(self.nodePublishSecretRef.name) && self.nodePublishSecretRef.name != ''", "fieldPath": ".nodePublishSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.nodePublishSecretRef) || (has(self.nodePublishSecretRef.namespace) && self.nodePublishSecretRef.namespace != '')", "fieldPath": ".nodePublishSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodePublishSecretRef) && has(self.nodePublishSecretRef.namespace) && self.nodePublishSecretRef.namespace != ''", "fieldPath": ".nodePublishSecretRef.namespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.nodeExpandSecretRef) || (has(self.nodeExpandSecretRef.name) && self.nodeExpandSecretRef.name != '')", "fieldPath": ".nodeExpandSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodeExpandSecretRef) && has(self.nodeExpandSecretRef.name) && self.nodeExpandSecretRef.name != ''", "fieldPath": ".nodeExpandSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.nodeExpandSecretRef) || (has(self.nodeExpandSecretRef.namespace) && self.nodeExpandSecretRef.namespace != '')", "fieldPath": ".nodeExpandSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodeExpandSecretRef) && has(self.nodeExpandSecretRef.namespace) && self.nodeExpandSecretRef.namespace != ''", "fieldPath": ".nodeExpandSecretRef.namespace", "format": "dns1123Label" }),
+    ],
   },
   "io.k8s.api.core.v1.VolumeNodeAffinity": {
     fields: {
