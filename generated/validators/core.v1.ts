@@ -293,7 +293,7 @@ const types: TypeTable = {
       "mountOptions": { shape: list(scalar) },
       "volumeMode": { shape: scalar, pointer: true },
       "nodeAffinity": { shape: ref("io.k8s.api.core.v1.VolumeNodeAffinity"), pointer: true },
-      "volumeAttributesClassName": { shape: scalar, pointer: true },
+      "volumeAttributesClassName": { shape: scalar, pointer: true, featureGate: "VolumeAttributesClass" },
     },
     hasDefaults: true,
   },
