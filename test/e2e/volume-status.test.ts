@@ -1,0 +1,107 @@
+// The status subresources of PersistentVolumeClaim and PersistentVolume over HTTPS: a write to
+// the main resource ignores status, a write to /status ignores spec; invalid claims get 422
+// Invalid with kube-apiserver's causes; the claim's dataSourceRef (AnyVolumeDataSource, GA in
+// 1.33) is served by a real server's gates.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../runtime/index.js';
+import { call, kubeconfigCredentials } from '../server/https-client.js';
+
+type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: Record<string, unknown> };
+
+let server: RunningServer;
+let creds: ReturnType<typeof kubeconfigCredentials>;
+beforeAll(async () => {
+  server = await startServer({ storage: 'memory' });
+  creds = kubeconfigCredentials(server.kubeconfig);
+});
+afterAll(() => server?.close());
+
+const json = { 'content-type': 'application/json' };
+const send = async (method: string, path: string, body?: unknown) => {
+  const res = await call(server.url, path, creds, { method, headers: json, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, body: await res.json<Obj>() };
+};
+
+const PVCS = '/api/v1/namespaces/default/persistentvolumeclaims';
+const PVS = '/api/v1/persistentvolumes';
+
+describe('PersistentVolumeClaim over HTTPS', () => {
+  it('creates a claim Pending, ignoring a status in the request, and normalizes its data source', async () => {
+    const res = await send('POST', PVCS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } },
+      status: { phase: 'Bound' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toEqual({ phase: 'Pending' });
+    expect(res.body.spec.volumeMode).toBe('Filesystem');
+    expect(res.body.spec.dataSourceRef).toEqual({ kind: 'PersistentVolumeClaim', name: 'src' });
+  });
+
+  it('takes status from /status only, and keeps spec there', async () => {
+    const current = (await send('GET', `${PVCS}/data`)).body;
+    const statusWrite = { ...current, spec: { ...current.spec, accessModes: ['ReadOnlyMany'] }, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } };
+    const res = await send('PUT', `${PVCS}/data/status`, statusWrite);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toEqual({ phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } });
+    expect(res.body.spec.accessModes).toEqual(['ReadWriteOnce']);
+
+    const mainWrite = { ...res.body, spec: { ...res.body.spec, volumeName: 'pv-data' }, status: { phase: 'Lost' } };
+    const main = await send('PUT', `${PVCS}/data`, mainWrite);
+    expect(main.status).toBe(200);
+    expect(main.body.spec.volumeName).toBe('pv-data');
+    expect(main.body.status?.phase).toBe('Bound');
+  });
+
+  it('lets the bound claim grow but not shrink', async () => {
+    const current = (await send('GET', `${PVCS}/data`)).body;
+    const bigger = await send('PUT', `${PVCS}/data`, { ...current, spec: { ...current.spec, resources: { requests: { storage: '2Gi' } } } });
+    expect(bigger.status).toBe(200);
+    const smaller = await send('PUT', `${PVCS}/data`, { ...bigger.body, spec: { ...bigger.body.spec, resources: { requests: { storage: '1Gi' } } } });
+    expect(smaller.status).toBe(422);
+    expect(smaller.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Invalid',
+      details: { causes: [{ reason: 'FieldValueForbidden', field: 'spec.resources.requests.storage', message: 'Forbidden: field can not be less than previous value' }] },
+    });
+  });
+
+  it('answers 422 Invalid for a claim without storage request', async () => {
+    const res = await send('POST', PVCS, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'empty' }, spec: { accessModes: ['ReadWriteOnce'] } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('PersistentVolumeClaim "empty" is invalid: spec.resources[storage]: Required value');
+  });
+});
+
+describe('PersistentVolume over HTTPS', () => {
+  it('creates a volume Pending with defaults, and moves its phase only through /status', async () => {
+    const res = await send('POST', PVS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-data' },
+      spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/srv/data' } },
+      status: { phase: 'Available' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status?.phase).toBe('Pending');
+    expect(res.body.spec).toMatchObject({ persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem', hostPath: { path: '/srv/data', type: '' } });
+
+    const main = await send('PUT', `${PVS}/pv-data`, { ...res.body, status: { phase: 'Released' } });
+    expect(main.status).toBe(200);
+    expect(main.body.status?.phase).toBe('Pending');
+
+    const status = await send('PUT', `${PVS}/pv-data/status`, { ...main.body, spec: { ...main.body.spec, capacity: { storage: '1Gi' } }, status: { phase: 'Available' } });
+    expect(status.status).toBe(200);
+    expect(status.body.status?.phase).toBe('Available');
+    expect(status.body.spec.capacity).toEqual({ storage: '5Gi' });
+  });
+
+  it('refuses to change the volume source', async () => {
+    const current = (await send('GET', `${PVS}/pv-data`)).body;
+    const res = await send('PUT', `${PVS}/pv-data`, { ...current, spec: { ...current.spec, hostPath: { path: '/elsewhere' } } });
+    expect(res.status).toBe(422);
+    expect((res.body.details as { causes: { field: string }[] }).causes.map((c) => c.field)).toEqual(['spec.persistentvolumesource']);
+  });
+});
