@@ -75,6 +75,19 @@ describe('PersistentVolumeClaim over HTTPS', () => {
   });
 });
 
+describe('field selectors', () => {
+  // PV and PVC register no field label conversion in v1, so only the metadata fields are
+  // selectable (the claim's legacy "name" field never reaches the store).
+  it('select claims by metadata.name and refuse other fields', async () => {
+    const ok = await call(server.url, `${PVCS}?fieldSelector=metadata.name%3Ddata`, creds);
+    expect(ok.status).toBe(200);
+    expect((await ok.json<{ items: Obj[] }>()).items.map((i) => i.metadata.name)).toEqual(['data']);
+    const bad = await call(server.url, `${PVCS}?fieldSelector=name%3Ddata`, creds);
+    expect(bad.status).toBe(400);
+    expect((await bad.json<{ message: string }>()).message).toBe('field label not supported: name');
+  });
+});
+
 describe('PersistentVolume over HTTPS', () => {
   it('creates a volume Pending with defaults, and moves its phase only through /status', async () => {
     const res = await send('POST', PVS, {
