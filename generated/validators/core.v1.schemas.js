@@ -1130,7 +1130,8 @@ export const LimitRange = validate26;
 const schema24 = {"$ref":"types#/definitions/io.k8s.api.core.v1.LimitRange"};
 const schema25 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.LimitRangeSpec"}}};
 const schema26 = {"type":"object","properties":{"limits":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LimitRangeItem"}}},"required":["limits"]};
-const schema27 = {"type":"object","properties":{"type":{"type":"string"},"max":{"type":"object","additionalProperties":{"type":["string","number"]}},"min":{"type":"object","additionalProperties":{"type":["string","number"]}},"default":{"type":"object","additionalProperties":{"type":["string","number"]}},"defaultRequest":{"type":"object","additionalProperties":{"type":["string","number"]}},"maxLimitRequestRatio":{"type":"object","additionalProperties":{"type":["string","number"]}}}};
+const schema27 = {"type":"object","properties":{"type":{"type":"string"},"max":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"min":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"default":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"defaultRequest":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"maxLimitRequestRatio":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}}}};
+const formats8 = __formats.quantity;
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1180,15 +1181,27 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/limits/" + i0+"/max",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/max/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+const err3 = {instancePath:instancePath+"/limits/" + i0+"/max/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/max/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/limits/" + i0+"/max",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/max/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -1199,19 +1212,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 for(const key1 in data5){
 let data6 = data5[key1];
 if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err4 = {instancePath:instancePath+"/limits/" + i0+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/additionalProperties/type",keyword:"type",params:{type: schema27.properties.min.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/limits/" + i0+"/min",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/limits/" + i0+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/additionalProperties/type",keyword:"type",params:{type: schema27.properties.min.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1220,14 +1221,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data1.default !== undefined){
-let data7 = data1.default;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-for(const key2 in data7){
-let data8 = data7[key2];
-if((typeof data8 !== "string") && (!(typeof data8 == "number"))){
-const err6 = {instancePath:instancePath+"/limits/" + i0+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/additionalProperties/type",keyword:"type",params:{type: schema27.properties.default.additionalProperties.type},message:"must be string,number"};
+if(typeof data6 === "string"){
+if(!(formats8.validate(data6))){
+const err6 = {instancePath:instancePath+"/limits/" + i0+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1238,13 +1234,54 @@ errors++;
 }
 }
 }
+}
 else {
-const err7 = {instancePath:instancePath+"/limits/" + i0+"/default",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/limits/" + i0+"/min",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data1.default !== undefined){
+let data7 = data1.default;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key2 in data7){
+let data8 = data7[key2];
+if((typeof data8 !== "string") && (!(typeof data8 == "number"))){
+const err8 = {instancePath:instancePath+"/limits/" + i0+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/additionalProperties/type",keyword:"type",params:{type: schema27.properties.default.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(!(formats8.validate(data8))){
+const err9 = {instancePath:instancePath+"/limits/" + i0+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/limits/" + i0+"/default",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1255,47 +1292,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key3 in data9){
 let data10 = data9[key3];
 if((typeof data10 !== "string") && (!(typeof data10 == "number"))){
-const err8 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/additionalProperties/type",keyword:"type",params:{type: schema27.properties.defaultRequest.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data1.maxLimitRequestRatio !== undefined){
-let data11 = data1.maxLimitRequestRatio;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key4 in data11){
-let data12 = data11[key4];
-if((typeof data12 !== "string") && (!(typeof data12 == "number"))){
-const err10 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/additionalProperties/type",keyword:"type",params:{type: schema27.properties.maxLimitRequestRatio.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/additionalProperties/type",keyword:"type",params:{type: schema27.properties.defaultRequest.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1304,10 +1301,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/limits/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data10 === "string"){
+if(!(formats8.validate(data10))){
+const err12 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1318,8 +1314,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err13 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err13 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1329,14 +1326,78 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.maxLimitRequestRatio !== undefined){
+let data11 = data1.maxLimitRequestRatio;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+for(const key4 in data11){
+let data12 = data11[key4];
+if((typeof data12 !== "string") && (!(typeof data12 == "number"))){
+const err14 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/additionalProperties/type",keyword:"type",params:{type: schema27.properties.maxLimitRequestRatio.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+if(typeof data12 === "string"){
+if(!(formats8.validate(data12))){
+const err15 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/limits/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -1416,13 +1477,13 @@ export const PersistentVolumeClaim = validate32;
 const schema28 = {"$ref":"types#/definitions/io.k8s.api.core.v1.PersistentVolumeClaim"};
 const schema29 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimStatus"}}};
 const schema30 = {"type":"object","properties":{"accessModes":{"type":"array","items":{"type":"string","enum":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"]}},"selector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements"},"volumeName":{"type":"string"},"storageClassName":{"type":"string"},"volumeMode":{"type":"string","enum":["Block","Filesystem"]},"dataSource":{"$ref":"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference"},"dataSourceRef":{"$ref":"#/definitions/io.k8s.api.core.v1.TypedObjectReference"},"volumeAttributesClassName":{"type":"string"}}};
-const schema33 = {"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"type":["string","number"]}},"requests":{"type":"object","additionalProperties":{"type":["string","number"]}}}};
+const schema33 = {"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"requests":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}}}};
 const schema34 = {"type":"object","properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1}},"required":["kind","name"]};
 const schema35 = {"type":"object","properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"namespace":{"type":"string"}},"required":["kind","name"]};
 const schema31 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
 const schema32 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
-const formats8 = __formats.labelKey;
-const formats10 = __formats.labelValue;
+const formats18 = __formats.labelKey;
+const formats20 = __formats.labelValue;
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1434,7 +1495,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 const _errs3 = errors;
 if(typeof key0 === "string"){
-if(!(formats8.validate(key0))){
+if(!(formats18.validate(key0))){
 const err0 = {instancePath:instancePath+"/matchLabels",schemaPath:"#/properties/matchLabels/propertyNames/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -1460,7 +1521,7 @@ errors++;
 for(const key1 in data0){
 let data1 = data0[key1];
 if(typeof data1 === "string"){
-if(!(formats10.validate(data1))){
+if(!(formats20.validate(data1))){
 const err2 = {instancePath:instancePath+"/matchLabels/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/matchLabels/additionalProperties/format",keyword:"format",params:{format: "labelValue"},message:"must match format \""+"labelValue"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1524,7 +1585,7 @@ errors++;
 if(data3.key !== undefined){
 let data4 = data3.key;
 if(typeof data4 === "string"){
-if(!(formats8.validate(data4))){
+if(!(formats18.validate(data4))){
 const err7 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -1694,15 +1755,27 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data5 === "string"){
+if(!(formats8.validate(data5))){
+const err4 = {instancePath:instancePath+"/resources/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/limits/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1713,19 +1786,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key1 in data6){
 let data7 = data6[key1];
 if((typeof data7 !== "string") && (!(typeof data7 == "number"))){
-const err5 = {instancePath:instancePath+"/resources/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/additionalProperties/type",keyword:"type",params:{type: schema33.properties.requests.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/resources/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/additionalProperties/type",keyword:"type",params:{type: schema33.properties.requests.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1734,10 +1795,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/resources",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data7 === "string"){
+if(!(formats8.validate(data7))){
+const err7 = {instancePath:instancePath+"/resources/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1747,9 +1807,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.volumeName !== undefined){
-if(typeof data.volumeName !== "string"){
-const err8 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1759,9 +1820,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err9 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err9 = {instancePath:instancePath+"/resources",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1771,10 +1832,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.volumeMode !== undefined){
-let data10 = data.volumeMode;
-if(typeof data10 !== "string"){
-const err10 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeName !== undefined){
+if(typeof data.volumeName !== "string"){
+const err10 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1783,8 +1843,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!((data10 === "Block") || (data10 === "Filesystem"))){
-const err11 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/enum",keyword:"enum",params:{allowedValues: schema30.properties.volumeMode.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err11 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1794,11 +1856,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.dataSource !== undefined){
-let data11 = data.dataSource;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.kind === undefined){
-const err12 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data.volumeMode !== undefined){
+let data10 = data.volumeMode;
+if(typeof data10 !== "string"){
+const err12 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1807,8 +1868,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data11.name === undefined){
-const err13 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(!((data10 === "Block") || (data10 === "Filesystem"))){
+const err13 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/enum",keyword:"enum",params:{allowedValues: schema30.properties.volumeMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1817,9 +1878,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data11.apiGroup !== undefined){
-if(typeof data11.apiGroup !== "string"){
-const err14 = {instancePath:instancePath+"/dataSource/apiGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.dataSource !== undefined){
+let data11 = data.dataSource;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.kind === undefined){
+const err14 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1828,12 +1892,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data11.kind !== undefined){
-let data13 = data11.kind;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err15 = {instancePath:instancePath+"/dataSource/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data11.name === undefined){
+const err15 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1842,9 +1902,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/dataSource/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data11.apiGroup !== undefined){
+if(typeof data11.apiGroup !== "string"){
+const err16 = {instancePath:instancePath+"/dataSource/apiGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1854,11 +1914,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data11.name !== undefined){
-let data14 = data11.name;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err17 = {instancePath:instancePath+"/dataSource/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data11.kind !== undefined){
+let data13 = data11.kind;
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err17 = {instancePath:instancePath+"/dataSource/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1869,7 +1929,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/dataSource/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err18 = {instancePath:instancePath+"/dataSource/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1879,9 +1939,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.name !== undefined){
+let data14 = data11.name;
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
+const err19 = {instancePath:instancePath+"/dataSource/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1891,11 +1953,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.dataSourceRef !== undefined){
-let data15 = data.dataSourceRef;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.kind === undefined){
-const err20 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+else {
+const err20 = {instancePath:instancePath+"/dataSource/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1904,8 +1963,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data15.name === undefined){
-const err21 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1914,9 +1975,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data15.apiGroup !== undefined){
-if(typeof data15.apiGroup !== "string"){
-const err22 = {instancePath:instancePath+"/dataSourceRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.dataSourceRef !== undefined){
+let data15 = data.dataSourceRef;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.kind === undefined){
+const err22 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1925,12 +1989,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data15.kind !== undefined){
-let data17 = data15.kind;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err23 = {instancePath:instancePath+"/dataSourceRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data15.name === undefined){
+const err23 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1939,9 +1999,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/dataSourceRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.apiGroup !== undefined){
+if(typeof data15.apiGroup !== "string"){
+const err24 = {instancePath:instancePath+"/dataSourceRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1951,11 +2011,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data15.name !== undefined){
-let data18 = data15.name;
-if(typeof data18 === "string"){
-if(func2(data18) < 1){
-const err25 = {instancePath:instancePath+"/dataSourceRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data15.kind !== undefined){
+let data17 = data15.kind;
+if(typeof data17 === "string"){
+if(func2(data17) < 1){
+const err25 = {instancePath:instancePath+"/dataSourceRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1966,7 +2026,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/dataSourceRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/dataSourceRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1976,9 +2036,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data15.namespace !== undefined){
-if(typeof data15.namespace !== "string"){
-const err27 = {instancePath:instancePath+"/dataSourceRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.name !== undefined){
+let data18 = data15.name;
+if(typeof data18 === "string"){
+if(func2(data18) < 1){
+const err27 = {instancePath:instancePath+"/dataSourceRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1988,9 +2050,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
 else {
-const err28 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath:instancePath+"/dataSourceRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2000,9 +2061,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.volumeAttributesClassName !== undefined){
-if(typeof data.volumeAttributesClassName !== "string"){
-const err29 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.namespace !== undefined){
+if(typeof data15.namespace !== "string"){
+const err29 = {instancePath:instancePath+"/dataSourceRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2014,7 +2075,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2023,11 +2084,35 @@ vErrors.push(err30);
 }
 errors++;
 }
+}
+if(data.volumeAttributesClassName !== undefined){
+if(typeof data.volumeAttributesClassName !== "string"){
+const err31 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
 validate35.errors = vErrors;
 return errors === 0;
 }
 
-const schema36 = {"type":"object","properties":{"phase":{"type":"string"},"accessModes":{"type":"array","items":{"type":"string"}},"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition"}},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"]}},"allocatedResourceStatuses":{"type":"object","additionalProperties":{"type":"string"}},"currentVolumeAttributesClassName":{"type":"string"},"modifyVolumeStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus"},"healthStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthStatus"}}};
+const schema36 = {"type":"object","properties":{"phase":{"type":"string"},"accessModes":{"type":"array","items":{"type":"string"}},"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition"}},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatedResourceStatuses":{"type":"object","additionalProperties":{"type":"string"}},"currentVolumeAttributesClassName":{"type":"string"},"modifyVolumeStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus"},"healthStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthStatus"}}};
 const schema37 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastProbeTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
 const schema38 = {"type":"object","properties":{"targetVolumeAttributesClassName":{"type":"string"},"status":{"type":"string","enum":["InProgress","Infeasible","Pending"]}},"required":["status"]};
 const schema39 = {"type":"object","properties":{"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition"}},"lastTransitionTime":{"type":"string"}}};
@@ -2191,15 +2276,27 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+const err4 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -2212,17 +2309,7 @@ for(let i1=0; i1<len1; i1++){
 let data6 = data5[i1];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.type === undefined){
-const err5 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data6.status === undefined){
-const err6 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+const err6 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2231,9 +2318,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data6.type !== undefined){
-if(typeof data6.type !== "string"){
-const err7 = {instancePath:instancePath+"/conditions/" + i1+"/type",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.status === undefined){
+const err7 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2242,11 +2328,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data6.status !== undefined){
-let data8 = data6.status;
-if(typeof data8 !== "string"){
-const err8 = {instancePath:instancePath+"/conditions/" + i1+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.type !== undefined){
+if(typeof data6.type !== "string"){
+const err8 = {instancePath:instancePath+"/conditions/" + i1+"/type",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2255,8 +2339,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(((data8 === "False") || (data8 === "True")) || (data8 === "Unknown"))){
-const err9 = {instancePath:instancePath+"/conditions/" + i1+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/status/enum",keyword:"enum",params:{allowedValues: schema37.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data6.status !== undefined){
+let data8 = data6.status;
+if(typeof data8 !== "string"){
+const err9 = {instancePath:instancePath+"/conditions/" + i1+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2265,10 +2352,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data6.lastProbeTime !== undefined){
-if(typeof data6.lastProbeTime !== "string"){
-const err10 = {instancePath:instancePath+"/conditions/" + i1+"/lastProbeTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/lastProbeTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data8 === "False") || (data8 === "True")) || (data8 === "Unknown"))){
+const err10 = {instancePath:instancePath+"/conditions/" + i1+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/status/enum",keyword:"enum",params:{allowedValues: schema37.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2278,9 +2363,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data6.lastTransitionTime !== undefined){
-if(typeof data6.lastTransitionTime !== "string"){
-const err11 = {instancePath:instancePath+"/conditions/" + i1+"/lastTransitionTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.lastProbeTime !== undefined){
+if(typeof data6.lastProbeTime !== "string"){
+const err11 = {instancePath:instancePath+"/conditions/" + i1+"/lastProbeTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/lastProbeTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2290,9 +2375,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data6.reason !== undefined){
-if(typeof data6.reason !== "string"){
-const err12 = {instancePath:instancePath+"/conditions/" + i1+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.lastTransitionTime !== undefined){
+if(typeof data6.lastTransitionTime !== "string"){
+const err12 = {instancePath:instancePath+"/conditions/" + i1+"/lastTransitionTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2302,9 +2387,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data6.message !== undefined){
-if(typeof data6.message !== "string"){
-const err13 = {instancePath:instancePath+"/conditions/" + i1+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.reason !== undefined){
+if(typeof data6.reason !== "string"){
+const err13 = {instancePath:instancePath+"/conditions/" + i1+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2314,9 +2399,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.message !== undefined){
+if(typeof data6.message !== "string"){
+const err14 = {instancePath:instancePath+"/conditions/" + i1+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2328,12 +2413,24 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -2344,19 +2441,7 @@ if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 for(const key1 in data13){
 let data14 = data13[key1];
 if((typeof data14 !== "string") && (!(typeof data14 == "number"))){
-const err16 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema36.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/allocatedResources",schemaPath:"#/properties/allocatedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema36.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2365,13 +2450,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.allocatedResourceStatuses !== undefined){
-let data15 = data.allocatedResourceStatuses;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-for(const key2 in data15){
-if(typeof data15[key2] !== "string"){
-const err18 = {instancePath:instancePath+"/allocatedResourceStatuses/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResourceStatuses/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data14 === "string"){
+if(!(formats8.validate(data14))){
+const err18 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2382,8 +2463,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err19 = {instancePath:instancePath+"/allocatedResourceStatuses",schemaPath:"#/properties/allocatedResourceStatuses/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err19 = {instancePath:instancePath+"/allocatedResources",schemaPath:"#/properties/allocatedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2393,9 +2475,12 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.currentVolumeAttributesClassName !== undefined){
-if(typeof data.currentVolumeAttributesClassName !== "string"){
-const err20 = {instancePath:instancePath+"/currentVolumeAttributesClassName",schemaPath:"#/properties/currentVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.allocatedResourceStatuses !== undefined){
+let data15 = data.allocatedResourceStatuses;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+for(const key2 in data15){
+if(typeof data15[key2] !== "string"){
+const err20 = {instancePath:instancePath+"/allocatedResourceStatuses/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResourceStatuses/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2405,11 +2490,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.modifyVolumeStatus !== undefined){
-let data18 = data.modifyVolumeStatus;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.status === undefined){
-const err21 = {instancePath:instancePath+"/modifyVolumeStatus",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+else {
+const err21 = {instancePath:instancePath+"/allocatedResourceStatuses",schemaPath:"#/properties/allocatedResourceStatuses/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2418,9 +2501,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data18.targetVolumeAttributesClassName !== undefined){
-if(typeof data18.targetVolumeAttributesClassName !== "string"){
-const err22 = {instancePath:instancePath+"/modifyVolumeStatus/targetVolumeAttributesClassName",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/targetVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.currentVolumeAttributesClassName !== undefined){
+if(typeof data.currentVolumeAttributesClassName !== "string"){
+const err22 = {instancePath:instancePath+"/currentVolumeAttributesClassName",schemaPath:"#/properties/currentVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2430,10 +2514,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data18.status !== undefined){
-let data20 = data18.status;
-if(typeof data20 !== "string"){
-const err23 = {instancePath:instancePath+"/modifyVolumeStatus/status",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.modifyVolumeStatus !== undefined){
+let data18 = data.modifyVolumeStatus;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.status === undefined){
+const err23 = {instancePath:instancePath+"/modifyVolumeStatus",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2442,8 +2527,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(((data20 === "InProgress") || (data20 === "Infeasible")) || (data20 === "Pending"))){
-const err24 = {instancePath:instancePath+"/modifyVolumeStatus/status",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/status/enum",keyword:"enum",params:{allowedValues: schema38.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data18.targetVolumeAttributesClassName !== undefined){
+if(typeof data18.targetVolumeAttributesClassName !== "string"){
+const err24 = {instancePath:instancePath+"/modifyVolumeStatus/targetVolumeAttributesClassName",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/targetVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2453,14 +2539,37 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/modifyVolumeStatus",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data18.status !== undefined){
+let data20 = data18.status;
+if(typeof data20 !== "string"){
+const err25 = {instancePath:instancePath+"/modifyVolumeStatus/status",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+if(!(((data20 === "InProgress") || (data20 === "Infeasible")) || (data20 === "Pending"))){
+const err26 = {instancePath:instancePath+"/modifyVolumeStatus/status",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/status/enum",keyword:"enum",params:{allowedValues: schema38.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/modifyVolumeStatus",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
@@ -2473,12 +2582,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err28];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -2564,7 +2673,7 @@ export const PersistentVolume = validate44;
 const schema41 = {"$ref":"types#/definitions/io.k8s.api.core.v1.PersistentVolume"};
 const schema42 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus"}}};
 const schema84 = {"type":"object","properties":{"phase":{"type":"string"},"message":{"type":"string"},"reason":{"type":"string"},"lastPhaseTransitionTime":{"type":"string"}}};
-const schema43 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
+const schema43 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
 const schema44 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
 const schema45 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
 const schema46 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
@@ -3887,7 +3996,7 @@ return errors === 0;
 }
 
 const schema72 = {"type":"object","properties":{"driver":{"type":"string","format":"csiDriverName","minLength":1},"volumeHandle":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["driver","volumeHandle"]};
-const formats14 = __formats.csiDriverName;
+const formats34 = __formats.csiDriverName;
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3926,7 +4035,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!(formats14.validate(data0))){
+if(!(formats34.validate(data0))){
 const err3 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/format",keyword:"format",params:{format: "csiDriverName"},message:"must match format \""+"csiDriverName"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4512,10 +4621,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data1 === "string"){
+if(!(formats8.validate(data1))){
+const err1 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4525,12 +4633,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.gcePersistentDisk !== undefined){
-let data2 = data.gcePersistentDisk;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.pdName !== undefined){
-if(typeof data2.pdName !== "string"){
-const err2 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4540,9 +4646,12 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.fsType !== undefined){
-if(typeof data2.fsType !== "string"){
-const err3 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.gcePersistentDisk !== undefined){
+let data2 = data.gcePersistentDisk;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.pdName !== undefined){
+if(typeof data2.pdName !== "string"){
+const err3 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4552,10 +4661,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.partition !== undefined){
-let data5 = data2.partition;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err4 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data2.fsType !== undefined){
+if(typeof data2.fsType !== "string"){
+const err4 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4565,9 +4673,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.readOnly !== undefined){
-if(typeof data2.readOnly !== "boolean"){
-const err5 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2.partition !== undefined){
+let data5 = data2.partition;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err5 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4577,9 +4686,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2.readOnly !== undefined){
+if(typeof data2.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4589,11 +4698,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.awsElasticBlockStore !== undefined){
-let data7 = data.awsElasticBlockStore;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.volumeID === undefined){
-const err7 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+}
+else {
+const err7 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4602,11 +4709,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data7.volumeID !== undefined){
-let data8 = data7.volumeID;
-if(typeof data8 === "string"){
-if(func2(data8) < 1){
-const err8 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.awsElasticBlockStore !== undefined){
+let data7 = data.awsElasticBlockStore;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.volumeID === undefined){
+const err8 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4615,9 +4723,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.volumeID !== undefined){
+let data8 = data7.volumeID;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4627,9 +4737,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data7.fsType !== undefined){
-if(typeof data7.fsType !== "string"){
-const err10 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4639,10 +4748,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data7.partition !== undefined){
-let data10 = data7.partition;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err11 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data7.fsType !== undefined){
+if(typeof data7.fsType !== "string"){
+const err11 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4652,9 +4760,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data7.readOnly !== undefined){
-if(typeof data7.readOnly !== "boolean"){
-const err12 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data7.partition !== undefined){
+let data10 = data7.partition;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err12 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4664,9 +4773,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data7.readOnly !== undefined){
+if(typeof data7.readOnly !== "boolean"){
+const err13 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4676,11 +4785,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.hostPath !== undefined){
-let data12 = data.hostPath;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.path === undefined){
-const err14 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+}
+else {
+const err14 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4689,11 +4796,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data12.path !== undefined){
-let data13 = data12.path;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err15 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.hostPath !== undefined){
+let data12 = data.hostPath;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.path === undefined){
+const err15 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4702,9 +4810,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.path !== undefined){
+let data13 = data12.path;
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4714,10 +4824,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data12.type !== undefined){
-let data14 = data12.type;
-if(typeof data14 !== "string"){
-const err17 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4726,8 +4834,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
-const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data12.type !== undefined){
+let data14 = data12.type;
+if(typeof data14 !== "string"){
+const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4736,10 +4847,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
+const err19 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4749,11 +4858,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.glusterfs !== undefined){
-let data15 = data.glusterfs;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.endpoints === undefined){
-const err20 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
+}
+else {
+const err20 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4762,8 +4869,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data15.path === undefined){
-const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+}
+if(data.glusterfs !== undefined){
+let data15 = data.glusterfs;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.endpoints === undefined){
+const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4772,11 +4883,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data15.endpoints !== undefined){
-let data16 = data15.endpoints;
-if(typeof data16 === "string"){
-if(func2(data16) < 1){
-const err22 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data15.path === undefined){
+const err22 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4785,9 +4893,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.endpoints !== undefined){
+let data16 = data15.endpoints;
+if(typeof data16 === "string"){
+if(func2(data16) < 1){
+const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4797,11 +4907,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data15.path !== undefined){
-let data17 = data15.path;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err24 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err24 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4811,8 +4918,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-else {
-const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.path !== undefined){
+let data17 = data15.path;
+if(typeof data17 === "string"){
+if(func2(data17) < 1){
+const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4822,9 +4932,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data15.readOnly !== undefined){
-if(typeof data15.readOnly !== "boolean"){
-const err26 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err26 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4834,9 +4943,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data15.endpointsNamespace !== undefined){
-if(typeof data15.endpointsNamespace !== "string"){
-const err27 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.readOnly !== undefined){
+if(typeof data15.readOnly !== "boolean"){
+const err27 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4846,9 +4955,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data15.endpointsNamespace !== undefined){
+if(typeof data15.endpointsNamespace !== "string"){
+const err28 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4858,11 +4967,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.nfs !== undefined){
-let data20 = data.nfs;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.server === undefined){
-const err29 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+else {
+const err29 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4871,8 +4978,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data20.path === undefined){
-const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+}
+if(data.nfs !== undefined){
+let data20 = data.nfs;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.server === undefined){
+const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4881,11 +4992,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data20.server !== undefined){
-let data21 = data20.server;
-if(typeof data21 === "string"){
-if(func2(data21) < 1){
-const err31 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data20.path === undefined){
+const err31 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4894,9 +5002,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-else {
-const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.server !== undefined){
+let data21 = data20.server;
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4906,11 +5016,8 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data20.path !== undefined){
-let data22 = data20.path;
-if(typeof data22 === "string"){
-if(func2(data22) < 1){
-const err33 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err33 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4920,8 +5027,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.path !== undefined){
+let data22 = data20.path;
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4931,9 +5041,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data20.readOnly !== undefined){
-if(typeof data20.readOnly !== "boolean"){
-const err35 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err35 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4943,14 +5052,26 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.readOnly !== undefined){
+if(typeof data20.readOnly !== "boolean"){
+const err36 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -4988,19 +5109,7 @@ if(Array.isArray(data29)){
 const len0 = data29.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data29[i0] !== "string"){
-const err37 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5010,10 +5119,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data28.lun !== undefined){
-let data31 = data28.lun;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-const err39 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err39 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5023,9 +5131,10 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data28.fsType !== undefined){
-if(typeof data28.fsType !== "string"){
-const err40 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.lun !== undefined){
+let data31 = data28.lun;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+const err40 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5035,14 +5144,26 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data28.readOnly !== undefined){
-if(typeof data28.readOnly !== "boolean"){
-const err41 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.fsType !== undefined){
+if(typeof data28.fsType !== "string"){
+const err41 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data28.readOnly !== undefined){
+if(typeof data28.readOnly !== "boolean"){
+const err42 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }
@@ -5053,19 +5174,7 @@ if(Array.isArray(data34)){
 const len1 = data34.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data34[i1] !== "string"){
-const err42 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err43 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5077,7 +5186,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err44 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5087,12 +5196,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.flocker !== undefined){
-let data36 = data.flocker;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.datasetName !== undefined){
-if(typeof data36.datasetName !== "string"){
-const err45 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err45 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5102,9 +5208,12 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data36.datasetUUID !== undefined){
-if(typeof data36.datasetUUID !== "string"){
-const err46 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.flocker !== undefined){
+let data36 = data.flocker;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.datasetName !== undefined){
+if(typeof data36.datasetName !== "string"){
+const err46 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5114,14 +5223,26 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.datasetUUID !== undefined){
+if(typeof data36.datasetUUID !== "string"){
+const err47 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
 }
 errors++;
 }
@@ -5136,17 +5257,7 @@ if(data.azureFile !== undefined){
 let data40 = data.azureFile;
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 if(data40.secretName === undefined){
-const err48 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(data40.shareName === undefined){
-const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
+const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5155,11 +5266,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data40.secretName !== undefined){
-let data41 = data40.secretName;
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err50 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data40.shareName === undefined){
+const err50 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -5168,9 +5276,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.secretName !== undefined){
+let data41 = data40.secretName;
+if(typeof data41 === "string"){
+if(func2(data41) < 1){
+const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -5180,11 +5290,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data40.shareName !== undefined){
-let data42 = data40.shareName;
-if(typeof data42 === "string"){
-if(func2(data42) < 1){
-const err52 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err52 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -5194,8 +5301,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-else {
-const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.shareName !== undefined){
+let data42 = data40.shareName;
+if(typeof data42 === "string"){
+if(func2(data42) < 1){
+const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -5205,9 +5315,8 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data40.readOnly !== undefined){
-if(typeof data40.readOnly !== "boolean"){
-const err54 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err54 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -5217,9 +5326,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data40.secretNamespace !== undefined){
-if(typeof data40.secretNamespace !== "string"){
-const err55 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.readOnly !== undefined){
+if(typeof data40.readOnly !== "boolean"){
+const err55 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -5229,9 +5338,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data40.secretNamespace !== undefined){
+if(typeof data40.secretNamespace !== "string"){
+const err56 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -5241,11 +5350,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.vsphereVolume !== undefined){
-let data45 = data.vsphereVolume;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.volumePath === undefined){
-const err57 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
+}
+else {
+const err57 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -5254,11 +5361,12 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data45.volumePath !== undefined){
-let data46 = data45.volumePath;
-if(typeof data46 === "string"){
-if(func2(data46) < 1){
-const err58 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.vsphereVolume !== undefined){
+let data45 = data.vsphereVolume;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.volumePath === undefined){
+const err58 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -5267,9 +5375,11 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-else {
-const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.volumePath !== undefined){
+let data46 = data45.volumePath;
+if(typeof data46 === "string"){
+if(func2(data46) < 1){
+const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -5279,9 +5389,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data45.fsType !== undefined){
-if(typeof data45.fsType !== "string"){
-const err60 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err60 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -5291,9 +5400,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data45.storagePolicyName !== undefined){
-if(typeof data45.storagePolicyName !== "string"){
-const err61 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.fsType !== undefined){
+if(typeof data45.fsType !== "string"){
+const err61 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5303,9 +5412,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data45.storagePolicyID !== undefined){
-if(typeof data45.storagePolicyID !== "string"){
-const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.storagePolicyName !== undefined){
+if(typeof data45.storagePolicyName !== "string"){
+const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5315,9 +5424,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.storagePolicyID !== undefined){
+if(typeof data45.storagePolicyID !== "string"){
+const err63 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5327,12 +5436,9 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data.quobyte !== undefined){
-let data50 = data.quobyte;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.registry !== undefined){
-if(typeof data50.registry !== "string"){
-const err64 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err64 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5342,9 +5448,12 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data50.volume !== undefined){
-if(typeof data50.volume !== "string"){
-const err65 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.quobyte !== undefined){
+let data50 = data.quobyte;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.registry !== undefined){
+if(typeof data50.registry !== "string"){
+const err65 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5354,9 +5463,9 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data50.readOnly !== undefined){
-if(typeof data50.readOnly !== "boolean"){
-const err66 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data50.volume !== undefined){
+if(typeof data50.volume !== "string"){
+const err66 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5366,9 +5475,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data50.user !== undefined){
-if(typeof data50.user !== "string"){
-const err67 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.readOnly !== undefined){
+if(typeof data50.readOnly !== "boolean"){
+const err67 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5378,9 +5487,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data50.group !== undefined){
-if(typeof data50.group !== "string"){
-const err68 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.user !== undefined){
+if(typeof data50.user !== "string"){
+const err68 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5390,9 +5499,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data50.tenant !== undefined){
-if(typeof data50.tenant !== "string"){
-const err69 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.group !== undefined){
+if(typeof data50.group !== "string"){
+const err69 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5402,9 +5511,9 @@ vErrors.push(err69);
 errors++;
 }
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.tenant !== undefined){
+if(typeof data50.tenant !== "string"){
+const err70 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5414,11 +5523,9 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data.azureDisk !== undefined){
-let data57 = data.azureDisk;
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.diskName === undefined){
-const err71 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
+}
+else {
+const err71 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5427,8 +5534,12 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data57.diskURI === undefined){
-const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
+}
+if(data.azureDisk !== undefined){
+let data57 = data.azureDisk;
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.diskName === undefined){
+const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5437,11 +5548,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data57.diskName !== undefined){
-let data58 = data57.diskName;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err73 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data57.diskURI === undefined){
+const err73 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5450,9 +5558,11 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.diskName !== undefined){
+let data58 = data57.diskName;
+if(typeof data58 === "string"){
+if(func2(data58) < 1){
+const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5462,11 +5572,8 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data57.diskURI !== undefined){
-let data59 = data57.diskURI;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err75 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err75 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5476,8 +5583,11 @@ vErrors.push(err75);
 errors++;
 }
 }
-else {
-const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.diskURI !== undefined){
+let data59 = data57.diskURI;
+if(typeof data59 === "string"){
+if(func2(data59) < 1){
+const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5487,9 +5597,8 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data57.cachingMode !== undefined){
-if(typeof data57.cachingMode !== "string"){
-const err77 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err77 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5499,9 +5608,9 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data57.fsType !== undefined){
-if(typeof data57.fsType !== "string"){
-const err78 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.cachingMode !== undefined){
+if(typeof data57.cachingMode !== "string"){
+const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5511,9 +5620,9 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data57.readOnly !== undefined){
-if(typeof data57.readOnly !== "boolean"){
-const err79 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data57.fsType !== undefined){
+if(typeof data57.fsType !== "string"){
+const err79 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5523,9 +5632,9 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data57.kind !== undefined){
-if(typeof data57.kind !== "string"){
-const err80 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.readOnly !== undefined){
+if(typeof data57.readOnly !== "boolean"){
+const err80 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5535,9 +5644,9 @@ vErrors.push(err80);
 errors++;
 }
 }
-}
-else {
-const err81 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.kind !== undefined){
+if(typeof data57.kind !== "string"){
+const err81 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5547,11 +5656,9 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data.photonPersistentDisk !== undefined){
-let data64 = data.photonPersistentDisk;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.pdID === undefined){
-const err82 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
+}
+else {
+const err82 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5560,11 +5667,12 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data64.pdID !== undefined){
-let data65 = data64.pdID;
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err83 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.photonPersistentDisk !== undefined){
+let data64 = data.photonPersistentDisk;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.pdID === undefined){
+const err83 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5573,9 +5681,11 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.pdID !== undefined){
+let data65 = data64.pdID;
+if(typeof data65 === "string"){
+if(func2(data65) < 1){
+const err84 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5585,9 +5695,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data64.fsType !== undefined){
-if(typeof data64.fsType !== "string"){
-const err85 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err85 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5597,9 +5706,9 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data64.fsType !== undefined){
+if(typeof data64.fsType !== "string"){
+const err86 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5609,11 +5718,9 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data.portworxVolume !== undefined){
-let data67 = data.portworxVolume;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.volumeID === undefined){
-const err87 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+}
+else {
+const err87 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5622,11 +5729,12 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data67.volumeID !== undefined){
-let data68 = data67.volumeID;
-if(typeof data68 === "string"){
-if(func2(data68) < 1){
-const err88 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.portworxVolume !== undefined){
+let data67 = data.portworxVolume;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.volumeID === undefined){
+const err88 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5635,9 +5743,11 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.volumeID !== undefined){
+let data68 = data67.volumeID;
+if(typeof data68 === "string"){
+if(func2(data68) < 1){
+const err89 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5647,9 +5757,8 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data67.fsType !== undefined){
-if(typeof data67.fsType !== "string"){
-const err90 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err90 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5659,9 +5768,9 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data67.readOnly !== undefined){
-if(typeof data67.readOnly !== "boolean"){
-const err91 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data67.fsType !== undefined){
+if(typeof data67.fsType !== "string"){
+const err91 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5671,14 +5780,26 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.readOnly !== undefined){
+if(typeof data67.readOnly !== "boolean"){
+const err92 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err92];
 }
 else {
 vErrors.push(err92);
+}
+errors++;
+}
+}
+}
+else {
+const err93 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
 }
 errors++;
 }
@@ -5693,20 +5814,7 @@ if(data.local !== undefined){
 let data72 = data.local;
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
 if(data72.path === undefined){
-const err93 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-if(data72.path !== undefined){
-let data73 = data72.path;
-if(typeof data73 === "string"){
-if(func2(data73) < 1){
-const err94 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err94 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5715,9 +5823,11 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.path !== undefined){
+let data73 = data72.path;
+if(typeof data73 === "string"){
+if(func2(data73) < 1){
+const err95 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5727,9 +5837,8 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data72.fsType !== undefined){
-if(typeof data72.fsType !== "string"){
-const err96 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err96 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5739,14 +5848,26 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data72.fsType !== undefined){
+if(typeof data72.fsType !== "string"){
+const err97 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
 else {
 vErrors.push(err97);
+}
+errors++;
+}
+}
+}
+else {
+const err98 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
 }
 errors++;
 }
@@ -5769,19 +5890,7 @@ if(Array.isArray(data77)){
 const len2 = data77.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data77[i2] !== "string"){
-const err98 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-}
-else {
-const err99 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err99 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -5791,12 +5900,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data.claimRef !== undefined){
-let data79 = data.claimRef;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.kind !== undefined){
-if(typeof data79.kind !== "string"){
-const err100 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err100 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -5806,9 +5912,12 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data79.namespace !== undefined){
-if(typeof data79.namespace !== "string"){
-const err101 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.claimRef !== undefined){
+let data79 = data.claimRef;
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.kind !== undefined){
+if(typeof data79.kind !== "string"){
+const err101 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5818,9 +5927,9 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data79.name !== undefined){
-if(typeof data79.name !== "string"){
-const err102 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.namespace !== undefined){
+if(typeof data79.namespace !== "string"){
+const err102 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5830,9 +5939,9 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data79.uid !== undefined){
-if(typeof data79.uid !== "string"){
-const err103 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.name !== undefined){
+if(typeof data79.name !== "string"){
+const err103 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5842,9 +5951,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data79.apiVersion !== undefined){
-if(typeof data79.apiVersion !== "string"){
-const err104 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.uid !== undefined){
+if(typeof data79.uid !== "string"){
+const err104 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -5854,9 +5963,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data79.resourceVersion !== undefined){
-if(typeof data79.resourceVersion !== "string"){
-const err105 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.apiVersion !== undefined){
+if(typeof data79.apiVersion !== "string"){
+const err105 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -5866,9 +5975,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data79.fieldPath !== undefined){
-if(typeof data79.fieldPath !== "string"){
-const err106 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.resourceVersion !== undefined){
+if(typeof data79.resourceVersion !== "string"){
+const err106 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -5878,9 +5987,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-}
-else {
-const err107 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.fieldPath !== undefined){
+if(typeof data79.fieldPath !== "string"){
+const err107 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -5890,9 +5999,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data.persistentVolumeReclaimPolicy !== undefined){
-if(typeof data.persistentVolumeReclaimPolicy !== "string"){
-const err108 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err108 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -5902,14 +6011,26 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err109 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.persistentVolumeReclaimPolicy !== undefined){
+if(typeof data.persistentVolumeReclaimPolicy !== "string"){
+const err109 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
 else {
 vErrors.push(err109);
+}
+errors++;
+}
+}
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err110 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
 }
 errors++;
 }
@@ -5920,19 +6041,7 @@ if(Array.isArray(data89)){
 const len3 = data89.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data89[i3] !== "string"){
-const err110 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-}
-else {
-const err111 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err111 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -5942,14 +6051,26 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data.volumeMode !== undefined){
-if(typeof data.volumeMode !== "string"){
-const err112 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err112 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
 else {
 vErrors.push(err112);
+}
+errors++;
+}
+}
+if(data.volumeMode !== undefined){
+if(typeof data.volumeMode !== "string"){
+const err113 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
 }
 errors++;
 }
@@ -5962,24 +6083,24 @@ errors = vErrors.length;
 }
 if(data.volumeAttributesClassName !== undefined){
 if(typeof data.volumeAttributesClassName !== "string"){
-const err113 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err114 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err113];
+vErrors = [err114];
 }
 else {
-vErrors.push(err113);
+vErrors.push(err114);
 }
 errors++;
 }
 }
 }
 else {
-const err114 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err115 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err114];
+vErrors = [err115];
 }
 else {
-vErrors.push(err114);
+vErrors.push(err115);
 }
 errors++;
 }

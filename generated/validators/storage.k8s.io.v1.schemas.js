@@ -2003,7 +2003,7 @@ const schema35 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.VolumeAttachm
 const schema36 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}};
 const schema37 = {"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]};
 const schema38 = {"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}};
-const schema39 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
+const schema39 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
 const schema40 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
 const schema41 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
 const schema42 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
@@ -2019,6 +2019,7 @@ const schema61 = {"type":"object","properties":{"pdID":{"type":"string","minLeng
 const schema62 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
 const schema65 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
 const schema67 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
+const formats16 = __formats.quantity;
 const schema45 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"image":{"type":"string","minLength":1},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors","image"]};
 const schema46 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
 
@@ -3950,10 +3951,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data1 === "string"){
+if(!(formats16.validate(data1))){
+const err1 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3963,12 +3963,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.gcePersistentDisk !== undefined){
-let data2 = data.gcePersistentDisk;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.pdName !== undefined){
-if(typeof data2.pdName !== "string"){
-const err2 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3978,9 +3976,12 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.fsType !== undefined){
-if(typeof data2.fsType !== "string"){
-const err3 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.gcePersistentDisk !== undefined){
+let data2 = data.gcePersistentDisk;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.pdName !== undefined){
+if(typeof data2.pdName !== "string"){
+const err3 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3990,10 +3991,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.partition !== undefined){
-let data5 = data2.partition;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err4 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data2.fsType !== undefined){
+if(typeof data2.fsType !== "string"){
+const err4 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4003,9 +4003,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.readOnly !== undefined){
-if(typeof data2.readOnly !== "boolean"){
-const err5 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2.partition !== undefined){
+let data5 = data2.partition;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err5 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4015,9 +4016,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2.readOnly !== undefined){
+if(typeof data2.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4027,11 +4028,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.awsElasticBlockStore !== undefined){
-let data7 = data.awsElasticBlockStore;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.volumeID === undefined){
-const err7 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+}
+else {
+const err7 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4040,11 +4039,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data7.volumeID !== undefined){
-let data8 = data7.volumeID;
-if(typeof data8 === "string"){
-if(func2(data8) < 1){
-const err8 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.awsElasticBlockStore !== undefined){
+let data7 = data.awsElasticBlockStore;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.volumeID === undefined){
+const err8 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4053,9 +4053,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.volumeID !== undefined){
+let data8 = data7.volumeID;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4065,9 +4067,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data7.fsType !== undefined){
-if(typeof data7.fsType !== "string"){
-const err10 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4077,10 +4078,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data7.partition !== undefined){
-let data10 = data7.partition;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err11 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data7.fsType !== undefined){
+if(typeof data7.fsType !== "string"){
+const err11 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4090,9 +4090,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data7.readOnly !== undefined){
-if(typeof data7.readOnly !== "boolean"){
-const err12 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data7.partition !== undefined){
+let data10 = data7.partition;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err12 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4102,9 +4103,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data7.readOnly !== undefined){
+if(typeof data7.readOnly !== "boolean"){
+const err13 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4114,11 +4115,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.hostPath !== undefined){
-let data12 = data.hostPath;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.path === undefined){
-const err14 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+}
+else {
+const err14 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4127,11 +4126,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data12.path !== undefined){
-let data13 = data12.path;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err15 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.hostPath !== undefined){
+let data12 = data.hostPath;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.path === undefined){
+const err15 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4140,9 +4140,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.path !== undefined){
+let data13 = data12.path;
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4152,10 +4154,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data12.type !== undefined){
-let data14 = data12.type;
-if(typeof data14 !== "string"){
-const err17 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4164,8 +4164,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
-const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data12.type !== undefined){
+let data14 = data12.type;
+if(typeof data14 !== "string"){
+const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4174,10 +4177,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
+const err19 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4187,11 +4188,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.glusterfs !== undefined){
-let data15 = data.glusterfs;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.endpoints === undefined){
-const err20 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
+}
+else {
+const err20 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4200,8 +4199,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data15.path === undefined){
-const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+}
+if(data.glusterfs !== undefined){
+let data15 = data.glusterfs;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.endpoints === undefined){
+const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4210,11 +4213,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data15.endpoints !== undefined){
-let data16 = data15.endpoints;
-if(typeof data16 === "string"){
-if(func2(data16) < 1){
-const err22 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data15.path === undefined){
+const err22 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4223,9 +4223,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.endpoints !== undefined){
+let data16 = data15.endpoints;
+if(typeof data16 === "string"){
+if(func2(data16) < 1){
+const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4235,11 +4237,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data15.path !== undefined){
-let data17 = data15.path;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err24 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err24 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4249,8 +4248,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-else {
-const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.path !== undefined){
+let data17 = data15.path;
+if(typeof data17 === "string"){
+if(func2(data17) < 1){
+const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4260,9 +4262,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data15.readOnly !== undefined){
-if(typeof data15.readOnly !== "boolean"){
-const err26 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err26 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4272,9 +4273,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data15.endpointsNamespace !== undefined){
-if(typeof data15.endpointsNamespace !== "string"){
-const err27 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.readOnly !== undefined){
+if(typeof data15.readOnly !== "boolean"){
+const err27 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4284,9 +4285,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data15.endpointsNamespace !== undefined){
+if(typeof data15.endpointsNamespace !== "string"){
+const err28 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4296,11 +4297,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.nfs !== undefined){
-let data20 = data.nfs;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.server === undefined){
-const err29 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+else {
+const err29 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4309,8 +4308,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data20.path === undefined){
-const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+}
+if(data.nfs !== undefined){
+let data20 = data.nfs;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.server === undefined){
+const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4319,11 +4322,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data20.server !== undefined){
-let data21 = data20.server;
-if(typeof data21 === "string"){
-if(func2(data21) < 1){
-const err31 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data20.path === undefined){
+const err31 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4332,9 +4332,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-else {
-const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.server !== undefined){
+let data21 = data20.server;
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4344,11 +4346,8 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data20.path !== undefined){
-let data22 = data20.path;
-if(typeof data22 === "string"){
-if(func2(data22) < 1){
-const err33 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err33 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4358,8 +4357,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.path !== undefined){
+let data22 = data20.path;
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4369,9 +4371,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data20.readOnly !== undefined){
-if(typeof data20.readOnly !== "boolean"){
-const err35 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err35 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4381,14 +4382,26 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.readOnly !== undefined){
+if(typeof data20.readOnly !== "boolean"){
+const err36 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -4426,19 +4439,7 @@ if(Array.isArray(data29)){
 const len0 = data29.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data29[i0] !== "string"){
-const err37 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4448,10 +4449,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data28.lun !== undefined){
-let data31 = data28.lun;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-const err39 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err39 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4461,9 +4461,10 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data28.fsType !== undefined){
-if(typeof data28.fsType !== "string"){
-const err40 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.lun !== undefined){
+let data31 = data28.lun;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+const err40 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4473,14 +4474,26 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data28.readOnly !== undefined){
-if(typeof data28.readOnly !== "boolean"){
-const err41 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.fsType !== undefined){
+if(typeof data28.fsType !== "string"){
+const err41 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data28.readOnly !== undefined){
+if(typeof data28.readOnly !== "boolean"){
+const err42 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }
@@ -4491,19 +4504,7 @@ if(Array.isArray(data34)){
 const len1 = data34.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data34[i1] !== "string"){
-const err42 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err43 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4515,7 +4516,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err44 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4525,12 +4526,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.flocker !== undefined){
-let data36 = data.flocker;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.datasetName !== undefined){
-if(typeof data36.datasetName !== "string"){
-const err45 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err45 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4540,9 +4538,12 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data36.datasetUUID !== undefined){
-if(typeof data36.datasetUUID !== "string"){
-const err46 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.flocker !== undefined){
+let data36 = data.flocker;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.datasetName !== undefined){
+if(typeof data36.datasetName !== "string"){
+const err46 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4552,14 +4553,26 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.datasetUUID !== undefined){
+if(typeof data36.datasetUUID !== "string"){
+const err47 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
 }
 errors++;
 }
@@ -4574,17 +4587,7 @@ if(data.azureFile !== undefined){
 let data40 = data.azureFile;
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 if(data40.secretName === undefined){
-const err48 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(data40.shareName === undefined){
-const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
+const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4593,11 +4596,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data40.secretName !== undefined){
-let data41 = data40.secretName;
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err50 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data40.shareName === undefined){
+const err50 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4606,9 +4606,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.secretName !== undefined){
+let data41 = data40.secretName;
+if(typeof data41 === "string"){
+if(func2(data41) < 1){
+const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4618,11 +4620,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data40.shareName !== undefined){
-let data42 = data40.shareName;
-if(typeof data42 === "string"){
-if(func2(data42) < 1){
-const err52 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err52 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4632,8 +4631,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-else {
-const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.shareName !== undefined){
+let data42 = data40.shareName;
+if(typeof data42 === "string"){
+if(func2(data42) < 1){
+const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4643,9 +4645,8 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data40.readOnly !== undefined){
-if(typeof data40.readOnly !== "boolean"){
-const err54 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err54 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4655,9 +4656,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data40.secretNamespace !== undefined){
-if(typeof data40.secretNamespace !== "string"){
-const err55 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.readOnly !== undefined){
+if(typeof data40.readOnly !== "boolean"){
+const err55 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4667,9 +4668,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data40.secretNamespace !== undefined){
+if(typeof data40.secretNamespace !== "string"){
+const err56 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4679,11 +4680,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.vsphereVolume !== undefined){
-let data45 = data.vsphereVolume;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.volumePath === undefined){
-const err57 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
+}
+else {
+const err57 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4692,11 +4691,12 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data45.volumePath !== undefined){
-let data46 = data45.volumePath;
-if(typeof data46 === "string"){
-if(func2(data46) < 1){
-const err58 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.vsphereVolume !== undefined){
+let data45 = data.vsphereVolume;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.volumePath === undefined){
+const err58 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4705,9 +4705,11 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-else {
-const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.volumePath !== undefined){
+let data46 = data45.volumePath;
+if(typeof data46 === "string"){
+if(func2(data46) < 1){
+const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4717,9 +4719,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data45.fsType !== undefined){
-if(typeof data45.fsType !== "string"){
-const err60 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err60 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4729,9 +4730,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data45.storagePolicyName !== undefined){
-if(typeof data45.storagePolicyName !== "string"){
-const err61 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.fsType !== undefined){
+if(typeof data45.fsType !== "string"){
+const err61 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4741,9 +4742,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data45.storagePolicyID !== undefined){
-if(typeof data45.storagePolicyID !== "string"){
-const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.storagePolicyName !== undefined){
+if(typeof data45.storagePolicyName !== "string"){
+const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4753,9 +4754,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.storagePolicyID !== undefined){
+if(typeof data45.storagePolicyID !== "string"){
+const err63 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4765,12 +4766,9 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data.quobyte !== undefined){
-let data50 = data.quobyte;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.registry !== undefined){
-if(typeof data50.registry !== "string"){
-const err64 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err64 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4780,9 +4778,12 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data50.volume !== undefined){
-if(typeof data50.volume !== "string"){
-const err65 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.quobyte !== undefined){
+let data50 = data.quobyte;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.registry !== undefined){
+if(typeof data50.registry !== "string"){
+const err65 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -4792,9 +4793,9 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data50.readOnly !== undefined){
-if(typeof data50.readOnly !== "boolean"){
-const err66 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data50.volume !== undefined){
+if(typeof data50.volume !== "string"){
+const err66 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -4804,9 +4805,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data50.user !== undefined){
-if(typeof data50.user !== "string"){
-const err67 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.readOnly !== undefined){
+if(typeof data50.readOnly !== "boolean"){
+const err67 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -4816,9 +4817,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data50.group !== undefined){
-if(typeof data50.group !== "string"){
-const err68 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.user !== undefined){
+if(typeof data50.user !== "string"){
+const err68 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -4828,9 +4829,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data50.tenant !== undefined){
-if(typeof data50.tenant !== "string"){
-const err69 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.group !== undefined){
+if(typeof data50.group !== "string"){
+const err69 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4840,9 +4841,9 @@ vErrors.push(err69);
 errors++;
 }
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.tenant !== undefined){
+if(typeof data50.tenant !== "string"){
+const err70 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -4852,11 +4853,9 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data.azureDisk !== undefined){
-let data57 = data.azureDisk;
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.diskName === undefined){
-const err71 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
+}
+else {
+const err71 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -4865,8 +4864,12 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data57.diskURI === undefined){
-const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
+}
+if(data.azureDisk !== undefined){
+let data57 = data.azureDisk;
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.diskName === undefined){
+const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -4875,11 +4878,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data57.diskName !== undefined){
-let data58 = data57.diskName;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err73 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data57.diskURI === undefined){
+const err73 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -4888,9 +4888,11 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.diskName !== undefined){
+let data58 = data57.diskName;
+if(typeof data58 === "string"){
+if(func2(data58) < 1){
+const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -4900,11 +4902,8 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data57.diskURI !== undefined){
-let data59 = data57.diskURI;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err75 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err75 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -4914,8 +4913,11 @@ vErrors.push(err75);
 errors++;
 }
 }
-else {
-const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.diskURI !== undefined){
+let data59 = data57.diskURI;
+if(typeof data59 === "string"){
+if(func2(data59) < 1){
+const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -4925,9 +4927,8 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data57.cachingMode !== undefined){
-if(typeof data57.cachingMode !== "string"){
-const err77 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err77 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -4937,9 +4938,9 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data57.fsType !== undefined){
-if(typeof data57.fsType !== "string"){
-const err78 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.cachingMode !== undefined){
+if(typeof data57.cachingMode !== "string"){
+const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -4949,9 +4950,9 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data57.readOnly !== undefined){
-if(typeof data57.readOnly !== "boolean"){
-const err79 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data57.fsType !== undefined){
+if(typeof data57.fsType !== "string"){
+const err79 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -4961,9 +4962,9 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data57.kind !== undefined){
-if(typeof data57.kind !== "string"){
-const err80 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.readOnly !== undefined){
+if(typeof data57.readOnly !== "boolean"){
+const err80 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -4973,9 +4974,9 @@ vErrors.push(err80);
 errors++;
 }
 }
-}
-else {
-const err81 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.kind !== undefined){
+if(typeof data57.kind !== "string"){
+const err81 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -4985,11 +4986,9 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data.photonPersistentDisk !== undefined){
-let data64 = data.photonPersistentDisk;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.pdID === undefined){
-const err82 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
+}
+else {
+const err82 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -4998,11 +4997,12 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data64.pdID !== undefined){
-let data65 = data64.pdID;
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err83 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.photonPersistentDisk !== undefined){
+let data64 = data.photonPersistentDisk;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.pdID === undefined){
+const err83 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5011,9 +5011,11 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.pdID !== undefined){
+let data65 = data64.pdID;
+if(typeof data65 === "string"){
+if(func2(data65) < 1){
+const err84 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5023,9 +5025,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data64.fsType !== undefined){
-if(typeof data64.fsType !== "string"){
-const err85 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err85 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5035,9 +5036,9 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data64.fsType !== undefined){
+if(typeof data64.fsType !== "string"){
+const err86 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5047,11 +5048,9 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data.portworxVolume !== undefined){
-let data67 = data.portworxVolume;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.volumeID === undefined){
-const err87 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+}
+else {
+const err87 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5060,11 +5059,12 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data67.volumeID !== undefined){
-let data68 = data67.volumeID;
-if(typeof data68 === "string"){
-if(func2(data68) < 1){
-const err88 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.portworxVolume !== undefined){
+let data67 = data.portworxVolume;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.volumeID === undefined){
+const err88 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5073,9 +5073,11 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.volumeID !== undefined){
+let data68 = data67.volumeID;
+if(typeof data68 === "string"){
+if(func2(data68) < 1){
+const err89 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5085,9 +5087,8 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data67.fsType !== undefined){
-if(typeof data67.fsType !== "string"){
-const err90 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err90 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5097,9 +5098,9 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data67.readOnly !== undefined){
-if(typeof data67.readOnly !== "boolean"){
-const err91 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data67.fsType !== undefined){
+if(typeof data67.fsType !== "string"){
+const err91 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5109,14 +5110,26 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.readOnly !== undefined){
+if(typeof data67.readOnly !== "boolean"){
+const err92 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err92];
 }
 else {
 vErrors.push(err92);
+}
+errors++;
+}
+}
+}
+else {
+const err93 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
 }
 errors++;
 }
@@ -5131,20 +5144,7 @@ if(data.local !== undefined){
 let data72 = data.local;
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
 if(data72.path === undefined){
-const err93 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-if(data72.path !== undefined){
-let data73 = data72.path;
-if(typeof data73 === "string"){
-if(func2(data73) < 1){
-const err94 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err94 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5153,9 +5153,11 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.path !== undefined){
+let data73 = data72.path;
+if(typeof data73 === "string"){
+if(func2(data73) < 1){
+const err95 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5165,9 +5167,8 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data72.fsType !== undefined){
-if(typeof data72.fsType !== "string"){
-const err96 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err96 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5177,14 +5178,26 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data72.fsType !== undefined){
+if(typeof data72.fsType !== "string"){
+const err97 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
 else {
 vErrors.push(err97);
+}
+errors++;
+}
+}
+}
+else {
+const err98 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
 }
 errors++;
 }
@@ -5207,19 +5220,7 @@ if(Array.isArray(data77)){
 const len2 = data77.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data77[i2] !== "string"){
-const err98 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-}
-else {
-const err99 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err99 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -5229,12 +5230,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data.claimRef !== undefined){
-let data79 = data.claimRef;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.kind !== undefined){
-if(typeof data79.kind !== "string"){
-const err100 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err100 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -5244,9 +5242,12 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data79.namespace !== undefined){
-if(typeof data79.namespace !== "string"){
-const err101 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.claimRef !== undefined){
+let data79 = data.claimRef;
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.kind !== undefined){
+if(typeof data79.kind !== "string"){
+const err101 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5256,9 +5257,9 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data79.name !== undefined){
-if(typeof data79.name !== "string"){
-const err102 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.namespace !== undefined){
+if(typeof data79.namespace !== "string"){
+const err102 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5268,9 +5269,9 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data79.uid !== undefined){
-if(typeof data79.uid !== "string"){
-const err103 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.name !== undefined){
+if(typeof data79.name !== "string"){
+const err103 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5280,9 +5281,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data79.apiVersion !== undefined){
-if(typeof data79.apiVersion !== "string"){
-const err104 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.uid !== undefined){
+if(typeof data79.uid !== "string"){
+const err104 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -5292,9 +5293,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data79.resourceVersion !== undefined){
-if(typeof data79.resourceVersion !== "string"){
-const err105 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.apiVersion !== undefined){
+if(typeof data79.apiVersion !== "string"){
+const err105 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -5304,9 +5305,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data79.fieldPath !== undefined){
-if(typeof data79.fieldPath !== "string"){
-const err106 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.resourceVersion !== undefined){
+if(typeof data79.resourceVersion !== "string"){
+const err106 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -5316,9 +5317,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-}
-else {
-const err107 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.fieldPath !== undefined){
+if(typeof data79.fieldPath !== "string"){
+const err107 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -5328,9 +5329,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data.persistentVolumeReclaimPolicy !== undefined){
-if(typeof data.persistentVolumeReclaimPolicy !== "string"){
-const err108 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err108 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -5340,14 +5341,26 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err109 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.persistentVolumeReclaimPolicy !== undefined){
+if(typeof data.persistentVolumeReclaimPolicy !== "string"){
+const err109 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
 else {
 vErrors.push(err109);
+}
+errors++;
+}
+}
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err110 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
 }
 errors++;
 }
@@ -5358,19 +5371,7 @@ if(Array.isArray(data89)){
 const len3 = data89.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data89[i3] !== "string"){
-const err110 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-}
-else {
-const err111 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err111 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -5380,14 +5381,26 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data.volumeMode !== undefined){
-if(typeof data.volumeMode !== "string"){
-const err112 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err112 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
 else {
 vErrors.push(err112);
+}
+errors++;
+}
+}
+if(data.volumeMode !== undefined){
+if(typeof data.volumeMode !== "string"){
+const err113 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
 }
 errors++;
 }
@@ -5400,24 +5413,24 @@ errors = vErrors.length;
 }
 if(data.volumeAttributesClassName !== undefined){
 if(typeof data.volumeAttributesClassName !== "string"){
-const err113 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err114 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err113];
+vErrors = [err114];
 }
 else {
-vErrors.push(err113);
+vErrors.push(err114);
 }
 errors++;
 }
 }
 }
 else {
-const err114 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err115 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err114];
+vErrors = [err115];
 }
 else {
-vErrors.push(err114);
+vErrors.push(err115);
 }
 errors++;
 }

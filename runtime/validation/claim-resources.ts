@@ -6,13 +6,12 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { compareQuantities, formatQuantity, parseQuantity, quantitySign, type Quantity } from './quantity.js';
+import { compareQuantities, formatQuantity, quantityOf, quantitySign, type Quantity } from './quantity.js';
 
 const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
 function quantityAt(list: Record<string, unknown> | undefined, key: string): Quantity | undefined {
-  const raw = list?.[key];
-  return typeof raw === 'string' ? parseQuantity(raw) : undefined;
+  return quantityOf(list?.[key]);
 }
 
 /** `spec` is the claim spec object, `path` its field path (`spec`, `spec.volumes[0].ephemeral.volumeClaimTemplate.spec`). */

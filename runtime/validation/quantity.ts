@@ -108,3 +108,9 @@ export function canonicalQuantity(text: string): string {
   const q = parseQuantity(text);
   return q ? formatQuantity(q) : text;
 }
+
+/** A quantity as JSON carries it: a string, or a plain number (which kube-apiserver also accepts). */
+export function quantityOf(value: unknown): Quantity | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? parseQuantity(String(value)) : undefined;
+  return typeof value === 'string' ? parseQuantity(value) : undefined;
+}

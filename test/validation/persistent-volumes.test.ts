@@ -225,6 +225,7 @@ describe('PersistentVolumeClaim validation', () => {
     ['a claim data source', pvc({ dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } })],
     ['matching dataSource and dataSourceRef', pvc({ dataSource: { apiGroup: 'example.com', kind: 'Pop', name: 'p' }, dataSourceRef: { apiGroup: 'example.com', kind: 'Pop', name: 'p' } })],
     ['Block mode', pvc({ volumeMode: 'Block' })],
+    ['a storage request written as a JSON number', pvc({ resources: { requests: { storage: 1073741824 }, limits: { storage: 1073741824 } } })],
   ])('accepts %s', (_name, obj) => {
     expect(validate(obj)).toEqual([]);
   });
@@ -235,6 +236,8 @@ describe('PersistentVolumeClaim validation', () => {
     ['ReadWriteOncePod with another mode', pvc({ accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'] }), [{ reason: 'FieldValueForbidden', field: 'spec.accessModes', message: 'Forbidden: may not use ReadWriteOncePod with other access modes' }]],
     ['no storage request', pvc({ resources: { requests: { cpu: '1' } } }), [{ reason: 'FieldValueRequired', field: 'spec.resources[storage]', message: 'Required value' }]],
     ['no resources', pvc({ resources: undefined }), [{ reason: 'FieldValueRequired', field: 'spec.resources[storage]', message: 'Required value' }]],
+    ['a storage request that is no quantity', pvc({ resources: { requests: { storage: '1 GB' } } }), [{ reason: 'FieldValueInvalid', field: 'spec.resources.requests[storage]', message: `Invalid value: "1 GB": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'` }]],
+    ['a storage request above a numeric limit', pvc({ resources: { requests: { storage: '2k' }, limits: { storage: 1500 } } }), [{ reason: 'FieldValueInvalid', field: 'spec.resources.requests[storage]', message: 'Invalid value: "2k": must be less than or equal to storage limit of 1500' }]],
     ['a zero storage request', pvc({ resources: { requests: { storage: '0' } } }), [{ reason: 'FieldValueInvalid', field: 'spec.resources[storage]', message: 'Invalid value: "0": must be greater than zero' }]],
     ['a request above its limit (the specification\'s rule)', pvc({ resources: { requests: { storage: '2Gi' }, limits: { storage: '1Gi' } } }), [{ reason: 'FieldValueInvalid', field: 'spec.resources.requests[storage]', message: 'Invalid value: "2Gi": must be less than or equal to storage limit of 1Gi' }]],
     ['an unknown volume mode', pvc({ volumeMode: 'Raw' }), [{ reason: 'FieldValueNotSupported', field: 'spec.volumeMode', message: 'Unsupported value: "Raw": supported values: "Block", "Filesystem"' }]],

@@ -6,7 +6,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { isQualifiedName } from '../../validation/formats.js';
-import { compareQuantities, formatQuantity, parseQuantity, quantityValue, type Quantity } from '../../validation/quantity.js';
+import { compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, type KubeObject } from '../object.js';
@@ -31,7 +31,7 @@ function quantityMap(item: Item, field: string): QuantityMap {
   const raw = item[field];
   if (!isPlainObject(raw)) return out;
   for (const key of Object.keys(raw).sort()) {
-    const q = typeof raw[key] === 'string' ? parseQuantity(raw[key] as string) : undefined;
+    const q = quantityOf(raw[key]);
     // Unparsable quantities are the decoder's error (reported by the generated validator).
     if (q) out.set(key, q);
   }

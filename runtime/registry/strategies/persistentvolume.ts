@@ -9,7 +9,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../../validation/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
-import { formatQuantity, parseQuantity, quantitySign, quantityValue } from '../../validation/quantity.js';
+import { formatQuantity, quantityOf, quantitySign, quantityValue } from '../../validation/quantity.js';
 import type { ResourceDefinition } from '../definition.js';
 import { deepClone, deepEqual, isPlainObject, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
@@ -73,7 +73,7 @@ function capacityCauses(capacity: unknown): StatusCause[] {
   if (keys.length === 0) causes.push(fe.required('spec.capacity'));
   if (!('storage' in cap) || keys.length > 1) causes.push(fe.notSupported('spec.capacity', cap, ['storage']));
   for (const key of keys.sort()) {
-    const q = typeof cap[key] === 'string' ? parseQuantity(cap[key] as string) : undefined;
+    const q = quantityOf(cap[key]);
     if (!q) continue;
     const path = `spec.capacity[${key}]`;
     if (quantityValue(q) < 0n) causes.push(fe.invalid(path, Number(quantityValue(q)), 'must be a valid resource quantity'));

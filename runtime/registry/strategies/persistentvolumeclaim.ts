@@ -12,7 +12,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { storageRequestOf, validateClaimSpecResources } from '../../validation/claim-resources.js';
 import * as fe from '../../validation/field-errors.js';
-import { canonicalQuantity, compareQuantities, parseQuantity, quantityValue, type Quantity } from '../../validation/quantity.js';
+import { canonicalQuantity, compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
 import { validatePersistentVolumeClaimResourceKey } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
 import { deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
@@ -61,7 +61,7 @@ function comparableSpec(spec: Obj): Obj {
   if (isPlainObject(resources)) {
     for (const list of ['requests', 'limits']) {
       const m = resources[list];
-      if (isPlainObject(m)) for (const [k, v] of Object.entries(m)) if (typeof v === 'string') m[k] = canonicalQuantity(v);
+      if (isPlainObject(m)) for (const [k, v] of Object.entries(m)) if (typeof v === 'string' || typeof v === 'number') m[k] = canonicalQuantity(String(v));
     }
   }
   return out;
@@ -139,7 +139,7 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
       causes.push(fe.forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
     } else {
       const capacity = isPlainObject(statusOf(old).capacity) ? statusOf(old).capacity as Obj : {};
-      const statusSize = (typeof capacity.storage === 'string' ? parseQuantity(capacity.storage) : undefined) ?? zero;
+      const statusSize = quantityOf(capacity.storage) ?? zero;
       if (compareQuantities(newSize, statusSize) <= 0) causes.push(fe.forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
     }
   }
@@ -182,10 +182,10 @@ export function statusUpdateCauses(obj: KubeObject, old: KubeObject, enabled: Ga
         causes.push(...keyCauses);
         continue;
       }
-      const q = typeof list[key] === 'string' ? parseQuantity(list[key] as string) : undefined;
+      const q = quantityOf(list[key]);
       if (!q) continue;
       if (quantityValue(q) < 0n) causes.push(fe.invalid(`${path}[${key}]`, Number(quantityValue(q)), 'must be a valid resource quantity'));
-      else if (skip && q.num < 0n) causes.push(fe.invalid(`${path}[${key}]`, canonicalQuantity(list[key] as string), 'must be greater than or equal to 0'));
+      else if (skip && q.num < 0n) causes.push(fe.invalid(`${path}[${key}]`, formatQuantity(q), 'must be greater than or equal to 0'));
     }
   };
   basic(status.capacity, 'status.capacity');
