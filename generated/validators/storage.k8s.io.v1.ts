@@ -308,6 +308,10 @@ const types: TypeTable = {
       "partition": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.pdName) && self.pdName != ''", "fieldPath": ".pdName", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.partition) || (self.partition >= 0 && self.partition <= 255)", "fieldPath": ".partition", "message": "must be between 1 and 255, inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {
     fields: {
@@ -316,6 +320,9 @@ const types: TypeTable = {
       "partition": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.partition) || (self.partition >= 0 && self.partition <= 255)", "fieldPath": ".partition", "message": "must be between 1 and 255, inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.HostPathVolumeSource": {
     fields: {
@@ -334,6 +341,10 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "endpointsNamespace": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.endpointsNamespace) || self.endpointsNamespace != ''", "fieldPath": ".endpointsNamespace", "message": "if the endpointnamespace is set, it must be a valid namespace name" }),
+      compileRule({ "rule": "has(self.endpointsNamespace) && self.endpointsNamespace != ''", "fieldPath": ".endpointsNamespace", "format": "dns1123Label" }),
+    ],
   },
   "io.k8s.api.core.v1.NFSVolumeSource": {
     fields: {
@@ -377,6 +388,12 @@ const types: TypeTable = {
       "chapAuthSession": { shape: scalar },
       "initiatorName": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.lun) || (self.lun >= 0 && self.lun <= 255)", "fieldPath": ".lun", "message": "must be between 0 and 255, inclusive" }),
+      compileRule({ "rule": "!((has(self.chapAuthDiscovery) && self.chapAuthDiscovery) || (has(self.chapAuthSession) && self.chapAuthSession)) || has(self.secretRef)", "fieldPath": ".secretRef", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.iqn) || self.iqn == '' || self.iqn.startsWith('iqn') || self.iqn.startsWith('eui') || self.iqn.startsWith('naa')", "fieldPath": ".iqn", "message": "must be valid format" }),
+    ],
   },
   "io.k8s.api.core.v1.CinderPersistentVolumeSource": {
     fields: {
@@ -385,6 +402,10 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "secretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.namespace) && self.secretRef.namespace != '')", "fieldPath": ".secretRef.namespace", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.CephFSPersistentVolumeSource": {
     fields: {
@@ -404,12 +425,23 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "wwids": { shape: list(scalar) },
     },
+    rules: [
+      compileRule({ "rule": "(has(self.targetWWNs) && size(self.targetWWNs) > 0) || (has(self.wwids) && size(self.wwids) > 0)", "fieldPath": ".targetWWNs", "reason": "FieldValueRequired", "message": "must specify either targetWWNs or wwids, but not both" }),
+      compileRule({ "rule": "!(has(self.targetWWNs) && size(self.targetWWNs) > 0 && has(self.wwids) && size(self.wwids) > 0)", "fieldPath": ".targetWWNs", "message": "targetWWNs and wwids can not be specified simultaneously" }),
+      compileRule({ "rule": "!has(self.targetWWNs) || size(self.targetWWNs) == 0 || has(self.lun)", "fieldPath": ".lun", "reason": "FieldValueRequired", "message": "lun is required if targetWWNs is specified" }),
+      compileRule({ "rule": "!has(self.targetWWNs) || size(self.targetWWNs) == 0 || !has(self.lun) || (self.lun >= 0 && self.lun <= 255)", "fieldPath": ".lun", "message": "must be between 0 and 255, inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.FlockerVolumeSource": {
     fields: {
       "datasetName": { shape: scalar },
       "datasetUUID": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "(has(self.datasetName) && self.datasetName != '') || (has(self.datasetUUID) && self.datasetUUID != '')", "reason": "FieldValueRequired", "message": "one of datasetName and datasetUUID is required" }),
+      compileRule({ "rule": "!(has(self.datasetName) && self.datasetName != '' && has(self.datasetUUID) && self.datasetUUID != '')", "message": "datasetName and datasetUUID can not be specified simultaneously", "valueExpr": "'resource'" }),
+      compileRule({ "rule": "!has(self.datasetName) || !self.datasetName.contains('/')", "fieldPath": ".datasetName", "message": "must not contain '/'" }),
+    ],
   },
   "io.k8s.api.core.v1.FlexPersistentVolumeSource": {
     fields: {

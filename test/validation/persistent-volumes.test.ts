@@ -114,6 +114,23 @@ describe('PersistentVolume validation', () => {
       { reason: 'FieldValueRequired', field: 'spec.csi.controllerExpandSecretRef.namespace', message: 'Required value' },
     ]],
     ['an NFS path that is not absolute', pv({ hostPath: undefined, nfs: { server: 'nfs', path: 'exports' } }), [{ reason: 'FieldValueInvalid', field: 'spec.nfs.path', message: 'Invalid value: "exports": must be an absolute path' }]],
+    ['a GCE disk without name (kube-apiserver reports spec.persistentDisk)', pv({ hostPath: undefined, gcePersistentDisk: { pdName: '', partition: 256 } }), [
+      { reason: 'FieldValueRequired', field: 'spec.persistentDisk.pdName', message: 'Required value' },
+      { reason: 'FieldValueInvalid', field: 'spec.persistentDisk.partition', message: 'Invalid value: 256: must be between 1 and 255, inclusive' },
+    ]],
+    ['an FC volume with both targetWWNs and wwids, no lun', pv({ hostPath: undefined, fc: { targetWWNs: ['500a0982991b8dc5'], wwids: ['x'] } }), [
+      { reason: 'FieldValueInvalid', field: 'spec.fc.targetWWNs', message: 'Invalid value: ["500a0982991b8dc5"]: targetWWNs and wwids can not be specified simultaneously' },
+      { reason: 'FieldValueRequired', field: 'spec.fc.lun', message: 'Required value: lun is required if targetWWNs is specified' },
+    ]],
+    ['a flocker volume with name and UUID', pv({ hostPath: undefined, flocker: { datasetName: 'a/b', datasetUUID: 'u' } }), [
+      { reason: 'FieldValueInvalid', field: 'spec.flocker', message: 'Invalid value: "resource": datasetName and datasetUUID can not be specified simultaneously' },
+      { reason: 'FieldValueInvalid', field: 'spec.flocker.datasetName', message: `Invalid value: "a/b": must not contain '/'` },
+    ]],
+    ['an iSCSI volume with CHAP and no secret', pv({ hostPath: undefined, iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:storage', lun: 300, chapAuthSession: true } }), [
+      { reason: 'FieldValueInvalid', field: 'spec.iscsi.lun', message: 'Invalid value: 300: must be between 0 and 255, inclusive' },
+      { reason: 'FieldValueRequired', field: 'spec.iscsi.secretRef', message: 'Required value' },
+    ]],
+    ['an NFS volume without server', pv({ hostPath: undefined, nfs: { path: '/x' } }), [{ reason: 'FieldValueRequired', field: 'spec.nfs.server', message: 'Required value' }]],
     ['a bad storage class name', pv({ storageClassName: 'Fast' }), [{ reason: 'FieldValueInvalid', field: 'spec.storageClassName', message: `Invalid value: "Fast": ${SUBDOMAIN_MSG}` }]],
     ['an unknown volume mode', pv({ volumeMode: 'Raw' }), [{ reason: 'FieldValueNotSupported', field: 'spec.volumeMode', message: 'Unsupported value: "Raw": supported values: "Block", "Filesystem"' }]],
   ])('rejects %s', (_name, obj, causes) => {

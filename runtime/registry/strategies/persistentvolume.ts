@@ -179,6 +179,15 @@ function applyKindDefaults(obj: KubeObject): void {
   if (!has(spec, 'volumeMode')) spec.volumeMode = 'Filesystem';
 }
 
+/**
+ * kube-apiserver reports a PersistentVolume's GCE disk errors under spec.persistentDisk (not the
+ * JSON name, as a Pod's volume does); the type's rules report at the JSON name, so rename here.
+ */
+function withGcePath(causes: StatusCause[]): StatusCause[] {
+  const from = 'spec.gcePersistentDisk.';
+  return causes.map((c) => (c.field?.startsWith(from) ? { ...c, field: `spec.persistentDisk.${c.field.slice(from.length)}` } : c));
+}
+
 const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 export function persistentVolumeStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
@@ -191,12 +200,12 @@ export function persistentVolumeStrategies(def: ResourceDefinition, enabled: Gat
       base.main.prepareForCreate(obj);
       obj.status = { phase: 'Pending', lastPhaseTransitionTime: now() };
     },
-    validate: (obj) => [...base.main.validate(obj), ...validatePersistentVolumeSpec(obj, vacEnabled())],
+    validate: (obj) => withGcePath([...base.main.validate(obj), ...validatePersistentVolumeSpec(obj, vacEnabled())]),
     prepareForUpdate(obj, old) {
       applyKindDefaults(obj);
       base.main.prepareForUpdate(obj, old);
     },
-    validateUpdate: (obj, old) => [...base.main.validateUpdate(obj, old), ...validatePersistentVolumeSpec(obj, vacEnabled(old)), ...updateCauses(obj, old, enabled)],
+    validateUpdate: (obj, old) => withGcePath([...base.main.validateUpdate(obj, old), ...validatePersistentVolumeSpec(obj, vacEnabled(old)), ...updateCauses(obj, old, enabled)]),
   };
   const baseStatus = base.subresources.status as Strategy;
   const status: Strategy = {
