@@ -46,6 +46,15 @@ const without = (obj: Obj, ...keys: string[]): Obj => {
 };
 const affinity = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-1'] }] }] } };
 
+describe('gated fields per kind', () => {
+  it('gives claims and volumes a field dropper, but not other kinds of the same group version', () => {
+    const validator = (kind: string) => resources.find((r) => r.kind === kind)!.validator;
+    expect(validator('PersistentVolumeClaim').dropDisabledFields).toBeTypeOf('function');
+    expect(validator('PersistentVolume').dropDisabledFields).toBeTypeOf('function');
+    expect(validator('LimitRange').dropDisabledFields).toBeUndefined();
+  });
+});
+
 describe('PersistentVolume defaults and status', () => {
   it('defaults reclaim policy, volume mode and hostPath type; status starts Pending', () => {
     const obj = created(pvStrategies.main, { ...pv(), status: { phase: 'Bound' } });
