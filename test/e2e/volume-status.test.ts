@@ -68,6 +68,15 @@ describe('PersistentVolumeClaim over HTTPS', () => {
     });
   });
 
+  it('lists a repeated spec cause twice but names it once in the message, as kube-apiserver does', async () => {
+    const current = (await send('GET', `${PVCS}/data`)).body;
+    const res = await send('PUT', `${PVCS}/data`, { ...current, spec: { ...current.spec, accessModes: ['Sometimes'] } });
+    expect(res.status).toBe(422);
+    const causes = (res.body.details as { causes: { field: string; reason: string }[] }).causes;
+    expect(causes.map((c) => `${c.field} ${c.reason}`)).toEqual(['spec.accessModes FieldValueNotSupported', 'spec.accessModes FieldValueNotSupported', 'spec FieldValueForbidden']);
+    expect((res.body.message as string).match(/spec\.accessModes: Unsupported value/g)).toHaveLength(1);
+  });
+
   it('answers 422 Invalid for a claim without storage request', async () => {
     const res = await send('POST', PVCS, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'empty' }, spec: { accessModes: ['ReadWriteOnce'] } });
     expect(res.status).toBe(422);

@@ -168,6 +168,13 @@ describe('PersistentVolume updates', () => {
     expect(updated(pvStrategies.main, next, old)).toEqual([]);
   });
 
+  it('lists the causes of the new volume twice, as kube-apiserver validates it twice on update', () => {
+    const next = structuredClone(old);
+    spec(next).persistentVolumeReclaimPolicy = 'Keep';
+    const cause = { reason: 'FieldValueNotSupported', field: 'spec.persistentVolumeReclaimPolicy', message: 'Unsupported value: "Keep": supported values: "Delete", "Recycle", "Retain"' };
+    expect(updated(pvStrategies.main, next, old)).toEqual([cause, cause]);
+  });
+
   it('forbids changing the volume source', () => {
     const next = structuredClone(old);
     (spec(next).csi as Obj).volumeHandle = 'other';
@@ -295,6 +302,14 @@ describe('PersistentVolumeClaim updates', () => {
     spec(next).volumeName = 'pv-1';
     (spec(next).resources as Obj).requests = { storage: '2Gi' };
     expect(updated(pvcStrategies.main, next, old)).toEqual([]);
+  });
+
+  it('lists the causes of the new claim twice, as kube-apiserver validates it twice on update', () => {
+    const old = { ...bound(), spec: { ...spec(bound()), resources: { requests: { storage: '1Gi' }, limits: { storage: '2Gi' } } } };
+    const next = structuredClone(old);
+    (spec(next).resources as Obj).requests = { storage: '3Gi' };
+    const cause = { reason: 'FieldValueInvalid', field: 'spec.resources.requests[storage]', message: 'Invalid value: "3Gi": must be less than or equal to storage limit of 2Gi' };
+    expect(updated(pvcStrategies.main, next, old)).toEqual([cause, cause]);
   });
 
   it('forbids shrinking the request', () => {

@@ -205,7 +205,17 @@ export function persistentVolumeStrategies(def: ResourceDefinition, enabled: Gat
       applyKindDefaults(obj);
       base.main.prepareForUpdate(obj, old);
     },
-    validateUpdate: (obj, old) => withGcePath([...base.main.validateUpdate(obj, old), ...validatePersistentVolumeSpec(obj, vacEnabled(old)), ...updateCauses(obj, old, enabled)]),
+    // kube-apiserver's strategy validates the new volume, then ValidatePersistentVolumeUpdate
+    // validates it again: every cause of the spec is listed twice (the message names it once).
+    // Metadata causes keep the count the generic update validation gives every kind.
+    validateUpdate: (obj, old) =>
+      withGcePath([
+        ...base.main.validate(obj).filter((c) => !c.field?.startsWith('metadata')),
+        ...validatePersistentVolumeSpec(obj, vacEnabled(old)),
+        ...base.main.validateUpdate(obj, old),
+        ...validatePersistentVolumeSpec(obj, vacEnabled(old)),
+        ...updateCauses(obj, old, enabled),
+      ]),
   };
   const baseStatus = base.subresources.status as Strategy;
   const status: Strategy = {

@@ -203,6 +203,8 @@ export function statusUpdateCauses(obj: KubeObject, old: KubeObject, enabled: Ga
   return causes;
 }
 
+const withoutMetadata = (causes: StatusCause[]): StatusCause[] => causes.filter((c) => !c.field?.startsWith('metadata'));
+
 export function persistentVolumeClaimStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
   const main: Strategy = {
@@ -218,7 +220,16 @@ export function persistentVolumeClaimStrategies(def: ResourceDefinition, enabled
       base.main.prepareForUpdate(obj, old);
       if (isPlainObject(obj.spec)) normalizeDataSources(obj.spec, specOf(old), enabled);
     },
-    validateUpdate: (obj, old) => [...base.main.validateUpdate(obj, old), ...validateClaimSpecResources(obj.spec, 'spec'), ...immutabilityCauses(obj, old, enabled)],
+    // kube-apiserver's strategy validates the new claim, then ValidatePersistentVolumeClaimUpdate
+    // validates it again: every cause of the spec is listed twice (the message names it once).
+    // Metadata causes keep the count the generic update validation gives every kind.
+    validateUpdate: (obj, old) => [
+      ...withoutMetadata(base.main.validate(obj)),
+      ...validateClaimSpecResources(obj.spec, 'spec'),
+      ...base.main.validateUpdate(obj, old),
+      ...validateClaimSpecResources(obj.spec, 'spec'),
+      ...immutabilityCauses(obj, old, enabled),
+    ],
   };
   const status: Strategy = {
     ...(base.subresources.status as Strategy),
