@@ -40,6 +40,12 @@ export interface WriteOptions {
   userAgent?: string;
   /** Set by server-side apply, which has already written managedFields for its manager. */
   managedFieldsRecorded?: boolean;
+  /** Receives the strategy's warnings about an accepted write (each once), for Warning headers. */
+  warnings?: string[];
+}
+
+function addWarnings(options: WriteOptions, warnings: string[]): void {
+  for (const w of warnings) if (options.warnings && !options.warnings.includes(w)) options.warnings.push(w);
 }
 
 export interface DeleteResult {
@@ -201,6 +207,7 @@ export class Store {
     const name = metaOf(obj).name ?? '';
     const causes = strategy.validate(obj);
     if (causes.length) throw this.invalid(name, causes);
+    addWarnings(options, strategy.warningsOnCreate(obj));
     this.canonicalize(strategy, obj);
     const key = this.key(namespace, name);
     if (options.dryRun) {
@@ -335,6 +342,7 @@ export class Store {
     this.recordManagedFields(old, obj, options);
     const causes = strategy.validateUpdate(obj, old);
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
+    addWarnings(options, strategy.warningsOnUpdate(obj, old));
     this.canonicalize(strategy, obj);
   }
 

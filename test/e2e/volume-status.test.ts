@@ -19,7 +19,10 @@ afterAll(() => server?.close());
 const json = { 'content-type': 'application/json' };
 const send = async (method: string, path: string, body?: unknown) => {
   const res = await call(server.url, path, creds, { method, headers: json, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: await res.json<Obj>() };
+  const raw = res.headers.warning;
+  // Node joins repeated Warning headers with commas.
+  const warnings = (raw === undefined ? [] : Array.isArray(raw) ? raw : raw.split(/,(?=\s*299 )/)).map((w) => w.trim());
+  return { status: res.status, body: await res.json<Obj>(), warnings };
 };
 
 const PVCS = '/api/v1/namespaces/default/persistentvolumeclaims';
@@ -118,6 +121,26 @@ describe('PersistentVolume over HTTPS', () => {
     expect(status.status).toBe(200);
     expect(status.body.status?.phase).toBe('Available');
     expect(status.body.spec.capacity).toEqual({ storage: '5Gi' });
+  });
+
+  it('warns about the deprecated Recycle policy and beta zone label', async () => {
+    const res = await send('POST', PVS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-recycle' },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Recycle',
+        nfs: { server: 'nfs.example.com', path: '/exports' },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'failure-domain.beta.kubernetes.io/zone', operator: 'In', values: ['a'] }] }] } },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.warnings).toEqual([
+      '299 - "spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."',
+      '299 - "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key: failure-domain.beta.kubernetes.io/zone is deprecated since v1.17; use \\"topology.kubernetes.io/zone\\" instead"',
+    ]);
   });
 
   it('refuses to change the volume source', async () => {

@@ -158,6 +158,29 @@ describe('PersistentVolume validation', () => {
   });
 });
 
+describe('PersistentVolume warnings and mount options', () => {
+  it('warns about the beta class annotation, Recycle, deprecated node labels and sources', () => {
+    const obj = created(pvStrategies.main, {
+      ...pv({ hostPath: undefined, rbd: { monitors: ['m'], image: 'i' }, persistentVolumeReclaimPolicy: 'Recycle', nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'beta.kubernetes.io/os', operator: 'Exists' }] }] } } }),
+      metadata: { name: 'pv-1', annotations: { 'volume.beta.kubernetes.io/storage-class': 'slow' } },
+    });
+    expect(pvStrategies.main.warningsOnCreate(obj)).toEqual([
+      'metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "storageClassName" attribute instead',
+      'spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.',
+      'spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead',
+      'spec.rbd: deprecated in v1.28, non-functional in v1.31+',
+    ]);
+  });
+
+  it('refuses the mount-options annotation on a source without mount options', () => {
+    const withOptions = (source: Obj): Obj => ({ ...pv({ hostPath: undefined, ...source }), metadata: { name: 'pv-1', annotations: { 'volume.beta.kubernetes.io/mount-options': 'ro' } } });
+    expect(pvStrategies.main.validate(created(pvStrategies.main, withOptions({ hostPath: { path: '/x' } })))).toEqual([
+      { reason: 'FieldValueForbidden', field: 'metadata.annotations.volume.beta.kubernetes.io/mount-options', message: 'Forbidden: may not specify mount options for this volume type' },
+    ]);
+    expect(pvStrategies.main.validate(created(pvStrategies.main, withOptions({ nfs: { server: 's', path: '/x' } })))).toEqual([]);
+  });
+});
+
 describe('PersistentVolume updates', () => {
   const old = stored(pvStrategies.main, JSON.parse(JSON.stringify(pv({ hostPath: undefined, csi: { driver: 'd', volumeHandle: 'h' }, nodeAffinity: affinity }))));
 
@@ -245,6 +268,18 @@ describe('PersistentVolumeClaim defaults and data sources', () => {
     const write = { ...structuredClone(old), status: { phase: 'Bound', allocatedResources: { storage: '1Gi' }, allocatedResourceStatuses: { storage: 'NodeResizePending' } } };
     pvcStrategies.subresources.status!.prepareForUpdate(write, old);
     expect(write.status).toEqual({ phase: 'Bound' });
+  });
+});
+
+describe('PersistentVolumeClaim warnings', () => {
+  it('warns about fractional byte quantities and the beta class annotation', () => {
+    const obj = created(pvcStrategies.main, { ...pvc({ resources: { requests: { storage: '1.5' }, limits: { storage: '2500m' } } }), metadata: { name: 'c', namespace: 'default', annotations: { 'volume.beta.kubernetes.io/storage-class': 'slow' } } });
+    expect(pvcStrategies.main.warningsOnCreate(obj)).toEqual([
+      'metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "storageClassName" attribute instead',
+      'spec.resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer',
+      'spec.resources.limits[storage]: fractional byte value "2500m" is invalid, must be an integer',
+    ]);
+    expect(pvcStrategies.main.warningsOnCreate(created(pvcStrategies.main, pvc()))).toEqual([]);
   });
 });
 

@@ -13,6 +13,7 @@ import { formatQuantity, quantityOf, quantitySign, quantityValue } from '../../v
 import type { ResourceDefinition } from '../definition.js';
 import { deepClone, deepEqual, isPlainObject, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { mountOptionCauses, persistentVolumeWarnings } from './volume-warnings.js';
 
 type Obj = Record<string, unknown>;
 type GateCheck = (gate: string) => boolean;
@@ -200,7 +201,8 @@ export function persistentVolumeStrategies(def: ResourceDefinition, enabled: Gat
       base.main.prepareForCreate(obj);
       obj.status = { phase: 'Pending', lastPhaseTransitionTime: now() };
     },
-    validate: (obj) => withGcePath([...base.main.validate(obj), ...validatePersistentVolumeSpec(obj, vacEnabled())]),
+    validate: (obj) => withGcePath([...base.main.validate(obj), ...validatePersistentVolumeSpec(obj, vacEnabled()), ...mountOptionCauses(obj)]),
+    warningsOnCreate: (obj) => persistentVolumeWarnings(obj),
     prepareForUpdate(obj, old) {
       applyKindDefaults(obj);
       base.main.prepareForUpdate(obj, old);
@@ -212,10 +214,12 @@ export function persistentVolumeStrategies(def: ResourceDefinition, enabled: Gat
       withGcePath([
         ...base.main.validate(obj).filter((c) => !c.field?.startsWith('metadata')),
         ...validatePersistentVolumeSpec(obj, vacEnabled(old)),
+        ...mountOptionCauses(obj),
         ...base.main.validateUpdate(obj, old),
         ...validatePersistentVolumeSpec(obj, vacEnabled(old)),
         ...updateCauses(obj, old, enabled),
       ]),
+    warningsOnUpdate: (obj) => persistentVolumeWarnings(obj),
   };
   const baseStatus = base.subresources.status as Strategy;
   const status: Strategy = {

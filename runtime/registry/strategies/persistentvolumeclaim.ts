@@ -17,6 +17,7 @@ import { validatePersistentVolumeClaimResourceKey } from '../../validation/resou
 import type { ResourceDefinition } from '../definition.js';
 import { deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { persistentVolumeClaimWarnings } from './volume-warnings.js';
 
 type Obj = Record<string, unknown>;
 type GateCheck = (gate: string) => boolean;
@@ -216,6 +217,8 @@ export function persistentVolumeClaimStrategies(def: ResourceDefinition, enabled
       if (isPlainObject(obj.spec)) normalizeDataSources(obj.spec, undefined, enabled);
     },
     validate: (obj) => [...base.main.validate(obj), ...validateClaimSpecResources(obj.spec, 'spec')],
+    warningsOnCreate: (obj) => persistentVolumeClaimWarnings(obj),
+    warningsOnUpdate: (obj) => persistentVolumeClaimWarnings(obj),
     prepareForUpdate(obj, old) {
       base.main.prepareForUpdate(obj, old);
       if (isPlainObject(obj.spec)) normalizeDataSources(obj.spec, specOf(old), enabled);
