@@ -27,6 +27,7 @@ import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
 import { interpretStorageError } from './storage-errors.js';
 import { omitEmptyCollections } from './omit-empty.js';
+import { canonicalizeQuantities } from './canonical-quantities.js';
 import { generatedSchemaIndex } from './openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
 import { validateDeleteOptions, type DeleteOptions, type SuccessStatus } from './delete-options.js';
@@ -351,7 +352,10 @@ export class Store {
     strategy.canonicalize(obj);
     const index = generatedSchemaIndex();
     const schema = index.component(this.definition.openAPIName);
-    if (schema) omitEmptyCollections(obj, schema, index);
+    if (schema) {
+      omitEmptyCollections(obj, schema, index);
+      canonicalizeQuantities(obj, schema, index);
+    }
   }
 
   /**

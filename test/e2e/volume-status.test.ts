@@ -80,6 +80,18 @@ describe('PersistentVolumeClaim over HTTPS', () => {
     expect((res.body.message as string).match(/spec\.accessModes: Unsupported value/g)).toHaveLength(1);
   });
 
+  it('stores quantities in canonical form, as kube-apiserver re-encodes them', async () => {
+    const res = await send('POST', PVCS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'canonical' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1024Mi' }, limits: { storage: 2147483648 } } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.spec.resources).toEqual({ requests: { storage: '1Gi' }, limits: { storage: '2147483648' } });
+    expect((await send('GET', `${PVCS}/canonical`)).body.spec.resources).toEqual({ requests: { storage: '1Gi' }, limits: { storage: '2147483648' } });
+  });
+
   it('answers 422 Invalid for a claim without storage request', async () => {
     const res = await send('POST', PVCS, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'empty' }, spec: { accessModes: ['ReadWriteOnce'] } });
     expect(res.status).toBe(422);
