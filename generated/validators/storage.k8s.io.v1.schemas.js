@@ -2014,7 +2014,7 @@ const schema54 = {"type":"object","properties":{"datasetName":{"type":"string"},
 const schema57 = {"type":"object","properties":{"secretName":{"type":"string","minLength":1},"shareName":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}},"required":["secretName","shareName"]};
 const schema58 = {"type":"object","properties":{"volumePath":{"type":"string","minLength":1},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}},"required":["volumePath"]};
 const schema59 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
-const schema60 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string"}},"required":["diskName","diskURI"]};
+const schema60 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string","enum":["None","ReadOnly","ReadWrite"]},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string","enum":["Dedicated","Managed","Shared"]}},"required":["diskName","diskURI"]};
 const schema61 = {"type":"object","properties":{"pdID":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["pdID"]};
 const schema62 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
 const schema65 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
@@ -4939,7 +4939,8 @@ errors++;
 }
 }
 if(data57.cachingMode !== undefined){
-if(typeof data57.cachingMode !== "string"){
+let data60 = data57.cachingMode;
+if(typeof data60 !== "string"){
 const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
@@ -4949,10 +4950,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-if(data57.fsType !== undefined){
-if(typeof data57.fsType !== "string"){
-const err79 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data60 === "None") || (data60 === "ReadOnly")) || (data60 === "ReadWrite"))){
+const err79 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema60.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -4962,9 +4961,9 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data57.readOnly !== undefined){
-if(typeof data57.readOnly !== "boolean"){
-const err80 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data57.fsType !== undefined){
+if(typeof data57.fsType !== "string"){
+const err80 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -4974,9 +4973,9 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data57.kind !== undefined){
-if(typeof data57.kind !== "string"){
-const err81 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.readOnly !== undefined){
+if(typeof data57.readOnly !== "boolean"){
+const err81 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -4986,9 +4985,10 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.kind !== undefined){
+let data63 = data57.kind;
+if(typeof data63 !== "string"){
+const err82 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -4997,12 +4997,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data.photonPersistentDisk !== undefined){
-let data64 = data.photonPersistentDisk;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.pdID === undefined){
-const err83 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
+if(!(((data63 === "Dedicated") || (data63 === "Managed")) || (data63 === "Shared"))){
+const err83 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema60.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5011,11 +5007,10 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data64.pdID !== undefined){
-let data65 = data64.pdID;
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err84 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5025,8 +5020,11 @@ vErrors.push(err84);
 errors++;
 }
 }
-else {
-const err85 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.photonPersistentDisk !== undefined){
+let data64 = data.photonPersistentDisk;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.pdID === undefined){
+const err85 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5035,10 +5033,11 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data64.fsType !== undefined){
-if(typeof data64.fsType !== "string"){
-const err86 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.pdID !== undefined){
+let data65 = data64.pdID;
+if(typeof data65 === "string"){
+if(func2(data65) < 1){
+const err86 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5048,9 +5047,8 @@ vErrors.push(err86);
 errors++;
 }
 }
-}
 else {
-const err87 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err87 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5060,11 +5058,9 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data.portworxVolume !== undefined){
-let data67 = data.portworxVolume;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.volumeID === undefined){
-const err88 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(data64.fsType !== undefined){
+if(typeof data64.fsType !== "string"){
+const err88 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5073,11 +5069,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data67.volumeID !== undefined){
-let data68 = data67.volumeID;
-if(typeof data68 === "string"){
-if(func2(data68) < 1){
-const err89 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5087,8 +5082,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-else {
-const err90 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.portworxVolume !== undefined){
+let data67 = data.portworxVolume;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.volumeID === undefined){
+const err90 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5097,10 +5095,11 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-if(data67.fsType !== undefined){
-if(typeof data67.fsType !== "string"){
-const err91 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.volumeID !== undefined){
+let data68 = data67.volumeID;
+if(typeof data68 === "string"){
+if(func2(data68) < 1){
+const err91 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5110,9 +5109,8 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data67.readOnly !== undefined){
-if(typeof data67.readOnly !== "boolean"){
-const err92 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err92 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5122,14 +5120,38 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
-else {
-const err93 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.fsType !== undefined){
+if(typeof data67.fsType !== "string"){
+const err93 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
 else {
 vErrors.push(err93);
+}
+errors++;
+}
+}
+if(data67.readOnly !== undefined){
+if(typeof data67.readOnly !== "boolean"){
+const err94 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
 }
 errors++;
 }
@@ -5144,31 +5166,7 @@ if(data.local !== undefined){
 let data72 = data.local;
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
 if(data72.path === undefined){
-const err94 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-if(data72.path !== undefined){
-let data73 = data72.path;
-if(typeof data73 === "string"){
-if(func2(data73) < 1){
-const err95 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-else {
-const err96 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err96 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -5177,10 +5175,11 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-if(data72.fsType !== undefined){
-if(typeof data72.fsType !== "string"){
-const err97 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.path !== undefined){
+let data73 = data72.path;
+if(typeof data73 === "string"){
+if(func2(data73) < 1){
+const err97 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -5190,14 +5189,37 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
 else {
-const err98 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err98 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err98];
 }
 else {
 vErrors.push(err98);
+}
+errors++;
+}
+}
+if(data72.fsType !== undefined){
+if(typeof data72.fsType !== "string"){
+const err99 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+}
+else {
+const err100 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
 }
 errors++;
 }
@@ -5220,34 +5242,7 @@ if(Array.isArray(data77)){
 const len2 = data77.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data77[i2] !== "string"){
-const err99 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-}
-}
-}
-else {
-const err100 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-}
-if(data.claimRef !== undefined){
-let data79 = data.claimRef;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.kind !== undefined){
-if(typeof data79.kind !== "string"){
-const err101 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err101 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -5257,9 +5252,9 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data79.namespace !== undefined){
-if(typeof data79.namespace !== "string"){
-const err102 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err102 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -5269,9 +5264,12 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data79.name !== undefined){
-if(typeof data79.name !== "string"){
-const err103 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.claimRef !== undefined){
+let data79 = data.claimRef;
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.kind !== undefined){
+if(typeof data79.kind !== "string"){
+const err103 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -5281,9 +5279,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data79.uid !== undefined){
-if(typeof data79.uid !== "string"){
-const err104 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.namespace !== undefined){
+if(typeof data79.namespace !== "string"){
+const err104 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -5293,9 +5291,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data79.apiVersion !== undefined){
-if(typeof data79.apiVersion !== "string"){
-const err105 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.name !== undefined){
+if(typeof data79.name !== "string"){
+const err105 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -5305,9 +5303,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data79.resourceVersion !== undefined){
-if(typeof data79.resourceVersion !== "string"){
-const err106 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.uid !== undefined){
+if(typeof data79.uid !== "string"){
+const err106 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -5317,9 +5315,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data79.fieldPath !== undefined){
-if(typeof data79.fieldPath !== "string"){
-const err107 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.apiVersion !== undefined){
+if(typeof data79.apiVersion !== "string"){
+const err107 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -5329,9 +5327,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-}
-else {
-const err108 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.resourceVersion !== undefined){
+if(typeof data79.resourceVersion !== "string"){
+const err108 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -5341,9 +5339,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data.persistentVolumeReclaimPolicy !== undefined){
-if(typeof data.persistentVolumeReclaimPolicy !== "string"){
-const err109 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.fieldPath !== undefined){
+if(typeof data79.fieldPath !== "string"){
+const err109 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -5353,14 +5351,38 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err110 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err110 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err110];
 }
 else {
 vErrors.push(err110);
+}
+errors++;
+}
+}
+if(data.persistentVolumeReclaimPolicy !== undefined){
+if(typeof data.persistentVolumeReclaimPolicy !== "string"){
+const err111 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err112 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
 }
 errors++;
 }
@@ -5371,36 +5393,36 @@ if(Array.isArray(data89)){
 const len3 = data89.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data89[i3] !== "string"){
-const err111 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err113 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err111];
+vErrors = [err113];
 }
 else {
-vErrors.push(err111);
+vErrors.push(err113);
 }
 errors++;
 }
 }
 }
 else {
-const err112 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err114 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err112];
+vErrors = [err114];
 }
 else {
-vErrors.push(err112);
+vErrors.push(err114);
 }
 errors++;
 }
 }
 if(data.volumeMode !== undefined){
 if(typeof data.volumeMode !== "string"){
-const err113 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err115 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err113];
+vErrors = [err115];
 }
 else {
-vErrors.push(err113);
+vErrors.push(err115);
 }
 errors++;
 }
@@ -5413,24 +5435,24 @@ errors = vErrors.length;
 }
 if(data.volumeAttributesClassName !== undefined){
 if(typeof data.volumeAttributesClassName !== "string"){
-const err114 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err116 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err114];
+vErrors = [err116];
 }
 else {
-vErrors.push(err114);
+vErrors.push(err116);
 }
 errors++;
 }
 }
 }
 else {
-const err115 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err117 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err115];
+vErrors = [err117];
 }
 else {
-vErrors.push(err115);
+vErrors.push(err117);
 }
 errors++;
 }

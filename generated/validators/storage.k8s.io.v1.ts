@@ -361,12 +361,13 @@ const types: TypeTable = {
       "monitors": { shape: list(scalar) },
       "image": { shape: scalar },
       "fsType": { shape: scalar },
-      "pool": { shape: scalar },
-      "user": { shape: scalar },
-      "keyring": { shape: scalar },
+      "pool": { shape: scalar, default: "rbd" },
+      "user": { shape: scalar, default: "admin" },
+      "keyring": { shape: scalar, default: "/etc/ceph/keyring" },
       "secretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
       "readOnly": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.SecretReference": {
     fields: {
@@ -379,7 +380,7 @@ const types: TypeTable = {
       "targetPortal": { shape: scalar },
       "iqn": { shape: scalar },
       "lun": { shape: scalar },
-      "iscsiInterface": { shape: scalar },
+      "iscsiInterface": { shape: scalar, default: "default" },
       "fsType": { shape: scalar },
       "readOnly": { shape: scalar },
       "portals": { shape: list(scalar) },
@@ -394,6 +395,7 @@ const types: TypeTable = {
       compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
       compileRule({ "rule": "!has(self.iqn) || self.iqn == '' || self.iqn.startsWith('iqn') || self.iqn.startsWith('eui') || self.iqn.startsWith('naa')", "fieldPath": ".iqn", "message": "must be valid format" }),
     ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.CinderPersistentVolumeSource": {
     fields: {
@@ -482,11 +484,16 @@ const types: TypeTable = {
     fields: {
       "diskName": { shape: scalar },
       "diskURI": { shape: scalar },
-      "cachingMode": { shape: scalar, pointer: true },
-      "fsType": { shape: scalar, pointer: true },
-      "readOnly": { shape: scalar, pointer: true },
-      "kind": { shape: scalar, pointer: true },
+      "cachingMode": { shape: scalar, default: "ReadWrite", pointer: true },
+      "fsType": { shape: scalar, default: "ext4", pointer: true },
+      "readOnly": { shape: scalar, default: false, pointer: true },
+      "kind": { shape: scalar, default: "Shared", pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.kind) || self.kind != 'Managed' || !has(self.diskURI) || self.diskURI.startsWith('/subscriptions/')", "fieldPath": ".diskURI", "reason": "FieldValueNotSupported", "supported": ["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"] }),
+      compileRule({ "rule": "!has(self.kind) || self.kind == 'Managed' || !has(self.diskURI) || self.diskURI.startsWith('https://')", "fieldPath": ".diskURI", "reason": "FieldValueNotSupported", "supported": ["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"] }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
     fields: {
@@ -509,11 +516,12 @@ const types: TypeTable = {
       "sslEnabled": { shape: scalar },
       "protectionDomain": { shape: scalar },
       "storagePool": { shape: scalar },
-      "storageMode": { shape: scalar },
+      "storageMode": { shape: scalar, default: "ThinProvisioned" },
       "volumeName": { shape: scalar },
-      "fsType": { shape: scalar },
+      "fsType": { shape: scalar, default: "xfs" },
       "readOnly": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.LocalVolumeSource": {
     fields: {

@@ -62,6 +62,14 @@ describe('PersistentVolume defaults and status', () => {
     expect(obj.status).toEqual({ phase: 'Pending', lastPhaseTransitionTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) });
   });
 
+  it('defaults the fields of in-tree sources as the v1 defaulters do', () => {
+    const source = (s: Obj): Obj => spec(created(pvStrategies.main, pv({ hostPath: undefined, ...s })));
+    expect(source({ rbd: { monitors: ['m'], image: 'i' } }).rbd).toEqual({ monitors: ['m'], image: 'i', pool: 'rbd', user: 'admin', keyring: '/etc/ceph/keyring' });
+    expect(source({ iscsi: { targetPortal: 'p', iqn: 'iqn.x' } }).iscsi).toEqual({ targetPortal: 'p', iqn: 'iqn.x', iscsiInterface: 'default' });
+    expect(source({ azureDisk: { diskName: 'd', diskURI: 'https://a' } }).azureDisk).toEqual({ diskName: 'd', diskURI: 'https://a', cachingMode: 'ReadWrite', fsType: 'ext4', readOnly: false, kind: 'Shared' });
+    expect(source({ scaleIO: { gateway: 'g', system: 's', secretRef: { name: 'n' }, volumeName: 'v' } }).scaleIO).toMatchObject({ storageMode: 'ThinProvisioned', fsType: 'xfs' });
+  });
+
   it('keeps a given reclaim policy', () => {
     expect(spec(created(pvStrategies.main, pv({ persistentVolumeReclaimPolicy: 'Delete' }))).persistentVolumeReclaimPolicy).toBe('Delete');
   });
@@ -138,6 +146,10 @@ describe('PersistentVolume validation', () => {
     ['an iSCSI volume with CHAP and no secret', pv({ hostPath: undefined, iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:storage', lun: 300, chapAuthSession: true } }), [
       { reason: 'FieldValueInvalid', field: 'spec.iscsi.lun', message: 'Invalid value: 300: must be between 0 and 255, inclusive' },
       { reason: 'FieldValueRequired', field: 'spec.iscsi.secretRef', message: 'Required value' },
+    ]],
+    ['a managed Azure disk with a blob URI', pv({ hostPath: undefined, azureDisk: { diskName: 'd', diskURI: 'https://acct.blob.core.windows.net/c/d.vhd', kind: 'Managed', cachingMode: 'Sometimes' } }), [
+      { reason: 'FieldValueNotSupported', field: 'spec.azureDisk.cachingMode', message: 'Unsupported value: "Sometimes": supported values: "None", "ReadOnly", "ReadWrite"' },
+      { reason: 'FieldValueNotSupported', field: 'spec.azureDisk.diskURI', message: 'Unsupported value: "https://acct.blob.core.windows.net/c/d.vhd": supported values: "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"' },
     ]],
     ['an NFS volume without server', pv({ hostPath: undefined, nfs: { path: '/x' } }), [{ reason: 'FieldValueRequired', field: 'spec.nfs.server', message: 'Required value' }]],
     ['a bad storage class name', pv({ storageClassName: 'Fast' }), [{ reason: 'FieldValueInvalid', field: 'spec.storageClassName', message: `Invalid value: "Fast": ${SUBDOMAIN_MSG}` }]],
