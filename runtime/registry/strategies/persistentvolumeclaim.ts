@@ -170,37 +170,50 @@ function specDiff(oldSpec: Obj, newSpec: Obj): string {
 }
 
 /** ValidatePersistentVolumeClaimStatusUpdate beyond what the generated validator checks. */
+/** validateBasicResource: a quantity whose integer value is negative. */
+function basicResourceCause(value: unknown, path: string): StatusCause | undefined {
+  const q = quantityOf(value);
+  return q && quantityValue(q) < 0n ? fe.invalid(path, Number(quantityValue(q)), 'must be a valid resource quantity') : undefined;
+}
+
+/** status.allocatedResources: storage keys only, then basic, then non-negative (ValidateResourceQuantityValue). */
+function allocatedResourceCauses(list: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const key of Object.keys(list).sort()) {
+    const keyCauses = validatePersistentVolumeClaimResourceKey(key, 'status.allocatedResources');
+    if (keyCauses.length > 0) {
+      causes.push(...keyCauses);
+      continue;
+    }
+    const path = `status.allocatedResources[${key}]`;
+    const basic = basicResourceCause(list[key], path);
+    const q = quantityOf(list[key]);
+    if (basic) causes.push(basic);
+    else if (q && q.num < 0n) causes.push(fe.invalid(path, formatQuantity(q), 'must be greater than or equal to 0'));
+  }
+  return causes;
+}
+
+/** ValidatePersistentVolumeClaimStatusUpdate beyond what the generated validator checks. */
 export function statusUpdateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): StatusCause[] {
   const causes: StatusCause[] = [];
   const spec = specOf(obj);
+  // kube-apiserver spells this path with a capital S.
   if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0) causes.push(fe.required('Spec.accessModes'));
   const status = statusOf(obj);
-  const basic = (list: unknown, path: string, skip?: (key: string) => StatusCause[]): void => {
-    if (!isPlainObject(list)) return;
-    for (const key of Object.keys(list).sort()) {
-      const keyCauses = skip?.(key) ?? [];
-      if (keyCauses.length > 0) {
-        causes.push(...keyCauses);
-        continue;
-      }
-      const q = quantityOf(list[key]);
-      if (!q) continue;
-      if (quantityValue(q) < 0n) causes.push(fe.invalid(`${path}[${key}]`, Number(quantityValue(q)), 'must be a valid resource quantity'));
-      else if (skip && q.num < 0n) causes.push(fe.invalid(`${path}[${key}]`, formatQuantity(q), 'must be greater than or equal to 0'));
-    }
-  };
-  basic(status.capacity, 'status.capacity');
-  if (recoveryEnabled(old, enabled)) {
-    const statuses = status.allocatedResourceStatuses;
-    if (isPlainObject(statuses)) {
-      for (const key of Object.keys(statuses).sort()) {
-        causes.push(...validatePersistentVolumeClaimResourceKey(key, 'status.allocatedResourceStatus'));
-        // kube-apiserver echoes the key, not the bad value, here.
-        if (!RESIZE_STATUSES.includes(String(statuses[key]))) causes.push(fe.notSupported('status.allocatedResourceStatus', key, RESIZE_STATUSES));
-      }
-    }
-    basic(status.allocatedResources, 'status.allocatedResources', (key) => validatePersistentVolumeClaimResourceKey(key, 'status.allocatedResources'));
+  const capacity = isPlainObject(status.capacity) ? status.capacity : {};
+  for (const key of Object.keys(capacity).sort()) {
+    const cause = basicResourceCause(capacity[key], `status.capacity[${key}]`);
+    if (cause) causes.push(cause);
   }
+  if (!recoveryEnabled(old, enabled)) return causes;
+  const statuses = isPlainObject(status.allocatedResourceStatuses) ? status.allocatedResourceStatuses : {};
+  for (const key of Object.keys(statuses).sort()) {
+    causes.push(...validatePersistentVolumeClaimResourceKey(key, 'status.allocatedResourceStatus'));
+    // kube-apiserver echoes the key, not the bad value, here.
+    if (!RESIZE_STATUSES.includes(String(statuses[key]))) causes.push(fe.notSupported('status.allocatedResourceStatus', key, RESIZE_STATUSES));
+  }
+  if (isPlainObject(status.allocatedResources)) causes.push(...allocatedResourceCauses(status.allocatedResources));
   return causes;
 }
 
