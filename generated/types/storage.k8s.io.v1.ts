@@ -8,24 +8,34 @@ export interface components {
             /** Format: int32 */
             partition?: number;
             readOnly?: boolean;
-            volumeID?: string;
+            volumeID: string;
         };
         "io.k8s.api.core.v1.AzureDiskVolumeSource": {
-            cachingMode?: string;
-            diskName?: string;
-            diskURI?: string;
-            fsType?: string;
-            kind?: string;
-            readOnly?: boolean;
+            /**
+             * @default ReadWrite
+             * @enum {string}
+             */
+            cachingMode: "None" | "ReadOnly" | "ReadWrite";
+            diskName: string;
+            diskURI: string;
+            /** @default ext4 */
+            fsType: string;
+            /**
+             * @default Shared
+             * @enum {string}
+             */
+            kind: "Dedicated" | "Managed" | "Shared";
+            /** @default false */
+            readOnly: boolean;
         };
         "io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {
             readOnly?: boolean;
-            secretName?: string;
+            secretName: string;
             secretNamespace?: string;
-            shareName?: string;
+            shareName: string;
         };
         "io.k8s.api.core.v1.CephFSPersistentVolumeSource": {
-            monitors?: string[];
+            monitors: string[];
             path?: string;
             readOnly?: boolean;
             secretFile?: string;
@@ -36,21 +46,32 @@ export interface components {
             fsType?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            volumeID?: string;
+            volumeID: string;
         };
+        /** @description A volume of an external CSI driver. A secret reference, when set, needs both name and namespace. */
         "io.k8s.api.core.v1.CSIPersistentVolumeSource": {
+            /** @description Secret for ControllerExpandVolume. */
             controllerExpandSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Secret for ControllerPublishVolume and ControllerUnpublishVolume. */
             controllerPublishSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            driver?: string;
+            /** @description The CSI driver's name (at most 63 characters). */
+            driver: string;
+            /** @description Filesystem type to mount. */
             fsType?: string;
+            /** @description Secret for NodeExpandVolume. */
             nodeExpandSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Secret for NodePublishVolume and NodeUnpublishVolume. */
             nodePublishSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Secret for NodeStageVolume and NodeUnstageVolume. */
             nodeStageSecretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            /** @description Mount read-only (default false). */
             readOnly?: boolean;
+            /** @description Driver-specific attributes of the volume. */
             volumeAttributes?: {
                 [key: string]: string;
             };
-            volumeHandle?: string;
+            /** @description The volume's id as the driver knows it. */
+            volumeHandle: string;
         };
         "io.k8s.api.core.v1.FCVolumeSource": {
             fsType?: string;
@@ -61,7 +82,7 @@ export interface components {
             wwids?: string[];
         };
         "io.k8s.api.core.v1.FlexPersistentVolumeSource": {
-            driver?: string;
+            driver: string;
             fsType?: string;
             options?: {
                 [key: string]: string;
@@ -81,37 +102,48 @@ export interface components {
             readOnly?: boolean;
         };
         "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {
-            endpoints?: string;
+            endpoints: string;
             endpointsNamespace?: string;
-            path?: string;
+            path: string;
             readOnly?: boolean;
         };
+        /** @description A file or directory on the node's host. */
         "io.k8s.api.core.v1.HostPathVolumeSource": {
-            path?: string;
-            type?: string;
+            /** @description Path on the host; no '..' segments. */
+            path: string;
+            /**
+             * @description What must exist at the path; empty skips the check.
+             * @default
+             * @enum {string}
+             */
+            type: "" | "BlockDevice" | "CharDevice" | "Directory" | "DirectoryOrCreate" | "File" | "FileOrCreate" | "Socket";
         };
         "io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {
             chapAuthDiscovery?: boolean;
             chapAuthSession?: boolean;
             fsType?: string;
             initiatorName?: string;
-            iqn?: string;
-            iscsiInterface?: string;
+            iqn: string;
+            /** @default default */
+            iscsiInterface: string;
             /** Format: int32 */
             lun?: number;
             portals?: string[];
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            targetPortal?: string;
+            targetPortal: string;
         };
+        /** @description A local disk, partition or directory of one node (a PersistentVolume with it needs nodeAffinity). */
         "io.k8s.api.core.v1.LocalVolumeSource": {
+            /** @description Filesystem type when path is a block device. */
             fsType?: string;
-            path?: string;
+            /** @description Full path of the volume on the node; no '..' segments. */
+            path: string;
         };
         "io.k8s.api.core.v1.NFSVolumeSource": {
-            path?: string;
+            path: string;
             readOnly?: boolean;
-            server?: string;
+            server: string;
         };
         "io.k8s.api.core.v1.NodeSelector": {
             nodeSelectorTerms?: components["schemas"]["io.k8s.api.core.v1.NodeSelectorTerm"][];
@@ -203,12 +235,12 @@ export interface components {
         };
         "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
             fsType?: string;
-            pdID?: string;
+            pdID: string;
         };
         "io.k8s.api.core.v1.PortworxVolumeSource": {
             fsType?: string;
             readOnly?: boolean;
-            volumeID?: string;
+            volumeID: string;
         };
         "io.k8s.api.core.v1.QuobyteVolumeSource": {
             group?: string;
@@ -220,35 +252,43 @@ export interface components {
         };
         "io.k8s.api.core.v1.RBDPersistentVolumeSource": {
             fsType?: string;
-            image?: string;
-            keyring?: string;
-            monitors?: string[];
-            pool?: string;
+            image: string;
+            /** @default /etc/ceph/keyring */
+            keyring: string;
+            monitors: string[];
+            /** @default rbd */
+            pool: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
-            user?: string;
+            /** @default admin */
+            user: string;
         };
         "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {
-            fsType?: string;
-            gateway?: string;
+            /** @default xfs */
+            fsType: string;
+            gateway: string;
             protectionDomain?: string;
             readOnly?: boolean;
-            secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
+            secretRef: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
             sslEnabled?: boolean;
-            storageMode?: string;
+            /** @default ThinProvisioned */
+            storageMode: string;
             storagePool?: string;
-            system?: string;
-            volumeName?: string;
+            system: string;
+            volumeName: string;
         };
+        /** @description A secret by name and namespace (the rules of a CSI secret reference are on CSIPersistentVolumeSource). */
         "io.k8s.api.core.v1.SecretReference": {
+            /** @description Name of the secret. */
             name?: string;
+            /** @description Namespace of the secret. */
             namespace?: string;
         };
         "io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {
             fsType?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.ObjectReference"];
-            volumeName?: string;
+            volumeName: string;
             volumeNamespace?: string;
         };
         /** @description A topology label key and the values it may have. */
@@ -270,7 +310,7 @@ export interface components {
             fsType?: string;
             storagePolicyID?: string;
             storagePolicyName?: string;
-            volumePath?: string;
+            volumePath: string;
         };
         /** @description A CSI volume driver deployed on the cluster and how Kubernetes talks to it. The name is the driver's name. */
         "io.k8s.api.storage.v1.CSIDriver": {

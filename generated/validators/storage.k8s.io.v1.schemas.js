@@ -2003,36 +2003,32 @@ const schema35 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.VolumeAttachm
 const schema36 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}};
 const schema37 = {"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]};
 const schema38 = {"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}};
-const schema39 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"]}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
+const schema39 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
 const schema40 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
-const schema41 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
-const schema42 = {"type":"object","properties":{"path":{"type":"string"},"type":{"type":"string"}}};
-const schema43 = {"type":"object","properties":{"endpoints":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}}};
-const schema44 = {"type":"object","properties":{"server":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"}}};
+const schema41 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
+const schema42 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
+const schema43 = {"type":"object","properties":{"endpoints":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}},"required":["endpoints","path"]};
+const schema44 = {"type":"object","properties":{"server":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"}},"required":["server","path"]};
 const schema53 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
 const schema54 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
-const schema57 = {"type":"object","properties":{"secretName":{"type":"string"},"shareName":{"type":"string"},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}}};
-const schema58 = {"type":"object","properties":{"volumePath":{"type":"string"},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}}};
+const schema57 = {"type":"object","properties":{"secretName":{"type":"string","minLength":1},"shareName":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}},"required":["secretName","shareName"]};
+const schema58 = {"type":"object","properties":{"volumePath":{"type":"string","minLength":1},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}},"required":["volumePath"]};
 const schema59 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
-const schema60 = {"type":"object","properties":{"diskName":{"type":"string"},"diskURI":{"type":"string"},"cachingMode":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string"}}};
-const schema61 = {"type":"object","properties":{"pdID":{"type":"string"},"fsType":{"type":"string"}}};
-const schema62 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
-const schema65 = {"type":"object","properties":{"path":{"type":"string"},"fsType":{"type":"string"}}};
+const schema60 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string","enum":["None","ReadOnly","ReadWrite"]},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string","enum":["Dedicated","Managed","Shared"]}},"required":["diskName","diskURI"]};
+const schema61 = {"type":"object","properties":{"pdID":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["pdID"]};
+const schema62 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
+const schema65 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
 const schema67 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
-const schema45 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"image":{"type":"string"},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}};
+const formats16 = __formats.quantity;
+const schema45 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"image":{"type":"string","minLength":1},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors","image"]};
 const schema46 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.monitors !== undefined){
-let data0 = data.monitors;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data0[i0] !== "string"){
-const err0 = {instancePath:instancePath+"/monitors/" + i0,schemaPath:"#/properties/monitors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.monitors === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monitors"},message:"must have required property '"+"monitors"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2041,10 +2037,457 @@ vErrors.push(err0);
 }
 errors++;
 }
+if(data.image === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "image"},message:"must have required property '"+"image"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.monitors !== undefined){
+let data0 = data.monitors;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err2 = {instancePath:instancePath+"/monitors",schemaPath:"#/properties/monitors/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err3 = {instancePath:instancePath+"/monitors/" + i0,schemaPath:"#/properties/monitors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/monitors",schemaPath:"#/properties/monitors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/monitors",schemaPath:"#/properties/monitors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.image !== undefined){
+let data2 = data.image;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err5 = {instancePath:instancePath+"/image",schemaPath:"#/properties/image/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err7 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.pool !== undefined){
+if(typeof data.pool !== "string"){
+const err8 = {instancePath:instancePath+"/pool",schemaPath:"#/properties/pool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(typeof data.user !== "string"){
+const err9 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.keyring !== undefined){
+if(typeof data.keyring !== "string"){
+const err10 = {instancePath:instancePath+"/keyring",schemaPath:"#/properties/keyring/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.secretRef !== undefined){
+let data7 = data.secretRef;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.name !== undefined){
+if(typeof data7.name !== "string"){
+const err11 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data7.namespace !== undefined){
+if(typeof data7.namespace !== "string"){
+const err12 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err14 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+
+const schema47 = {"type":"object","properties":{"targetPortal":{"type":"string","minLength":1},"iqn":{"type":"string","minLength":1},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}},"required":["targetPortal","iqn"]};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.targetPortal === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "targetPortal"},message:"must have required property '"+"targetPortal"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.iqn === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "iqn"},message:"must have required property '"+"iqn"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.targetPortal !== undefined){
+let data0 = data.targetPortal;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/targetPortal",schemaPath:"#/properties/targetPortal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/targetPortal",schemaPath:"#/properties/targetPortal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.iqn !== undefined){
+let data1 = data.iqn;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/iqn",schemaPath:"#/properties/iqn/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/iqn",schemaPath:"#/properties/iqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.lun !== undefined){
+let data2 = data.lun;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err6 = {instancePath:instancePath+"/lun",schemaPath:"#/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.iscsiInterface !== undefined){
+if(typeof data.iscsiInterface !== "string"){
+const err7 = {instancePath:instancePath+"/iscsiInterface",schemaPath:"#/properties/iscsiInterface/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err8 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err9 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.portals !== undefined){
+let data6 = data.portals;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err10 = {instancePath:instancePath+"/portals/" + i0,schemaPath:"#/properties/portals/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/portals",schemaPath:"#/properties/portals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.chapAuthDiscovery !== undefined){
+if(typeof data.chapAuthDiscovery !== "boolean"){
+const err12 = {instancePath:instancePath+"/chapAuthDiscovery",schemaPath:"#/properties/chapAuthDiscovery/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.secretRef !== undefined){
+let data9 = data.secretRef;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.name !== undefined){
+if(typeof data9.name !== "string"){
+const err13 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data9.namespace !== undefined){
+if(typeof data9.namespace !== "string"){
+const err14 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.chapAuthSession !== undefined){
+if(typeof data.chapAuthSession !== "boolean"){
+const err16 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.initiatorName !== undefined){
+if(typeof data.initiatorName !== "string"){
+const err17 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+
+const schema49 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["volumeID"]};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumeID !== undefined){
+let data0 = data.volumeID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2054,9 +2497,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.image !== undefined){
-if(typeof data.image !== "string"){
-const err2 = {instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err2 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2078,9 +2520,129 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.pool !== undefined){
-if(typeof data.pool !== "string"){
-const err4 = {instancePath:instancePath+"/pool",schemaPath:"#/properties/pool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.secretRef !== undefined){
+let data3 = data.secretRef;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.name !== undefined){
+if(typeof data3.name !== "string"){
+const err5 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.namespace !== undefined){
+if(typeof data3.namespace !== "string"){
+const err6 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+
+const schema51 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors"]};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.monitors === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monitors"},message:"must have required property '"+"monitors"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.monitors !== undefined){
+let data0 = data.monitors;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err1 = {instancePath:instancePath+"/monitors",schemaPath:"#/properties/monitors/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err2 = {instancePath:instancePath+"/monitors/" + i0,schemaPath:"#/properties/monitors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/monitors",schemaPath:"#/properties/monitors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2102,9 +2664,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.keyring !== undefined){
-if(typeof data.keyring !== "string"){
-const err6 = {instancePath:instancePath+"/keyring",schemaPath:"#/properties/keyring/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.secretFile !== undefined){
+if(typeof data.secretFile !== "string"){
+const err6 = {instancePath:instancePath+"/secretFile",schemaPath:"#/properties/secretFile/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2115,10 +2677,10 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data7 = data.secretRef;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.name !== undefined){
-if(typeof data7.name !== "string"){
+let data5 = data.secretRef;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.name !== undefined){
+if(typeof data5.name !== "string"){
 const err7 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2129,8 +2691,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data7.namespace !== undefined){
-if(typeof data7.namespace !== "string"){
+if(data5.namespace !== undefined){
+if(typeof data5.namespace !== "string"){
 const err8 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2176,19 +2738,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
 
-const schema47 = {"type":"object","properties":{"targetPortal":{"type":"string"},"iqn":{"type":"string"},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}}};
+const schema55 = {"type":"object","properties":{"driver":{"type":"string","minLength":1},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driver"]};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.targetPortal !== undefined){
-if(typeof data.targetPortal !== "string"){
-const err0 = {instancePath:instancePath+"/targetPortal",schemaPath:"#/properties/targetPortal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.driver === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2197,10 +2758,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.iqn !== undefined){
-if(typeof data.iqn !== "string"){
-const err1 = {instancePath:instancePath+"/iqn",schemaPath:"#/properties/iqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.driver !== undefined){
+let data0 = data.driver;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2210,10 +2772,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.lun !== undefined){
-let data2 = data.lun;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err2 = {instancePath:instancePath+"/lun",schemaPath:"#/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err2 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2223,9 +2783,402 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.iscsiInterface !== undefined){
-if(typeof data.iscsiInterface !== "string"){
-const err3 = {instancePath:instancePath+"/iscsiInterface",schemaPath:"#/properties/iscsiInterface/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.secretRef !== undefined){
+let data2 = data.secretRef;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.name !== undefined){
+if(typeof data2.name !== "string"){
+const err4 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data2.namespace !== undefined){
+if(typeof data2.namespace !== "string"){
+const err5 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.options !== undefined){
+let data6 = data.options;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key0 in data6){
+if(typeof data6[key0] !== "string"){
+const err8 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+
+const schema63 = {"type":"object","properties":{"gateway":{"type":"string","minLength":1},"system":{"type":"string","minLength":1},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["gateway","system","secretRef","volumeName"]};
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.gateway === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.system === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "system"},message:"must have required property '"+"system"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.secretRef === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "secretRef"},message:"must have required property '"+"secretRef"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.volumeName === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeName"},message:"must have required property '"+"volumeName"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.gateway !== undefined){
+let data0 = data.gateway;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err4 = {instancePath:instancePath+"/gateway",schemaPath:"#/properties/gateway/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/gateway",schemaPath:"#/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.system !== undefined){
+let data1 = data.system;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err6 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.secretRef !== undefined){
+let data2 = data.secretRef;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.name !== undefined){
+if(typeof data2.name !== "string"){
+const err8 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data2.namespace !== undefined){
+if(typeof data2.namespace !== "string"){
+const err9 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.sslEnabled !== undefined){
+if(typeof data.sslEnabled !== "boolean"){
+const err11 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.protectionDomain !== undefined){
+if(typeof data.protectionDomain !== "string"){
+const err12 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.storagePool !== undefined){
+if(typeof data.storagePool !== "string"){
+const err13 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.storageMode !== undefined){
+if(typeof data.storageMode !== "string"){
+const err14 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.volumeName !== undefined){
+let data9 = data.volumeName;
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+const err15 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err17 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err18 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+
+const schema66 = {"type":"object","properties":{"volumeName":{"type":"string","minLength":1},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"required":["volumeName"]};
+
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeName === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeName"},message:"must have required property '"+"volumeName"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumeName !== undefined){
+let data0 = data.volumeName;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.volumeNamespace !== undefined){
+if(typeof data.volumeNamespace !== "string"){
+const err3 = {instancePath:instancePath+"/volumeNamespace",schemaPath:"#/properties/volumeNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2259,13 +3212,12 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.portals !== undefined){
-let data6 = data.portals;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data6[i0] !== "string"){
-const err6 = {instancePath:instancePath+"/portals/" + i0,schemaPath:"#/properties/portals/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.secretRef !== undefined){
+let data4 = data.secretRef;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.kind !== undefined){
+if(typeof data4.kind !== "string"){
+const err6 = {instancePath:instancePath+"/secretRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2275,9 +3227,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/portals",schemaPath:"#/properties/portals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data4.namespace !== undefined){
+if(typeof data4.namespace !== "string"){
+const err7 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2287,9 +3239,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.chapAuthDiscovery !== undefined){
-if(typeof data.chapAuthDiscovery !== "boolean"){
-const err8 = {instancePath:instancePath+"/chapAuthDiscovery",schemaPath:"#/properties/chapAuthDiscovery/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data4.name !== undefined){
+if(typeof data4.name !== "string"){
+const err8 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2299,12 +3251,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.secretRef !== undefined){
-let data9 = data.secretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.uid !== undefined){
+if(typeof data4.uid !== "string"){
+const err9 = {instancePath:instancePath+"/secretRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2314,9 +3263,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data9.namespace !== undefined){
-if(typeof data9.namespace !== "string"){
-const err10 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.apiVersion !== undefined){
+if(typeof data4.apiVersion !== "string"){
+const err10 = {instancePath:instancePath+"/secretRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2326,9 +3275,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.resourceVersion !== undefined){
+if(typeof data4.resourceVersion !== "string"){
+const err11 = {instancePath:instancePath+"/secretRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2338,9 +3287,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.chapAuthSession !== undefined){
-if(typeof data.chapAuthSession !== "boolean"){
-const err12 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data4.fieldPath !== undefined){
+if(typeof data4.fieldPath !== "string"){
+const err12 = {instancePath:instancePath+"/secretRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2350,9 +3299,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.initiatorName !== undefined){
-if(typeof data.initiatorName !== "string"){
-const err13 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err13 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2373,710 +3322,18 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate50.errors = vErrors;
-return errors === 0;
-}
-
-const schema49 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}};
-
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.volumeID !== undefined){
-if(typeof data.volumeID !== "string"){
-const err0 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err1 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.secretRef !== undefined){
-let data3 = data.secretRef;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.name !== undefined){
-if(typeof data3.name !== "string"){
-const err3 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data3.namespace !== undefined){
-if(typeof data3.namespace !== "string"){
-const err4 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate52.errors = vErrors;
-return errors === 0;
-}
-
-const schema51 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}}};
-
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.monitors !== undefined){
-let data0 = data.monitors;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data0[i0] !== "string"){
-const err0 = {instancePath:instancePath+"/monitors/" + i0,schemaPath:"#/properties/monitors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/monitors",schemaPath:"#/properties/monitors/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err2 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.user !== undefined){
-if(typeof data.user !== "string"){
-const err3 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.secretFile !== undefined){
-if(typeof data.secretFile !== "string"){
-const err4 = {instancePath:instancePath+"/secretFile",schemaPath:"#/properties/secretFile/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.secretRef !== undefined){
-let data5 = data.secretRef;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data5.namespace !== undefined){
-if(typeof data5.namespace !== "string"){
-const err6 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err8 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-validate54.errors = vErrors;
-return errors === 0;
-}
-
-const schema55 = {"type":"object","properties":{"driver":{"type":"string"},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}}};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.driver !== undefined){
-if(typeof data.driver !== "string"){
-const err0 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err1 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err2 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data2.namespace !== undefined){
-if(typeof data2.namespace !== "string"){
-const err3 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err5 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.options !== undefined){
-let data6 = data.options;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key0 in data6){
-if(typeof data6[key0] !== "string"){
-const err6 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate56.errors = vErrors;
-return errors === 0;
-}
-
-const schema63 = {"type":"object","properties":{"gateway":{"type":"string"},"system":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
-
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.gateway !== undefined){
-if(typeof data.gateway !== "string"){
-const err0 = {instancePath:instancePath+"/gateway",schemaPath:"#/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.system !== undefined){
-if(typeof data.system !== "string"){
-const err1 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err2 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data2.namespace !== undefined){
-if(typeof data2.namespace !== "string"){
-const err3 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.sslEnabled !== undefined){
-if(typeof data.sslEnabled !== "boolean"){
-const err5 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.protectionDomain !== undefined){
-if(typeof data.protectionDomain !== "string"){
-const err6 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.storagePool !== undefined){
-if(typeof data.storagePool !== "string"){
-const err7 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.storageMode !== undefined){
-if(typeof data.storageMode !== "string"){
-const err8 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.volumeName !== undefined){
-if(typeof data.volumeName !== "string"){
-const err9 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err10 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err11 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate58.errors = vErrors;
-return errors === 0;
-}
-
-const schema66 = {"type":"object","properties":{"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}}};
-
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.volumeName !== undefined){
-if(typeof data.volumeName !== "string"){
-const err0 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.volumeNamespace !== undefined){
-if(typeof data.volumeNamespace !== "string"){
-const err1 = {instancePath:instancePath+"/volumeNamespace",schemaPath:"#/properties/volumeNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err2 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err3 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.secretRef !== undefined){
-let data4 = data.secretRef;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.kind !== undefined){
-if(typeof data4.kind !== "string"){
-const err4 = {instancePath:instancePath+"/secretRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data4.namespace !== undefined){
-if(typeof data4.namespace !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err6 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data4.uid !== undefined){
-if(typeof data4.uid !== "string"){
-const err7 = {instancePath:instancePath+"/secretRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.apiVersion !== undefined){
-if(typeof data4.apiVersion !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data4.resourceVersion !== undefined){
-if(typeof data4.resourceVersion !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data4.fieldPath !== undefined){
-if(typeof data4.fieldPath !== "string"){
-const err10 = {instancePath:instancePath+"/secretRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
 validate60.errors = vErrors;
 return errors === 0;
 }
 
-const schema68 = {"type":"object","properties":{"driver":{"type":"string"},"volumeHandle":{"type":"string"},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}}};
+const schema68 = {"type":"object","properties":{"driver":{"type":"string","format":"csiDriverName","minLength":1},"volumeHandle":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["driver","volumeHandle"]};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.driver !== undefined){
-if(typeof data.driver !== "string"){
-const err0 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.driver === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3085,10 +3342,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.volumeHandle !== undefined){
-if(typeof data.volumeHandle !== "string"){
-const err1 = {instancePath:instancePath+"/volumeHandle",schemaPath:"#/properties/volumeHandle/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeHandle === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeHandle"},message:"must have required property '"+"volumeHandle"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3097,10 +3352,11 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.driver !== undefined){
+let data0 = data.driver;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3109,15 +3365,73 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats0.validate(data0))){
+const err3 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/format",keyword:"format",params:{format: "csiDriverName"},message:"must match format \""+"csiDriverName"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/driver",schemaPath:"#/properties/driver/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.volumeHandle !== undefined){
+let data1 = data.volumeHandle;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err5 = {instancePath:instancePath+"/volumeHandle",schemaPath:"#/properties/volumeHandle/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/volumeHandle",schemaPath:"#/properties/volumeHandle/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err8 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -3127,73 +3441,7 @@ let data4 = data.volumeAttributes;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
 if(typeof data4[key0] !== "string"){
-const err4 = {instancePath:instancePath+"/volumeAttributes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/volumeAttributes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/volumeAttributes",schemaPath:"#/properties/volumeAttributes/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.controllerPublishSecretRef !== undefined){
-let data6 = data.controllerPublishSecretRef;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.name !== undefined){
-if(typeof data6.name !== "string"){
-const err6 = {instancePath:instancePath+"/controllerPublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data6.namespace !== undefined){
-if(typeof data6.namespace !== "string"){
-const err7 = {instancePath:instancePath+"/controllerPublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/controllerPublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.nodeStageSecretRef !== undefined){
-let data9 = data.nodeStageSecretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err9 = {instancePath:instancePath+"/nodeStageSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/volumeAttributes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/volumeAttributes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3203,9 +3451,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data9.namespace !== undefined){
-if(typeof data9.namespace !== "string"){
-const err10 = {instancePath:instancePath+"/nodeStageSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err10 = {instancePath:instancePath+"/volumeAttributes",schemaPath:"#/properties/volumeAttributes/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3215,9 +3463,12 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/nodeStageSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.controllerPublishSecretRef !== undefined){
+let data6 = data.controllerPublishSecretRef;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.name !== undefined){
+if(typeof data6.name !== "string"){
+const err11 = {instancePath:instancePath+"/controllerPublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3227,12 +3478,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.nodePublishSecretRef !== undefined){
-let data12 = data.nodePublishSecretRef;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err12 = {instancePath:instancePath+"/nodePublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.namespace !== undefined){
+if(typeof data6.namespace !== "string"){
+const err12 = {instancePath:instancePath+"/controllerPublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3242,9 +3490,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data12.namespace !== undefined){
-if(typeof data12.namespace !== "string"){
-const err13 = {instancePath:instancePath+"/nodePublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err13 = {instancePath:instancePath+"/controllerPublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3254,9 +3502,12 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/nodePublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.nodeStageSecretRef !== undefined){
+let data9 = data.nodeStageSecretRef;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.name !== undefined){
+if(typeof data9.name !== "string"){
+const err14 = {instancePath:instancePath+"/nodeStageSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3266,12 +3517,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.controllerExpandSecretRef !== undefined){
-let data15 = data.controllerExpandSecretRef;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err15 = {instancePath:instancePath+"/controllerExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data9.namespace !== undefined){
+if(typeof data9.namespace !== "string"){
+const err15 = {instancePath:instancePath+"/nodeStageSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3281,9 +3529,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data15.namespace !== undefined){
-if(typeof data15.namespace !== "string"){
-const err16 = {instancePath:instancePath+"/controllerExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err16 = {instancePath:instancePath+"/nodeStageSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3293,9 +3541,12 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/controllerExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.nodePublishSecretRef !== undefined){
+let data12 = data.nodePublishSecretRef;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.name !== undefined){
+if(typeof data12.name !== "string"){
+const err17 = {instancePath:instancePath+"/nodePublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3305,12 +3556,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.nodeExpandSecretRef !== undefined){
-let data18 = data.nodeExpandSecretRef;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.name !== undefined){
-if(typeof data18.name !== "string"){
-const err18 = {instancePath:instancePath+"/nodeExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.namespace !== undefined){
+if(typeof data12.namespace !== "string"){
+const err18 = {instancePath:instancePath+"/nodePublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3320,9 +3568,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data18.namespace !== undefined){
-if(typeof data18.namespace !== "string"){
-const err19 = {instancePath:instancePath+"/nodeExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err19 = {instancePath:instancePath+"/nodePublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3332,9 +3580,12 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/nodeExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.controllerExpandSecretRef !== undefined){
+let data15 = data.controllerExpandSecretRef;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.name !== undefined){
+if(typeof data15.name !== "string"){
+const err20 = {instancePath:instancePath+"/controllerExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3344,14 +3595,77 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data15.namespace !== undefined){
+if(typeof data15.namespace !== "string"){
+const err21 = {instancePath:instancePath+"/controllerExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/controllerExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.nodeExpandSecretRef !== undefined){
+let data18 = data.nodeExpandSecretRef;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.name !== undefined){
+if(typeof data18.name !== "string"){
+const err23 = {instancePath:instancePath+"/nodeExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data18.namespace !== undefined){
+if(typeof data18.namespace !== "string"){
+const err24 = {instancePath:instancePath+"/nodeExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/nodeExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -3637,10 +3951,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data1 === "string"){
+if(!(formats16.validate(data1))){
+const err1 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3650,12 +3963,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.gcePersistentDisk !== undefined){
-let data2 = data.gcePersistentDisk;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.pdName !== undefined){
-if(typeof data2.pdName !== "string"){
-const err2 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3665,9 +3976,12 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.fsType !== undefined){
-if(typeof data2.fsType !== "string"){
-const err3 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.gcePersistentDisk !== undefined){
+let data2 = data.gcePersistentDisk;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.pdName !== undefined){
+if(typeof data2.pdName !== "string"){
+const err3 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3677,10 +3991,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.partition !== undefined){
-let data5 = data2.partition;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err4 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data2.fsType !== undefined){
+if(typeof data2.fsType !== "string"){
+const err4 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3690,9 +4003,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.readOnly !== undefined){
-if(typeof data2.readOnly !== "boolean"){
-const err5 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2.partition !== undefined){
+let data5 = data2.partition;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err5 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3702,9 +4016,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2.readOnly !== undefined){
+if(typeof data2.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3714,12 +4028,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.awsElasticBlockStore !== undefined){
-let data7 = data.awsElasticBlockStore;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.volumeID !== undefined){
-if(typeof data7.volumeID !== "string"){
-const err7 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err7 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3729,9 +4040,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data7.fsType !== undefined){
-if(typeof data7.fsType !== "string"){
-const err8 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.awsElasticBlockStore !== undefined){
+let data7 = data.awsElasticBlockStore;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.volumeID === undefined){
+const err8 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3740,11 +4053,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data7.partition !== undefined){
-let data10 = data7.partition;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err9 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data7.volumeID !== undefined){
+let data8 = data7.volumeID;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3754,9 +4067,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data7.readOnly !== undefined){
-if(typeof data7.readOnly !== "boolean"){
-const err10 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err10 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3766,9 +4078,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data7.fsType !== undefined){
+if(typeof data7.fsType !== "string"){
+const err11 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3778,12 +4090,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.hostPath !== undefined){
-let data12 = data.hostPath;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.path !== undefined){
-if(typeof data12.path !== "string"){
-const err12 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.partition !== undefined){
+let data10 = data7.partition;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err12 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3793,9 +4103,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data12.type !== undefined){
-if(typeof data12.type !== "string"){
-const err13 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.readOnly !== undefined){
+if(typeof data7.readOnly !== "boolean"){
+const err13 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3807,7 +4117,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3817,12 +4127,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.glusterfs !== undefined){
-let data15 = data.glusterfs;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.endpoints !== undefined){
-if(typeof data15.endpoints !== "string"){
-const err15 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hostPath !== undefined){
+let data12 = data.hostPath;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.path === undefined){
+const err15 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3831,10 +4140,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data15.path !== undefined){
-if(typeof data15.path !== "string"){
-const err16 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.path !== undefined){
+let data13 = data12.path;
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3844,9 +4154,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data15.readOnly !== undefined){
-if(typeof data15.readOnly !== "boolean"){
-const err17 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err17 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3856,9 +4165,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data15.endpointsNamespace !== undefined){
-if(typeof data15.endpointsNamespace !== "string"){
-const err18 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.type !== undefined){
+let data14 = data12.type;
+if(typeof data14 !== "string"){
+const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3867,10 +4177,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
+const err19 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3880,12 +4188,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.nfs !== undefined){
-let data20 = data.nfs;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.server !== undefined){
-if(typeof data20.server !== "string"){
-const err20 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err20 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3895,9 +4200,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data20.path !== undefined){
-if(typeof data20.path !== "string"){
-const err21 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.glusterfs !== undefined){
+let data15 = data.glusterfs;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.endpoints === undefined){
+const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3906,10 +4213,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data20.readOnly !== undefined){
-if(typeof data20.readOnly !== "boolean"){
-const err22 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data15.path === undefined){
+const err22 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3918,15 +4223,185 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data15.endpoints !== undefined){
+let data16 = data15.endpoints;
+if(typeof data16 === "string"){
+if(func2(data16) < 1){
+const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data15.path !== undefined){
+let data17 = data15.path;
+if(typeof data17 === "string"){
+if(func2(data17) < 1){
+const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data15.readOnly !== undefined){
+if(typeof data15.readOnly !== "boolean"){
+const err27 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data15.endpointsNamespace !== undefined){
+if(typeof data15.endpointsNamespace !== "string"){
+const err28 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.nfs !== undefined){
+let data20 = data.nfs;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.server === undefined){
+const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data20.path === undefined){
+const err31 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data20.server !== undefined){
+let data21 = data20.server;
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data20.path !== undefined){
+let data22 = data20.path;
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data20.readOnly !== undefined){
+if(typeof data20.readOnly !== "boolean"){
+const err36 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -3964,24 +4439,24 @@ if(Array.isArray(data29)){
 const len0 = data29.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data29[i0] !== "string"){
-const err24 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err38];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err38);
 }
 errors++;
 }
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err39 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err39];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err39);
 }
 errors++;
 }
@@ -3989,36 +4464,36 @@ errors++;
 if(data28.lun !== undefined){
 let data31 = data28.lun;
 if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-const err26 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err40 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err40];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err40);
 }
 errors++;
 }
 }
 if(data28.fsType !== undefined){
 if(typeof data28.fsType !== "string"){
-const err27 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err41 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err41];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 if(data28.readOnly !== undefined){
 if(typeof data28.readOnly !== "boolean"){
-const err28 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err42 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err42];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err42);
 }
 errors++;
 }
@@ -4029,36 +4504,36 @@ if(Array.isArray(data34)){
 const len1 = data34.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data34[i1] !== "string"){
-const err29 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err43];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err43);
 }
 errors++;
 }
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err44 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err44];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err44);
 }
 errors++;
 }
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err45 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err45];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err45);
 }
 errors++;
 }
@@ -4068,36 +4543,36 @@ let data36 = data.flocker;
 if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 if(data36.datasetName !== undefined){
 if(typeof data36.datasetName !== "string"){
-const err32 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err46 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err46];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err46);
 }
 errors++;
 }
 }
 if(data36.datasetUUID !== undefined){
 if(typeof data36.datasetUUID !== "string"){
-const err33 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err47 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err47];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err47);
 }
 errors++;
 }
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err48 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err48];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err48);
 }
 errors++;
 }
@@ -4111,183 +4586,8 @@ errors = vErrors.length;
 if(data.azureFile !== undefined){
 let data40 = data.azureFile;
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.secretName !== undefined){
-if(typeof data40.secretName !== "string"){
-const err35 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data40.shareName !== undefined){
-if(typeof data40.shareName !== "string"){
-const err36 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data40.readOnly !== undefined){
-if(typeof data40.readOnly !== "boolean"){
-const err37 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data40.secretNamespace !== undefined){
-if(typeof data40.secretNamespace !== "string"){
-const err38 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data.vsphereVolume !== undefined){
-let data45 = data.vsphereVolume;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.volumePath !== undefined){
-if(typeof data45.volumePath !== "string"){
-const err40 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data45.fsType !== undefined){
-if(typeof data45.fsType !== "string"){
-const err41 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data45.storagePolicyName !== undefined){
-if(typeof data45.storagePolicyName !== "string"){
-const err42 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data45.storagePolicyID !== undefined){
-if(typeof data45.storagePolicyID !== "string"){
-const err43 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data.quobyte !== undefined){
-let data50 = data.quobyte;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.registry !== undefined){
-if(typeof data50.registry !== "string"){
-const err45 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-if(data50.volume !== undefined){
-if(typeof data50.volume !== "string"){
-const err46 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data50.readOnly !== undefined){
-if(typeof data50.readOnly !== "boolean"){
-const err47 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-if(data50.user !== undefined){
-if(typeof data50.user !== "string"){
-const err48 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data50.group !== undefined){
-if(typeof data50.group !== "string"){
-const err49 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.secretName === undefined){
+const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4296,10 +4596,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-if(data50.tenant !== undefined){
-if(typeof data50.tenant !== "string"){
-const err50 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.shareName === undefined){
+const err50 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4308,10 +4606,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data40.secretName !== undefined){
+let data41 = data40.secretName;
+if(typeof data41 === "string"){
+if(func2(data41) < 1){
+const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4321,12 +4620,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.azureDisk !== undefined){
-let data57 = data.azureDisk;
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.diskName !== undefined){
-if(typeof data57.diskName !== "string"){
-const err52 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err52 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4336,9 +4631,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data57.diskURI !== undefined){
-if(typeof data57.diskURI !== "string"){
-const err53 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.shareName !== undefined){
+let data42 = data40.shareName;
+if(typeof data42 === "string"){
+if(func2(data42) < 1){
+const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4348,9 +4645,8 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data57.cachingMode !== undefined){
-if(typeof data57.cachingMode !== "string"){
-const err54 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err54 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4360,9 +4656,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data57.fsType !== undefined){
-if(typeof data57.fsType !== "string"){
-const err55 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.readOnly !== undefined){
+if(typeof data40.readOnly !== "boolean"){
+const err55 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4372,9 +4668,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data57.readOnly !== undefined){
-if(typeof data57.readOnly !== "boolean"){
-const err56 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data40.secretNamespace !== undefined){
+if(typeof data40.secretNamespace !== "string"){
+const err56 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4384,9 +4680,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data57.kind !== undefined){
-if(typeof data57.kind !== "string"){
-const err57 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err57 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4396,9 +4692,11 @@ vErrors.push(err57);
 errors++;
 }
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.vsphereVolume !== undefined){
+let data45 = data.vsphereVolume;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.volumePath === undefined){
+const err58 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4407,13 +4705,11 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-if(data.photonPersistentDisk !== undefined){
-let data64 = data.photonPersistentDisk;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.pdID !== undefined){
-if(typeof data64.pdID !== "string"){
-const err59 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.volumePath !== undefined){
+let data46 = data45.volumePath;
+if(typeof data46 === "string"){
+if(func2(data46) < 1){
+const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4423,9 +4719,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data64.fsType !== undefined){
-if(typeof data64.fsType !== "string"){
-const err60 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err60 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4435,9 +4730,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.fsType !== undefined){
+if(typeof data45.fsType !== "string"){
+const err61 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4447,12 +4742,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.portworxVolume !== undefined){
-let data67 = data.portworxVolume;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.volumeID !== undefined){
-if(typeof data67.volumeID !== "string"){
-const err62 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.storagePolicyName !== undefined){
+if(typeof data45.storagePolicyName !== "string"){
+const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4462,9 +4754,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data67.fsType !== undefined){
-if(typeof data67.fsType !== "string"){
-const err63 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.storagePolicyID !== undefined){
+if(typeof data45.storagePolicyID !== "string"){
+const err63 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4474,9 +4766,9 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data67.readOnly !== undefined){
-if(typeof data67.readOnly !== "boolean"){
-const err64 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err64 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -4486,14 +4778,380 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
-else {
-const err65 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.quobyte !== undefined){
+let data50 = data.quobyte;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.registry !== undefined){
+if(typeof data50.registry !== "string"){
+const err65 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
 else {
 vErrors.push(err65);
+}
+errors++;
+}
+}
+if(data50.volume !== undefined){
+if(typeof data50.volume !== "string"){
+const err66 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+if(data50.readOnly !== undefined){
+if(typeof data50.readOnly !== "boolean"){
+const err67 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(data50.user !== undefined){
+if(typeof data50.user !== "string"){
+const err68 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+if(data50.group !== undefined){
+if(typeof data50.group !== "string"){
+const err69 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data50.tenant !== undefined){
+if(typeof data50.tenant !== "string"){
+const err70 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data.azureDisk !== undefined){
+let data57 = data.azureDisk;
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.diskName === undefined){
+const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(data57.diskURI === undefined){
+const err73 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+if(data57.diskName !== undefined){
+let data58 = data57.diskName;
+if(typeof data58 === "string"){
+if(func2(data58) < 1){
+const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data57.diskURI !== undefined){
+let data59 = data57.diskURI;
+if(typeof data59 === "string"){
+if(func2(data59) < 1){
+const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+if(data57.cachingMode !== undefined){
+let data60 = data57.cachingMode;
+if(typeof data60 !== "string"){
+const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+if(!(((data60 === "None") || (data60 === "ReadOnly")) || (data60 === "ReadWrite"))){
+const err79 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema60.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data57.fsType !== undefined){
+if(typeof data57.fsType !== "string"){
+const err80 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+if(data57.readOnly !== undefined){
+if(typeof data57.readOnly !== "boolean"){
+const err81 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+if(data57.kind !== undefined){
+let data63 = data57.kind;
+if(typeof data63 !== "string"){
+const err82 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+if(!(((data63 === "Dedicated") || (data63 === "Managed")) || (data63 === "Shared"))){
+const err83 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema60.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+if(data.photonPersistentDisk !== undefined){
+let data64 = data.photonPersistentDisk;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.pdID === undefined){
+const err85 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+if(data64.pdID !== undefined){
+let data65 = data64.pdID;
+if(typeof data65 === "string"){
+if(func2(data65) < 1){
+const err86 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+if(data64.fsType !== undefined){
+if(typeof data64.fsType !== "string"){
+const err88 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+}
+if(data.portworxVolume !== undefined){
+let data67 = data.portworxVolume;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.volumeID === undefined){
+const err90 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+if(data67.volumeID !== undefined){
+let data68 = data67.volumeID;
+if(typeof data68 === "string"){
+if(func2(data68) < 1){
+const err91 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+}
+if(data67.fsType !== undefined){
+if(typeof data67.fsType !== "string"){
+const err93 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+}
+if(data67.readOnly !== undefined){
+if(typeof data67.readOnly !== "boolean"){
+const err94 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
 }
 errors++;
 }
@@ -4507,38 +5165,61 @@ errors = vErrors.length;
 if(data.local !== undefined){
 let data72 = data.local;
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.path !== undefined){
-if(typeof data72.path !== "string"){
-const err66 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.path === undefined){
+const err96 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
-vErrors = [err66];
+vErrors = [err96];
 }
 else {
-vErrors.push(err66);
+vErrors.push(err96);
+}
+errors++;
+}
+if(data72.path !== undefined){
+let data73 = data72.path;
+if(typeof data73 === "string"){
+if(func2(data73) < 1){
+const err97 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+else {
+const err98 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
 }
 errors++;
 }
 }
 if(data72.fsType !== undefined){
 if(typeof data72.fsType !== "string"){
-const err67 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err99 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err67];
+vErrors = [err99];
 }
 else {
-vErrors.push(err67);
+vErrors.push(err99);
 }
 errors++;
 }
 }
 }
 else {
-const err68 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err100 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err68];
+vErrors = [err100];
 }
 else {
-vErrors.push(err68);
+vErrors.push(err100);
 }
 errors++;
 }
@@ -4561,24 +5242,24 @@ if(Array.isArray(data77)){
 const len2 = data77.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data77[i2] !== "string"){
-const err69 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err101 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err69];
+vErrors = [err101];
 }
 else {
-vErrors.push(err69);
+vErrors.push(err101);
 }
 errors++;
 }
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err102 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err70];
+vErrors = [err102];
 }
 else {
-vErrors.push(err70);
+vErrors.push(err102);
 }
 errors++;
 }
@@ -4588,120 +5269,120 @@ let data79 = data.claimRef;
 if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
 if(data79.kind !== undefined){
 if(typeof data79.kind !== "string"){
-const err71 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err103 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err71];
+vErrors = [err103];
 }
 else {
-vErrors.push(err71);
+vErrors.push(err103);
 }
 errors++;
 }
 }
 if(data79.namespace !== undefined){
 if(typeof data79.namespace !== "string"){
-const err72 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err104 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err104];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err104);
 }
 errors++;
 }
 }
 if(data79.name !== undefined){
 if(typeof data79.name !== "string"){
-const err73 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err105 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err73];
+vErrors = [err105];
 }
 else {
-vErrors.push(err73);
+vErrors.push(err105);
 }
 errors++;
 }
 }
 if(data79.uid !== undefined){
 if(typeof data79.uid !== "string"){
-const err74 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err106 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err106];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err106);
 }
 errors++;
 }
 }
 if(data79.apiVersion !== undefined){
 if(typeof data79.apiVersion !== "string"){
-const err75 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err107 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err75];
+vErrors = [err107];
 }
 else {
-vErrors.push(err75);
+vErrors.push(err107);
 }
 errors++;
 }
 }
 if(data79.resourceVersion !== undefined){
 if(typeof data79.resourceVersion !== "string"){
-const err76 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err108 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err76];
+vErrors = [err108];
 }
 else {
-vErrors.push(err76);
+vErrors.push(err108);
 }
 errors++;
 }
 }
 if(data79.fieldPath !== undefined){
 if(typeof data79.fieldPath !== "string"){
-const err77 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err109 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err77];
+vErrors = [err109];
 }
 else {
-vErrors.push(err77);
+vErrors.push(err109);
 }
 errors++;
 }
 }
 }
 else {
-const err78 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err110 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err78];
+vErrors = [err110];
 }
 else {
-vErrors.push(err78);
+vErrors.push(err110);
 }
 errors++;
 }
 }
 if(data.persistentVolumeReclaimPolicy !== undefined){
 if(typeof data.persistentVolumeReclaimPolicy !== "string"){
-const err79 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err111 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err79];
+vErrors = [err111];
 }
 else {
-vErrors.push(err79);
+vErrors.push(err111);
 }
 errors++;
 }
 }
 if(data.storageClassName !== undefined){
 if(typeof data.storageClassName !== "string"){
-const err80 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err112 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err80];
+vErrors = [err112];
 }
 else {
-vErrors.push(err80);
+vErrors.push(err112);
 }
 errors++;
 }
@@ -4712,36 +5393,36 @@ if(Array.isArray(data89)){
 const len3 = data89.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data89[i3] !== "string"){
-const err81 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err113 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err81];
+vErrors = [err113];
 }
 else {
-vErrors.push(err81);
+vErrors.push(err113);
 }
 errors++;
 }
 }
 }
 else {
-const err82 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err114 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err82];
+vErrors = [err114];
 }
 else {
-vErrors.push(err82);
+vErrors.push(err114);
 }
 errors++;
 }
 }
 if(data.volumeMode !== undefined){
 if(typeof data.volumeMode !== "string"){
-const err83 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err115 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err83];
+vErrors = [err115];
 }
 else {
-vErrors.push(err83);
+vErrors.push(err115);
 }
 errors++;
 }
@@ -4754,24 +5435,24 @@ errors = vErrors.length;
 }
 if(data.volumeAttributesClassName !== undefined){
 if(typeof data.volumeAttributesClassName !== "string"){
-const err84 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err116 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err84];
+vErrors = [err116];
 }
 else {
-vErrors.push(err84);
+vErrors.push(err116);
 }
 errors++;
 }
 }
 }
 else {
-const err85 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err117 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err85];
+vErrors = [err117];
 }
 else {
-vErrors.push(err85);
+vErrors.push(err117);
 }
 errors++;
 }

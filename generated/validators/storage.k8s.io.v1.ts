@@ -215,6 +215,7 @@ const types: TypeTable = {
       "spec": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentSpec"), immutable: true },
       "status": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentStatus") },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.storage.v1.VolumeAttachmentSpec": {
     fields: {
@@ -222,6 +223,7 @@ const types: TypeTable = {
       "source": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentSource") },
       "nodeName": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.storage.v1.VolumeAttachmentSource": {
     fields: {
@@ -234,6 +236,7 @@ const types: TypeTable = {
       compileRule({ "rule": "has(self.inlineVolumeSpec) || !has(self.persistentVolumeName) || self.persistentVolumeName != ''", "fieldPath": ".persistentVolumeName", "reason": "FieldValueRequired", "message": "must specify non empty persistentVolumeName" }),
       compileRule({ "rule": "has(self.persistentVolumeName) && self.persistentVolumeName != ''", "fieldPath": ".persistentVolumeName", "format": "dns1123Subdomain" }),
     ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PersistentVolumeSpec": {
     fields: {
@@ -267,8 +270,9 @@ const types: TypeTable = {
       "mountOptions": { shape: list(scalar) },
       "volumeMode": { shape: scalar, pointer: true },
       "nodeAffinity": { shape: ref("io.k8s.api.core.v1.VolumeNodeAffinity"), pointer: true },
-      "volumeAttributesClassName": { shape: scalar, pointer: true },
+      "volumeAttributesClassName": { shape: scalar, pointer: true, featureGate: "VolumeAttributesClass" },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PersistentVolumeSource": {
     fields: {
@@ -295,6 +299,7 @@ const types: TypeTable = {
       "storageos": { shape: ref("io.k8s.api.core.v1.StorageOSPersistentVolumeSource"), pointer: true },
       "csi": { shape: ref("io.k8s.api.core.v1.CSIPersistentVolumeSource"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {
     fields: {
@@ -303,6 +308,10 @@ const types: TypeTable = {
       "partition": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.pdName) && self.pdName != ''", "fieldPath": ".pdName", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.partition) || (self.partition >= 0 && self.partition <= 255)", "fieldPath": ".partition", "message": "must be between 1 and 255, inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {
     fields: {
@@ -311,12 +320,19 @@ const types: TypeTable = {
       "partition": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.partition) || (self.partition >= 0 && self.partition <= 255)", "fieldPath": ".partition", "message": "must be between 1 and 255, inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.HostPathVolumeSource": {
     fields: {
       "path": { shape: scalar },
-      "type": { shape: scalar, pointer: true },
+      "type": { shape: scalar, default: "", pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.path) || !self.path.matches('(^|/)[.][.](/|$)')", "fieldPath": ".path", "message": "must not contain '..'" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {
     fields: {
@@ -325,6 +341,10 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "endpointsNamespace": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.endpointsNamespace) || self.endpointsNamespace != ''", "fieldPath": ".endpointsNamespace", "message": "if the endpointnamespace is set, it must be a valid namespace name" }),
+      compileRule({ "rule": "has(self.endpointsNamespace) && self.endpointsNamespace != ''", "fieldPath": ".endpointsNamespace", "format": "dns1123Label" }),
+    ],
   },
   "io.k8s.api.core.v1.NFSVolumeSource": {
     fields: {
@@ -332,18 +352,22 @@ const types: TypeTable = {
       "path": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.path) && self.path.startsWith('/')", "fieldPath": ".path", "message": "must be an absolute path", "valueExpr": "has(self.path) ? self.path : ''" }),
+    ],
   },
   "io.k8s.api.core.v1.RBDPersistentVolumeSource": {
     fields: {
       "monitors": { shape: list(scalar) },
       "image": { shape: scalar },
       "fsType": { shape: scalar },
-      "pool": { shape: scalar },
-      "user": { shape: scalar },
-      "keyring": { shape: scalar },
+      "pool": { shape: scalar, default: "rbd" },
+      "user": { shape: scalar, default: "admin" },
+      "keyring": { shape: scalar, default: "/etc/ceph/keyring" },
       "secretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
       "readOnly": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.SecretReference": {
     fields: {
@@ -356,7 +380,7 @@ const types: TypeTable = {
       "targetPortal": { shape: scalar },
       "iqn": { shape: scalar },
       "lun": { shape: scalar },
-      "iscsiInterface": { shape: scalar },
+      "iscsiInterface": { shape: scalar, default: "default" },
       "fsType": { shape: scalar },
       "readOnly": { shape: scalar },
       "portals": { shape: list(scalar) },
@@ -365,6 +389,13 @@ const types: TypeTable = {
       "chapAuthSession": { shape: scalar },
       "initiatorName": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.lun) || (self.lun >= 0 && self.lun <= 255)", "fieldPath": ".lun", "message": "must be between 0 and 255, inclusive" }),
+      compileRule({ "rule": "!((has(self.chapAuthDiscovery) && self.chapAuthDiscovery) || (has(self.chapAuthSession) && self.chapAuthSession)) || has(self.secretRef)", "fieldPath": ".secretRef", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.iqn) || self.iqn == '' || self.iqn.startsWith('iqn') || self.iqn.startsWith('eui') || self.iqn.startsWith('naa')", "fieldPath": ".iqn", "message": "must be valid format" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.CinderPersistentVolumeSource": {
     fields: {
@@ -373,6 +404,10 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "secretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.namespace) && self.secretRef.namespace != '')", "fieldPath": ".secretRef.namespace", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.CephFSPersistentVolumeSource": {
     fields: {
@@ -392,12 +427,23 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "wwids": { shape: list(scalar) },
     },
+    rules: [
+      compileRule({ "rule": "(has(self.targetWWNs) && size(self.targetWWNs) > 0) || (has(self.wwids) && size(self.wwids) > 0)", "fieldPath": ".targetWWNs", "reason": "FieldValueRequired", "message": "must specify either targetWWNs or wwids, but not both" }),
+      compileRule({ "rule": "!(has(self.targetWWNs) && size(self.targetWWNs) > 0 && has(self.wwids) && size(self.wwids) > 0)", "fieldPath": ".targetWWNs", "message": "targetWWNs and wwids can not be specified simultaneously" }),
+      compileRule({ "rule": "!has(self.targetWWNs) || size(self.targetWWNs) == 0 || has(self.lun)", "fieldPath": ".lun", "reason": "FieldValueRequired", "message": "lun is required if targetWWNs is specified" }),
+      compileRule({ "rule": "!has(self.targetWWNs) || size(self.targetWWNs) == 0 || !has(self.lun) || (self.lun >= 0 && self.lun <= 255)", "fieldPath": ".lun", "message": "must be between 0 and 255, inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.FlockerVolumeSource": {
     fields: {
       "datasetName": { shape: scalar },
       "datasetUUID": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "(has(self.datasetName) && self.datasetName != '') || (has(self.datasetUUID) && self.datasetUUID != '')", "reason": "FieldValueRequired", "message": "one of datasetName and datasetUUID is required" }),
+      compileRule({ "rule": "!(has(self.datasetName) && self.datasetName != '' && has(self.datasetUUID) && self.datasetUUID != '')", "message": "datasetName and datasetUUID can not be specified simultaneously", "valueExpr": "'resource'" }),
+      compileRule({ "rule": "!has(self.datasetName) || !self.datasetName.contains('/')", "fieldPath": ".datasetName", "message": "must not contain '/'" }),
+    ],
   },
   "io.k8s.api.core.v1.FlexPersistentVolumeSource": {
     fields: {
@@ -438,11 +484,16 @@ const types: TypeTable = {
     fields: {
       "diskName": { shape: scalar },
       "diskURI": { shape: scalar },
-      "cachingMode": { shape: scalar, pointer: true },
-      "fsType": { shape: scalar, pointer: true },
-      "readOnly": { shape: scalar, pointer: true },
-      "kind": { shape: scalar, pointer: true },
+      "cachingMode": { shape: scalar, default: "ReadWrite", pointer: true },
+      "fsType": { shape: scalar, default: "ext4", pointer: true },
+      "readOnly": { shape: scalar, default: false, pointer: true },
+      "kind": { shape: scalar, default: "Shared", pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.kind) || self.kind != 'Managed' || !has(self.diskURI) || self.diskURI.startsWith('/subscriptions/')", "fieldPath": ".diskURI", "reason": "FieldValueNotSupported", "supported": ["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"] }),
+      compileRule({ "rule": "!has(self.kind) || self.kind == 'Managed' || !has(self.diskURI) || self.diskURI.startsWith('https://')", "fieldPath": ".diskURI", "reason": "FieldValueNotSupported", "supported": ["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"] }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
     fields: {
@@ -465,17 +516,21 @@ const types: TypeTable = {
       "sslEnabled": { shape: scalar },
       "protectionDomain": { shape: scalar },
       "storagePool": { shape: scalar },
-      "storageMode": { shape: scalar },
+      "storageMode": { shape: scalar, default: "ThinProvisioned" },
       "volumeName": { shape: scalar },
-      "fsType": { shape: scalar },
+      "fsType": { shape: scalar, default: "xfs" },
       "readOnly": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.LocalVolumeSource": {
     fields: {
       "path": { shape: scalar },
       "fsType": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.path) || !self.path.matches('(^|/)[.][.](/|$)')", "fieldPath": ".path", "message": "must not contain '..'" }),
+    ],
   },
   "io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {
     fields: {
@@ -510,6 +565,24 @@ const types: TypeTable = {
       "controllerExpandSecretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
       "nodeExpandSecretRef": { shape: ref("io.k8s.api.core.v1.SecretReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.controllerPublishSecretRef) || (has(self.controllerPublishSecretRef.name) && self.controllerPublishSecretRef.name != '')", "fieldPath": ".controllerPublishSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerPublishSecretRef) && has(self.controllerPublishSecretRef.name) && self.controllerPublishSecretRef.name != ''", "fieldPath": ".controllerPublishSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.controllerPublishSecretRef) || (has(self.controllerPublishSecretRef.namespace) && self.controllerPublishSecretRef.namespace != '')", "fieldPath": ".controllerPublishSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerPublishSecretRef) && has(self.controllerPublishSecretRef.namespace) && self.controllerPublishSecretRef.namespace != ''", "fieldPath": ".controllerPublishSecretRef.namespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.controllerExpandSecretRef) || (has(self.controllerExpandSecretRef.name) && self.controllerExpandSecretRef.name != '')", "fieldPath": ".controllerExpandSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerExpandSecretRef) && has(self.controllerExpandSecretRef.name) && self.controllerExpandSecretRef.name != ''", "fieldPath": ".controllerExpandSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.controllerExpandSecretRef) || (has(self.controllerExpandSecretRef.namespace) && self.controllerExpandSecretRef.namespace != '')", "fieldPath": ".controllerExpandSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.controllerExpandSecretRef) && has(self.controllerExpandSecretRef.namespace) && self.controllerExpandSecretRef.namespace != ''", "fieldPath": ".controllerExpandSecretRef.namespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.nodePublishSecretRef) || (has(self.nodePublishSecretRef.name) && self.nodePublishSecretRef.name != '')", "fieldPath": ".nodePublishSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodePublishSecretRef) && has(self.nodePublishSecretRef.name) && self.nodePublishSecretRef.name != ''", "fieldPath": ".nodePublishSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.nodePublishSecretRef) || (has(self.nodePublishSecretRef.namespace) && self.nodePublishSecretRef.namespace != '')", "fieldPath": ".nodePublishSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodePublishSecretRef) && has(self.nodePublishSecretRef.namespace) && self.nodePublishSecretRef.namespace != ''", "fieldPath": ".nodePublishSecretRef.namespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.nodeExpandSecretRef) || (has(self.nodeExpandSecretRef.name) && self.nodeExpandSecretRef.name != '')", "fieldPath": ".nodeExpandSecretRef.name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodeExpandSecretRef) && has(self.nodeExpandSecretRef.name) && self.nodeExpandSecretRef.name != ''", "fieldPath": ".nodeExpandSecretRef.name", "format": "dns1123Subdomain" }),
+      compileRule({ "rule": "!has(self.nodeExpandSecretRef) || (has(self.nodeExpandSecretRef.namespace) && self.nodeExpandSecretRef.namespace != '')", "fieldPath": ".nodeExpandSecretRef.namespace", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.nodeExpandSecretRef) && has(self.nodeExpandSecretRef.namespace) && self.nodeExpandSecretRef.namespace != ''", "fieldPath": ".nodeExpandSecretRef.namespace", "format": "dns1123Label" }),
+    ],
   },
   "io.k8s.api.core.v1.VolumeNodeAffinity": {
     fields: {

@@ -28,6 +28,7 @@ import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './obj
 import { interpretStorageError } from './storage-errors.js';
 import { fromStoredForm, storedGroup, toStoredForm } from './stored-form.js';
 import { omitEmptyCollections } from './omit-empty.js';
+import { canonicalizeQuantities } from './canonical-quantities.js';
 import { generatedSchemaIndex } from './openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
 import { validateDeleteOptions, type DeleteOptions, type SuccessStatus } from './delete-options.js';
@@ -41,6 +42,12 @@ export interface WriteOptions {
   userAgent?: string;
   /** Set by server-side apply, which has already written managedFields for its manager. */
   managedFieldsRecorded?: boolean;
+  /** Receives the strategy's warnings about an accepted write (each once), for Warning headers. */
+  warnings?: string[];
+}
+
+function addWarnings(options: WriteOptions, warnings: string[]): void {
+  for (const w of warnings) if (options.warnings && !options.warnings.includes(w)) options.warnings.push(w);
 }
 
 export interface DeleteResult {
@@ -217,6 +224,7 @@ export class Store {
     const name = metaOf(obj).name ?? '';
     const causes = strategy.validate(obj);
     if (causes.length) throw this.invalid(name, causes);
+    addWarnings(options, strategy.warningsOnCreate(obj));
     this.canonicalize(strategy, obj);
     const key = this.key(namespace, name);
     if (options.dryRun) {
@@ -384,6 +392,7 @@ export class Store {
     this.recordManagedFields(old, obj, options);
     const causes = strategy.validateUpdate(obj, old);
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
+    addWarnings(options, strategy.warningsOnUpdate(obj, old));
     this.canonicalize(strategy, obj);
   }
 
@@ -392,7 +401,10 @@ export class Store {
     strategy.canonicalize(obj);
     const index = generatedSchemaIndex();
     const schema = index.component(this.definition.openAPIName);
-    if (schema) omitEmptyCollections(obj, schema, index);
+    if (schema) {
+      omitEmptyCollections(obj, schema, index);
+      canonicalizeQuantities(obj, schema, index);
+    }
   }
 
   /**

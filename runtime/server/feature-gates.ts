@@ -18,6 +18,8 @@ export interface FeatureSpec {
  */
 export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   AnonymousAuthConfigurableEndpoints: { default: true, stage: 'BETA' },
+  // GA and locked on in 1.33 (volume populators): a claim's dataSourceRef is always served.
+  AnyVolumeDataSource: { default: true, stage: 'GA', lockToDefault: true },
   APIResponseCompression: { default: true, stage: 'BETA' },
   AuthorizeWithSelectors: { default: true, stage: 'BETA' },
   BtreeWatchCache: { default: true, stage: 'BETA' },
@@ -25,6 +27,7 @@ export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   ClusterTrustBundle: { default: false, stage: 'BETA' },
   ClusterTrustBundleProjection: { default: false, stage: 'BETA' },
   ConsistentListFromCache: { default: true, stage: 'BETA' },
+  CrossNamespaceVolumeDataSource: { default: false, stage: 'ALPHA' },
   DRAAdminAccess: { default: false, stage: 'ALPHA' },
   DRADeviceTaints: { default: false, stage: 'ALPHA' },
   DRAPartitionableDevices: { default: false, stage: 'ALPHA' },
@@ -36,6 +39,9 @@ export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   MutatingAdmissionPolicy: { default: false, stage: 'ALPHA' },
   OpenAPIEnums: { default: true, stage: 'BETA' },
   PreferSameTrafficDistribution: { default: false, stage: 'ALPHA' },
+  // Beta and on in Kubernetes 1.33; the specification calls it alpha, and the specification
+  // wins: off until enabled, so a claim's allocatedResources / allocatedResourceStatuses are dropped.
+  RecoverVolumeExpansionFailure: { default: false, stage: 'ALPHA' },
   ResilientWatchCacheInitialization: { default: true, stage: 'BETA' },
   RetryGenerateName: { default: true, stage: 'GA', lockToDefault: true },
   SeparateCacheWatchRPC: { default: true, stage: 'BETA' },

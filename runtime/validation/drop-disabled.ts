@@ -29,9 +29,30 @@ function forEachInShape(table: TypeTable, shape: Shape, value: unknown, visit: (
   }
 }
 
-/** Whether the table has a gated field anywhere (most kinds have none, and skip the walk). */
-export function hasGatedFields(table: TypeTable): boolean {
-  return Object.values(table).some((t) => Object.values(t.fields).some((f) => f.featureGate));
+function refsOf(shape: Shape): string[] {
+  if (shape.t === 'ref') return [shape.type];
+  return shape.t === 'list' || shape.t === 'map' ? refsOf(shape.of) : [];
+}
+
+/**
+ * Whether a gated field is reachable from `rootType` (most kinds have none, and skip the walk);
+ * without a root, whether the table has one anywhere. A module's table holds the types of all
+ * its kinds, so a kind answers for its own types only.
+ */
+export function hasGatedFields(table: TypeTable, rootType?: string): boolean {
+  if (rootType === undefined) return Object.values(table).some((t) => Object.values(t.fields).some((f) => f.featureGate));
+  const seen = new Set<string>();
+  const pending = [rootType];
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const field of Object.values(table[name]?.fields ?? {})) {
+      if (field.featureGate) return true;
+      pending.push(...refsOf(field.shape));
+    }
+  }
+  return false;
 }
 
 /**

@@ -73,7 +73,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
   const check = (obj: Obj): StatusCause[] => [...validateObjectMeta(obj, k), ...fieldCauses(obj)];
   const validate = (obj: Obj): StatusCause[] => check(withoutNulls(obj) as Obj);
 
-  const gated = hasGatedFields(k.types);
+  const gated = hasGatedFields(k.types, k.type);
   return {
     applyDefaults(obj) {
       if (isObj(obj)) applyDefaults(k.types, k.type, obj);

@@ -130,7 +130,7 @@ export function writeOptions(ctx: HandlerContext, optionsKind: string): WriteOpt
   }
   if (causes.length) throw invalidOptions(optionsKind, causes);
   // Without fieldManager, the writer's managedFields entry is named after its User-Agent.
-  return { dryRun: dryRun.length > 0, fieldManager, userAgent: ctx.request.headers.get('user-agent') ?? undefined };
+  return { dryRun: dryRun.length > 0, fieldManager, userAgent: ctx.request.headers.get('user-agent') ?? undefined, warnings: ctx.warnings };
 }
 
 /** The parts of a request, besides Accept, that shape its response. */

@@ -7,20 +7,27 @@ import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
+import { limitRangeStrategies } from './limitrange.js';
 import { namespaceStrategies } from './namespace.js';
+import { persistentVolumeStrategies } from './persistentvolume.js';
+import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
 import { secretStrategies } from './secret.js';
 
-const MODULES: Record<string, (def: ResourceDefinition) => ResourceStrategies> = {
+/** Whether a feature gate is on. */
+export type FeatureGateCheck = (gate: string) => boolean;
+
+/** A module gets the gates too: some rules change with them (a claim's resize recovery). */
+const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateCheck) => ResourceStrategies> = {
   secret: secretStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
+  limitrange: limitRangeStrategies,
+  persistentvolume: persistentVolumeStrategies,
+  persistentvolumeclaim: persistentVolumeClaimStrategies,
   resourceslice: resourceSliceStrategies,
   event: eventStrategies,
 };
-
-/** Whether a feature gate is on. */
-export type FeatureGateCheck = (gate: string) => boolean;
 
 /**
  * Without a gate source every field gate counts as off: the field gates the specs name are all
@@ -50,7 +57,7 @@ export function strategiesFor(def: ResourceDefinition, enabled: FeatureGateCheck
   else {
     const make = MODULES[def.strategy];
     if (!make) throw new Error(`${def.plural}: unknown strategy module "${def.strategy}"`);
-    strategies = make(def);
+    strategies = make(def, enabled);
   }
   return {
     ...strategies,

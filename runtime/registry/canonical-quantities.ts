@@ -1,0 +1,53 @@
+// kube-apiserver decodes every resource.Quantity and writes it back in canonical form
+// (Quantity.String(): "0.5" -> "500m", "1024Mi" -> "1Gi", a JSON number -> its string), so what a
+// client reads back is never the text it sent. Walks an object by its OpenAPI schema and rewrites
+// each quantity in place; a value that does not parse is left for validation to report.
+
+import { canonicalQuantity } from '../validation/quantity.js';
+import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+
+const QUANTITY_REF = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function isQuantitySchema(schema: JsonSchema): boolean {
+  const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]?.$ref : undefined);
+  return ref !== undefined && ref.endsWith(`/${QUANTITY_REF}`);
+}
+
+function canonical(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isFinite(value)) return canonicalQuantity(String(value));
+  return typeof value === 'string' ? canonicalQuantity(value) : value;
+}
+
+/** Rewrites, in place, every quantity below `obj` to kube-apiserver's canonical form. */
+export function canonicalizeQuantities(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex): void {
+  walk(obj, schema, index, 0);
+}
+
+function walk(value: unknown, raw: JsonSchema, index: SchemaIndex, depth: number): void {
+  if (depth > 64) return;
+  const schema = index.resolve(raw);
+  if (schema['x-kubernetes-preserve-unknown-fields']) return;
+  if (Array.isArray(value)) {
+    if (!schema.items) return;
+    if (isQuantitySchema(schema.items)) value.forEach((v, i) => (value[i] = canonical(v)));
+    else for (const item of value) walk(item, schema.items, index, depth + 1);
+    return;
+  }
+  if (!isObject(value)) return;
+  if (schema.properties) {
+    for (const [key, child] of Object.entries(value)) {
+      const prop = schema.properties[key];
+      if (!prop) continue;
+      if (isQuantitySchema(prop)) value[key] = canonical(child);
+      else walk(child, prop, index, depth + 1);
+    }
+  } else if (isObject(schema.additionalProperties)) {
+    const of = schema.additionalProperties;
+    for (const [key, child] of Object.entries(value)) {
+      if (isQuantitySchema(of)) value[key] = canonical(child);
+      else walk(child, of, index, depth + 1);
+    }
+  }
+}
