@@ -5,6 +5,7 @@
 
 import { StatusError } from '../../errors/status-error.js';
 import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../object.js';
+import { capUpdateManagers } from './cap-managers.js';
 import { FieldSet, fieldElement, pathString } from './fieldpath.js';
 import {
   decodeManagedFields,
@@ -85,7 +86,7 @@ export class FieldManager {
         else fields.set(id, { set, apiVersion: this.options.apiVersion, applied: false });
         managed.times.set(id, nowRFC3339());
       }
-      setManagedFields(out, { fields, times: managed.times });
+      setManagedFields(out, capUpdateManagers({ fields, times: managed.times }));
     } catch {
       delete (out.metadata ?? {}).managedFields;
     }
