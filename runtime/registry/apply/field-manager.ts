@@ -7,6 +7,7 @@ import { StatusError } from '../../errors/status-error.js';
 import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../object.js';
 import { capUpdateManagers } from './cap-managers.js';
 import { FieldSet, fieldElement, pathString } from './fieldpath.js';
+import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, syncLastApplied } from './last-applied.js';
 import {
   decodeManagedFields,
   decodeOrEmpty,
@@ -112,6 +113,32 @@ export class FieldManager {
    * created). Returns the object to write, with managedFields. Throws the 409 on conflicts.
    */
   apply(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, describe: string): KubeObject {
+    let out: KubeObject;
+    try {
+      out = this.applyOnce(live, config, manager, force, describe);
+    } catch (e) {
+      if (!(e instanceof Conflicts)) throw e;
+      out = this.applyOverLastApplied(live, config, manager, describe, e.conflicts);
+    }
+    syncLastApplied(out, config, manager);
+    return out;
+  }
+
+  /**
+   * A kubectl apply that conflicts only over fields its client-side applies set (and that still
+   * hold the values they set) is forced through; any other conflict stands.
+   */
+  private applyOverLastApplied(live: KubeObject | undefined, config: KubeObject, manager: string, describe: string, conflicts: Conflict[]): KubeObject {
+    if (manager !== KUBECTL_MANAGER) throw conflictError(conflicts);
+    const allowed = allowedConflictsFromLastApplied(live && withoutManagedFields(live), this.options.apiVersion, this.options.node);
+    if (!allowed) throw conflictError(conflicts);
+    const remaining = conflicts.filter((c) => !allowed.has(c.path));
+    if (remaining.length) throw conflictError(remaining);
+    return this.applyOnce(live, config, manager, true, describe);
+  }
+
+  /** One apply; throws Conflicts for the caller to judge. */
+  private applyOnce(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, describe: string): KubeObject {
     const managed = decodeOrEmpty(live?.metadata?.managedFields);
     let liveBare = withoutManagedFields(live ?? {});
     // Fields set before anyone applied are owned by a stand-in Update manager, so an applier
@@ -134,7 +161,6 @@ export class FieldManager {
     try {
       result = this.updater.apply(liveBare, config, this.options.apiVersion, managed.fields, id, force);
     } catch (e) {
-      if (e instanceof Conflicts) throw conflictError(e.conflicts);
       if (e instanceof Error && e.name === 'TypedValueError') {
         // kube-apiserver returns this as a plain error: 500 with no reason.
         throw new StatusError(500, '', `failed to create typed patch object (${describe}): ${e.message}`);
