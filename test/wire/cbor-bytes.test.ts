@@ -143,7 +143,7 @@ describe('application/apply-patch+cbor', () => {
     expect(obj.metadata.managedFields.map((e) => [e.manager, e.operation, e.fieldsV1])).toEqual([['cbor-applier', 'Apply', { 'f:data': { 'f:k': {} } }]]);
 
     // As in an unstructured decode, a text string is the base64 text itself.
-    const updated = await apply('applied', 'cbor-applier', secretBody('applied', new Map([['k', 'aGk='], ['j', new Tag(22, u8('x'))]])));
+    const updated = await apply('applied', 'cbor-applier', secretBody('applied', new Map<string, unknown>([['k', 'aGk='], ['j', new Tag(22, u8('x'))]])));
     expect(updated.status).toBe(200);
     expect(updated.json<{ data: Record<string, string> }>().data).toEqual({ j: 'eA==', k: 'aGk=' });
 
