@@ -10,6 +10,7 @@
 // Decoding leaves zero-valued non-pointer scalars out, as the Go types' `omitempty` tags do.
 
 import protobuf from 'protobufjs';
+import { cachedEncoding, isCacheable, keepEncoding } from '../../registry/cacher/serialization-cache.js';
 import { readInt64, specialMessage, type SpecialMessage } from './well-known.js';
 import { WireWriter } from './wire-writer.js';
 
@@ -117,6 +118,25 @@ function isSpecial(target: MessagePlan | SpecialMessage): target is SpecialMessa
   return !('name' in target);
 }
 
+/**
+ * Writes the body of an object, reusing the bytes kept for its stored version when it came from
+ * the watch cache (list items, watch events), and keeping them when it is encoded first.
+ */
+export function writeObjectBody(w: WireWriter, plan: MessagePlan, obj: JsonObject): void {
+  if (!isCacheable(obj)) return plan.write(w, obj);
+  const kept = cachedEncoding(obj, plan.name);
+  if (kept) {
+    w.ensure(kept.length);
+    w.buf.set(kept, w.pos);
+    w.pos += kept.length;
+    return;
+  }
+  const start = w.pos;
+  plan.write(w, obj);
+  // A copy: the writer's buffer is reused and may move.
+  keepEncoding(obj, plan.name, new Uint8Array(w.buf.subarray(start, w.pos)));
+}
+
 /** Writes a nested message body from a JSON value (undefined for Go's zero value). */
 function bodyWriter(target: MessagePlan | SpecialMessage): (w: WireWriter, v: unknown) => void {
   if (isSpecial(target)) return (w, v) => target.write(w, v ?? undefined);
@@ -156,6 +176,8 @@ function compileField(root: protobuf.Root, field: protobuf.FieldBase): [Writer, 
     const writeBody = bodyWriter(target);
     const readBody = bodyReader(target);
     if (field.repeated) {
+      // The items of a list may be objects of the watch cache, with their bytes kept.
+      const writeItem = isSpecial(target) ? writeBody : (w: WireWriter, v: unknown) => (v ? writeObjectBody(w, target, v as JsonObject) : target.write(w, EMPTY));
       return [
         (w, obj) => {
           const list = obj[name];
@@ -163,7 +185,7 @@ function compileField(root: protobuf.Root, field: protobuf.FieldBase): [Writer, 
           for (let i = 0; i < list.length; i++) {
             w.uint32(tag);
             const start = w.beginLength();
-            writeBody(w, list[i]);
+            writeItem(w, list[i]);
             w.endLength(start);
           }
         },
