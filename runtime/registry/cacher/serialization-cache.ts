@@ -44,15 +44,19 @@ function originOf(obj: object): KeyValue | undefined {
   return (obj as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion === String(kv.modRevision) ? kv : undefined;
 }
 
-/** True when `obj` came from the watch cache, so its encodings are worth keeping. */
-export function isCacheable(obj: object): boolean {
-  return originOf(obj) !== undefined;
-}
-
 /** The bytes kept for `obj` under `format` (e.g. a protobuf message name), if any. */
 export function cachedEncoding(obj: object, format: string): Uint8Array | undefined {
+  return lookupEncoding(obj, format) ?? undefined;
+}
+
+/**
+ * One lookup for encoders: the kept bytes, null when `obj` is cacheable but has none yet under
+ * `format`, undefined when it is not cacheable at all.
+ */
+export function lookupEncoding(obj: object, format: string): Uint8Array | null | undefined {
   const kv = originOf(obj);
-  return kv && encodings.get(kv)?.get(format);
+  if (!kv) return undefined;
+  return encodings.get(kv)?.get(format) ?? null;
 }
 
 /** Keeps `bytes` (the caller's own copy) as the encoding of `obj` under `format`. */
