@@ -5,6 +5,8 @@
 // that keeps their value, definite lengths only. A general library re-encodes keys to sort them and
 // was hundreds of times slower on a list of 1,000 objects.
 
+import { BYTES, itemShape, memberShape, type ByteShape } from './cbor-bytes.js';
+
 const F32 = new Float32Array(1);
 const U32 = new Uint32Array(F32.buffer);
 
@@ -139,12 +141,45 @@ function value(w: Writer, v: unknown): void {
   } else throw new Error(`cbor: cannot encode a value of type ${typeof v}`);
 }
 
-/** `prefix` then the encoding of a JSON value. */
-export function encodeJsonAsCbor(prefix: Uint8Array, v: unknown): Uint8Array {
+/** Tag 22, "expected later base64 encoding": what kube-apiserver wraps a Go []byte's bytes in. */
+const TAG_BASE64_LATER = 0xd6;
+
+/**
+ * A value with []byte places: those strings (base64 in our JSON form) go out as tag 22 and a byte
+ * string of the bytes they stand for; everything else as `value` writes it.
+ */
+function shaped(w: Writer, v: unknown, shape: ByteShape | undefined): void {
+  if (shape === undefined) return value(w, v);
+  if (shape === BYTES) {
+    if (typeof v !== 'string') return value(w, v);
+    const bytes = Buffer.from(v, 'base64');
+    w.byte(TAG_BASE64_LATER);
+    w.head(2, bytes.length);
+    w.ensure(bytes.length);
+    bytes.copy(w.buf, w.len);
+    w.len += bytes.length;
+    return;
+  }
+  if (Array.isArray(v)) {
+    const item = itemShape(shape);
+    w.head(4, v.length);
+    for (const x of v) shaped(w, x === undefined ? null : x, item);
+  } else if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) {
+    const keys = sortKeys(Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined));
+    w.head(5, keys.length);
+    for (const k of keys) {
+      w.bytesOfString(k);
+      shaped(w, (v as Record<string, unknown>)[k], memberShape(shape, k));
+    }
+  } else value(w, v);
+}
+
+/** `prefix` then the encoding of a JSON value, with the []byte places of `shape` as raw bytes. */
+export function encodeJsonAsCbor(prefix: Uint8Array, v: unknown, shape?: ByteShape): Uint8Array {
   const w = new Writer();
   w.ensure(prefix.length);
   w.buf.set(prefix, 0);
   w.len = prefix.length;
-  value(w, v);
+  shaped(w, v, shape);
   return new Uint8Array(w.buf.buffer, w.buf.byteOffset, w.len).slice();
 }

@@ -56,7 +56,13 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
 
   return {
     decodeBody(contentType, body, target) {
-      return decodeInput(contentType, body, { root, messageNameFor, protobufSupported: protobufSupported(target), cbor: options.cbor }) as KubeObject;
+      return decodeInput(contentType, body, {
+        root,
+        messageNameFor,
+        protobufSupported: protobufSupported(target),
+        cbor: options.cbor,
+        typed: { apiVersion: apiVersionOf(target), kind: target.kind },
+      }) as KubeObject;
     },
 
     encodeResponse(accept, obj, target, hints) {

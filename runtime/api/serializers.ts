@@ -5,7 +5,7 @@
 import type protobuf from 'protobufjs';
 import { stringify as stringifyYaml, parse as parseYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
-import { decodeCBOR, encodeCBOR } from './cbor.js';
+import { decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
@@ -78,7 +78,7 @@ export function responseEncoder(negotiated: NegotiatedMediaType, root?: protobuf
         contentType,
         encode: (obj) => encodeCBOR(obj),
         // One self-described data item per event: the stream is a CBOR sequence.
-        encodeWatchEvent: (type, obj) => encodeCBOR({ type, object: obj }),
+        encodeWatchEvent: (type, obj) => encodeCBORWatchEvent(type, obj),
       };
     case 'protobuf': {
       if (!root) throw internalError(new Error('protobuf negotiated without descriptors'));
@@ -99,6 +99,8 @@ export interface DecodeInputOptions {
   protobufSupported?: boolean;
   /** The CBORServingAndStorage gate: application/cbor bodies are accepted. */
   cbor?: boolean;
+  /** The kind the body is decoded into: where CBOR bodies hold []byte values. */
+  typed?: { apiVersion: string; kind: string };
   root?: protobuf.Root;
   messageNameFor?: MessageNameFor;
 }
@@ -126,7 +128,7 @@ export function decodeInput(contentType: string | undefined, body: Uint8Array, o
   if (format === 'protobuf') {
     obj = decodeObject(options.root!, body, options.messageNameFor ?? (() => undefined)).object;
   } else if (format === 'cbor') {
-    obj = decodeCBOR(body);
+    obj = decodeCBOR(body, options.typed);
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       throw unrecognized(body, "couldn't get version/kind; cbor decode error: the document is not a map", options.expected);
     }

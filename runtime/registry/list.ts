@@ -16,6 +16,7 @@
 
 import { StatusError, badRequest, resourceExpired, tooLargeResourceVersion } from '../errors/status-error.js';
 import { isStorageError } from '../storage/interface.js';
+import { decodeFromCache, withoutTypeMeta } from './cacher/serialization-cache.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import type { DeleteOptions } from './delete-options.js';
 import { collectionPrefix } from './keys.js';
@@ -52,7 +53,7 @@ export async function listObjects(store: Store, namespace: string | undefined, o
     apiVersion: store.apiVersion,
     metadata,
     // Items of a typed list carry no apiVersion/kind of their own, as kube-apiserver encodes them.
-    items: page.items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest),
+    items: page.items.map(withoutTypeMeta),
   };
 }
 
@@ -121,7 +122,7 @@ function listFromCache(store: Store, prefix: string, predicate: Predicate, limit
       // Something follows the last item: hand out a token that continues after it.
       return { items, revision, nextKey: `${lastKey}\u0000`, remaining: predicate.empty ? cache.countAfter(prefix, lastKey!) : undefined };
     }
-    const obj = store.decode(kv.value, kv.modRevision);
+    const obj = decodeFromCache(store, kv);
     if (!predicate.matches(obj)) continue;
     items.push(obj);
     lastKey = kv.key;

@@ -26,6 +26,11 @@ export class SchemaIndex {
     return this.components[name];
   }
 
+  /** Every component by name. */
+  all(): Readonly<Record<string, JsonSchema>> {
+    return this.components;
+  }
+
   /** Follows references until a schema with its own shape is reached. */
   resolve(schema: JsonSchema): JsonSchema {
     let current = schema;

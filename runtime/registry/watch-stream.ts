@@ -4,6 +4,7 @@
 
 import type { Status } from '../errors/status-error.js';
 import type { StorageWatchEvent } from '../storage/interface.js';
+import { decodeFromCache } from './cacher/serialization-cache.js';
 import { metaOf, type KubeObject } from './object.js';
 import type { Predicate } from './selection.js';
 import type { Store } from './store.js';
@@ -76,14 +77,15 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
 
 /** The event a storage change means for a watcher with this predicate, or undefined when none. */
 export function toWatchEvent(store: Store, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
-  const prev = event.prevKv ? store.decode(event.prevKv.value, event.prevKv.modRevision) : undefined;
+  // Decoded with their origin: every watcher of the change sends the same bytes (cachingObject).
+  const prev = event.prevKv ? decodeFromCache(store, event.prevKv) : undefined;
   const prevMatches = prev !== undefined && predicate.matches(prev);
   if (event.type === 'delete') {
     // kv holds the last state, stamped with the deletion's revision so clients can resume after it.
-    const last = store.decode(event.kv.value, event.kv.modRevision);
+    const last = decodeFromCache(store, event.kv);
     return predicate.matches(prev ?? last) ? { type: 'DELETED', object: last } : undefined;
   }
-  const obj = store.decode(event.kv.value, event.kv.modRevision);
+  const obj = decodeFromCache(store, event.kv);
   const matches = predicate.matches(obj);
   if (event.created || prev === undefined) return matches ? { type: 'ADDED', object: obj } : undefined;
   if (matches) return { type: prevMatches ? 'MODIFIED' : 'ADDED', object: obj };

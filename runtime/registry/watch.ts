@@ -17,6 +17,7 @@
 import { StatusError, resourceExpired, tooLargeResourceVersion } from '../errors/status-error.js';
 import { isStorageError, type StorageError, type Watcher } from '../storage/interface.js';
 import { CacheWatcher } from './cacher/cache-watcher.js';
+import { decodeFromCache } from './cacher/serialization-cache.js';
 import { collectionPrefix } from './keys.js';
 import { listObjects } from './list.js';
 import { parseResourceVersion, validateWatchOptions } from './list-options.js';
@@ -123,7 +124,7 @@ async function watchFromCache(
   });
   if (getState) {
     for (const kv of cache.range(keyPrefix)) {
-      const obj = store.decode(kv.value, kv.modRevision);
+      const obj = decodeFromCache(store, kv);
       if (predicate.matches(obj)) stream.push({ type: 'ADDED', object: obj });
     }
     if (sendInitial) watcher.bookmark(true);

@@ -4,13 +4,15 @@
 //   - negative array indices count from the end (-1 is the last element);
 //   - a path that does not start with "/" has its first segment ignored;
 //   - a `null` member is indistinguishable from a missing one when read (test, copy, move);
-//   - `add`/`copy` without a value store null.
+//   - `add`/`copy` without a value store null;
+//   - `test` compares scalars as raw JSON text (json-patch-equality.ts): 1.0 is not 1.
 // Error texts are the library's (fmt.Errorf chains joined with ": "), since kube-apiserver sends
 // them verbatim in a 422's cause. No library on npm mirrors these, so the engine is our own.
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
 import { goJsonError } from '../serialization.js';
+import { RawJsonReader, rawEqual, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -26,6 +28,15 @@ const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 
 const isNil = (v: Json): boolean => v === undefined || v === null;
+
+/** The `value` of each decoded `test` operation as written in the patch, for the raw comparison. */
+const rawTestValues = new WeakMap<Record<string, Json>, RawNode>();
+
+/** The live value equals a test operation's value: as raw JSON when the patch text is known. */
+function testEqual(actual: Json, op: Operation, expected: Json): boolean {
+  const raw = op ? rawTestValues.get(op) : undefined;
+  return raw ? rawEqual(actual, raw) : deepEqual(actual, expected);
+}
 
 /** Go's name of a JSON value's kind in "cannot unmarshal X into ..." messages. */
 export function goJsonKind(v: Json): string {
@@ -208,7 +219,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const failed = () => new PatchError(`testing value ${path} failed: test failed`);
       const expected = valueOf(op);
       if (path === '') {
-        if (!deepEqual(root, expected)) throw failed();
+        if (!testEqual(root, op, expected)) throw failed();
         return root;
       }
       const found = findObject(root, path);
@@ -219,7 +230,7 @@ function applyOperation(root: Container, op: Operation): Container {
         if (isNil(expected)) return root;
         throw failed();
       }
-      if (expected === undefined || !deepEqual(actual, expected)) throw failed();
+      if (expected === undefined || !testEqual(actual, op, expected)) throw failed();
       return root;
     }
     default:
@@ -247,7 +258,19 @@ export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
   if (parsed.length > MAX_JSON_PATCH_OPERATIONS) {
     throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${parsed.length}`);
   }
-  return parsed as Operation[];
+  const ops = parsed as Operation[];
+  // Test values compare as the bytes the patch wrote them in: read those once, only when needed.
+  if (ops.some((op) => op?.op === 'test' && Object.hasOwn(op, 'value'))) {
+    const raw = new RawJsonReader(text).read();
+    if (raw.kind === 'array') {
+      ops.forEach((op, i) => {
+        const node = raw.items[i];
+        const value = node?.kind === 'object' ? node.members.get('value') : undefined;
+        if (op && op.op === 'test' && value) rawTestValues.set(op, value);
+      });
+    }
+  }
+  return ops;
 }
 
 /**

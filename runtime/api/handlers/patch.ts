@@ -17,6 +17,7 @@ import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
 import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
+import { decodeCBOR } from '../cbor.js';
 import { scanJsonMembers } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
@@ -133,6 +134,30 @@ function validatePatchedFields(ctx: HandlerContext, result: KubeObject, directiv
   throw invalidPatch(patchedJS, `strict decoding error: ${messages.join(', ')}`);
 }
 
+/** CBOR's names of its major types, as Go's decoder words a type mismatch. */
+function cborTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'string') return 'UTF-8 text string';
+  if (typeof value === 'number') return value < 0 ? 'negative integer' : Number.isInteger(value) ? 'positive integer' : 'primitives';
+  return 'primitives';
+}
+
+/**
+ * An application/apply-patch+cbor body, decoded as kube-apiserver decodes it into an unstructured
+ * map: a 400 "error decoding patch" when it is not CBOR or not a map (null is an empty one).
+ */
+function decodeCborApplyPatch(body: Uint8Array): KubeObject {
+  let value: unknown;
+  try {
+    value = decodeCBOR(body);
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+  if (value === null) return {};
+  if (!isPlainObject(value)) throw badRequest(`error decoding patch: cbor: cannot unmarshal ${cborTypeName(value)} into Go value of type map[string]interface {}`);
+  return value as KubeObject;
+}
+
 export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const options = writeOptions(ctx, 'PatchOptions');
   const directive = fieldValidation(ctx, 'PatchOptions');
@@ -142,8 +167,10 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const types = builtinPatchTypes(ctx.config.cbor);
   const patchType = negotiatePatchType(contentType, types);
   const force = ctx.query.get('force');
-  if (patchType === 'application/apply-patch+yaml') {
-    const result = await applyToStore(ctx.store, ctx.info.namespace || undefined, ctx.info.name, await readBody(ctx.request), {
+  if (patchType === 'application/apply-patch+yaml' || patchType === 'application/apply-patch+cbor') {
+    const body = await readBody(ctx.request);
+    const config = patchType === 'application/apply-patch+cbor' ? decodeCborApplyPatch(body) : body;
+    const result = await applyToStore(ctx.store, ctx.info.namespace || undefined, ctx.info.name, config, {
       ...options,
       fieldManager: options.fieldManager ?? '',
       force: force === 'true',

@@ -6,7 +6,7 @@
 
 import protobuf from 'protobufjs';
 import { badRequest, type Status } from '../../errors/status-error.js';
-import { planFor, type JsonObject } from './message-plan.js';
+import { planFor, writeObjectBody, type JsonObject } from './message-plan.js';
 import { WireWriter } from './wire-writer.js';
 
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -35,7 +35,7 @@ function writeEnvelope(w: WireWriter, root: protobuf.Root, messageName: string, 
   w.string(typeof obj.kind === 'string' ? obj.kind : '');
   w.endLength(typeMeta);
   const raw = w.beginLengthAfterTag(0x12);
-  planFor(root, messageName).write(w, obj);
+  writeObjectBody(w, planFor(root, messageName), obj);
   w.endLength(raw);
   w.uint32(0x1a);
   w.uint32(0);

@@ -10,6 +10,7 @@
 // Decoding leaves zero-valued non-pointer scalars out, as the Go types' `omitempty` tags do.
 
 import protobuf from 'protobufjs';
+import { keepEncoding, lookupEncoding } from '../../registry/cacher/serialization-cache.js';
 import { readInt64, specialMessage, type SpecialMessage } from './well-known.js';
 import { WireWriter } from './wire-writer.js';
 
@@ -117,6 +118,35 @@ function isSpecial(target: MessagePlan | SpecialMessage): target is SpecialMessa
   return !('name' in target);
 }
 
+/**
+ * Writes the body of an object, reusing the bytes kept for its stored version when it came from
+ * the watch cache (list items, watch events), and keeping them when it is encoded first.
+ */
+export function writeObjectBody(w: WireWriter, plan: MessagePlan, obj: JsonObject): void {
+  const kept = lookupEncoding(obj, plan.name);
+  if (kept) return w.raw(kept);
+  const start = w.pos;
+  plan.write(w, obj);
+  // A copy: the writer's buffer is reused and may move.
+  if (kept === null) keepEncoding(obj, plan.name, new Uint8Array(w.buf.subarray(start, w.pos)));
+}
+
+/** A repeated message field's item with its tag and length: kept bytes need no length fix-up. */
+function writeItem(w: WireWriter, tag: number, plan: MessagePlan, item: unknown): void {
+  const obj = (item ?? EMPTY) as JsonObject;
+  const kept = item ? lookupEncoding(obj, plan.name) : undefined;
+  w.uint32(tag);
+  if (kept) {
+    w.uint32(kept.length);
+    w.raw(kept);
+    return;
+  }
+  const start = w.beginLength();
+  plan.write(w, obj);
+  if (kept === null) keepEncoding(obj, plan.name, new Uint8Array(w.buf.subarray(start + 1, w.pos)));
+  w.endLength(start);
+}
+
 /** Writes a nested message body from a JSON value (undefined for Go's zero value). */
 function bodyWriter(target: MessagePlan | SpecialMessage): (w: WireWriter, v: unknown) => void {
   if (isSpecial(target)) return (w, v) => target.write(w, v ?? undefined);
@@ -156,11 +186,17 @@ function compileField(root: protobuf.Root, field: protobuf.FieldBase): [Writer, 
     const writeBody = bodyWriter(target);
     const readBody = bodyReader(target);
     if (field.repeated) {
+      // The items of a list may be objects of the watch cache, with their bytes kept.
+      const special = isSpecial(target);
       return [
         (w, obj) => {
           const list = obj[name];
           if (!Array.isArray(list)) return;
           for (let i = 0; i < list.length; i++) {
+            if (!special) {
+              writeItem(w, tag, target, list[i]);
+              continue;
+            }
             w.uint32(tag);
             const start = w.beginLength();
             writeBody(w, list[i]);

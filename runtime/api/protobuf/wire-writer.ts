@@ -121,6 +121,13 @@ export class WireWriter {
     this.pos += length;
   }
 
+  /** Bytes as they are, no length (an already encoded message body). */
+  raw(value: Uint8Array): void {
+    this.ensure(value.length);
+    this.buf.set(value, this.pos);
+    this.pos += value.length;
+  }
+
   bytes(value: Uint8Array): void {
     this.uint32(value.length);
     this.ensure(value.length);

@@ -86,17 +86,19 @@ export interface ApplyResult {
 
 /**
  * The whole apply request against a store: patch when the object exists, create it from the
- * intent when it does not (a subresource apply never creates). The intent is decoded once.
+ * intent when it does not (a subresource apply never creates). The intent (YAML or JSON text,
+ * or an object decoded from CBOR) is decoded once.
  */
 export async function applyToStore(
   store: Store,
   namespace: string | undefined,
   name: string,
-  patch: Uint8Array | string,
+  patch: Uint8Array | string | KubeObject,
   options: ApplyOptions & WriteOptions,
 ): Promise<ApplyResult> {
   validateApplyOptions(options.fieldManager);
-  const config = decodeApplyPatch(patch);
+  // A configuration already decoded (application/apply-patch+cbor) is taken as it is.
+  const config = typeof patch === 'string' || patch instanceof Uint8Array ? decodeApplyPatch(patch) : patch;
   checkConfig(config, store.definition);
   const engine = applyEngine(options);
   const writeOptions: WriteOptions & { subresource?: string } = {

@@ -5,7 +5,9 @@
 
 import { StatusError } from '../../errors/status-error.js';
 import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../object.js';
+import { capUpdateManagers } from './cap-managers.js';
 import { FieldSet, fieldElement, pathString } from './fieldpath.js';
+import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, syncLastApplied } from './last-applied.js';
 import {
   decodeManagedFields,
   decodeOrEmpty,
@@ -92,7 +94,7 @@ export class FieldManager {
         else fields.set(id, { set, apiVersion: this.options.apiVersion, applied: false });
         managed.times.set(id, nowRFC3339());
       }
-      setManagedFields(out, { fields: this.inOwnVersions(fields), times: managed.times });
+      setManagedFields(out, capUpdateManagers({ fields: this.inOwnVersions(fields), times: managed.times }));
     } catch {
       delete (out.metadata ?? {}).managedFields;
     }
@@ -118,6 +120,34 @@ export class FieldManager {
    * created). Returns the object to write, with managedFields. Throws the 409 on conflicts.
    */
   apply(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, describe: string): KubeObject {
+    let out: KubeObject;
+    try {
+      out = this.applyOnce(live, config, manager, force, describe);
+    } catch (e) {
+      if (!(e instanceof Conflicts)) throw e;
+      out = this.applyOverLastApplied(live, config, manager, describe, e.conflicts);
+    }
+    syncLastApplied(out, config, manager);
+    return out;
+  }
+
+  /**
+   * A kubectl apply that conflicts only over fields its client-side applies set (and that still
+   * hold the values they set) is forced through; any other conflict stands.
+   */
+  private applyOverLastApplied(live: KubeObject | undefined, config: KubeObject, manager: string, describe: string, conflicts: Conflict[]): KubeObject {
+    // Conflicts are judged in the request's version and reported in each owner's own.
+    const reported = (list: Conflict[]) => conflictError(this.inManagerVersions(list, decodeOrEmpty(live?.metadata?.managedFields).fields));
+    if (manager !== KUBECTL_MANAGER) throw reported(conflicts);
+    const allowed = allowedConflictsFromLastApplied(live && withoutManagedFields(live), this.options.apiVersion, this.options.node);
+    if (!allowed) throw reported(conflicts);
+    const remaining = conflicts.filter((c) => !allowed.has(c.path));
+    if (remaining.length) throw reported(remaining);
+    return this.applyOnce(live, config, manager, true, describe);
+  }
+
+  /** One apply; throws Conflicts for the caller to judge. */
+  private applyOnce(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, describe: string): KubeObject {
     const managed = decodeOrEmpty(live?.metadata?.managedFields);
     managed.fields = this.inRequestVersion(managed.fields);
     let liveBare = withoutManagedFields(live ?? {});
@@ -141,7 +171,6 @@ export class FieldManager {
     try {
       result = this.updater.apply(liveBare, config, this.options.apiVersion, managed.fields, id, force);
     } catch (e) {
-      if (e instanceof Conflicts) throw conflictError(this.inManagerVersions(e.conflicts, managed.fields));
       if (e instanceof Error && e.name === 'TypedValueError') {
         // kube-apiserver returns this as a plain error: 500 with no reason.
         throw new StatusError(500, '', `failed to create typed patch object (${describe}): ${e.message}`);

@@ -1,0 +1,69 @@
+// Serializations kept per stored object version, after kube-apiserver's cachingObject: an object
+// the watch cache hands out (to a list from the cache, to every watcher of a change) remembers the
+// storage KeyValue it was decoded from, and an encoder may keep the bytes it produced for it on
+// that KeyValue. Each version is then encoded once per wire format however many lists and
+// watchers send it; the bytes go when the cache lets go of the version.
+//
+// The bytes stand for the object as decoded, less apiVersion and kind (list items drop those; a
+// format whose bytes include them must not be kept here: protobuf messages do not). They are used
+// only while the object still carries the version's resourceVersion; code that changes a decoded
+// object otherwise must work on a copy (a copy has no origin: origins are kept by identity).
+
+import type { KeyValue } from '../../storage/interface.js';
+import type { KubeObject } from '../object.js';
+import type { Store } from '../store.js';
+
+/** Decoded object to its KeyValue: kept beside the object, so its shape (and JSON's speed) is untouched. */
+const origins = new WeakMap<object, KeyValue>();
+
+const encodings = new WeakMap<KeyValue, Map<string, Uint8Array>>();
+
+/** `store.decode` of a KeyValue the watch cache holds, remembering where the object came from. */
+export function decodeFromCache(store: Store, kv: KeyValue): KubeObject {
+  const obj = store.decode(kv.value, kv.modRevision);
+  tag(obj, kv);
+  return obj;
+}
+
+function tag(obj: object, kv: KeyValue): void {
+  origins.set(obj, kv);
+}
+
+/** A list item: the object without apiVersion and kind, still known as the cache's version. */
+export function withoutTypeMeta(obj: KubeObject): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  const kv = origins.get(obj);
+  if (kv) tag(rest, kv);
+  return rest;
+}
+
+/** The origin of an object decoded from the cache, while it still is that version. */
+function originOf(obj: object): KeyValue | undefined {
+  const kv = origins.get(obj);
+  if (kv === undefined) return undefined;
+  return (obj as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion === String(kv.modRevision) ? kv : undefined;
+}
+
+/** The bytes kept for `obj` under `format` (e.g. a protobuf message name), if any. */
+export function cachedEncoding(obj: object, format: string): Uint8Array | undefined {
+  return lookupEncoding(obj, format) ?? undefined;
+}
+
+/**
+ * One lookup for encoders: the kept bytes, null when `obj` is cacheable but has none yet under
+ * `format`, undefined when it is not cacheable at all.
+ */
+export function lookupEncoding(obj: object, format: string): Uint8Array | null | undefined {
+  const kv = originOf(obj);
+  if (!kv) return undefined;
+  return encodings.get(kv)?.get(format) ?? null;
+}
+
+/** Keeps `bytes` (the caller's own copy) as the encoding of `obj` under `format`. */
+export function keepEncoding(obj: object, format: string, bytes: Uint8Array): void {
+  const kv = originOf(obj);
+  if (!kv) return;
+  let byFormat = encodings.get(kv);
+  if (!byFormat) encodings.set(kv, (byFormat = new Map()));
+  byFormat.set(format, bytes);
+}
