@@ -89,6 +89,8 @@ export interface KindModel {
   tracksGeneration: boolean;
   statusField?: string;
   strategy?: string;
+  /** Not stored: create only, answered by the virtual handler named by `strategy`. */
+  virtual: boolean;
   storagePrefix: string;
   updateOrder: 'updateFirst' | 'validateFirst';
   type: TypeModel;

@@ -87,7 +87,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     return {
       async handler(c) {
         const info = c.get('requestInfo');
-        if (info.isResourceRequest) return resourceHandler(c.req.raw, info);
+        if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));
         const accept = c.req.header('accept');
         const found = discovery.handle(info.path, accept);
         if (found) return new Response(found.body, { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });

@@ -85,6 +85,11 @@ export interface ResourceDefinition {
   statusField?: string;
   /** Name of a strategy module for rules no spec can state (`secret`, `namespace`). */
   strategy?: string;
+  /**
+   * Not stored: the kind stands for an operation (SelfSubjectReview). Only create is served, and
+   * the virtual handler named by `strategy` (runtime/registry/virtual/) computes the response.
+   */
+  virtual?: boolean;
   /** Key prefix in storage below the store prefix, e.g. `configmaps` (kube-apiserver's layout). */
   storagePrefix: string;
   validator: ObjectValidator;
