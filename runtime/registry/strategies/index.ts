@@ -8,11 +8,13 @@ import { defaultStrategies, type ResourceStrategies, type Strategy } from '../st
 import { endpointSliceStrategies } from './endpointslice.js';
 import { namespaceStrategies } from './namespace.js';
 import { secretStrategies } from './secret.js';
+import { storageVersionMigrationStrategies } from './storageversionmigration.js';
 
 const MODULES: Record<string, (def: ResourceDefinition) => ResourceStrategies> = {
   secret: secretStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
+  storageversionmigration: storageVersionMigrationStrategies,
 };
 
 /** Whether a feature gate is on. */
