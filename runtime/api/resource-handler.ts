@@ -3,8 +3,8 @@
 // handler. Every failure leaves as a Status (404 for unknown resources, 405 for verbs the
 // resource does not serve).
 
-import { newUserInfo, type UserInfo } from '../auth/user.js';
-import { StatusError, methodNotSupported, notFound } from '../errors/status-error.js';
+import type { UserInfo } from '../auth/user.js';
+import { StatusError, badRequest, methodNotSupported, notFound } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { RequestInfo } from '../server/request-info.js';
@@ -61,7 +61,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         // Only the collection's POST route exists: other methods there are 405, any other path 404.
         if (info.name || info.subresource || (info.namespace && !virtual.definition.namespaced)) throw pathNotFound();
         if (info.verb !== 'create') throw methodNotAllowed();
-        return await createVirtual(ctx, virtual, user ?? newUserInfo(''));
+        // As kube-apiserver's review REST: an operation about the caller needs one.
+        if (!user) throw badRequest('no user present on request');
+        return await createVirtual(ctx, virtual, user);
       }
       if (!store || !def) throw notFound({ group: info.apiGroup, resource: info.resource }, '');
       const verb = info.verb as Verb;
