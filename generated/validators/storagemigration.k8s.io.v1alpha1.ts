@@ -96,5 +96,5 @@ export const StorageVersionMigration: ObjectValidator = objectValidator({
   schema: schemas.StorageVersionMigration,
   namespaced: false,
   nameFormat: "dns1123Subdomain",
-  updateOrder: "updateFirst",
+  updateOrder: "validateFirst",
 });

@@ -61,6 +61,18 @@ describe('StorageVersionMigration validation', () => {
     ]);
   });
 
+  it('checks the object as on create before the update-only rules (ValidateStorageVersionMigrationUpdate order)', () => {
+    expect(def.validator.validateUpdate(stored(svm({ group: 'apps', version: '', resource: 'deployments' })), stored(svm()))).toEqual([
+      { reason: 'FieldValueRequired', field: 'spec.resource.version', message: 'Required value: version is required' },
+      { reason: 'FieldValueInvalid', field: 'version', message: 'Invalid value: "": field is immutable' },
+    ]);
+  });
+
+  it('takes no update without metadata.resourceVersion, on either endpoint', () => {
+    expect(strategies.main.allowUnconditionalUpdate()).toBe(false);
+    expect(strategies.subresources.status.allowUnconditionalUpdate()).toBe(false);
+  });
+
   it('drops status on create and keeps the stored status on a main update', () => {
     const created = { ...svm(), status: { resourceVersion: '9' } };
     strategies.main.prepareForCreate(created);
@@ -202,6 +214,13 @@ describe('StorageVersionMigration over HTTPS', () => {
     const immutable = await req(on, `${PATH}/migrate-deployments`, { method: 'PUT', body: { ...written.json<Obj>(), spec: { resource: { group: 'apps', version: 'v2', resource: 'deployments' } } } });
     expect(immutable.status).toBe(422);
     expect(immutable.json()).toMatchObject({ message: 'StorageVersionMigration.storagemigration.k8s.io "migrate-deployments" is invalid: version: Invalid value: "v2": field is immutable' });
+    const { resourceVersion: _rv, ...meta } = written.json<{ metadata: Obj }>().metadata;
+    const unconditional = await req(on, `${PATH}/migrate-deployments`, { method: 'PUT', body: { ...written.json<Obj>(), metadata: meta } });
+    expect(unconditional.status).toBe(422);
+    expect(unconditional.json()).toMatchObject({
+      message: 'storageversionmigrations.storagemigration.k8s.io "migrate-deployments" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
+      details: { name: 'migrate-deployments', group: 'storagemigration.k8s.io', kind: 'storageversionmigrations' },
+    });
     const table = await req(on, PATH, { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });
     expect(table.json<{ rows: { cells: unknown[] }[] }>().rows.map((r) => r.cells)).toEqual([['migrate-deployments', 'deployments.v1.apps']]);
   });

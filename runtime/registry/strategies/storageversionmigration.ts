@@ -5,6 +5,7 @@
 // has a unique qualified-name type, a True/False/Unknown status, a last update time (reported at
 // lastTransitionTime, as upstream does) and a reason of kube's condition-reason form; Succeeded
 // and Failed are never both True, Running is not True beside either, and neither goes back once True.
+// Neither endpoint takes a write without metadata.resourceVersion (AllowUnconditionalUpdate false).
 
 import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
@@ -99,12 +100,14 @@ export function migrationStatusCauses(obj: KubeObject, old: KubeObject): StatusC
   return causes;
 }
 
+/** Upstream refuses writes without metadata.resourceVersion: the migrator must not lose a race. */
 export function storageVersionMigrationStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategies(def);
-  const statusBase = base.subresources.status as Strategy;
+  const main: Strategy = { ...base.main, allowUnconditionalUpdate: () => false };
   const status: Strategy = {
-    ...statusBase,
+    ...(base.subresources.status as Strategy),
+    allowUnconditionalUpdate: () => false,
     validateUpdate: (obj, old) => [...def.validator.validateUpdate(obj, old), ...migrationStatusCauses(obj, old)],
   };
-  return { ...base, subresources: { ...base.subresources, status } };
+  return { ...base, main, subresources: { ...base.subresources, status } };
 }
