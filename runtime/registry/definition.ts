@@ -41,6 +41,11 @@ export interface ObjectValidator {
   applyDefaults(obj: Record<string, unknown>): void;
   /** Every declarative rule of a new object, including metadata; [] when valid. */
   validate(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * Only the types and rules of the kind's own fields, no ObjectMeta rules: what a virtual kind
+   * (nothing stored, metadata never kept) checks of a posted object.
+   */
+  validateFields(obj: Record<string, unknown>): StatusCause[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**

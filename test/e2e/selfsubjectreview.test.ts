@@ -106,6 +106,17 @@ describe('SelfSubjectReview over HTTPS', () => {
     expect(garbage.status).toBe(400);
   });
 
+  it('refuses wrongly typed fields with 422, as this server does for every kind, but applies no ObjectMeta rules', async () => {
+    const res = await post(admin, JSON.stringify({ ...REVIEW, metadata: 'x', status: { userInfo: { groups: 'g' } } }));
+    expect(res.status).toBe(422);
+    expect(res.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      { reason: 'FieldValueTypeInvalid', message: 'Invalid value: "string": must be of type object', field: 'metadata' },
+      { reason: 'FieldValueTypeInvalid', message: 'Invalid value: "string": must be of type array', field: 'status.userInfo.groups' },
+    ]);
+    // A name no DNS subdomain allows is of no concern: the posted metadata is dropped anyway.
+    expect((await post(admin, JSON.stringify({ ...REVIEW, metadata: { name: 'Not A Name' } }))).status).toBe(201);
+  });
+
   it('refuses a bad dryRun value with 422 as other creates do', async () => {
     const res = await post(admin, JSON.stringify(REVIEW), 'application/json', '?dryRun=Some');
     expect(res.status).toBe(422);

@@ -87,6 +87,16 @@ describe('bootstrap-token Secrets', () => {
     expect(validate(obj)).toEqual(causes);
   });
 
+  it('leaves a value of the wrong type to the schema check alone', () => {
+    const obj = token();
+    (obj.data as Record<string, unknown>)['token-id'] = 123;
+    (obj.data as Record<string, unknown>).expiration = true;
+    expect(validate(obj)).toEqual([
+      { reason: 'FieldValueTypeInvalid', field: 'data[token-id]', message: 'Invalid value: "integer": must be of type string' },
+      { reason: 'FieldValueTypeInvalid', field: 'data[expiration]', message: 'Invalid value: "boolean": must be of type string' },
+    ]);
+  });
+
   it('checks updates too (kube-apiserver validates the whole Secret again on update)', () => {
     const old = token();
     strategy.prepareForCreate(old);

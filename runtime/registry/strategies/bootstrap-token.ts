@@ -21,23 +21,26 @@ const USAGE_KEYS = ['usage-bootstrap-authentication', 'usage-bootstrap-signing']
 
 const whole = (fmt: string): RegExp => new RegExp(`^(?:${fmt})$`);
 
-/** data as UTF-8 text by key (values are base64 in the object). */
-function textData(obj: KubeObject): Map<string, string> {
-  const out = new Map<string, string>();
+/**
+ * data as UTF-8 text by key (values are base64 in the object). A value that is not a string maps
+ * to null: the schema check already reports it, so no rule here judges it again.
+ */
+function textData(obj: KubeObject): Map<string, string | null> {
+  const out = new Map<string, string | null>();
   if (!isPlainObject(obj.data)) return out;
-  for (const [key, value] of Object.entries(obj.data)) out.set(key, Buffer.from(typeof value === 'string' ? value : '', 'base64').toString('utf8'));
+  for (const [key, value] of Object.entries(obj.data)) out.set(key, typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : null);
   return out;
 }
 
-function expirationCauses(value: string | undefined): StatusCause[] {
-  if (value === undefined) return [];
+function expirationCauses(value: string | null | undefined): StatusCause[] {
+  if (value === undefined || value === null) return [];
   const utc = /(Z|[+-]00:00)$/i.test(value);
   if (isRFC3339(value).length === 0 && utc) return [];
   return [invalid('data[expiration]', value, 'must be an RFC 3339 timestamp in UTC (e.g. 2006-01-02T15:04:05Z)')];
 }
 
-function groupCauses(value: string | undefined): StatusCause[] {
-  if (value === undefined) return [];
+function groupCauses(value: string | null | undefined): StatusCause[] {
+  if (value === undefined || value === null) return [];
   const pattern = whole(BOOTSTRAP_GROUP_PATTERN);
   // The authenticator splits on commas and drops surrounding blanks; so do we.
   const groups = value.split(',').map((g) => g.trim());
@@ -51,7 +54,9 @@ export function bootstrapTokenCauses(obj: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const tokenID = data.get('token-id');
   if (tokenID === undefined) causes.push(required('data[token-id]'));
-  else if (!whole(TOKEN_ID_FMT).test(tokenID)) causes.push(invalid('data[token-id]', tokenID, regexError('must be 6 characters of lower-case letters and digits', TOKEN_ID_FMT, 'abcdef')));
+  else if (tokenID === null) {
+    // Reported by the schema check.
+  } else if (!whole(TOKEN_ID_FMT).test(tokenID)) causes.push(invalid('data[token-id]', tokenID, regexError('must be 6 characters of lower-case letters and digits', TOKEN_ID_FMT, 'abcdef')));
   else {
     const name = metaOf(obj).name;
     const want = `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${tokenID}`;
@@ -60,11 +65,11 @@ export function bootstrapTokenCauses(obj: KubeObject): StatusCause[] {
   }
   const tokenSecret = data.get('token-secret');
   if (tokenSecret === undefined) causes.push(required('data[token-secret]'));
-  else if (!whole(TOKEN_SECRET_FMT).test(tokenSecret)) causes.push(invalid('data[token-secret]', '<secret contents redacted>', regexError('must be 16 characters of lower-case letters and digits', TOKEN_SECRET_FMT)));
+  else if (tokenSecret !== null && !whole(TOKEN_SECRET_FMT).test(tokenSecret)) causes.push(invalid('data[token-secret]', '<secret contents redacted>', regexError('must be 16 characters of lower-case letters and digits', TOKEN_SECRET_FMT)));
   causes.push(...expirationCauses(data.get('expiration')));
   for (const key of USAGE_KEYS) {
     const value = data.get(key);
-    if (value !== undefined && value !== 'true') causes.push(notSupported(`data[${key}]`, value, ['true']));
+    if (typeof value === 'string' && value !== 'true') causes.push(notSupported(`data[${key}]`, value, ['true']));
   }
   causes.push(...groupCauses(data.get('auth-extra-groups')));
   return causes;

@@ -11,17 +11,18 @@ import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 
 const REDACTED = '<secret contents redacted>';
 
-/** data as decoded bytes by key (values are base64 in the object). */
-function decodedData(obj: KubeObject): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
+/** data as decoded bytes by key (values are base64 in the object); null for a value that is not a string, which the schema check reports. */
+function decodedData(obj: KubeObject): Map<string, Buffer | null> {
+  const out = new Map<string, Buffer | null>();
   if (!isPlainObject(obj.data)) return out;
-  for (const [key, value] of Object.entries(obj.data)) out.set(key, Buffer.from(typeof value === 'string' ? value : '', 'base64'));
+  for (const [key, value] of Object.entries(obj.data)) out.set(key, typeof value === 'string' ? Buffer.from(value, 'base64') : null);
   return out;
 }
 
-function jsonKeyCauses(data: Map<string, Buffer>, key: string): StatusCause[] {
+function jsonKeyCauses(data: Map<string, Buffer | null>, key: string): StatusCause[] {
   const bytes = data.get(key);
   if (bytes === undefined) return [required(`data[${key}]`)];
+  if (bytes === null) return [];
   const error = goUnmarshalObjectError(bytes);
   return error ? [invalid(`data[${key}]`, REDACTED, error)] : [];
 }
@@ -41,8 +42,10 @@ export function secretTypeCauses(obj: KubeObject): StatusCause[] {
     case 'kubernetes.io/basic-auth':
       // Either may be empty, but one of the two keys must be there.
       return data.has('username') || data.has('password') ? [] : [required('data[username]'), required('data[password]')];
-    case 'kubernetes.io/ssh-auth':
-      return data.get('ssh-privatekey')?.length ? [] : [required('data[ssh-privatekey]')];
+    case 'kubernetes.io/ssh-auth': {
+      const key = data.get('ssh-privatekey');
+      return key === null || key?.length ? [] : [required('data[ssh-privatekey]')];
+    }
     case 'kubernetes.io/tls':
       return [...(data.has('tls.crt') ? [] : [required('data[tls.crt]')]), ...(data.has('tls.key') ? [] : [required('data[tls.key]')])];
     default:
