@@ -42,8 +42,9 @@ function expirationCauses(value: string | null | undefined): StatusCause[] {
 function groupCauses(value: string | null | undefined): StatusCause[] {
   if (value === undefined || value === null) return [];
   const pattern = whole(BOOTSTRAP_GROUP_PATTERN);
-  // The authenticator splits on commas and drops surrounding blanks; so do we.
-  const groups = value.split(',').map((g) => g.trim());
+  // Split on commas only, as cluster-bootstrap's GetGroups does: a blank after a comma makes the
+  // group invalid there (the token would fail authentication), so it is refused here.
+  const groups = value.split(',');
   return groups.filter((g) => !pattern.test(g)).map((g) => invalid('data[auth-extra-groups]', value, `bootstrap group ${JSON.stringify(g)} is invalid (must match ${BOOTSTRAP_GROUP_PATTERN})`));
 }
 
