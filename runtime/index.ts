@@ -120,6 +120,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       createApi({
         historyWindowMs: options.historyWindowMs,
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+        enableBootstrapTokenAuth: options.enableBootstrapTokenAuth,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });
     const api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, logger });
