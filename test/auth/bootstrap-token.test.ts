@@ -66,8 +66,8 @@ describe('--enable-bootstrap-token-auth', () => {
     expect(parseFlags(['--enable-bootstrap-token-auth=false'])).toMatchObject({ options: { enableBootstrapTokenAuth: false } });
     expect(parseFlags(['--enable-bootstrap-token-auth=T', '--secure-port=0'])).toMatchObject({ options: { enableBootstrapTokenAuth: true, port: 0 } });
     expect(parseFlags(['--enable-bootstrap-token-auth', '--enable-bootstrap-token-auth=0'])).toMatchObject({ options: { enableBootstrapTokenAuth: false } });
-    expect(parseFlags([])).toMatchObject({ options: {} });
-    expect((parseFlags([]) as { options: Record<string, unknown> }).options.enableBootstrapTokenAuth).toBeUndefined();
+    const defaults = parseFlags([]);
+    expect(defaults.help === false && defaults.options.enableBootstrapTokenAuth).toBe(undefined);
   });
 
   it('refuses a value that is not a Go bool, and never takes the next argument', () => {
