@@ -12,6 +12,7 @@ import { resources } from '../../generated/registry.js';
 import { decodeObject, encodeMessage, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
+import type { StartServerOptions } from '../../runtime/server/options.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { call, kubeconfigCredentials } from '../server/https-client.js';
 import { SUBDOMAIN_MSG } from './kinds.js';
@@ -182,7 +183,10 @@ describe('StorageVersionMigration over HTTPS', () => {
   let off: RunningServer;
   let on: RunningServer;
   beforeAll(async () => {
-    [off, on] = await Promise.all([startServer({ storage: 'memory' }), startServer({ storage: 'memory', featureGates: 'StorageVersionMigrator=true' })]);
+    // kube-apiserver serves the alpha group only with both the gate and --runtime-config; runtimeConfig
+    // is read by servers that have --runtime-config (the option is ignored where it is not known yet).
+    const enabled: StartServerOptions = Object.assign({ storage: 'memory' as const, featureGates: 'StorageVersionMigrator=true' }, { runtimeConfig: 'storagemigration.k8s.io/v1alpha1=true' });
+    [off, on] = await Promise.all([startServer({ storage: 'memory' }), startServer(enabled)]);
   });
   afterAll(() => Promise.all([off?.close(), on?.close()]));
 
