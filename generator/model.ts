@@ -89,6 +89,8 @@ export interface KindModel {
   tracksGeneration: boolean;
   statusField?: string;
   strategy?: string;
+  /** Not stored: create only, answered by the virtual handler named by `strategy`. */
+  virtual: boolean;
   storagePrefix: string;
   /** Set when objects are stored as another group version's kind (see ResourceDefinition.storedAs). */
   storedAs?: { apiVersion: string; fieldRenames: Record<string, string> };

@@ -187,6 +187,12 @@ class Normalizer {
         this.fail(spec, ['kinds', name, 'subresources', i, 'kind'], `unknown kind ${JSON.stringify(sub.kind)}`);
       }
     }
+    if (raw.virtual) {
+      const stored = raw.verbs.filter((v) => v !== 'create');
+      if (stored.length) this.fail(spec, ['kinds', name, 'verbs'], `a virtual kind serves only create (got ${stored.join(', ')})`);
+      if (!raw.strategy) this.fail(spec, ['kinds', name, 'virtual'], 'a virtual kind needs a strategy naming its handler');
+      if (raw.subresources?.length) this.fail(spec, ['kinds', name, 'subresources'], 'a virtual kind has no subresources');
+    }
     for (const [i, col] of (raw.printerColumns ?? []).entries()) if (col.cel) this.checkCel(spec, ['kinds', name, 'printerColumns', i, 'cel'], col.cel);
     const storedAs = raw.storedAs ? this.storedAs(spec, name, raw, type) : undefined;
     return {
@@ -210,14 +216,18 @@ class Normalizer {
       tracksGeneration: raw.tracksGeneration ?? false,
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),
+      virtual: raw.virtual ?? false,
       storagePrefix: raw.storagePrefix ?? raw.plural,
       ...(storedAs ? { storedAs } : {}),
       updateOrder: raw.updateOrder ?? 'updateFirst',
       type,
       listType,
-      storageVersionHash: raw.storedAs
-        ? storageVersionHash(raw.storedAs.group ?? group, raw.storedAs.version, name)
-        : storageVersionHash(group, raw.storageVersion ?? version, name),
+      // Nothing is stored for a virtual kind, so discovery shows no storage version (as kube-apiserver's non-store REST).
+      storageVersionHash: raw.virtual
+        ? ''
+        : raw.storedAs
+          ? storageVersionHash(raw.storedAs.group ?? group, raw.storedAs.version, name)
+          : storageVersionHash(group, raw.storageVersion ?? version, name),
     };
   }
 
@@ -268,7 +278,8 @@ export function buildModel(specs: LoadedSpec[]): Model {
       const k = n.kind(spec, name, raw);
       kinds.push(k);
       n.types.set(k.type.id, k.type);
-      n.types.set(k.listType.id, k.listType);
+      // A virtual kind is never listed: no list message or schema exists upstream.
+      if (!k.virtual) n.types.set(k.listType.id, k.listType);
       located.push([spec, k.type, ['kinds', name]]);
     }
     for (const [name, raw] of Object.entries(spec.raw.types ?? {})) {

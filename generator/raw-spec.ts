@@ -95,6 +95,7 @@ export interface RawKind extends RawType {
   tracksGeneration?: boolean;
   statusField?: string;
   strategy?: string;
+  virtual?: boolean;
   storagePrefix?: string;
   storedAs?: { group?: string; version: string; fieldRenames?: Record<string, string> };
   protobufMessage?: string;

@@ -126,6 +126,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         historyWindowMs: options.historyWindowMs,
         eventTTLMs: options.eventTTLMs,
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+        enableBootstrapTokenAuth: options.enableBootstrapTokenAuth,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });
     let api;

@@ -20,7 +20,7 @@ function resourceEntries(k: KindModel): Record<string, unknown>[] {
   };
   if (k.shortNames.length) main.shortNames = k.shortNames;
   if (k.categories.length) main.categories = k.categories;
-  main.storageVersionHash = k.storageVersionHash;
+  if (k.storageVersionHash) main.storageVersionHash = k.storageVersionHash;
   const subs = k.subresources.map((s) => ({ name: `${k.plural}/${s.name}`, singularName: '', namespaced: k.namespaced, kind: s.kind, verbs: s.verbs }));
   return [main, ...subs];
 }

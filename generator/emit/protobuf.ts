@@ -35,7 +35,9 @@ function protoType(model: Model, ref: TypeRef): string {
 function protoField(model: Model, f: FieldModel): ProtoField | undefined {
   if (f.tag === undefined) return undefined;
   let out: ProtoField;
-  if (f.protoMessage) {
+  if (f.protoMessage && f.type.kind === 'map') {
+    out = { keyType: 'string', type: `.${model.types.get(f.protoMessage)?.protoName}`, id: f.tag };
+  } else if (f.protoMessage) {
     out = { type: `.${model.types.get(f.protoMessage)?.protoName}`, id: f.tag };
   } else if (f.type.kind === 'list') {
     out = { type: protoType(model, f.type.of), id: f.tag, rule: 'repeated' };

@@ -36,6 +36,7 @@ function definition(k: KindModel, validatorName: string): WriterFunction {
   if (k.returnDeletedObject) entries.returnDeletedObject = 'true';
   if (k.statusField) entries.statusField = literal(k.statusField);
   if (k.strategy) entries.strategy = literal(k.strategy);
+  if (k.virtual) entries.virtual = 'true';
   entries.storagePrefix = literal(k.storagePrefix);
   if (k.storedAs) entries.storedAs = literal(k.storedAs);
   entries.validator = validatorName;

@@ -19,7 +19,7 @@ export async function emitTypes(model: Model): Promise<OutputFile[]> {
     // Types only: the paths add nothing a client of these types needs.
     doc.paths = {};
     const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], { alphabetize: true, silent: true });
-    const aliases = gv.kinds.flatMap((k) => [k.type.id, k.listType.id]).map((id) => `export type ${id.slice(id.lastIndexOf('.') + 1)} = components['schemas'][${JSON.stringify(id)}];`);
+    const aliases = gv.kinds.flatMap((k) => (k.virtual ? [k.type.id] : [k.type.id, k.listType.id])).map((id) => `export type ${id.slice(id.lastIndexOf('.') + 1)} = components['schemas'][${JSON.stringify(id)}];`);
     const roots = gv.kinds.map((k) => k.type.id);
     out.push({ path: `types/${gvFileBase(gv)}.ts`, content: `${headerComment(sourcesOf(model, reachable(model, roots)))}${astToString(ast)}\n${aliases.join('\n')}\n` });
   }

@@ -3,6 +3,7 @@
 // the generated protobuf descriptors, discovery and OpenAPI. The server shell calls `handler` for
 // every authenticated, authorized request.
 
+import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from '../auth/bootstrap-token.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
@@ -36,6 +37,22 @@ export interface ApiOptions {
   minRequestTimeoutSeconds?: number;
   /** --event-ttl: Events are deleted this long after their last write; default 1 hour, 0 never. */
   eventTTLMs?: number;
+  /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
+  enableBootstrapTokenAuth?: boolean;
+}
+
+/** Bootstrap tokens read their Secret through the secrets store (a missing one is no token). */
+function bootstrapTokenAuthenticator(registry: ResourceRegistry): BootstrapTokenAuthenticator | undefined {
+  const secrets = registry.storeFor('', 'v1', 'secrets');
+  if (!secrets) return undefined;
+  return new BootstrapTokenAuthenticator(async (name) => {
+    try {
+      return await secrets.get(BOOTSTRAP_TOKEN_NAMESPACE, name);
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  });
 }
 
 async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void> {
@@ -95,10 +112,13 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`));
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
 
+    const bootstrapTokens = apiOptions.enableBootstrapTokenAuth ? bootstrapTokenAuthenticator(registry) : undefined;
+
     return {
+      ...(bootstrapTokens ? { tokenAuthenticators: [bootstrapTokens] } : {}),
       async handler(c) {
         const info = c.get('requestInfo');
-        if (info.isResourceRequest) return resourceHandler(c.req.raw, info);
+        if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));
         const accept = c.req.header('accept');
         const found = discovery.handle(info.path, accept);
         if (found) return new Response(found.body, { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });

@@ -3,7 +3,8 @@
 // handler. Every failure leaves as a Status (404 for unknown resources, 405 for verbs the
 // resource does not serve).
 
-import { methodNotSupported, notFound } from '../errors/status-error.js';
+import type { UserInfo } from '../auth/user.js';
+import { StatusError, badRequest, methodNotSupported, notFound } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { RequestInfo } from '../server/request-info.js';
@@ -15,6 +16,7 @@ import { getResource } from './handlers/get.js';
 import { listResource } from './handlers/list.js';
 import { patchResource } from './handlers/patch.js';
 import { updateResource } from './handlers/update.js';
+import { createVirtual } from './handlers/virtual-create.js';
 import { watchResource } from './handlers/watch.js';
 import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
 
@@ -24,7 +26,8 @@ export interface ResourceHandlerOptions {
   config?: Partial<HandlerConfig>;
 }
 
-export type ResourceHandler = (request: Request, info: RequestInfo) => Promise<Response>;
+/** `user` is the authenticated caller; virtual kinds (SelfSubjectReview) answer with it. */
+export type ResourceHandler = (request: Request, info: RequestInfo, user?: UserInfo) => Promise<Response>;
 
 const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
   get: getResource,
@@ -45,13 +48,23 @@ const HTTP_VERB: Record<string, string> = {
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const negotiator = options.negotiator ?? jsonNegotiator;
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
-  return async (request, info) => {
+  return async (request, info, user) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
-    const def = store?.definition;
+    const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
+    const def = store?.definition ?? virtual?.definition;
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
     const query = new URL(request.url).searchParams;
     try {
+      if (virtual) {
+        const ctx = { request, config, info, store: virtual, negotiator, query, target, warnings: [] };
+        // Only the collection's POST route exists: other methods there are 405, any other path 404.
+        if (info.name || info.subresource || (info.namespace && !virtual.definition.namespaced)) throw pathNotFound();
+        if (info.verb !== 'create') throw methodNotAllowed();
+        // As kube-apiserver's review REST: an operation about the caller needs one.
+        if (!user) throw badRequest('no user present on request');
+        return await createVirtual(ctx, virtual, user);
+      }
       if (!store || !def) throw notFound({ group: info.apiGroup, resource: info.resource }, '');
       const verb = info.verb as Verb;
       const handler = HANDLERS[verb];
@@ -72,4 +85,14 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));
     }
   };
+}
+
+/** What kube-apiserver answers for a path it has no route for (its routes are per verb and path). */
+function pathNotFound(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** A method the path has no route for: go-restful's 405, turned into a Status by kube-apiserver. */
+function methodNotAllowed(): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }

@@ -41,6 +41,11 @@ export interface ObjectValidator {
   applyDefaults(obj: Record<string, unknown>): void;
   /** Every declarative rule of a new object, including metadata; [] when valid. */
   validate(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * Only the types and rules of the kind's own fields, no ObjectMeta rules: what a virtual kind
+   * (nothing stored, metadata never kept) checks of a posted object.
+   */
+  validateFields(obj: Record<string, unknown>): StatusCause[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**
@@ -85,6 +90,11 @@ export interface ResourceDefinition {
   statusField?: string;
   /** Name of a strategy module for rules no spec can state (`secret`, `namespace`). */
   strategy?: string;
+  /**
+   * Not stored: the kind stands for an operation (SelfSubjectReview). Only create is served, and
+   * the virtual handler named by `strategy` (runtime/registry/virtual/) computes the response.
+   */
+  virtual?: boolean;
   /** Key prefix in storage below the store prefix, e.g. `configmaps` (kube-apiserver's layout). */
   storagePrefix: string;
   /**

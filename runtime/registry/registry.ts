@@ -15,6 +15,7 @@ import type { KubeObject } from './object.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';
 import { registerStoredViews } from './stored-form.js';
+import { virtualResourceFor, type VirtualResource } from './virtual/index.js';
 
 export interface ResourceRegistryOptions {
   /** Options of the watch caches; false serves every read and watch from the store. */
@@ -33,6 +34,7 @@ export interface ResourceRegistryOptions {
 
 export class ResourceRegistry {
   private readonly stores = new Map<string, Store>();
+  private readonly virtuals = new Map<string, VirtualResource>();
   readonly namespaceDeleter?: NamespaceDeleter;
   readonly cacher?: Cacher;
   readonly expirers: ObjectExpirer[] = [];
@@ -68,11 +70,15 @@ export class ResourceRegistry {
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
     for (const def of definitions) {
+      if (def.virtual) {
+        this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
+        continue;
+      }
       const store = new Store({ storage, definition: def, strategies: strategiesFor(def, enabled), namespaces: lookup });
       this.stores.set(registryKey(def.group, def.version, def.plural), store);
     }
     if (options.watchCache !== false) {
-      this.cacher = new Cacher(storage, definitions.map((d) => collectionPrefix(d)), options.watchCache ?? {});
+      this.cacher = new Cacher(storage, definitions.filter((d) => !d.virtual).map((d) => collectionPrefix(d)), options.watchCache ?? {});
       for (const store of this.stores.values()) store.cacher = this.cacher;
       void this.cacher.start();
     }
@@ -99,6 +105,11 @@ export class ResourceRegistry {
 
   storeFor(group: string, version: string, plural: string): Store | undefined {
     return this.stores.get(registryKey(group, version, plural));
+  }
+
+  /** A virtual kind (nothing stored, create only) served at this group, version and plural. */
+  virtualFor(group: string, version: string, plural: string): VirtualResource | undefined {
+    return this.virtuals.get(registryKey(group, version, plural));
   }
 
   /** One store per storage prefix: several versions of a kind share their objects. */

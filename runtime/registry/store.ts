@@ -306,6 +306,11 @@ export class Store {
       const obj = tryUpdate(deepClone(existing));
       this.checkName(obj, name, namespace);
       const requested = metaOf(obj).resourceVersion;
+      if (!requested && !strategy.allowUnconditionalUpdate()) {
+        // kube-apiserver names the resource, not the kind, in this one Invalid error (and shows the version as the integer 0).
+        const cause = { reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' };
+        throw invalid(this.definition.group, this.definition.plural, name, [cause]);
+      }
       if (requested && requested !== metaOf(existing).resourceVersion) {
         throw conflict(this.groupResource, name, OBJECT_MODIFIED);
       }

@@ -39,6 +39,30 @@ const STRING_FLAGS = [
   'max-mutating-requests-inflight',
 ] as const;
 
+/** Go bool flags: `--flag` is true, `--flag=<bool>` sets it; they never take the next argument. */
+const BOOL_FLAGS = ['enable-bootstrap-token-auth'] as const;
+type BoolFlag = (typeof BOOL_FLAGS)[number];
+
+/** Go's strconv.ParseBool. */
+function parseGoBool(flag: string, value: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  throw invalid(flag, value, `strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+}
+
+/** Takes the bool flags out of argv (the last occurrence wins, as pflag's does). */
+function takeBoolFlags(argv: string[]): { rest: string[]; bools: Partial<Record<BoolFlag, boolean>> } {
+  const rest: string[] = [];
+  const bools: Partial<Record<BoolFlag, boolean>> = {};
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
+    const flag = m && (BOOL_FLAGS as readonly string[]).includes(m[1]) ? (m[1] as BoolFlag) : undefined;
+    if (!flag) rest.push(arg);
+    else bools[flag] = m![2] === undefined ? true : parseGoBool(flag, m![2]);
+  }
+  return { rest, bools };
+}
+
 export const USAGE = `Usage: kube-lite-apiserver [flags]
 
 Flags:
@@ -53,6 +77,7 @@ Flags:
       --event-ttl duration                   Events are deleted this long after their last write (default 1h0m0s; 0 never)
       --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
+      --enable-bootstrap-token-auth          bearer tokens from bootstrap-token Secrets in kube-system
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
@@ -79,9 +104,10 @@ export type ParsedFlags = { help: true } | { help: false; options: StartServerOp
 
 export function parseFlags(argv: string[]): ParsedFlags {
   let values: Record<string, string | boolean | undefined>;
+  const { rest, bools } = takeBoolFlags(argv);
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: rest,
       strict: true,
       allowPositionals: false,
       options: {
@@ -123,6 +149,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];
   if (v['token-auth-file'] !== undefined) options.tokenAuthFile = v['token-auth-file'];
+  if (bools['enable-bootstrap-token-auth'] !== undefined) options.enableBootstrapTokenAuth = bools['enable-bootstrap-token-auth'];
   if (v['client-ca-file'] !== undefined) options.clientCaFile = v['client-ca-file'];
   if (v['tls-cert-file'] !== undefined) options.tlsCertFile = v['tls-cert-file'];
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];

@@ -86,6 +86,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
         }
       : {}),
     validate,
+    validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     validateUpdate(rawObj, rawOld) {
       const obj = withoutNulls(rawObj) as Obj;
       const old = withoutNulls(rawOld) as Obj;

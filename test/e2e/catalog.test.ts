@@ -18,8 +18,8 @@ const CATALOG_DIR = join(import.meta.dirname, 'catalog');
 
 /** What the catalog's alpha and beta kinds need switched on (each sample's first line says so too). */
 const CATALOG_SERVER_OPTIONS = {
-  featureGates: 'DynamicResourceAllocation=true',
-  runtimeConfig: 'resource.k8s.io/v1beta2=true,storage.k8s.io/v1beta1=true',
+  featureGates: 'DynamicResourceAllocation=true,StorageVersionMigrator=true',
+  runtimeConfig: 'resource.k8s.io/v1beta2=true,storage.k8s.io/v1beta1=true,storagemigration.k8s.io/v1alpha1=true',
 };
 
 interface CatalogEntry {
@@ -30,6 +30,8 @@ interface CatalogEntry {
   namespace?: string;
   plural: string;
   group: string;
+  /** Virtual kinds (SelfSubjectReview) are created, never applied: nothing is stored to patch. */
+  virtual: boolean;
 }
 
 function readCatalog(): { manifest: string; entries: CatalogEntry[] } {
@@ -38,16 +40,20 @@ function readCatalog(): { manifest: string; entries: CatalogEntry[] } {
   const entries = files.map((file, i) => {
     const docs = parseAllDocuments(texts[i]!);
     if (docs.length !== 1) throw new Error(`${file}: one YAML document expected, found ${docs.length}`);
-    const obj = docs[0]!.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+    const obj = docs[0]!.toJS() as { apiVersion: string; kind: string; metadata?: { name: string; namespace?: string } };
     const [group, version] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/') : ['', obj.apiVersion];
     const def = resources.find((r) => r.group === group && r.version === version && r.kind === obj.kind);
     if (!def) throw new Error(`${file}: ${obj.apiVersion} ${obj.kind} is not served`);
-    return { file, apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace, plural: def.plural, group };
+    const virtual = def.virtual === true;
+    return { file, apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name ?? '', namespace: obj.metadata?.namespace, plural: def.plural, group, virtual };
   });
-  return { manifest: texts.map((t) => t.trimEnd()).join('\n---\n') + '\n', entries };
+  const stored = texts.filter((_, i) => !entries[i]!.virtual);
+  return { manifest: stored.map((t) => t.trimEnd()).join('\n---\n') + '\n', entries };
 }
 
-const { manifest, entries } = readCatalog();
+const { manifest, entries: allEntries } = readCatalog();
+const entries = allEntries.filter((e) => !e.virtual);
+const virtualEntries = allEntries.filter((e) => e.virtual);
 const upstream = upstreamAvailable();
 const printerColumns: Record<string, Array<{ name: string; priority: number }>> = upstream
   ? JSON.parse(readFileSync(join(UPSTREAM_DIR, 'printer-columns.json'), 'utf8'))
@@ -110,6 +116,23 @@ describe.skipIf(!first?.path || !second?.path || !upstream)('the catalog through
     // Events have no NAME column (LAST SEEN leads); every other kind's row starts with the name.
     if (expectedHeader(entry)[0] === 'NAME') expect(row!.split(/\s+/)[0]).toBe(entry.name);
     else expect(row!.split(/\s{3,}/)).toHaveLength(expectedHeader(entry).length);
+  });
+
+  it.each(virtualEntries)('creates the virtual $kind with kubectl create ($file)', async (entry) => {
+    // --validate=false: kubectl's validation would ask apiextensions.k8s.io whether the kind is a CRD.
+    const res = await kubectl(second!.path!, ['create', '--validate=false', '-f', join(CATALOG_DIR, entry.file), '-o', 'json']);
+    expect(res.stderr).toBe('');
+    const created = JSON.parse(res.stdout) as { kind: string; status?: { userInfo?: { username?: string; groups?: string[] } } };
+    expect(created.kind).toBe(entry.kind);
+    expect(created.status?.userInfo?.groups).toContain('system:masters');
+  });
+
+  it(`answers kubectl ${second!.version} auth whoami from a SelfSubjectReview`, async () => {
+    const res = await kubectl(second!.path!, ['auth', 'whoami', '-o', 'json']);
+    expect(res.stderr).toBe('');
+    const review = JSON.parse(res.stdout) as { apiVersion: string; status: { userInfo: { groups: string[] } } };
+    expect(review.apiVersion).toBe('authentication.k8s.io/v1');
+    expect(review.status.userInfo.groups).toEqual(expect.arrayContaining(['system:masters', 'system:authenticated']));
   });
 
   it(`finds nothing to change when kubectl ${second!.version} applies the same manifest`, async () => {

@@ -59,6 +59,15 @@ const cases: [name: string, { from: string; to: string; want: string[] }][] = [
       want: ['api-specs/demo/v1.yaml:15: kinds.Widget.rules.0.rule: CEL syntax error: Unexpected token: EOF'],
     },
   ],
+  [
+    'virtual kind serving a stored verb',
+    {
+      from: '    scope: Namespaced\n',
+      to: '    scope: Namespaced\n    virtual: true\n    strategy: widgetreview\n',
+      want: ['api-specs/demo/v1.yaml:11: kinds.Widget.verbs: a virtual kind serves only create (got get, list)'],
+    },
+  ],
+  ['virtual kind without a handler', { from: 'verbs: [get, list]', to: 'verbs: [create]\n    virtual: true', want: ['api-specs/demo/v1.yaml:10: kinds.Widget.virtual: a virtual kind needs a strategy naming its handler'] }],
 ];
 
 describe('bad specs', () => {

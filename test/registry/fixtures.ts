@@ -23,6 +23,7 @@ function validator(extra: (obj: Record<string, unknown>) => StatusCause[] = () =
   return {
     applyDefaults: defaults,
     validate: (obj) => [...metaCauses(obj), ...extra(obj)],
+    validateFields: (obj) => extra(obj),
     validateUpdate: (obj) => [...metaCauses(obj), ...extra(obj)],
   };
 }

@@ -68,7 +68,7 @@ describe.each(backends)('list on %s storage', (_n, makeStorage) => {
   });
 
   it('kind-specific selectable fields: secrets by type', async () => {
-    await secrets.create('a', { metadata: { name: 's1' }, type: 'kubernetes.io/tls', data: {} });
+    await secrets.create('a', { metadata: { name: 's1' }, type: 'kubernetes.io/tls', data: { 'tls.crt': '', 'tls.key': '' } });
     await secrets.create('a', { metadata: { name: 's2' } });
     const tls = await listObjects(secrets, 'a', { fieldSelector: 'type=kubernetes.io/tls' });
     expect(tls.items.map((i) => i.metadata!.name)).toEqual(['s1']);

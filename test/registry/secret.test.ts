@@ -49,9 +49,14 @@ describe.each(backends)('secret strategy on %s storage', (_n, makeStorage) => {
 
   it('type is immutable', async () => {
     const created = await secrets.create('default', { metadata: { name: 't' }, type: 'Opaque' });
+    await expect(secrets.update('default', 't', { ...created, type: 'example.com/other' })).rejects.toMatchObject({
+      code: 422,
+      message: 'Secret "t" is invalid: type: Invalid value: "example.com/other": field is immutable',
+    });
+    // The new type's own required keys are checked too, after the immutability (ValidateSecretUpdate's order).
     await expect(secrets.update('default', 't', { ...created, type: 'kubernetes.io/tls' })).rejects.toMatchObject({
       code: 422,
-      message: 'Secret "t" is invalid: type: Invalid value: "kubernetes.io/tls": field is immutable',
+      message: 'Secret "t" is invalid: [type: Invalid value: "kubernetes.io/tls": field is immutable, data[tls.crt]: Required value, data[tls.key]: Required value]',
     });
   });
 });

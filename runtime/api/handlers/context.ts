@@ -3,6 +3,7 @@
 
 import { StatusError, badRequest, internalError, isStatusError } from '../../errors/status-error.js';
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
+import type { ResourceDefinition } from '../../registry/definition.js';
 import type { KubeObject } from '../../registry/object.js';
 import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
 import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
@@ -32,17 +33,23 @@ export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {
   cbor: false,
 };
 
-export interface HandlerContext {
+/** What reading a body and writing a response need: every request context, virtual kinds' too. */
+export interface RequestContext {
   request: Request;
   config: HandlerConfig;
   info: RequestInfo;
-  store: Store;
+  /** The served kind; a virtual kind has only its definition, no store. */
+  store: { definition: ResourceDefinition };
   negotiator: Negotiator;
   query: URLSearchParams;
   /** The kind the endpoint takes and returns (a subresource's kind for subresource requests). */
   target: BodyTarget;
   /** Sent as `Warning` headers with the response (unknown fields under fieldValidation=Warn, ...). */
   warnings: string[];
+}
+
+export interface HandlerContext extends RequestContext {
+  store: Store;
 }
 
 export async function readBody(request: Request): Promise<Uint8Array> {
@@ -71,7 +78,7 @@ export function bodyMembers(format: Format, body: Uint8Array, directive: FieldVa
  * and applies the fieldValidation directive to them and to repeated members, in document order
  * as a single strict decode reports them (400 under Strict, warnings under Warn).
  */
-export function dropUnknownFields(ctx: HandlerContext, obj: KubeObject, directive: FieldValidation, members: BodyMembers = { duplicates: [] }): void {
+export function dropUnknownFields(ctx: RequestContext, obj: KubeObject, directive: FieldValidation, members: BodyMembers = { duplicates: [] }): void {
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
   const unknown = schema ? pruneUnknownFields(obj, schema, index) : [];
@@ -90,7 +97,7 @@ export function dropUnknownFields(ctx: HandlerContext, obj: KubeObject, directiv
 }
 
 /** The fieldValidation query parameter of a create, update or patch. */
-export function fieldValidation(ctx: HandlerContext, optionsKind: string): FieldValidation {
+export function fieldValidation(ctx: RequestContext, optionsKind: string): FieldValidation {
   return parseFieldValidation(ctx.query.get('fieldValidation') ?? undefined, optionsKind);
 }
 
@@ -98,7 +105,7 @@ export function fieldValidation(ctx: HandlerContext, optionsKind: string): Field
  * Decodes an object body, checks its apiVersion/kind against the endpoint and drops unknown fields
  * by the fieldValidation directive, as the create and update handlers do.
  */
-export async function readObject(ctx: HandlerContext, directive: FieldValidation): Promise<KubeObject> {
+export async function readObject(ctx: RequestContext, directive: FieldValidation): Promise<KubeObject> {
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
   const body = await readBody(ctx.request);
   const obj = ctx.negotiator.decodeBody(contentType, body, ctx.target);
@@ -121,7 +128,7 @@ export async function readObject(ctx: HandlerContext, directive: FieldValidation
 }
 
 /** dryRun and fieldManager of create, update and patch (`<Kind>Options` names the 422). */
-export function writeOptions(ctx: HandlerContext, optionsKind: string): WriteOptions {
+export function writeOptions(ctx: RequestContext, optionsKind: string): WriteOptions {
   const dryRun = ctx.query.getAll('dryRun');
   const causes = dryRunCauses(dryRun);
   const fieldManager = ctx.query.get('fieldManager') ?? undefined;
@@ -138,7 +145,7 @@ export function requestHints(request: Request, query: URLSearchParams): RequestH
   return { query, userAgent: request.headers.get('user-agent') ?? undefined };
 }
 
-export function respond(ctx: HandlerContext, code: number, obj: unknown): Response {
+export function respond(ctx: RequestContext, code: number, obj: unknown): Response {
   const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target, requestHints(ctx.request, ctx.query));
   const content = encodeContent(encoded.body, ctx.request.headers.get('accept-encoding'), ctx.config.responseCompression);
   const headers = new Headers({ 'content-type': encoded.contentType, ...content.headers });

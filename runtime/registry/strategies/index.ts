@@ -13,6 +13,7 @@ import { persistentVolumeStrategies } from './persistentvolume.js';
 import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
 import { secretStrategies } from './secret.js';
+import { storageVersionMigrationStrategies } from './storageversionmigration.js';
 
 /** Whether a feature gate is on. */
 export type FeatureGateCheck = (gate: string) => boolean;
@@ -27,6 +28,7 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   persistentvolumeclaim: persistentVolumeClaimStrategies,
   resourceslice: resourceSliceStrategies,
   event: eventStrategies,
+  storageversionmigration: storageVersionMigrationStrategies,
 };
 
 /**

@@ -1,12 +1,15 @@
 // Secret: `stringData` is a write-only convenience. kube-apiserver folds it into `data` while
 // converting the request (so validation, storage and responses never see it), overriding keys
 // that `data` already has. The total size of `data` is capped at MaxSecretSize and `type` never
-// changes after creation.
+// changes after creation. The keys each well-known type needs (secret-types.ts) and the rules of
+// bootstrap-token Secrets (bootstrap-token.ts) are checked on create and on every update.
 
 import { badRequest, type StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { bootstrapTokenCauses } from './bootstrap-token.js';
+import { secretTypeCauses } from './secret-types.js';
 
 /** api.MaxSecretSize: 1 MiB of decoded data across all keys. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -61,12 +64,12 @@ export function secretStrategies(def: ResourceDefinition): ResourceStrategies {
       mergeStringData(obj);
       base.main.prepareForCreate(obj);
     },
-    validate: (obj) => merged(base.main.validate(obj), sizeCauses(obj)),
+    validate: (obj) => merged(base.main.validate(obj), sizeCauses(obj), secretTypeCauses(obj), bootstrapTokenCauses(obj)),
     prepareForUpdate(obj, old) {
       mergeStringData(obj);
       base.main.prepareForUpdate(obj, old);
     },
-    validateUpdate: (obj, old) => merged(base.main.validateUpdate(obj, old), sizeCauses(obj), typeCauses(obj, old)),
+    validateUpdate: (obj, old) => merged(base.main.validateUpdate(obj, old), sizeCauses(obj), typeCauses(obj, old), secretTypeCauses(obj), bootstrapTokenCauses(obj)),
     selectableFields: (obj) => ({ ...base.main.selectableFields(obj), type: typeof obj.type === 'string' ? obj.type : '' }),
   };
   return { ...base, main };
