@@ -105,6 +105,7 @@ export interface NormalizedColumn {
   jsonPath?: string;
   cel?: string;
   age?: string;
+  printer?: string;
 }
 
 export interface GroupVersionModel {

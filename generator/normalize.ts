@@ -227,7 +227,8 @@ class Normalizer {
         if (!other || other.type.kind !== 'map') this.fail(spec, [...fat, 'disjointKeys', 'with'], `must name a map field of the same type (got ${JSON.stringify(f.disjointKeys.with)})`);
       }
       const itemType = f.type.kind === 'list' && f.type.of.kind === 'ref' ? this.types.get(f.type.of.id) : undefined;
-      const itemFields = new Set(itemType?.fields.map((x) => x.name) ?? []);
+      // Keys may live in an embedded struct (EphemeralContainer's common fields), as JSON sees them.
+      const itemFields = new Set(itemType ? jsonFields(this, itemType).map((x) => x.name) : []);
       for (const key of f.listMapKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'listMapKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       for (const key of f.uniqueKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'uniqueKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
@@ -291,7 +292,7 @@ export function elementType(ref: TypeRef): TypeRef {
  * The fields a type has in JSON: an embedded Go struct (jsonInline) contributes its own fields
  * in its place (PersistentVolumeSpec's volume sources), while protobuf keeps it a message.
  */
-export function jsonFields(model: Model, t: TypeModel): FieldModel[] {
+export function jsonFields(model: Pick<Model, 'types'>, t: TypeModel): FieldModel[] {
   return t.fields.flatMap((f) => {
     if (!f.jsonInline || f.type.kind !== 'ref') return [f];
     const inner = model.types.get(f.type.id);

@@ -73,6 +73,7 @@ export interface RawPrinterColumn {
   jsonPath?: string;
   cel?: string;
   age?: string;
+  printer?: string;
 }
 
 export interface RawKind extends RawType {

@@ -7,12 +7,14 @@ import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { namespaceStrategies } from './namespace.js';
+import { podStrategies } from './pod.js';
 import { secretStrategies } from './secret.js';
 
 const MODULES: Record<string, (def: ResourceDefinition) => ResourceStrategies> = {
   secret: secretStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
+  pod: podStrategies,
 };
 
 /** Whether a feature gate is on. */
