@@ -115,8 +115,11 @@ export interface components {
         };
         /** @description The keys of a ConfigMap as files. */
         "io.k8s.api.core.v1.ConfigMapVolumeSource": {
-            /** Format: int32 */
-            defaultMode?: number;
+            /**
+             * Format: int32
+             * @default 420
+             */
+            defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
             items?: components["schemas"]["io.k8s.api.core.v1.KeyToPath"][];
@@ -265,8 +268,11 @@ export interface components {
         };
         /** @description Facts about the pod (fields and resources) as files. */
         "io.k8s.api.core.v1.DownwardAPIVolumeSource": {
-            /** Format: int32 */
-            defaultMode?: number;
+            /**
+             * Format: int32
+             * @default 420
+             */
+            defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
             items?: components["schemas"]["io.k8s.api.core.v1.DownwardAPIVolumeFile"][];
@@ -467,7 +473,8 @@ export interface components {
             fsType?: string;
             initiatorName?: string;
             iqn?: string;
-            iscsiInterface?: string;
+            /** @default default */
+            iscsiInterface: string;
             /** Format: int32 */
             lun?: number;
             portals?: string[];
@@ -610,7 +617,8 @@ export interface components {
         };
         /** @description A field of the pod, by path, in a given API version. */
         "io.k8s.api.core.v1.ObjectFieldSelector": {
-            apiVersion?: string;
+            /** @default v1 */
+            apiVersion: string;
             fieldPath?: string;
         };
         /** @description A reference to an object of any kind, enough to inspect or modify it (an EndpointSlice endpoint's targetRef, a PersistentVolume's claimRef). */
@@ -953,8 +961,11 @@ export interface components {
         };
         /** @description Several sources (Secrets, ConfigMaps, downward API, tokens, ...) projected into one directory. */
         "io.k8s.api.core.v1.ProjectedVolumeSource": {
-            /** Format: int32 */
-            defaultMode?: number;
+            /**
+             * Format: int32
+             * @default 420
+             */
+            defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
             sources?: components["schemas"]["io.k8s.api.core.v1.VolumeProjection"][];
@@ -971,12 +982,15 @@ export interface components {
         "io.k8s.api.core.v1.RBDVolumeSource": {
             fsType?: string;
             image?: string;
-            keyring?: string;
+            /** @default /etc/ceph/keyring */
+            keyring: string;
             monitors?: string[];
-            pool?: string;
+            /** @default rbd */
+            pool: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.LocalObjectReference"];
-            user?: string;
+            /** @default admin */
+            user: string;
         };
         /** @description A reference to one entry of the pod's resourceClaims, and optionally one request in it. */
         "io.k8s.api.core.v1.ResourceClaim": {
@@ -1012,13 +1026,15 @@ export interface components {
         };
         /** @description A ScaleIO volume (deprecated provider). */
         "io.k8s.api.core.v1.ScaleIOVolumeSource": {
-            fsType?: string;
+            /** @default xfs */
+            fsType: string;
             gateway?: string;
             protectionDomain?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.LocalObjectReference"];
             sslEnabled?: boolean;
-            storageMode?: string;
+            /** @default ThinProvisioned */
+            storageMode: string;
             storagePool?: string;
             system?: string;
             volumeName?: string;
@@ -1082,8 +1098,11 @@ export interface components {
         };
         /** @description The keys of a Secret as files. */
         "io.k8s.api.core.v1.SecretVolumeSource": {
-            /** Format: int32 */
-            defaultMode?: number;
+            /**
+             * Format: int32
+             * @default 420
+             */
+            defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
             items?: components["schemas"]["io.k8s.api.core.v1.KeyToPath"][];
@@ -1147,8 +1166,9 @@ export interface components {
             /**
              * Format: int64
              * @description Requested token lifetime; default 3600, at least 600.
+             * @default 3600
              */
-            expirationSeconds?: number;
+            expirationSeconds: number;
             path?: string;
             /** Format: int64 */
             user?: number;
@@ -1228,6 +1248,7 @@ export interface components {
             configMap?: components["schemas"]["io.k8s.api.core.v1.ConfigMapVolumeSource"];
             csi?: components["schemas"]["io.k8s.api.core.v1.CSIVolumeSource"];
             downwardAPI?: components["schemas"]["io.k8s.api.core.v1.DownwardAPIVolumeSource"];
+            /** @description A scratch directory; a volume that names no source at all gets an empty one (kube's v1 defaulting). */
             emptyDir?: components["schemas"]["io.k8s.api.core.v1.EmptyDirVolumeSource"];
             ephemeral?: components["schemas"]["io.k8s.api.core.v1.EphemeralVolumeSource"];
             fc?: components["schemas"]["io.k8s.api.core.v1.FCVolumeSource"];
@@ -1313,6 +1334,7 @@ export interface components {
             configMap?: components["schemas"]["io.k8s.api.core.v1.ConfigMapVolumeSource"];
             csi?: components["schemas"]["io.k8s.api.core.v1.CSIVolumeSource"];
             downwardAPI?: components["schemas"]["io.k8s.api.core.v1.DownwardAPIVolumeSource"];
+            /** @description A scratch directory; a volume that names no source at all gets an empty one (kube's v1 defaulting). */
             emptyDir?: components["schemas"]["io.k8s.api.core.v1.EmptyDirVolumeSource"];
             ephemeral?: components["schemas"]["io.k8s.api.core.v1.EphemeralVolumeSource"];
             fc?: components["schemas"]["io.k8s.api.core.v1.FCVolumeSource"];

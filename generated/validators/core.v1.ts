@@ -114,10 +114,11 @@ const types: TypeTable = {
       "spec": { shape: ref("io.k8s.api.core.v1.PodSpec") },
       "status": { shape: ref("io.k8s.api.core.v1.PodStatus") },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PodSpec": {
     fields: {
-      "volumes": { shape: list(ref("io.k8s.api.core.v1.Volume")) },
+      "volumes": { shape: list(ref("io.k8s.api.core.v1.Volume")), listMapKeys: ["name"] },
       "containers": { shape: list(ref("io.k8s.api.core.v1.Container")) },
       "restartPolicy": { shape: scalar },
       "terminationGracePeriodSeconds": { shape: scalar, pointer: true },
@@ -161,12 +162,13 @@ const types: TypeTable = {
       "schedulingGroup": { shape: ref("io.k8s.api.core.v1.PodSchedulingGroup"), pointer: true },
       "evictionResponders": { shape: list(ref("io.k8s.api.core.v1.EvictionResponder")) },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.Volume": {
     fields: {
       "name": { shape: scalar },
       "hostPath": { shape: ref("io.k8s.api.core.v1.HostPathVolumeSource"), pointer: true },
-      "emptyDir": { shape: ref("io.k8s.api.core.v1.EmptyDirVolumeSource"), pointer: true },
+      "emptyDir": { shape: ref("io.k8s.api.core.v1.EmptyDirVolumeSource"), pointer: true, defaultWhen: [compileDefault({ "when": "!has(self.hostPath) && !has(self.gitRepo) && !has(self.gcePersistentDisk) && !has(self.awsElasticBlockStore) && !has(self.secret) && !has(self.nfs) && !has(self.iscsi) && !has(self.glusterfs) && !has(self.flocker) && !has(self.persistentVolumeClaim) && !has(self.rbd) && !has(self.cinder) && !has(self.cephfs) && !has(self.quobyte) && !has(self.downwardAPI) && !has(self.fc) && !has(self.flexVolume) && !has(self.configMap) && !has(self.azureFile) && !has(self.vsphereVolume) && !has(self.photonPersistentDisk) && !has(self.portworxVolume) && !has(self.azureDisk) && !has(self.storageos) && !has(self.projected) && !has(self.scaleIO) && !has(self.csi) && !has(self.ephemeral) && !has(self.image)", "value": {} })] },
       "gcePersistentDisk": { shape: ref("io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"), pointer: true },
       "awsElasticBlockStore": { shape: ref("io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"), pointer: true },
       "gitRepo": { shape: ref("io.k8s.api.core.v1.GitRepoVolumeSource"), pointer: true },
@@ -196,11 +198,47 @@ const types: TypeTable = {
       "ephemeral": { shape: ref("io.k8s.api.core.v1.EphemeralVolumeSource"), pointer: true },
       "image": { shape: ref("io.k8s.api.core.v1.ImageVolumeSource"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.hostPath) || ![has(self.emptyDir)].exists(x, x)", "fieldPath": ".hostPath", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.gitRepo) || ![has(self.emptyDir), has(self.hostPath)].exists(x, x)", "fieldPath": ".gitRepo", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.gcePersistentDisk) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo)].exists(x, x)", "fieldPath": ".gcePersistentDisk", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.awsElasticBlockStore) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk)].exists(x, x)", "fieldPath": ".awsElasticBlockStore", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.secret) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore)].exists(x, x)", "fieldPath": ".secret", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.nfs) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret)].exists(x, x)", "fieldPath": ".nfs", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.iscsi) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs)].exists(x, x)", "fieldPath": ".iscsi", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.glusterfs) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi)].exists(x, x)", "fieldPath": ".glusterfs", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.flocker) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs)].exists(x, x)", "fieldPath": ".flocker", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.persistentVolumeClaim) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker)].exists(x, x)", "fieldPath": ".persistentVolumeClaim", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.rbd) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim)].exists(x, x)", "fieldPath": ".rbd", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.cinder) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd)].exists(x, x)", "fieldPath": ".cinder", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.cephfs) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder)].exists(x, x)", "fieldPath": ".cephFS", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.quobyte) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs)].exists(x, x)", "fieldPath": ".quobyte", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.downwardAPI) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte)].exists(x, x)", "fieldPath": ".downwarAPI", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.fc) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI)].exists(x, x)", "fieldPath": ".fc", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.flexVolume) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc)].exists(x, x)", "fieldPath": ".flexVolume", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.configMap) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume)].exists(x, x)", "fieldPath": ".configMap", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.azureFile) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap)].exists(x, x)", "fieldPath": ".azureFile", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.vsphereVolume) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile)].exists(x, x)", "fieldPath": ".vsphereVolume", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.photonPersistentDisk) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume)].exists(x, x)", "fieldPath": ".photonPersistentDisk", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.portworxVolume) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk)].exists(x, x)", "fieldPath": ".portworxVolume", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.azureDisk) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume)].exists(x, x)", "fieldPath": ".azureDisk", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.storageos) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk)].exists(x, x)", "fieldPath": ".storageos", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.projected) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk), has(self.storageos)].exists(x, x)", "fieldPath": ".projected", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.scaleIO) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk), has(self.storageos), has(self.projected)].exists(x, x)", "fieldPath": ".scaleIO", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.csi) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk), has(self.storageos), has(self.projected), has(self.scaleIO)].exists(x, x)", "fieldPath": ".csi", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.ephemeral) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk), has(self.storageos), has(self.projected), has(self.scaleIO), has(self.csi)].exists(x, x)", "fieldPath": ".ephemeral", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "!has(self.image) || ![has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk), has(self.storageos), has(self.projected), has(self.scaleIO), has(self.csi), has(self.ephemeral)].exists(x, x)", "fieldPath": ".image", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "[has(self.emptyDir), has(self.hostPath), has(self.gitRepo), has(self.gcePersistentDisk), has(self.awsElasticBlockStore), has(self.secret), has(self.nfs), has(self.iscsi), has(self.glusterfs), has(self.flocker), has(self.persistentVolumeClaim), has(self.rbd), has(self.cinder), has(self.cephfs), has(self.quobyte), has(self.downwardAPI), has(self.fc), has(self.flexVolume), has(self.configMap), has(self.azureFile), has(self.vsphereVolume), has(self.photonPersistentDisk), has(self.portworxVolume), has(self.azureDisk), has(self.storageos), has(self.projected), has(self.scaleIO), has(self.csi), has(self.ephemeral), has(self.image)].exists(x, x)", "reason": "FieldValueRequired", "message": "must specify a volume type" }),
+      compileRule({ "rule": "!has(self.persistentVolumeClaim) || !has(self.persistentVolumeClaim.claimName) || !has(root.metadata) || !has(root.metadata.name) || !has(root.spec.volumes) || !root.spec.volumes.exists(v, has(v.ephemeral) && has(v.name) && root.metadata.name + '-' + v.name == self.persistentVolumeClaim.claimName)", "fieldPath": ".persistentVolumeClaim.claimName", "message": "must not reference a PVC that gets created for an ephemeral volume" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.VolumeSource": {
     fields: {
       "hostPath": { shape: ref("io.k8s.api.core.v1.HostPathVolumeSource"), pointer: true },
-      "emptyDir": { shape: ref("io.k8s.api.core.v1.EmptyDirVolumeSource"), pointer: true },
+      "emptyDir": { shape: ref("io.k8s.api.core.v1.EmptyDirVolumeSource"), pointer: true, defaultWhen: [compileDefault({ "when": "!has(self.hostPath) && !has(self.gitRepo) && !has(self.gcePersistentDisk) && !has(self.awsElasticBlockStore) && !has(self.secret) && !has(self.nfs) && !has(self.iscsi) && !has(self.glusterfs) && !has(self.flocker) && !has(self.persistentVolumeClaim) && !has(self.rbd) && !has(self.cinder) && !has(self.cephfs) && !has(self.quobyte) && !has(self.downwardAPI) && !has(self.fc) && !has(self.flexVolume) && !has(self.configMap) && !has(self.azureFile) && !has(self.vsphereVolume) && !has(self.photonPersistentDisk) && !has(self.portworxVolume) && !has(self.azureDisk) && !has(self.storageos) && !has(self.projected) && !has(self.scaleIO) && !has(self.csi) && !has(self.ephemeral) && !has(self.image)", "value": {} })] },
       "gcePersistentDisk": { shape: ref("io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"), pointer: true },
       "awsElasticBlockStore": { shape: ref("io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"), pointer: true },
       "gitRepo": { shape: ref("io.k8s.api.core.v1.GitRepoVolumeSource"), pointer: true },
@@ -230,6 +268,7 @@ const types: TypeTable = {
       "ephemeral": { shape: ref("io.k8s.api.core.v1.EphemeralVolumeSource"), pointer: true },
       "image": { shape: ref("io.k8s.api.core.v1.ImageVolumeSource"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.HostPathVolumeSource": {
     fields: {
@@ -243,6 +282,10 @@ const types: TypeTable = {
       "sizeLimit": { shape: scalar, pointer: true },
       "mode": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.medium) || self.medium in ['', 'Memory']", "fieldPath": ".medium", "reason": "FieldValueNotSupported", "supported": ["", "Memory"] }),
+      compileRule({ "rule": "!has(self.sizeLimit) || !self.sizeLimit.startsWith('-')", "fieldPath": ".sizeLimit", "reason": "FieldValueForbidden", "message": "SizeLimit field must be a valid resource quantity" }),
+    ],
   },
   "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {
     fields: {
@@ -266,15 +309,25 @@ const types: TypeTable = {
       "revision": { shape: scalar },
       "directory": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.repository) && self.repository != ''", "fieldPath": ".repository", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.directory) || !self.directory.startsWith('/')", "fieldPath": ".directory", "message": "must be a relative path", "valueExpr": "self.directory" }),
+      compileRule({ "rule": "!has(self.directory) || !self.directory.matches('(^|/)[.][.](/|$)')", "fieldPath": ".directory", "message": "must not contain '..'", "valueExpr": "self.directory" }),
+    ],
   },
   "io.k8s.api.core.v1.SecretVolumeSource": {
     fields: {
       "secretName": { shape: scalar },
       "items": { shape: list(ref("io.k8s.api.core.v1.KeyToPath")) },
-      "defaultMode": { shape: scalar, pointer: true },
+      "defaultMode": { shape: scalar, default: 420, pointer: true },
       "optional": { shape: scalar, pointer: true },
       "defaultUser": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.secretName) && self.secretName != ''", "fieldPath": ".secretName", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.defaultMode) || (self.defaultMode >= 0 && self.defaultMode <= 511)", "fieldPath": ".defaultMode", "message": "must be a number between 0 and 0777 (octal), both inclusive" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.KeyToPath": {
     fields: {
@@ -283,6 +336,14 @@ const types: TypeTable = {
       "mode": { shape: scalar, pointer: true },
       "user": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.key) && self.key != ''", "fieldPath": ".key", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.path) && self.path != ''", "fieldPath": ".path", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.path) || !self.path.startsWith('/')", "fieldPath": ".path", "message": "must be a relative path", "valueExpr": "self.path" }),
+      compileRule({ "rule": "!has(self.path) || !self.path.matches('(^|/)[.][.](/|$)')", "fieldPath": ".path", "message": "must not contain '..'", "valueExpr": "self.path" }),
+      compileRule({ "rule": "!has(self.path) || !(self.path.startsWith('..') && !self.path.startsWith('../'))", "fieldPath": ".path", "message": "must not start with '..'", "valueExpr": "self.path" }),
+      compileRule({ "rule": "!has(self.mode) || (self.mode >= 0 && self.mode <= 511)", "fieldPath": ".mode", "message": "must be a number between 0 and 0777 (octal), both inclusive" }),
+    ],
   },
   "io.k8s.api.core.v1.NFSVolumeSource": {
     fields: {
@@ -296,7 +357,7 @@ const types: TypeTable = {
       "targetPortal": { shape: scalar },
       "iqn": { shape: scalar },
       "lun": { shape: scalar },
-      "iscsiInterface": { shape: scalar },
+      "iscsiInterface": { shape: scalar, default: "default" },
       "fsType": { shape: scalar },
       "readOnly": { shape: scalar },
       "portals": { shape: list(scalar) },
@@ -305,6 +366,14 @@ const types: TypeTable = {
       "chapAuthSession": { shape: scalar },
       "initiatorName": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.targetPortal) && self.targetPortal != ''", "fieldPath": ".targetPortal", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.iqn) && self.iqn != ''", "fieldPath": ".iqn", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.iqn) || self.iqn == '' || self.iqn.startsWith('iqn') || self.iqn.startsWith('eui') || self.iqn.startsWith('naa')", "fieldPath": ".iqn", "message": "must be valid format starting with iqn, eui, or naa" }),
+      compileRule({ "rule": "!has(self.lun) || (self.lun >= 0 && self.lun <= 255)", "fieldPath": ".lun", "message": "must be between 0 and 255, inclusive" }),
+      compileRule({ "rule": "!((has(self.chapAuthDiscovery) && self.chapAuthDiscovery) || (has(self.chapAuthSession) && self.chapAuthSession)) || has(self.secretRef)", "fieldPath": ".secretRef", "reason": "FieldValueRequired" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.LocalObjectReference": {
     fields: {
@@ -317,24 +386,36 @@ const types: TypeTable = {
       "path": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.endpoints) && self.endpoints != ''", "fieldPath": ".endpoints", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.path) && self.path != ''", "fieldPath": ".path", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {
     fields: {
       "claimName": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.claimName) && self.claimName != ''", "fieldPath": ".claimName", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.RBDVolumeSource": {
     fields: {
       "monitors": { shape: list(scalar) },
       "image": { shape: scalar },
       "fsType": { shape: scalar },
-      "pool": { shape: scalar },
-      "user": { shape: scalar },
-      "keyring": { shape: scalar },
+      "pool": { shape: scalar, default: "rbd" },
+      "user": { shape: scalar, default: "admin" },
+      "keyring": { shape: scalar, default: "/etc/ceph/keyring" },
       "secretRef": { shape: ref("io.k8s.api.core.v1.LocalObjectReference"), pointer: true },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.monitors) && size(self.monitors) > 0", "fieldPath": ".monitors", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.image) && self.image != ''", "fieldPath": ".image", "reason": "FieldValueRequired" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.FlexVolumeSource": {
     fields: {
@@ -344,6 +425,9 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "options": { shape: map(scalar) },
     },
+    rules: [
+      compileRule({ "rule": "has(self.driver) && self.driver != ''", "fieldPath": ".driver", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.CinderVolumeSource": {
     fields: {
@@ -352,6 +436,10 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "secretRef": { shape: ref("io.k8s.api.core.v1.LocalObjectReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.volumeID) && self.volumeID != ''", "fieldPath": ".volumeID", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.CephFSVolumeSource": {
     fields: {
@@ -362,6 +450,9 @@ const types: TypeTable = {
       "secretRef": { shape: ref("io.k8s.api.core.v1.LocalObjectReference"), pointer: true },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.monitors) && size(self.monitors) > 0", "fieldPath": ".monitors", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.FlockerVolumeSource": {
     fields: {
@@ -372,9 +463,22 @@ const types: TypeTable = {
   "io.k8s.api.core.v1.DownwardAPIVolumeSource": {
     fields: {
       "items": { shape: list(ref("io.k8s.api.core.v1.DownwardAPIVolumeFile")) },
-      "defaultMode": { shape: scalar, pointer: true },
+      "defaultMode": { shape: scalar, default: 420, pointer: true },
       "defaultUser": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.defaultMode) || (self.defaultMode >= 0 && self.defaultMode <= 511)", "fieldPath": ".defaultMode", "message": "must be a number between 0 and 0777 (octal), both inclusive" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, has(x.path) && x.path != '')", "fieldPath": ".path", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.path) || !x.path.startsWith('/'))", "fieldPath": ".path", "message": "must be a relative path", "valueExpr": "self.items.filter(x, !(!has(x.path) || !x.path.startsWith('/')))[0].path" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.path) || !x.path.matches('(^|/)[.][.](/|$)'))", "fieldPath": ".path", "message": "must not contain '..'", "valueExpr": "self.items.filter(x, !(!has(x.path) || !x.path.matches('(^|/)[.][.](/|$)')))[0].path" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.path) || !(x.path.startsWith('..') && !x.path.startsWith('../')))", "fieldPath": ".path", "message": "must not start with '..'", "valueExpr": "self.items.filter(x, !(!has(x.path) || !(x.path.startsWith('..') && !x.path.startsWith('../'))))[0].path" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !(has(x.fieldRef) && has(x.resourceFieldRef)))", "message": "fieldRef and resourceFieldRef can not be specified simultaneously", "valueExpr": "'resource'" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, has(x.fieldRef) || has(x.resourceFieldRef))", "reason": "FieldValueRequired", "message": "one of fieldRef and resourceFieldRef is required" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.fieldRef) || !has(x.fieldRef.fieldPath) || x.fieldRef.fieldPath in ['metadata.name', 'metadata.namespace', 'metadata.labels', 'metadata.annotations', 'metadata.uid'] || ((x.fieldRef.fieldPath.startsWith('metadata.labels[') || x.fieldRef.fieldPath.startsWith('metadata.annotations[')) && x.fieldRef.fieldPath.endsWith(']')))", "fieldPath": ".fieldRef.fieldPath", "reason": "FieldValueNotSupported", "valueExpr": "self.items.filter(x, !(!has(x.fieldRef) || !has(x.fieldRef.fieldPath) || x.fieldRef.fieldPath in ['metadata.name', 'metadata.namespace', 'metadata.labels', 'metadata.annotations', 'metadata.uid'] || ((x.fieldRef.fieldPath.startsWith('metadata.labels[') || x.fieldRef.fieldPath.startsWith('metadata.annotations[')) && x.fieldRef.fieldPath.endsWith(']'))))[0].fieldRef.fieldPath", "supported": ["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"] }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.fieldRef) || (has(x.fieldRef.fieldPath) && x.fieldRef.fieldPath != ''))", "fieldPath": ".fieldRef.fieldPath", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.mode) || (x.mode >= 0 && x.mode <= 511))", "fieldPath": ".mode", "message": "must be a number between 0 and 0777 (octal), both inclusive", "valueExpr": "self.items.filter(x, !(!has(x.mode) || (x.mode >= 0 && x.mode <= 511)))[0].mode" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.DownwardAPIVolumeFile": {
     fields: {
@@ -384,12 +488,14 @@ const types: TypeTable = {
       "mode": { shape: scalar, pointer: true },
       "user": { shape: scalar, pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ObjectFieldSelector": {
     fields: {
-      "apiVersion": { shape: scalar },
+      "apiVersion": { shape: scalar, default: "v1" },
       "fieldPath": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ResourceFieldSelector": {
     fields: {
@@ -413,15 +519,24 @@ const types: TypeTable = {
       "shareName": { shape: scalar },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.secretName) && self.secretName != ''", "fieldPath": ".secretName", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.shareName) && self.shareName != ''", "fieldPath": ".shareName", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.ConfigMapVolumeSource": {
     fields: {
       "name": { shape: scalar },
       "items": { shape: list(ref("io.k8s.api.core.v1.KeyToPath")) },
-      "defaultMode": { shape: scalar, pointer: true },
+      "defaultMode": { shape: scalar, default: 420, pointer: true },
       "optional": { shape: scalar, pointer: true },
       "defaultUser": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.defaultMode) || (self.defaultMode >= 0 && self.defaultMode <= 511)", "fieldPath": ".defaultMode", "message": "must be a number between 0 and 0777 (octal), both inclusive" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource": {
     fields: {
@@ -472,18 +587,32 @@ const types: TypeTable = {
       "sslEnabled": { shape: scalar },
       "protectionDomain": { shape: scalar },
       "storagePool": { shape: scalar },
-      "storageMode": { shape: scalar },
+      "storageMode": { shape: scalar, default: "ThinProvisioned" },
       "volumeName": { shape: scalar },
-      "fsType": { shape: scalar },
+      "fsType": { shape: scalar, default: "xfs" },
       "readOnly": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.gateway) && self.gateway != ''", "fieldPath": ".gateway", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.system) && self.system != ''", "fieldPath": ".system", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.volumeName) && self.volumeName != ''", "fieldPath": ".volumeName", "reason": "FieldValueRequired" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ProjectedVolumeSource": {
     fields: {
       "sources": { shape: list(ref("io.k8s.api.core.v1.VolumeProjection")) },
-      "defaultMode": { shape: scalar, pointer: true },
+      "defaultMode": { shape: scalar, default: 420, pointer: true },
       "defaultUser": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.defaultMode) || (self.defaultMode >= 0 && self.defaultMode <= 511)", "fieldPath": ".defaultMode", "message": "must be a number between 0 and 0777 (octal), both inclusive" }),
+      compileRule({ "rule": "!has(self.sources) || self.sources.all(x, !has(x.serviceAccountToken) || (has(x.serviceAccountToken.path) && x.serviceAccountToken.path != ''))", "fieldPath": ".path", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.sources) || self.sources.all(x, !has(x.serviceAccountToken) || !has(x.serviceAccountToken.path) || !x.serviceAccountToken.path.startsWith('/'))", "fieldPath": ".path", "message": "must be a relative path", "valueExpr": "self.sources.filter(x, !(!has(x.serviceAccountToken) || !has(x.serviceAccountToken.path) || !x.serviceAccountToken.path.startsWith('/')))[0].serviceAccountToken.path" }),
+      compileRule({ "rule": "!has(self.sources) || self.sources.all(x, !has(x.serviceAccountToken) || !has(x.serviceAccountToken.path) || !x.serviceAccountToken.path.matches('(^|/)[.][.](/|$)'))", "fieldPath": ".path", "message": "must not contain '..'", "valueExpr": "self.sources.filter(x, !(!has(x.serviceAccountToken) || !has(x.serviceAccountToken.path) || !x.serviceAccountToken.path.matches('(^|/)[.][.](/|$)')))[0].serviceAccountToken.path" }),
+      compileRule({ "rule": "!has(self.sources) || self.sources.all(x, !has(x.serviceAccountToken) || !has(x.serviceAccountToken.path) || !(x.serviceAccountToken.path.startsWith('..') && !x.serviceAccountToken.path.startsWith('../')))", "fieldPath": ".path", "message": "must not start with '..'", "valueExpr": "self.sources.filter(x, !(!has(x.serviceAccountToken) || !has(x.serviceAccountToken.path) || !(x.serviceAccountToken.path.startsWith('..') && !x.serviceAccountToken.path.startsWith('../'))))[0].serviceAccountToken.path" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.VolumeProjection": {
     fields: {
@@ -494,6 +623,20 @@ const types: TypeTable = {
       "clusterTrustBundle": { shape: ref("io.k8s.api.core.v1.ClusterTrustBundleProjection"), pointer: true },
       "podCertificate": { shape: ref("io.k8s.api.core.v1.PodCertificateProjection"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "[has(self.secret), has(self.configMap), has(self.downwardAPI), has(self.serviceAccountToken), has(self.clusterTrustBundle), has(self.podCertificate)].filter(x, x).size() <= 1", "reason": "FieldValueForbidden", "message": "may not specify more than 1 volume type" }),
+      compileRule({ "rule": "[has(self.secret), has(self.configMap), has(self.downwardAPI), has(self.serviceAccountToken), has(self.clusterTrustBundle), has(self.podCertificate)].exists(x, x)", "reason": "FieldValueRequired", "message": "must specify a volume type" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !(has(self.clusterTrustBundle.name) && has(self.clusterTrustBundle.signerName))", "fieldPath": ".clusterTrustBundlePEM", "message": "only one of name and signerName may be used", "valueExpr": "self.clusterTrustBundle" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || has(self.clusterTrustBundle.name) || has(self.clusterTrustBundle.signerName)", "fieldPath": ".clusterTrustBundlePEM", "reason": "FieldValueRequired", "message": "either name or signerName must be specified" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !has(self.clusterTrustBundle.name) || has(self.clusterTrustBundle.signerName) || self.clusterTrustBundle.name != ''", "fieldPath": ".clusterTrustBundlePEM.name", "reason": "FieldValueRequired", "message": "must be a valid object name" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !has(self.clusterTrustBundle.name) || has(self.clusterTrustBundle.signerName) || !has(self.clusterTrustBundle.labelSelector)", "fieldPath": ".clusterTrustBundlePEM.labelSelector", "message": "labelSelector must be unset if name is specified", "valueExpr": "self.clusterTrustBundle.labelSelector" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !has(self.clusterTrustBundle.signerName) || has(self.clusterTrustBundle.name) || self.clusterTrustBundle.signerName != ''", "fieldPath": ".clusterTrustBundlePEM.signerName", "reason": "FieldValueRequired", "message": "must be a valid signer name" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || (has(self.clusterTrustBundle.path) && self.clusterTrustBundle.path != '')", "fieldPath": ".clusterTrustBundlePEM.path", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !has(self.clusterTrustBundle.path) || !self.clusterTrustBundle.path.startsWith('/')", "fieldPath": ".clusterTrustBundlePEM.path", "message": "must be a relative path", "valueExpr": "self.clusterTrustBundle.path" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !has(self.clusterTrustBundle.path) || !self.clusterTrustBundle.path.matches('(^|/)[.][.](/|$)')", "fieldPath": ".clusterTrustBundlePEM.path", "message": "must not contain '..'", "valueExpr": "self.clusterTrustBundle.path" }),
+      compileRule({ "rule": "!has(self.clusterTrustBundle) || !has(self.clusterTrustBundle.path) || !(self.clusterTrustBundle.path.startsWith('..') && !self.clusterTrustBundle.path.startsWith('../'))", "fieldPath": ".clusterTrustBundlePEM.path", "message": "must not start with '..'", "valueExpr": "self.clusterTrustBundle.path" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.SecretProjection": {
     fields: {
@@ -501,11 +644,26 @@ const types: TypeTable = {
       "items": { shape: list(ref("io.k8s.api.core.v1.KeyToPath")) },
       "optional": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.DownwardAPIProjection": {
     fields: {
       "items": { shape: list(ref("io.k8s.api.core.v1.DownwardAPIVolumeFile")) },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, has(x.path) && x.path != '')", "fieldPath": ".path", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.path) || !x.path.startsWith('/'))", "fieldPath": ".path", "message": "must be a relative path", "valueExpr": "self.items.filter(x, !(!has(x.path) || !x.path.startsWith('/')))[0].path" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.path) || !x.path.matches('(^|/)[.][.](/|$)'))", "fieldPath": ".path", "message": "must not contain '..'", "valueExpr": "self.items.filter(x, !(!has(x.path) || !x.path.matches('(^|/)[.][.](/|$)')))[0].path" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.path) || !(x.path.startsWith('..') && !x.path.startsWith('../')))", "fieldPath": ".path", "message": "must not start with '..'", "valueExpr": "self.items.filter(x, !(!has(x.path) || !(x.path.startsWith('..') && !x.path.startsWith('../'))))[0].path" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !(has(x.fieldRef) && has(x.resourceFieldRef)))", "message": "fieldRef and resourceFieldRef can not be specified simultaneously", "valueExpr": "'resource'" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, has(x.fieldRef) || has(x.resourceFieldRef))", "reason": "FieldValueRequired", "message": "one of fieldRef and resourceFieldRef is required" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.fieldRef) || !has(x.fieldRef.fieldPath) || x.fieldRef.fieldPath in ['metadata.name', 'metadata.namespace', 'metadata.labels', 'metadata.annotations', 'metadata.uid'] || ((x.fieldRef.fieldPath.startsWith('metadata.labels[') || x.fieldRef.fieldPath.startsWith('metadata.annotations[')) && x.fieldRef.fieldPath.endsWith(']')))", "fieldPath": ".fieldRef.fieldPath", "reason": "FieldValueNotSupported", "valueExpr": "self.items.filter(x, !(!has(x.fieldRef) || !has(x.fieldRef.fieldPath) || x.fieldRef.fieldPath in ['metadata.name', 'metadata.namespace', 'metadata.labels', 'metadata.annotations', 'metadata.uid'] || ((x.fieldRef.fieldPath.startsWith('metadata.labels[') || x.fieldRef.fieldPath.startsWith('metadata.annotations[')) && x.fieldRef.fieldPath.endsWith(']'))))[0].fieldRef.fieldPath", "supported": ["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"] }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.fieldRef) || (has(x.fieldRef.fieldPath) && x.fieldRef.fieldPath != ''))", "fieldPath": ".fieldRef.fieldPath", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.items) || self.items.all(x, !has(x.mode) || (x.mode >= 0 && x.mode <= 511))", "fieldPath": ".mode", "message": "must be a number between 0 and 0777 (octal), both inclusive", "valueExpr": "self.items.filter(x, !(!has(x.mode) || (x.mode >= 0 && x.mode <= 511)))[0].mode" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ConfigMapProjection": {
     fields: {
@@ -513,14 +671,22 @@ const types: TypeTable = {
       "items": { shape: list(ref("io.k8s.api.core.v1.KeyToPath")) },
       "optional": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.ServiceAccountTokenProjection": {
     fields: {
       "audience": { shape: scalar },
-      "expirationSeconds": { shape: scalar, pointer: true },
+      "expirationSeconds": { shape: scalar, default: 3600, pointer: true },
       "path": { shape: scalar },
       "user": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "!has(self.expirationSeconds) || self.expirationSeconds >= 600", "fieldPath": ".expirationSeconds", "message": "may not specify a duration less than 10 minutes" }),
+      compileRule({ "rule": "!has(self.expirationSeconds) || self.expirationSeconds <= 4294967296", "fieldPath": ".expirationSeconds", "message": "may not specify a duration larger than 2^32 seconds" }),
+    ],
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ClusterTrustBundleProjection": {
     fields: {
@@ -570,6 +736,12 @@ const types: TypeTable = {
       "readOnly": { shape: scalar },
       "secretRef": { shape: ref("io.k8s.api.core.v1.LocalObjectReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.volumeName) && self.volumeName != ''", "fieldPath": ".volumeName", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.volumeName) && self.volumeName != ''", "fieldPath": ".volumeName", "format": "dns1123Label" }),
+      compileRule({ "rule": "has(self.volumeNamespace) && self.volumeNamespace != ''", "fieldPath": ".volumeNamespace", "format": "dns1123Label" }),
+      compileRule({ "rule": "!has(self.secretRef) || (has(self.secretRef.name) && self.secretRef.name != '')", "fieldPath": ".secretRef.name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.CSIVolumeSource": {
     fields: {
@@ -579,17 +751,28 @@ const types: TypeTable = {
       "volumeAttributes": { shape: map(scalar) },
       "nodePublishSecretRef": { shape: ref("io.k8s.api.core.v1.LocalObjectReference"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.driver) && self.driver != ''", "fieldPath": ".driver", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.driver) && self.driver != ''", "fieldPath": ".driver", "format": "csiDriverName" }),
+      compileRule({ "rule": "!has(self.nodePublishSecretRef) || (has(self.nodePublishSecretRef.name) && self.nodePublishSecretRef.name != '')", "fieldPath": ".nodePublishSecretRef.name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.EphemeralVolumeSource": {
     fields: {
       "volumeClaimTemplate": { shape: ref("io.k8s.api.core.v1.PersistentVolumeClaimTemplate"), pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.volumeClaimTemplate)", "fieldPath": ".volumeClaimTemplate", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {
     fields: {
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "spec": { shape: ref("io.k8s.api.core.v1.PersistentVolumeClaimSpec") },
     },
+    rules: [
+      compileRule({ "rule": "has(self.spec)", "fieldPath": ".spec", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {
     fields: {
@@ -630,6 +813,10 @@ const types: TypeTable = {
       "reference": { shape: scalar },
       "pullPolicy": { shape: scalar },
     },
+    rules: [
+      compileRule({ "rule": "has(self.reference) && self.reference != ''", "fieldPath": ".reference", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.pullPolicy) || self.pullPolicy in ['Always', 'IfNotPresent', 'Never']", "fieldPath": ".pullPolicy", "reason": "FieldValueNotSupported", "supported": ["Always", "IfNotPresent", "Never"] }),
+    ],
   },
   "io.k8s.api.core.v1.Container": {
     fields: {
@@ -659,6 +846,7 @@ const types: TypeTable = {
       "restartPolicy": { shape: scalar, pointer: true },
       "restartPolicyRules": { shape: list(ref("io.k8s.api.core.v1.ContainerRestartRule")) },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ContainerPort": {
     fields: {
@@ -675,6 +863,7 @@ const types: TypeTable = {
       "value": { shape: scalar },
       "valueFrom": { shape: ref("io.k8s.api.core.v1.EnvVarSource"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.EnvVarSource": {
     fields: {
@@ -684,6 +873,7 @@ const types: TypeTable = {
       "secretKeyRef": { shape: ref("io.k8s.api.core.v1.SecretKeySelector"), pointer: true },
       "fileKeyRef": { shape: ref("io.k8s.api.core.v1.FileKeySelector"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.ConfigMapKeySelector": {
     fields: {
@@ -1063,6 +1253,7 @@ const types: TypeTable = {
       "restartPolicyRules": { shape: list(ref("io.k8s.api.core.v1.ContainerRestartRule")) },
       "targetContainerName": { shape: scalar },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.EphemeralContainerCommon": {
     fields: {
@@ -1092,6 +1283,7 @@ const types: TypeTable = {
       "restartPolicy": { shape: scalar, pointer: true },
       "restartPolicyRules": { shape: list(ref("io.k8s.api.core.v1.ContainerRestartRule")) },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.core.v1.PodOS": {
     fields: {
