@@ -122,7 +122,7 @@ export const resources: ResourceDefinition[] = [
     protobufType: "k8s.io.api.core.v1.Pod",
     protobufListType: "k8s.io.api.core.v1.PodList",
     openAPIName: "io.k8s.api.core.v1.Pod",
-    tracksGeneration: false,
+    tracksGeneration: true,
     strategy: "pod",
     storagePrefix: "pods",
     validator: gv0.Pod,

@@ -150,10 +150,16 @@ export interface components {
             startupProbe?: components["schemas"]["io.k8s.api.core.v1.Probe"];
             stdin?: boolean;
             stdinOnce?: boolean;
-            /** @description File the container writes its termination message to; default /dev/termination-log. */
-            terminationMessagePath?: string;
-            /** @description File (default) or FallbackToLogsOnError. */
-            terminationMessagePolicy?: string;
+            /**
+             * @description File the container writes its termination message to; default /dev/termination-log.
+             * @default /dev/termination-log
+             */
+            terminationMessagePath: string;
+            /**
+             * @description File (default) or FallbackToLogsOnError.
+             * @default File
+             */
+            terminationMessagePolicy: string;
             tty?: boolean;
             volumeDevices?: components["schemas"]["io.k8s.api.core.v1.VolumeDevice"][];
             volumeMounts?: components["schemas"]["io.k8s.api.core.v1.VolumeMount"][];
@@ -173,7 +179,8 @@ export interface components {
             /** Format: int32 */
             hostPort?: number;
             name?: string;
-            protocol?: string;
+            /** @default TCP */
+            protocol: string;
         };
         /** @description What happens to a container when one of its resources is resized in place. */
         "io.k8s.api.core.v1.ContainerResizePolicy": {
@@ -326,8 +333,10 @@ export interface components {
             stdin?: boolean;
             stdinOnce?: boolean;
             targetContainerName?: string;
-            terminationMessagePath?: string;
-            terminationMessagePolicy?: string;
+            /** @default /dev/termination-log */
+            terminationMessagePath: string;
+            /** @default File */
+            terminationMessagePolicy: string;
             tty?: boolean;
             volumeDevices?: components["schemas"]["io.k8s.api.core.v1.VolumeDevice"][];
             volumeMounts?: components["schemas"]["io.k8s.api.core.v1.VolumeMount"][];
@@ -354,8 +363,10 @@ export interface components {
             startupProbe?: components["schemas"]["io.k8s.api.core.v1.Probe"];
             stdin?: boolean;
             stdinOnce?: boolean;
-            terminationMessagePath?: string;
-            terminationMessagePolicy?: string;
+            /** @default /dev/termination-log */
+            terminationMessagePath: string;
+            /** @default File */
+            terminationMessagePolicy: string;
             tty?: boolean;
             volumeDevices?: components["schemas"]["io.k8s.api.core.v1.VolumeDevice"][];
             volumeMounts?: components["schemas"]["io.k8s.api.core.v1.VolumeMount"][];
@@ -447,10 +458,12 @@ export interface components {
         "io.k8s.api.core.v1.HTTPGetAction": {
             host?: string;
             httpHeaders?: components["schemas"]["io.k8s.api.core.v1.HTTPHeader"][];
-            path?: string;
+            /** @default / */
+            path: string;
             port?: components["schemas"]["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
             protocol?: string;
-            scheme?: string;
+            /** @default HTTP */
+            scheme: string;
         };
         /** @description One header of an HTTP probe request. */
         "io.k8s.api.core.v1.HTTPHeader": {
@@ -820,9 +833,13 @@ export interface components {
             /** @description The containers of the pod; at least one. */
             containers?: components["schemas"]["io.k8s.api.core.v1.Container"][];
             dnsConfig?: components["schemas"]["io.k8s.api.core.v1.PodDNSConfig"];
-            /** @description ClusterFirst (default), ClusterFirstWithHostNet, Default or None. */
-            dnsPolicy?: string;
-            enableServiceLinks?: boolean;
+            /**
+             * @description ClusterFirst (default), ClusterFirstWithHostNet, Default or None.
+             * @default ClusterFirst
+             */
+            dnsPolicy: string;
+            /** @default true */
+            enableServiceLinks: boolean;
             /** @description Debugging containers added to a running pod. */
             ephemeralContainers?: components["schemas"]["io.k8s.api.core.v1.EphemeralContainer"][];
             evictionResponders?: components["schemas"]["io.k8s.api.core.v1.EvictionResponder"][];
@@ -858,14 +875,21 @@ export interface components {
             readinessGates?: components["schemas"]["io.k8s.api.core.v1.PodReadinessGate"][];
             resourceClaims?: components["schemas"]["io.k8s.api.core.v1.PodResourceClaim"][];
             resources?: components["schemas"]["io.k8s.api.core.v1.ResourceRequirements"];
-            /** @description Always (default), OnFailure or Never. */
-            restartPolicy?: string;
+            /**
+             * @description Always (default), OnFailure or Never.
+             * @default Always
+             */
+            restartPolicy: string;
             runtimeClassName?: string;
-            /** @description The scheduler that places the pod; default default-scheduler. */
-            schedulerName?: string;
+            /**
+             * @description The scheduler that places the pod; default default-scheduler.
+             * @default default-scheduler
+             */
+            schedulerName: string;
             schedulingGates?: components["schemas"]["io.k8s.api.core.v1.PodSchedulingGate"][];
             schedulingGroup?: components["schemas"]["io.k8s.api.core.v1.PodSchedulingGroup"];
-            securityContext?: components["schemas"]["io.k8s.api.core.v1.PodSecurityContext"];
+            /** @default {} */
+            securityContext: components["schemas"]["io.k8s.api.core.v1.PodSecurityContext"];
             /** @description Deprecated alias of serviceAccountName. */
             serviceAccount?: string;
             /** @description The service account the pod runs as. */
@@ -876,8 +900,9 @@ export interface components {
             /**
              * Format: int64
              * @description Seconds the pod is given to stop gracefully; default 30.
+             * @default 30
              */
-            terminationGracePeriodSeconds?: number;
+            terminationGracePeriodSeconds: number;
             tolerations?: components["schemas"]["io.k8s.api.core.v1.Toleration"][];
             topologySpreadConstraints?: components["schemas"]["io.k8s.api.core.v1.TopologySpreadConstraint"][];
             /** @description Volumes the containers may mount; names are DNS labels, unique in the pod. */
@@ -936,21 +961,33 @@ export interface components {
         /** @description A periodic health check of a container and its timing. */
         "io.k8s.api.core.v1.Probe": {
             exec?: components["schemas"]["io.k8s.api.core.v1.ExecAction"];
-            /** Format: int32 */
-            failureThreshold?: number;
+            /**
+             * Format: int32
+             * @default 3
+             */
+            failureThreshold: number;
             grpc?: components["schemas"]["io.k8s.api.core.v1.GRPCAction"];
             httpGet?: components["schemas"]["io.k8s.api.core.v1.HTTPGetAction"];
             /** Format: int32 */
             initialDelaySeconds?: number;
-            /** Format: int32 */
-            periodSeconds?: number;
-            /** Format: int32 */
-            successThreshold?: number;
+            /**
+             * Format: int32
+             * @default 10
+             */
+            periodSeconds: number;
+            /**
+             * Format: int32
+             * @default 1
+             */
+            successThreshold: number;
             tcpSocket?: components["schemas"]["io.k8s.api.core.v1.TCPSocketAction"];
             /** Format: int64 */
             terminationGracePeriodSeconds?: number;
-            /** Format: int32 */
-            timeoutSeconds?: number;
+            /**
+             * Format: int32
+             * @default 1
+             */
+            timeoutSeconds: number;
         };
         /** @description What a probe does; exactly one of exec, httpGet, tcpSocket, grpc. */
         "io.k8s.api.core.v1.ProbeHandler": {

@@ -1,7 +1,84 @@
-// Pod: placeholder until the pod rules land.
+// Pod: what kube-apiserver's pod strategy and v1 defaulting do beyond the spec file. On create
+// the status is reset to phase Pending with the computed QoS class (and the SchedulingGated
+// condition when gates are set), container requests default to their limits, and names and
+// mounts are checked across the container lists. Updates through the main resource may change
+// only a few spec fields (update.ts); the status subresource keeps the spec. Field selectors
+// cover the fields kube-apiserver indexes for pods.
+
+import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import { defaultStrategies, type ResourceStrategies } from '../strategy.js';
+import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { containerListCauses } from './pod/containers.js';
+import { podQOSClass } from './pod/qos.js';
+import { podSpecUpdateCauses } from './pod/update.js';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** SetDefaults_Pod: a container that limits a resource and does not request it requests the limit. */
+function defaultRequestsFromLimits(spec: Obj): void {
+  for (const c of [...list(spec.containers), ...list(spec.initContainers)]) {
+    const resources = obj(c.resources);
+    const limits = obj(resources.limits);
+    if (!Object.keys(limits).length) continue;
+    const requests = obj(resources.requests);
+    for (const [name, value] of Object.entries(limits)) if (!(name in requests)) requests[name] = value;
+    resources.requests = requests;
+    c.resources = resources;
+  }
+}
+
+/** The status a new pod starts with, whatever the creator sent. */
+function initialStatus(spec: Obj): Obj {
+  const status: Obj = { phase: 'Pending', qosClass: podQOSClass(spec) };
+  if (list(spec.schedulingGates).length) {
+    status.conditions = [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }];
+  }
+  return status;
+}
+
+export function podSelectableFields(obj_: KubeObject): Record<string, string> {
+  const meta = metaOf(obj_);
+  const spec = obj(obj_.spec);
+  const status = obj(obj_.status);
+  return {
+    'metadata.name': meta.name ?? '',
+    'metadata.namespace': meta.namespace ?? '',
+    'spec.nodeName': str(spec.nodeName),
+    'spec.restartPolicy': str(spec.restartPolicy),
+    'spec.schedulerName': str(spec.schedulerName),
+    'spec.serviceAccountName': str(spec.serviceAccountName),
+    'spec.hostNetwork': spec.hostNetwork === true ? 'true' : 'false',
+    'status.phase': str(status.phase),
+    'status.podIP': str(status.podIP),
+    'status.nominatedNodeName': str(status.nominatedNodeName),
+  };
+}
 
 export function podStrategies(def: ResourceDefinition): ResourceStrategies {
-  return defaultStrategies(def);
+  const base = defaultStrategies(def);
+  const validate = (o: KubeObject): StatusCause[] => [...base.main.validate(o), ...containerListCauses(obj(o.spec))];
+  const main: Strategy = {
+    ...base.main,
+    prepareForCreate(o) {
+      base.main.prepareForCreate(o);
+      if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
+      o.status = initialStatus(obj(o.spec));
+    },
+    validate,
+    prepareForUpdate(o, old) {
+      base.main.prepareForUpdate(o, old);
+      if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
+    },
+    validateUpdate: (o, old) => [...base.main.validateUpdate(o, old), ...containerListCauses(obj(o.spec)), ...podSpecUpdateCauses(o.spec, old.spec)],
+    selectableFields: podSelectableFields,
+  };
+  const status: Strategy = {
+    ...(base.subresources.status as Strategy),
+    selectableFields: podSelectableFields,
+  };
+  return { main, subresources: { status } };
 }

@@ -1,0 +1,41 @@
+// Pod rules that span lists, which no rule on one type can see: container names unique across
+// containers, initContainers and ephemeralContainers (a clash is reported on the later list, as
+// kube-apiserver validates containers first), and volume mounts that name a volume of the pod
+// and use each mount path once per container.
+
+import type { StatusCause } from '../../../errors/status-error.js';
+import { duplicate, invalid, notFound } from '../../../validation/field-errors.js';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+export function containerListCauses(spec: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const volumes = new Set(list(spec.volumes).map((v) => str(v.name)));
+  const seen = new Set<string>();
+  for (const listName of LISTS) {
+    const own = new Set<string>();
+    list(spec[listName]).forEach((c, i) => {
+      const at = `spec.${listName}[${i}]`;
+      const name = str(c.name);
+      // Duplicates within one list and across lists alike; an empty name is reported as Required elsewhere.
+      if (name && (seen.has(name) || own.has(name))) causes.push(duplicate(`${at}.name`, name));
+      own.add(name);
+      const mountPaths = new Set<string>();
+      list(c.volumeMounts).forEach((m, j) => {
+        const mountAt = `${at}.volumeMounts[${j}]`;
+        const volume = str(m.name);
+        if (volume && !volumes.has(volume)) causes.push(notFound(`${mountAt}.name`, volume));
+        const path = str(m.mountPath);
+        if (path && mountPaths.has(path)) causes.push(invalid(`${mountAt}.mountPath`, path, 'must be unique'));
+        mountPaths.add(path);
+      });
+    });
+    for (const n of own) seen.add(n);
+  }
+  return causes;
+}

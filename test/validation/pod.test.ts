@@ -1,0 +1,215 @@
+// Pod beyond its volumes: kube-apiserver's v1 defaults (SetDefaults_PodSpec, _Container, _Probe,
+// _Pod), the PodSpec rules real manifests meet (ValidatePodSpec essentials), the strategy's
+// create-time status (phase Pending, QoS class, SchedulingGated) and the update rule of
+// ValidatePodUpdate, and the field selectors kube-apiserver indexes.
+
+import { describe, expect, it } from 'vitest';
+import { resources } from '../../generated/registry.js';
+import { strategiesFor } from '../../runtime/registry/strategies/index.js';
+import { podQOSClass } from '../../runtime/registry/strategies/pod/qos.js';
+import { LABEL_MSG } from './kinds.js';
+
+type Obj = Record<string, unknown>;
+type Cause = { reason: string; field: string; message: string };
+
+const def = resources.find((r) => r.kind === 'Pod');
+if (!def) throw new Error('Pod is not served');
+const { main, subresources } = strategiesFor(def);
+
+const pod = (spec: Obj, name = 'web'): Obj => ({ metadata: { name, namespace: 'default' }, spec });
+const basic = (extra: Obj = {}): Obj => pod({ containers: [{ name: 'app', image: 'nginx:1.27' }], ...extra });
+const created = (obj: Obj): Obj => {
+  const copy = structuredClone(obj);
+  main.prepareForCreate(copy);
+  return copy;
+};
+const specOf = (obj: Obj): Obj => obj.spec as Obj;
+const container = (obj: Obj, i = 0): Obj => (specOf(obj).containers as Obj[])[i];
+
+describe('Pod defaults (v1 defaulting) and create-time status', () => {
+  it('fills the pod-level defaults', () => {
+    const spec = specOf(created(basic()));
+    expect(spec).toMatchObject({
+      restartPolicy: 'Always',
+      dnsPolicy: 'ClusterFirst',
+      terminationGracePeriodSeconds: 30,
+      schedulerName: 'default-scheduler',
+      securityContext: {},
+      enableServiceLinks: true,
+    });
+  });
+
+  it('fills container defaults, with imagePullPolicy from the image tag', () => {
+    const obj = created(pod({
+      containers: [
+        { name: 'a', image: 'nginx:1.27', ports: [{ containerPort: 80 }] },
+        { name: 'b', image: 'nginx' },
+        { name: 'c', image: 'nginx:latest' },
+        { name: 'd', image: 'localhost:5000/team/app' },
+        { name: 'e', image: 'nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' },
+        { name: 'f', image: 'localhost:5000/app:2.0', imagePullPolicy: 'Never' },
+      ],
+    }));
+    expect(container(obj)).toMatchObject({ terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent', ports: [{ containerPort: 80, protocol: 'TCP' }] });
+    expect((specOf(obj).containers as Obj[]).map((c) => c.imagePullPolicy)).toEqual(['IfNotPresent', 'Always', 'Always', 'Always', 'IfNotPresent', 'Never']);
+  });
+
+  it('fills probe and HTTP GET defaults', () => {
+    const obj = created(pod({ containers: [{ name: 'a', image: 'x:1', livenessProbe: { httpGet: { port: 8080 } } }] }));
+    expect(container(obj).livenessProbe).toEqual({ httpGet: { port: 8080, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+  });
+
+  it('defaults requests to limits', () => {
+    const obj = created(pod({ containers: [{ name: 'a', image: 'x:1', resources: { limits: { cpu: '500m', memory: '64Mi' }, requests: { cpu: '250m' } } }] }));
+    expect(container(obj).resources).toEqual({ limits: { cpu: '500m', memory: '64Mi' }, requests: { cpu: '250m', memory: '64Mi' } });
+  });
+
+  it('replaces any status with phase Pending and the QoS class, and sets generation 1', () => {
+    const obj = created({ ...basic(), status: { phase: 'Running', podIP: '10.0.0.1' } });
+    expect(obj.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
+    expect((obj.metadata as Obj).generation).toBe(1);
+  });
+
+  it('marks a gated pod SchedulingGated', () => {
+    const obj = created(basic({ schedulingGates: [{ name: 'example.com/wait' }] }));
+    expect((obj.status as Obj).conditions).toEqual([{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }]);
+  });
+
+  it.each<[string, Obj, string]>([
+    ['no resources', { containers: [{ name: 'a' }] }, 'BestEffort'],
+    ['limits equal to requests for cpu and memory', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1000m', memory: '1Gi' } } }] }, 'Guaranteed'],
+    ['only limits (requests default to them)', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } }] }, 'Guaranteed'],
+    ['a request below its limit', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: '1Gi' } } }] }, 'Burstable'],
+    ['a memory request only', { containers: [{ name: 'a', resources: { requests: { memory: '1Gi' } } }] }, 'Burstable'],
+    ['one guaranteed container and one without resources', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } }, { name: 'b' }] }, 'Burstable'],
+  ])('QoS class for %s', (_name, spec, qos) => {
+    expect(podQOSClass(spec)).toBe(qos);
+  });
+});
+
+describe('Pod spec rules', () => {
+  const causesOf = (obj: Obj): Cause[] => main.validate(created(obj)) as Cause[];
+
+  it.each<[string, Obj]>([
+    ['a minimal pod', basic()],
+    ['init, regular and ephemeral containers with distinct names', pod({ initContainers: [{ name: 'init', image: 'busybox:1' }], containers: [{ name: 'app', image: 'nginx:1' }], ephemeralContainers: [{ name: 'debug', image: 'busybox:1' }] })],
+    ['mounts of existing volumes', pod({ volumes: [{ name: 'data', emptyDir: {} }], containers: [{ name: 'app', image: 'x:1', volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'data', mountPath: '/other', subPath: 'o' }] }] })],
+    ['named ports of every protocol', pod({ containers: [{ name: 'app', image: 'x:1', ports: [{ name: 'http', containerPort: 80 }, { containerPort: 53, protocol: 'UDP', hostPort: 53 }, { containerPort: 9, protocol: 'SCTP' }] }] })],
+    ['restartPolicy Never and dnsPolicy None', basic({ restartPolicy: 'Never', dnsPolicy: 'None' })],
+  ])('accepts %s', (_name, obj) => {
+    expect(causesOf(obj)).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['no containers', pod({}), [{ reason: 'FieldValueRequired', field: 'spec.containers', message: 'Required value' }]],
+    ['a container without image', pod({ containers: [{ name: 'app' }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].image', message: 'Required value' }]],
+    ['an image with surrounding spaces', pod({ containers: [{ name: 'app', image: ' nginx' }] }), [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].image', message: 'Invalid value: " nginx": must not have leading or trailing whitespace' }]],
+    ['a container name that is not a DNS label', pod({ containers: [{ name: 'App_1', image: 'x:1' }] }), [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].name', message: `Invalid value: "App_1": ${LABEL_MSG}` }]],
+    ['a container without name', pod({ containers: [{ image: 'x:1' }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].name', message: 'Required value' }]],
+    ['two containers of one name', pod({ containers: [{ name: 'a', image: 'x:1' }, { name: 'a', image: 'y:1' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.containers[1].name', message: 'Duplicate value: "a"' }]],
+    ['an init container named like a container', pod({ initContainers: [{ name: 'a', image: 'x:1' }], containers: [{ name: 'a', image: 'y:1' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.initContainers[0].name', message: 'Duplicate value: "a"' }]],
+    ['an ephemeral container named like a container', pod({ containers: [{ name: 'a', image: 'y:1' }], ephemeralContainers: [{ name: 'a', image: 'busybox:1' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.ephemeralContainers[0].name', message: 'Duplicate value: "a"' }]],
+    ['a mount of an unknown volume', pod({ containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'nope', mountPath: '/x' }] }] }), [{ reason: 'FieldValueNotFound', field: 'spec.containers[0].volumeMounts[0].name', message: 'Not found: "nope"' }]],
+    ['a mount without mountPath', pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'v' }] }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].volumeMounts[0].mountPath', message: 'Required value' }]],
+    ['one mount path twice', pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'v', mountPath: '/x' }, { name: 'v', mountPath: '/x' }] }] }), [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].volumeMounts[1].mountPath', message: 'Invalid value: "/x": must be unique' }]],
+    ['a port out of range', pod({ containers: [{ name: 'a', image: 'x:1', ports: [{ containerPort: 70000 }] }] }), [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].ports[0].containerPort', message: 'Invalid value: 70000: must be between 1 and 65535, inclusive' }]],
+    ['a port without containerPort', pod({ containers: [{ name: 'a', image: 'x:1', ports: [{ name: 'http' }] }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].ports[0].containerPort', message: 'Required value' }]],
+    ['an unknown protocol', pod({ containers: [{ name: 'a', image: 'x:1', ports: [{ containerPort: 80, protocol: 'HTTP' }] }] }), [{ reason: 'FieldValueNotSupported', field: 'spec.containers[0].ports[0].protocol', message: 'Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"' }]],
+    ['an unknown restartPolicy', basic({ restartPolicy: 'Sometimes' }), [{ reason: 'FieldValueNotSupported', field: 'spec.restartPolicy', message: 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"' }]],
+    ['an unknown dnsPolicy', basic({ dnsPolicy: 'Google' }), [{ reason: 'FieldValueNotSupported', field: 'spec.dnsPolicy', message: 'Unsupported value: "Google": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"' }]],
+    ['an unknown imagePullPolicy', pod({ containers: [{ name: 'a', image: 'x:1', imagePullPolicy: 'Sometimes' }] }), [{ reason: 'FieldValueNotSupported', field: 'spec.containers[0].imagePullPolicy', message: 'Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"' }]],
+    ['activeDeadlineSeconds 0', basic({ activeDeadlineSeconds: 0 }), [{ reason: 'FieldValueInvalid', field: 'spec.activeDeadlineSeconds', message: 'Invalid value: 0: must be between 1 and 2147483647, inclusive' }]],
+  ])('rejects %s', (_name, obj, causes) => {
+    expect(causesOf(obj)).toEqual(causes);
+  });
+});
+
+describe('Pod updates through the main resource', () => {
+  const stored = (): Obj => {
+    const obj = created(basic({ initContainers: [{ name: 'init', image: 'busybox:1' }], tolerations: [{ key: 'a', operator: 'Exists' }], schedulingGates: [{ name: 'g1' }, { name: 'g2' }], activeDeadlineSeconds: 600 }));
+    (obj.metadata as Obj).resourceVersion = '1';
+    return obj;
+  };
+  const update = (change: (spec: Obj) => void): Cause[] => {
+    const old = stored();
+    const next = structuredClone(old);
+    change(next.spec as Obj);
+    main.prepareForUpdate(next, old);
+    return main.validateUpdate(next, old) as Cause[];
+  };
+
+  it.each<[string, (spec: Obj) => void]>([
+    ['a new container image', (s) => ((s.containers as Obj[])[0].image = 'nginx:1.28')],
+    ['a new init container image', (s) => ((s.initContainers as Obj[])[0].image = 'busybox:2')],
+    ['a lower activeDeadlineSeconds', (s) => (s.activeDeadlineSeconds = 60)],
+    ['an added toleration', (s) => (s.tolerations = [{ key: 'a', operator: 'Exists' }, { key: 'b', operator: 'Exists' }])],
+    ['a removed scheduling gate', (s) => (s.schedulingGates = [{ name: 'g2' }])],
+  ])('allows %s', (_name, change) => {
+    expect(update(change)).toEqual([]);
+  });
+
+  it('forbids any other spec change, naming what may change', () => {
+    const causes = update((s) => (s.restartPolicy = 'Never'));
+    expect(causes).toHaveLength(1);
+    expect(causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
+    expect(causes[0].message).toMatch(
+      /^Forbidden: pod updates may not change fields other than `spec.containers\[\*\].image`,`spec.initContainers\[\*\].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` \(only additions to existing tolerations\),`spec.terminationGracePeriodSeconds` \(allow it to be set to 1 if it was previously negative\)\n/,
+    );
+    expect(causes[0].message).toContain('spec.restartPolicy: "Always" -> "Never"');
+  });
+
+  it.each<[string, (spec: Obj) => void, string]>([
+    ['a removed toleration', (s) => (s.tolerations = []), 'spec.tolerations'],
+    ['an added scheduling gate', (s) => (s.schedulingGates = [{ name: 'g1' }, { name: 'g2' }, { name: 'g3' }]), 'spec.schedulingGates'],
+    ['a renamed container', (s) => ((s.containers as Obj[])[0].name = 'other'), 'spec.containers'],
+  ])('forbids %s', (_name, change, mentioned) => {
+    const causes = update(change);
+    expect(causes.map((c) => [c.reason, c.field])).toEqual([['FieldValueForbidden', 'spec']]);
+    expect(causes[0].message).toContain(mentioned);
+  });
+
+  it('rejects a raised or removed activeDeadlineSeconds', () => {
+    expect(update((s) => (s.activeDeadlineSeconds = 900))).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.activeDeadlineSeconds', message: 'Invalid value: 900: must be less than or equal to previous value' }]);
+    expect(update((s) => delete s.activeDeadlineSeconds)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.activeDeadlineSeconds', message: 'Invalid value: null: must not update from a positive integer to nil value' }]);
+  });
+
+  it('bumps metadata.generation when the spec changes, not otherwise', () => {
+    const old = stored();
+    const same = structuredClone(old);
+    main.prepareForUpdate(same, old);
+    expect((same.metadata as Obj).generation).toBe(1);
+    const changed = structuredClone(old);
+    (specOf(changed).containers as Obj[])[0].image = 'nginx:2';
+    main.prepareForUpdate(changed, old);
+    expect((changed.metadata as Obj).generation).toBe(2);
+  });
+
+  it('the status subresource keeps the spec and takes the status', () => {
+    const old = stored();
+    const next = structuredClone(old);
+    next.status = { phase: 'Running', podIP: '10.1.2.3', podIPs: [{ ip: '10.1.2.3' }] };
+    (specOf(next).containers as Obj[])[0].image = 'ignored:1';
+    subresources.status.prepareForUpdate(next, old);
+    expect(next.spec).toEqual(old.spec);
+    expect((next.status as Obj).phase).toBe('Running');
+  });
+});
+
+describe('Pod field selectors', () => {
+  it('offers the fields kube-apiserver indexes for pods', () => {
+    const obj = created(basic({ nodeName: 'node-1', serviceAccountName: 'builder', hostNetwork: true }));
+    obj.status = { phase: 'Running', podIP: '10.0.0.9', nominatedNodeName: 'node-2' };
+    expect(main.selectableFields(obj)).toEqual({
+      'metadata.name': 'web',
+      'metadata.namespace': 'default',
+      'spec.nodeName': 'node-1',
+      'spec.restartPolicy': 'Always',
+      'spec.schedulerName': 'default-scheduler',
+      'spec.serviceAccountName': 'builder',
+      'spec.hostNetwork': 'true',
+      'status.phase': 'Running',
+      'status.podIP': '10.0.0.9',
+      'status.nominatedNodeName': 'node-2',
+    });
+  });
+});
