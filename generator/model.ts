@@ -65,6 +65,11 @@ export interface TypeModel {
 export interface SubresourceModel {
   name: string;
   kind: string;
+  /** Group and version of the kind when it is not the parent's (pods/eviction: policy/v1). */
+  group?: string;
+  version?: string;
+  /** Virtual subresource served by a named runtime handler. */
+  handler?: string;
   verbs: string[];
 }
 

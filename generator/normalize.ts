@@ -183,7 +183,11 @@ class Normalizer {
     const listKind = raw.listKind ?? `${name}List`;
     const listType = this.listType(spec, name, listKind, type, gvk);
     for (const [i, sub] of (raw.subresources ?? []).entries()) {
-      if (sub.kind && sub.kind !== name && !spec.raw.kinds?.[sub.kind] && !spec.raw.types?.[sub.kind]) {
+      if ((sub.group === undefined) !== (sub.version === undefined)) {
+        this.fail(spec, ['kinds', name, 'subresources', i], 'group and version go together');
+      }
+      // A kind of another group version is checked by the runtime's codecs, not against this file.
+      if (sub.group === undefined && sub.kind && sub.kind !== name && !spec.raw.kinds?.[sub.kind] && !spec.raw.types?.[sub.kind]) {
         this.fail(spec, ['kinds', name, 'subresources', i, 'kind'], `unknown kind ${JSON.stringify(sub.kind)}`);
       }
     }
@@ -203,7 +207,13 @@ class Normalizer {
       ...(raw.featureGate ? { featureGate: raw.featureGate } : {}),
       ...(raw.deprecation ? { deprecation: raw.deprecation } : {}),
       printerColumns: (raw.printerColumns ?? []).map((c) => ({ ...c, priority: c.priority ?? 0 })),
-      subresources: (raw.subresources ?? []).map((s) => ({ name: s.name, kind: s.kind ?? name, verbs: [...s.verbs].sort() })),
+      subresources: (raw.subresources ?? []).map((s) => ({
+        name: s.name,
+        kind: s.kind ?? name,
+        ...(s.group !== undefined ? { group: s.group, version: s.version } : {}),
+        ...(s.handler ? { handler: s.handler } : {}),
+        verbs: [...s.verbs].sort(),
+      })),
       nameFormat: raw.nameFormat ?? 'dns1123Subdomain',
       returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,

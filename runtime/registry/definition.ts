@@ -34,6 +34,11 @@ export interface SubresourceDefinition {
   name: string;
   /** The kind the subresource takes and returns (the parent's kind for status). */
   kind: string;
+  /** Group and version of that kind when they are not the parent's (pods/eviction: policy/v1). */
+  group?: string;
+  version?: string;
+  /** A virtual subresource, served by this named handler (runtime/api/subresources); nothing is stored. */
+  handler?: string;
   verbs: Verb[];
 }
 

@@ -2,14 +2,16 @@
 // the status is reset to phase Pending with the computed QoS class (and the SchedulingGated
 // condition when gates are set), container requests default to their limits, and names and
 // mounts are checked across the container lists. Updates through the main resource may change
-// only a few spec fields (update.ts); the status subresource keeps the spec. Field selectors
-// cover the fields kube-apiserver indexes for pods.
+// only a few spec fields (update.ts); the status subresource keeps the spec. A pod bound to a
+// node terminates gracefully (graceful-delete.ts). Field selectors cover the fields
+// kube-apiserver indexes for pods.
 
 import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
+import { podBeforeDelete } from './pod/graceful-delete.js';
 import { podQOSClass } from './pod/qos.js';
 import { podSpecUpdateCauses } from './pod/update.js';
 
@@ -80,5 +82,5 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
     ...(base.subresources.status as Strategy),
     selectableFields: podSelectableFields,
   };
-  return { main, subresources: { status } };
+  return { main, subresources: { status }, beforeDelete: podBeforeDelete };
 }
