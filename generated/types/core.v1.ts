@@ -1235,11 +1235,18 @@ export interface components {
         };
         /** @description Lets the pod be scheduled onto (or stay on) nodes whose taints it matches. */
         "io.k8s.api.core.v1.Toleration": {
+            /** @description The taint effect it matches; empty matches all. */
             effect?: string;
+            /** @description The taint key it matches; empty with operator Exists matches every taint. */
             key?: string;
+            /** @description Equal (the default, also when empty) or Exists. */
             operator?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description How long a NoExecute taint is tolerated before eviction; only with effect NoExecute.
+             */
             tolerationSeconds?: number;
+            /** @description The taint value it matches with operator Equal; empty with Exists. */
             value?: string;
         };
         /** @description How matching pods must be spread across a topology domain (zone, node, ...). */

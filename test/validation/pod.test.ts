@@ -213,3 +213,32 @@ describe('Pod field selectors', () => {
     });
   });
 });
+
+describe('Pod container details', () => {
+  const causesOf = (containerExtra: Obj, podExtra: Obj = {}): Cause[] =>
+    main.validate(created(pod({ containers: [{ name: 'app', image: 'x:1', ...containerExtra }], ...podExtra }))) as Cause[];
+
+  it.each<[string, Obj, Obj]>([
+    ['probes of each handler', { livenessProbe: { exec: { command: ['true'] } }, readinessProbe: { tcpSocket: { port: 80 } }, startupProbe: { grpc: { port: 9000 } } }, {}],
+    ['lifecycle hooks', { lifecycle: { postStart: { exec: { command: ['a'] } }, preStop: { sleep: { seconds: 5 } } } }, {}],
+    ['requests at their limits', { resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1Gi' } } }, {}],
+    ['tolerations of each form', {}, { tolerations: [{ operator: 'Exists' }, { key: 'a', value: 'b' }, { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }] }],
+  ])('accepts %s', (_name, extra, podExtra) => {
+    expect(causesOf(extra, podExtra)).toEqual([]);
+  });
+
+  it.each<[string, Obj, Obj, Cause[]]>([
+    ['a probe with two handlers', { livenessProbe: { exec: { command: ['true'] }, tcpSocket: { port: 80 } } }, {}, [{ reason: 'FieldValueForbidden', field: 'spec.containers[0].livenessProbe.tcpSocket', message: 'Forbidden: may not specify more than 1 handler type' }]],
+    ['a probe without handler', { readinessProbe: { periodSeconds: 5 } }, {}, [{ reason: 'FieldValueRequired', field: 'spec.containers[0].readinessProbe', message: 'Required value: must specify a handler type' }]],
+    ['a liveness probe needing two successes', { livenessProbe: { exec: { command: ['true'] }, successThreshold: 2 } }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].livenessProbe.successThreshold', message: 'Invalid value: 2: must be 1' }]],
+    ['a negative probe period', { readinessProbe: { exec: { command: ['true'] }, periodSeconds: -1 } }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].readinessProbe.periodSeconds', message: 'Invalid value: -1: must be greater than or equal to 0' }]],
+    ['a lifecycle hook without handler', { lifecycle: { preStop: {} } }, {}, [{ reason: 'FieldValueRequired', field: 'spec.containers[0].lifecycle.preStop', message: 'Required value: must specify a handler type' }]],
+    ['a request above its limit', { resources: { requests: { cpu: '2' }, limits: { cpu: '500m' } } }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].resources.requests', message: 'Invalid value: "2": must be less than or equal to cpu limit of 500m' }]],
+    ['a toleration without key that is not Exists', {}, { tolerations: [{ value: 'x' }] }, [{ reason: 'FieldValueInvalid', field: 'spec.tolerations[0].operator', message: 'Invalid value: "": operator must be Exists when `key` is empty, which means "match all values and all keys"' }]],
+    ['tolerationSeconds without NoExecute', {}, { tolerations: [{ key: 'a', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 10 }] }, [{ reason: 'FieldValueInvalid', field: 'spec.tolerations[0].effect', message: 'Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set' }]],
+    ['an unknown toleration operator', {}, { tolerations: [{ key: 'a', operator: 'In' }] }, [{ reason: 'FieldValueNotSupported', field: 'spec.tolerations[0].operator', message: 'Unsupported value: "In": supported values: "Equal", "Exists"' }]],
+    ['an unknown taint effect', {}, { tolerations: [{ key: 'a', operator: 'Exists', effect: 'Never' }] }, [{ reason: 'FieldValueNotSupported', field: 'spec.tolerations[0].effect', message: 'Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"' }]],
+  ])('rejects %s', (_name, extra, podExtra, causes) => {
+    expect(causesOf(extra, podExtra)).toEqual(causes);
+  });
+});

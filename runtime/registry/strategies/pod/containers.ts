@@ -1,10 +1,12 @@
 // Pod rules that span lists, which no rule on one type can see: container names unique across
 // containers, initContainers and ephemeralContainers (a clash is reported on the later list, as
-// kube-apiserver validates containers first), and volume mounts that name a volume of the pod
-// and use each mount path once per container.
+// kube-apiserver validates containers first), volume mounts that name a volume of the pod and
+// use each mount path once per container, and requests no larger than their limits (a quantity
+// comparison CEL cannot make here).
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { duplicate, invalid, notFound } from '../../../validation/field-errors.js';
+import { quantityValue } from './quantity.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -12,6 +14,21 @@ const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+/** Each request of a resource the container also limits must not exceed the limit. */
+function requestLimitCauses(resources: Obj, at: string): StatusCause[] {
+  const limits = obj(resources.limits);
+  const causes: StatusCause[] = [];
+  for (const [name, request] of Object.entries(obj(resources.requests)).sort(([a], [b]) => a.localeCompare(b))) {
+    const limit = limits[name];
+    const r = quantityValue(request);
+    const l = quantityValue(limit);
+    if (r !== undefined && l !== undefined && r > l) {
+      causes.push(invalid(`${at}.requests`, request, `must be less than or equal to ${name} limit of ${String(limit)}`));
+    }
+  }
+  return causes;
+}
 
 export function containerListCauses(spec: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -25,6 +42,7 @@ export function containerListCauses(spec: Obj): StatusCause[] {
       // Duplicates within one list and across lists alike; an empty name is reported as Required elsewhere.
       if (name && (seen.has(name) || own.has(name))) causes.push(duplicate(`${at}.name`, name));
       own.add(name);
+      causes.push(...requestLimitCauses(obj(c.resources), `${at}.resources`));
       const mountPaths = new Set<string>();
       list(c.volumeMounts).forEach((m, j) => {
         const mountAt = `${at}.volumeMounts[${j}]`;
