@@ -83,6 +83,22 @@ describe('pods over HTTPS', () => {
     expect(res.status, res.body).toBe(201);
   });
 
+  it('records a DisruptionTarget condition on a pod that terminates gracefully', async () => {
+    await createPod('evict-bound', { nodeName: 'node-1' });
+    const res = await send(`${PODS}/evict-bound/eviction`, 'POST', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evict-bound' } });
+    expect(res.status, res.body).toBe(201);
+    const pod = (await send(`${PODS}/evict-bound`, 'GET')).json<Obj>();
+    expect(typeof pod.metadata.deletionTimestamp).toBe('string');
+    expect(pod.status.conditions).toEqual([{ type: 'DisruptionTarget', status: 'True', lastTransitionTime: expect.any(String), reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }]);
+  });
+
+  it('honours a resourceVersion precondition that matches', async () => {
+    const created = await createPod('evict-rv');
+    const res = await send(`${PODS}/evict-rv/eviction`, 'POST', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evict-rv' }, deleteOptions: { preconditions: { resourceVersion: created.metadata.resourceVersion } } });
+    expect(res.status, res.body).toBe(201);
+    expect((await send(`${PODS}/evict-rv`, 'GET')).status).toBe(404);
+  });
+
   it('honours dryRun: the pod stays', async () => {
     await createPod('dry');
     const res = await send(`${PODS}/dry/eviction`, 'POST', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'dry' }, deleteOptions: { dryRun: ['All'] } });

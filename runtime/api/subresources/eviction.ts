@@ -2,11 +2,13 @@
 // accepts) asks for the pod to be deleted with its deleteOptions. This server serves no
 // PodDisruptionBudgets, so no budget can refuse: the pod is deleted (or, when the pod is bound
 // to a node, gracefully marked, as a DELETE would) and the answer is 201 with a Success Status.
+// As kube-apiserver does, a real (not dry-run) eviction first records a DisruptionTarget
+// condition in the pod's status, so watchers and a pod that terminates gracefully show why.
 // Nothing is stored for the eviction itself.
 
 import { badRequest } from '../../errors/status-error.js';
 import { dryRunCauses, invalidOptions, type DeleteOptions } from '../../registry/delete-options.js';
-import { isPlainObject } from '../../registry/object.js';
+import { isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../registry/object.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { readBody, respond } from '../handlers/context.js';
 
@@ -45,6 +47,15 @@ function deleteOptionsOf(ctx: HandlerContext, eviction: Obj): DeleteOptions {
   };
 }
 
+/** The pod with a DisruptionTarget condition saying the Eviction API is evicting it. */
+function withDisruptionTarget(pod: KubeObject): KubeObject {
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  const others = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isPlainObject(c) && c.type === 'DisruptionTarget')) : [];
+  const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: nowRFC3339(), reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' };
+  pod.status = { ...status, conditions: [...others, condition] };
+  return pod;
+}
+
 export async function evictPod(ctx: HandlerContext): Promise<Response> {
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
   const eviction = evictionFrom(ctx, ctx.negotiator.decodeBody(contentType, await readBody(ctx.request), ctx.target));
@@ -53,7 +64,14 @@ export async function evictPod(ctx: HandlerContext): Promise<Response> {
     throw badRequest('name in URL does not match name in Eviction object');
   }
   const options = deleteOptionsOf(ctx, eviction);
-  // A missing pod is a NotFound for pods, as the store reports it.
-  await ctx.store.delete(ctx.info.namespace || undefined, ctx.info.name, options);
+  const namespace = ctx.info.namespace || undefined;
+  // A dry run first: a missing pod (404) or a failed precondition (409) stops here, unchanged.
+  await ctx.store.delete(namespace, ctx.info.name, { ...options, dryRun: true });
+  if (!options.dryRun) {
+    const marked = await ctx.store.guaranteedUpdate(namespace, ctx.info.name, withDisruptionTarget, { subresource: 'status' });
+    // The condition write moved the version a resourceVersion precondition named; it was checked above.
+    if (options.preconditions?.resourceVersion) options.preconditions = { ...options.preconditions, resourceVersion: metaOf(marked).resourceVersion };
+  }
+  await ctx.store.delete(namespace, ctx.info.name, options);
   return respond({ ...ctx, target: { group: '', version: 'v1', kind: 'Status' } }, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
 }
