@@ -5,8 +5,11 @@
 // kube quirks kept: a second source of one volume is reported at `cephFS` / `downwarAPI` for
 // those two sources, downward API files and projected token paths are reported below the
 // source rather than at their list index, a clusterTrustBundle below `clusterTrustBundlePEM`.
+// Paths repeated across a projected volume's sources are checked by the pod strategy.
 
 import { describe, expect, it } from 'vitest';
+import { resources } from '../../generated/registry.js';
+import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { LABEL_MSG, validatorOf } from './kinds.js';
 
 type Obj = Record<string, unknown>;
@@ -146,6 +149,35 @@ describe('pod volumes rejected', () => {
     ['an image volume with an unknown pull policy', [{ name: 'a', image: { reference: 'r', pullPolicy: 'Sometimes' } }], [{ reason: 'FieldValueNotSupported', field: 'spec.volumes[0].image.pullPolicy', message: 'Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"' }]],
   ])('%s', (_name, volumes, causes) => {
     expect(volumeCauses(volumes)).toEqual(causes);
+  });
+
+  it('reports paths a projected volume writes twice at projected, naming the source as kube does', () => {
+    const def = resources.find((r) => r.kind === 'Pod');
+    if (!def) throw new Error('Pod is not served');
+    const { main } = strategiesFor(def);
+    const obj = pod([{ name: 'p', projected: { sources: [
+      { secret: { name: 's1', items: [{ key: 'a', path: 'x' }] } },
+      { configMap: { name: 'c1', items: [{ key: 'b', path: 'x' }] } },
+      { downwardAPI: { items: [{ path: 'x', fieldRef: { fieldPath: 'metadata.name' } }] } },
+      { serviceAccountToken: { path: 'x' } },
+    ] } }]);
+    main.prepareForCreate(obj);
+    expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].projected', message: 'Invalid value: "c1": conflicting duplicate paths' },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].projected', message: 'Invalid value: "x": conflicting duplicate paths' },
+    ]);
+  });
+
+  it('checks the claim name an ephemeral volume makes from the pod name', () => {
+    const def = resources.find((r) => r.kind === 'Pod');
+    if (!def) throw new Error('Pod is not served');
+    const { main } = strategiesFor(def);
+    const name = `p${'o'.repeat(240)}d`;
+    const obj = pod([{ name: 'scratch-volume', ephemeral: { volumeClaimTemplate: { spec: {} } } }], name);
+    main.prepareForCreate(obj);
+    expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].name', message: `Invalid value: "scratch-volume": PVC name "${name}-scratch-volume": must be no more than 253 characters` },
+    ]);
   });
 
   it('reports "must specify a volume type" for a volume that reaches validation without a source', () => {

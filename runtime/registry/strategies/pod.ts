@@ -11,7 +11,9 @@ import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
+import { ephemeralClaimNameCauses } from './pod/ephemeral-claims.js';
 import { podBeforeDelete } from './pod/graceful-delete.js';
+import { projectedPathCauses } from './pod/projected-paths.js';
 import { podQOSClass } from './pod/qos.js';
 import { podSpecUpdateCauses } from './pod/update.js';
 
@@ -62,7 +64,12 @@ export function podSelectableFields(obj_: KubeObject): Record<string, string> {
 
 export function podStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategies(def);
-  const validate = (o: KubeObject): StatusCause[] => [...base.main.validate(o), ...containerListCauses(obj(o.spec))];
+  const podCauses = (o: KubeObject): StatusCause[] => [
+    ...ephemeralClaimNameCauses(metaOf(o).name, obj(o.spec)),
+    ...projectedPathCauses(obj(o.spec)),
+    ...containerListCauses(obj(o.spec)),
+  ];
+  const validate = (o: KubeObject): StatusCause[] => [...base.main.validate(o), ...podCauses(o)];
   const main: Strategy = {
     ...base.main,
     prepareForCreate(o) {
@@ -75,7 +82,7 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
       base.main.prepareForUpdate(o, old);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
     },
-    validateUpdate: (o, old) => [...base.main.validateUpdate(o, old), ...containerListCauses(obj(o.spec)), ...podSpecUpdateCauses(o.spec, old.spec)],
+    validateUpdate: (o, old) => [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)],
     selectableFields: podSelectableFields,
   };
   const status: Strategy = {
