@@ -1128,7 +1128,7 @@ return errors === 0;
 export const Pod = validate26;
 const schema24 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Pod"};
 const schema25 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PodStatus"}}};
-const schema26 = {"type":"object","properties":{"volumes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Volume"}},"containers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"restartPolicy":{"type":"string"},"terminationGracePeriodSeconds":{"type":"integer"},"activeDeadlineSeconds":{"type":"integer"},"dnsPolicy":{"type":"string"},"nodeSelector":{"type":"object","additionalProperties":{"type":"string"}},"serviceAccountName":{"type":"string"},"serviceAccount":{"type":"string"},"nodeName":{"type":"string"},"hostNetwork":{"type":"boolean"},"hostPID":{"type":"boolean"},"hostIPC":{"type":"boolean"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSecurityContext"},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"hostname":{"type":"string"},"subdomain":{"type":"string"},"affinity":{"$ref":"#/definitions/io.k8s.api.core.v1.Affinity"},"schedulerName":{"type":"string"},"initContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"automountServiceAccountToken":{"type":"boolean"},"tolerations":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Toleration"}},"hostAliases":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HostAlias"}},"priorityClassName":{"type":"string"},"priority":{"type":"integer"},"dnsConfig":{"$ref":"#/definitions/io.k8s.api.core.v1.PodDNSConfig"},"shareProcessNamespace":{"type":"boolean"},"readinessGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodReadinessGate"}},"runtimeClassName":{"type":"string"},"enableServiceLinks":{"type":"boolean"},"preemptionPolicy":{"type":"string"},"overhead":{"type":"object","additionalProperties":{"type":["string","number"]}},"topologySpreadConstraints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySpreadConstraint"}},"ephemeralContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EphemeralContainer"}},"setHostnameAsFQDN":{"type":"boolean"},"os":{"$ref":"#/definitions/io.k8s.api.core.v1.PodOS"},"hostUsers":{"type":"boolean"},"schedulingGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGate"}},"resourceClaims":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodResourceClaim"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"hostnameOverride":{"type":"string"},"schedulingGroup":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup"},"evictionResponders":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EvictionResponder"}}}};
+const schema26 = {"type":"object","properties":{"volumes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Volume"}},"containers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"restartPolicy":{"type":"string"},"terminationGracePeriodSeconds":{"type":"integer"},"activeDeadlineSeconds":{"type":"integer"},"dnsPolicy":{"type":"string"},"nodeSelector":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"serviceAccountName":{"type":"string"},"serviceAccount":{"type":"string"},"nodeName":{"type":"string"},"hostNetwork":{"type":"boolean"},"hostPID":{"type":"boolean"},"hostIPC":{"type":"boolean"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSecurityContext"},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"hostname":{"type":"string"},"subdomain":{"type":"string"},"affinity":{"$ref":"#/definitions/io.k8s.api.core.v1.Affinity"},"schedulerName":{"type":"string"},"initContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"automountServiceAccountToken":{"type":"boolean"},"tolerations":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Toleration"}},"hostAliases":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HostAlias"}},"priorityClassName":{"type":"string"},"priority":{"type":"integer"},"dnsConfig":{"$ref":"#/definitions/io.k8s.api.core.v1.PodDNSConfig"},"shareProcessNamespace":{"type":"boolean"},"readinessGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodReadinessGate"}},"runtimeClassName":{"type":"string"},"enableServiceLinks":{"type":"boolean"},"preemptionPolicy":{"type":"string"},"overhead":{"type":"object","additionalProperties":{"type":["string","number"]}},"topologySpreadConstraints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySpreadConstraint"}},"ephemeralContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EphemeralContainer"}},"setHostnameAsFQDN":{"type":"boolean"},"os":{"$ref":"#/definitions/io.k8s.api.core.v1.PodOS"},"hostUsers":{"type":"boolean"},"schedulingGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGate"}},"resourceClaims":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodResourceClaim"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"hostnameOverride":{"type":"string"},"schedulingGroup":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup"},"evictionResponders":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EvictionResponder"}}}};
 const schema37 = {"type":"object","properties":{"name":{"type":"string"}}};
 const schema141 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"tolerationSeconds":{"type":"integer"}}};
 const schema142 = {"type":"object","properties":{"ip":{"type":"string"},"hostnames":{"type":"array","items":{"type":"string"}}}};
@@ -9377,8 +9377,10 @@ if(data.nodeSelector !== undefined){
 let data8 = data.nodeSelector;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key0 in data8){
-if(typeof data8[key0] !== "string"){
-const err6 = {instancePath:instancePath+"/nodeSelector/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodeSelector/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs17 = errors;
+if(typeof key0 === "string"){
+if(!(formats8.validate(key0))){
+const err6 = {instancePath:instancePath+"/nodeSelector",schemaPath:"#/properties/nodeSelector/propertyNames/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9388,9 +9390,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/nodeSelector",schemaPath:"#/properties/nodeSelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var valid5 = _errs17 === errors;
+if(!valid5){
+const err7 = {instancePath:instancePath+"/nodeSelector",schemaPath:"#/properties/nodeSelector/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9400,9 +9402,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.serviceAccountName !== undefined){
-if(typeof data.serviceAccountName !== "string"){
-const err8 = {instancePath:instancePath+"/serviceAccountName",schemaPath:"#/properties/serviceAccountName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data8){
+let data9 = data8[key1];
+if(typeof data9 === "string"){
+if(!(formats10.validate(data9))){
+const err8 = {instancePath:instancePath+"/nodeSelector/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodeSelector/additionalProperties/format",keyword:"format",params:{format: "labelValue"},message:"must match format \""+"labelValue"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9412,9 +9416,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.serviceAccount !== undefined){
-if(typeof data.serviceAccount !== "string"){
-const err9 = {instancePath:instancePath+"/serviceAccount",schemaPath:"#/properties/serviceAccount/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err9 = {instancePath:instancePath+"/nodeSelector/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodeSelector/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9424,9 +9427,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.nodeName !== undefined){
-if(typeof data.nodeName !== "string"){
-const err10 = {instancePath:instancePath+"/nodeName",schemaPath:"#/properties/nodeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err10 = {instancePath:instancePath+"/nodeSelector",schemaPath:"#/properties/nodeSelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9436,9 +9439,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.hostNetwork !== undefined){
-if(typeof data.hostNetwork !== "boolean"){
-const err11 = {instancePath:instancePath+"/hostNetwork",schemaPath:"#/properties/hostNetwork/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.serviceAccountName !== undefined){
+if(typeof data.serviceAccountName !== "string"){
+const err11 = {instancePath:instancePath+"/serviceAccountName",schemaPath:"#/properties/serviceAccountName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9448,9 +9451,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.hostPID !== undefined){
-if(typeof data.hostPID !== "boolean"){
-const err12 = {instancePath:instancePath+"/hostPID",schemaPath:"#/properties/hostPID/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.serviceAccount !== undefined){
+if(typeof data.serviceAccount !== "string"){
+const err12 = {instancePath:instancePath+"/serviceAccount",schemaPath:"#/properties/serviceAccount/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9460,14 +9463,50 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.hostIPC !== undefined){
-if(typeof data.hostIPC !== "boolean"){
-const err13 = {instancePath:instancePath+"/hostIPC",schemaPath:"#/properties/hostIPC/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.nodeName !== undefined){
+if(typeof data.nodeName !== "string"){
+const err13 = {instancePath:instancePath+"/nodeName",schemaPath:"#/properties/nodeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.hostNetwork !== undefined){
+if(typeof data.hostNetwork !== "boolean"){
+const err14 = {instancePath:instancePath+"/hostNetwork",schemaPath:"#/properties/hostNetwork/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.hostPID !== undefined){
+if(typeof data.hostPID !== "boolean"){
+const err15 = {instancePath:instancePath+"/hostPID",schemaPath:"#/properties/hostPID/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.hostIPC !== undefined){
+if(typeof data.hostIPC !== "boolean"){
+const err16 = {instancePath:instancePath+"/hostIPC",schemaPath:"#/properties/hostIPC/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -9487,43 +9526,7 @@ let data18 = data17[i2];
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.name !== undefined){
 if(typeof data18.name !== "string"){
-const err14 = {instancePath:instancePath+"/imagePullSecrets/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/imagePullSecrets/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/imagePullSecrets",schemaPath:"#/properties/imagePullSecrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.hostname !== undefined){
-if(typeof data.hostname !== "string"){
-const err17 = {instancePath:instancePath+"/hostname",schemaPath:"#/properties/hostname/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/imagePullSecrets/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9533,14 +9536,50 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.subdomain !== undefined){
-if(typeof data.subdomain !== "string"){
-const err18 = {instancePath:instancePath+"/subdomain",schemaPath:"#/properties/subdomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err18 = {instancePath:instancePath+"/imagePullSecrets/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/imagePullSecrets",schemaPath:"#/properties/imagePullSecrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.hostname !== undefined){
+if(typeof data.hostname !== "string"){
+const err20 = {instancePath:instancePath+"/hostname",schemaPath:"#/properties/hostname/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.subdomain !== undefined){
+if(typeof data.subdomain !== "string"){
+const err21 = {instancePath:instancePath+"/subdomain",schemaPath:"#/properties/subdomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -9553,12 +9592,12 @@ errors = vErrors.length;
 }
 if(data.schedulerName !== undefined){
 if(typeof data.schedulerName !== "string"){
-const err19 = {instancePath:instancePath+"/schedulerName",schemaPath:"#/properties/schedulerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err22 = {instancePath:instancePath+"/schedulerName",schemaPath:"#/properties/schedulerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err22];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -9575,24 +9614,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/initContainers",schemaPath:"#/properties/initContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err23 = {instancePath:instancePath+"/initContainers",schemaPath:"#/properties/initContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err23];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err23);
 }
 errors++;
 }
 }
 if(data.automountServiceAccountToken !== undefined){
 if(typeof data.automountServiceAccountToken !== "boolean"){
-const err21 = {instancePath:instancePath+"/automountServiceAccountToken",schemaPath:"#/properties/automountServiceAccountToken/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err24 = {instancePath:instancePath+"/automountServiceAccountToken",schemaPath:"#/properties/automountServiceAccountToken/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err24];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -9606,43 +9645,7 @@ let data28 = data27[i4];
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 if(data28.key !== undefined){
 if(typeof data28.key !== "string"){
-const err22 = {instancePath:instancePath+"/tolerations/" + i4+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data28.operator !== undefined){
-if(typeof data28.operator !== "string"){
-const err23 = {instancePath:instancePath+"/tolerations/" + i4+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data28.value !== undefined){
-if(typeof data28.value !== "string"){
-const err24 = {instancePath:instancePath+"/tolerations/" + i4+"/value",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data28.effect !== undefined){
-if(typeof data28.effect !== "string"){
-const err25 = {instancePath:instancePath+"/tolerations/" + i4+"/effect",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err25 = {instancePath:instancePath+"/tolerations/" + i4+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -9652,10 +9655,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data28.tolerationSeconds !== undefined){
-let data33 = data28.tolerationSeconds;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-const err26 = {instancePath:instancePath+"/tolerations/" + i4+"/tolerationSeconds",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/tolerationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.operator !== undefined){
+if(typeof data28.operator !== "string"){
+const err26 = {instancePath:instancePath+"/tolerations/" + i4+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -9665,9 +9667,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/tolerations/" + i4,schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.value !== undefined){
+if(typeof data28.value !== "string"){
+const err27 = {instancePath:instancePath+"/tolerations/" + i4+"/value",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -9677,14 +9679,51 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/tolerations",schemaPath:"#/properties/tolerations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data28.effect !== undefined){
+if(typeof data28.effect !== "string"){
+const err28 = {instancePath:instancePath+"/tolerations/" + i4+"/effect",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data28.tolerationSeconds !== undefined){
+let data33 = data28.tolerationSeconds;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+const err29 = {instancePath:instancePath+"/tolerations/" + i4+"/tolerationSeconds",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/tolerationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/tolerations/" + i4,schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/tolerations",schemaPath:"#/properties/tolerations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
 }
 errors++;
 }
@@ -9698,12 +9737,12 @@ let data35 = data34[i5];
 if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
 if(data35.ip !== undefined){
 if(typeof data35.ip !== "string"){
-const err29 = {instancePath:instancePath+"/hostAliases/" + i5+"/ip",schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err32 = {instancePath:instancePath+"/hostAliases/" + i5+"/ip",schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err32];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -9714,43 +9753,7 @@ if(Array.isArray(data37)){
 const len6 = data37.length;
 for(let i6=0; i6<len6; i6++){
 if(typeof data37[i6] !== "string"){
-const err30 = {instancePath:instancePath+"/hostAliases/" + i5+"/hostnames/" + i6,schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/hostnames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/hostAliases/" + i5+"/hostnames",schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/hostnames/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/hostAliases/" + i5,schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/hostAliases",schemaPath:"#/properties/hostAliases/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err33 = {instancePath:instancePath+"/hostAliases/" + i5+"/hostnames/" + i6,schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/hostnames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -9760,9 +9763,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.priorityClassName !== undefined){
-if(typeof data.priorityClassName !== "string"){
-const err34 = {instancePath:instancePath+"/priorityClassName",schemaPath:"#/properties/priorityClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err34 = {instancePath:instancePath+"/hostAliases/" + i5+"/hostnames",schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/hostnames/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -9772,15 +9775,51 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.priority !== undefined){
-let data40 = data.priority;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-const err35 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err35 = {instancePath:instancePath+"/hostAliases/" + i5,schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/hostAliases",schemaPath:"#/properties/hostAliases/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.priorityClassName !== undefined){
+if(typeof data.priorityClassName !== "string"){
+const err37 = {instancePath:instancePath+"/priorityClassName",schemaPath:"#/properties/priorityClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.priority !== undefined){
+let data40 = data.priority;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+const err38 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }
@@ -9793,12 +9832,12 @@ errors = vErrors.length;
 }
 if(data.shareProcessNamespace !== undefined){
 if(typeof data.shareProcessNamespace !== "boolean"){
-const err36 = {instancePath:instancePath+"/shareProcessNamespace",schemaPath:"#/properties/shareProcessNamespace/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err39 = {instancePath:instancePath+"/shareProcessNamespace",schemaPath:"#/properties/shareProcessNamespace/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err39];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err39);
 }
 errors++;
 }
@@ -9812,43 +9851,7 @@ let data44 = data43[i7];
 if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
 if(data44.conditionType !== undefined){
 if(typeof data44.conditionType !== "string"){
-const err37 = {instancePath:instancePath+"/readinessGates/" + i7+"/conditionType",schemaPath:"#/definitions/io.k8s.api.core.v1.PodReadinessGate/properties/conditionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/readinessGates/" + i7,schemaPath:"#/definitions/io.k8s.api.core.v1.PodReadinessGate/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/readinessGates",schemaPath:"#/properties/readinessGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data.runtimeClassName !== undefined){
-if(typeof data.runtimeClassName !== "string"){
-const err40 = {instancePath:instancePath+"/runtimeClassName",schemaPath:"#/properties/runtimeClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err40 = {instancePath:instancePath+"/readinessGates/" + i7+"/conditionType",schemaPath:"#/definitions/io.k8s.api.core.v1.PodReadinessGate/properties/conditionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -9858,9 +9861,9 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data.enableServiceLinks !== undefined){
-if(typeof data.enableServiceLinks !== "boolean"){
-const err41 = {instancePath:instancePath+"/enableServiceLinks",schemaPath:"#/properties/enableServiceLinks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err41 = {instancePath:instancePath+"/readinessGates/" + i7,schemaPath:"#/definitions/io.k8s.api.core.v1.PodReadinessGate/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -9870,9 +9873,9 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.preemptionPolicy !== undefined){
-if(typeof data.preemptionPolicy !== "string"){
-const err42 = {instancePath:instancePath+"/preemptionPolicy",schemaPath:"#/properties/preemptionPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err42 = {instancePath:instancePath+"/readinessGates",schemaPath:"#/properties/readinessGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -9882,13 +9885,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.overhead !== undefined){
-let data49 = data.overhead;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-for(const key1 in data49){
-let data50 = data49[key1];
-if((typeof data50 !== "string") && (!(typeof data50 == "number"))){
-const err43 = {instancePath:instancePath+"/overhead/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/overhead/additionalProperties/type",keyword:"type",params:{type: schema26.properties.overhead.additionalProperties.type},message:"must be string,number"};
+if(data.runtimeClassName !== undefined){
+if(typeof data.runtimeClassName !== "string"){
+const err43 = {instancePath:instancePath+"/runtimeClassName",schemaPath:"#/properties/runtimeClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -9898,14 +9897,54 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/overhead",schemaPath:"#/properties/overhead/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enableServiceLinks !== undefined){
+if(typeof data.enableServiceLinks !== "boolean"){
+const err44 = {instancePath:instancePath+"/enableServiceLinks",schemaPath:"#/properties/enableServiceLinks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err44];
 }
 else {
 vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.preemptionPolicy !== undefined){
+if(typeof data.preemptionPolicy !== "string"){
+const err45 = {instancePath:instancePath+"/preemptionPolicy",schemaPath:"#/properties/preemptionPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.overhead !== undefined){
+let data49 = data.overhead;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+for(const key2 in data49){
+let data50 = data49[key2];
+if((typeof data50 !== "string") && (!(typeof data50 == "number"))){
+const err46 = {instancePath:instancePath+"/overhead/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/overhead/additionalProperties/type",keyword:"type",params:{type: schema26.properties.overhead.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/overhead",schemaPath:"#/properties/overhead/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
 }
 errors++;
 }
@@ -9922,12 +9961,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/topologySpreadConstraints",schemaPath:"#/properties/topologySpreadConstraints/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err48 = {instancePath:instancePath+"/topologySpreadConstraints",schemaPath:"#/properties/topologySpreadConstraints/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err48];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err48);
 }
 errors++;
 }
@@ -9944,46 +9983,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/ephemeralContainers",schemaPath:"#/properties/ephemeralContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data.setHostnameAsFQDN !== undefined){
-if(typeof data.setHostnameAsFQDN !== "boolean"){
-const err47 = {instancePath:instancePath+"/setHostnameAsFQDN",schemaPath:"#/properties/setHostnameAsFQDN/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-if(data.os !== undefined){
-let data56 = data.os;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.name !== undefined){
-if(typeof data56.name !== "string"){
-const err48 = {instancePath:instancePath+"/os/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodOS/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/os",schemaPath:"#/definitions/io.k8s.api.core.v1.PodOS/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err49 = {instancePath:instancePath+"/ephemeralContainers",schemaPath:"#/properties/ephemeralContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -9993,14 +9993,53 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.hostUsers !== undefined){
-if(typeof data.hostUsers !== "boolean"){
-const err50 = {instancePath:instancePath+"/hostUsers",schemaPath:"#/properties/hostUsers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.setHostnameAsFQDN !== undefined){
+if(typeof data.setHostnameAsFQDN !== "boolean"){
+const err50 = {instancePath:instancePath+"/setHostnameAsFQDN",schemaPath:"#/properties/setHostnameAsFQDN/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.os !== undefined){
+let data56 = data.os;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.name !== undefined){
+if(typeof data56.name !== "string"){
+const err51 = {instancePath:instancePath+"/os/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodOS/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/os",schemaPath:"#/definitions/io.k8s.api.core.v1.PodOS/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data.hostUsers !== undefined){
+if(typeof data.hostUsers !== "boolean"){
+const err53 = {instancePath:instancePath+"/hostUsers",schemaPath:"#/properties/hostUsers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
 }
 errors++;
 }
@@ -10014,36 +10053,36 @@ let data60 = data59[i10];
 if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
 if(data60.name !== undefined){
 if(typeof data60.name !== "string"){
-const err51 = {instancePath:instancePath+"/schedulingGates/" + i10+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGate/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err54 = {instancePath:instancePath+"/schedulingGates/" + i10+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGate/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err51];
+vErrors = [err54];
 }
 else {
-vErrors.push(err51);
+vErrors.push(err54);
 }
 errors++;
 }
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/schedulingGates/" + i10,schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGate/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/schedulingGates/" + i10,schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGate/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err52];
+vErrors = [err55];
 }
 else {
-vErrors.push(err52);
+vErrors.push(err55);
 }
 errors++;
 }
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/schedulingGates",schemaPath:"#/properties/schedulingGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err56 = {instancePath:instancePath+"/schedulingGates",schemaPath:"#/properties/schedulingGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err53];
+vErrors = [err56];
 }
 else {
-vErrors.push(err53);
+vErrors.push(err56);
 }
 errors++;
 }
@@ -10057,43 +10096,7 @@ let data63 = data62[i11];
 if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
 if(data63.name !== undefined){
 if(typeof data63.name !== "string"){
-const err54 = {instancePath:instancePath+"/resourceClaims/" + i11+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-if(data63.resourceClaimName !== undefined){
-if(typeof data63.resourceClaimName !== "string"){
-const err55 = {instancePath:instancePath+"/resourceClaims/" + i11+"/resourceClaimName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(data63.resourceClaimTemplateName !== undefined){
-if(typeof data63.resourceClaimTemplateName !== "string"){
-const err56 = {instancePath:instancePath+"/resourceClaims/" + i11+"/resourceClaimTemplateName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/resourceClaimTemplateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/resourceClaims/" + i11,schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err57 = {instancePath:instancePath+"/resourceClaims/" + i11+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -10103,14 +10106,50 @@ vErrors.push(err57);
 errors++;
 }
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/resourceClaims",schemaPath:"#/properties/resourceClaims/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data63.resourceClaimName !== undefined){
+if(typeof data63.resourceClaimName !== "string"){
+const err58 = {instancePath:instancePath+"/resourceClaims/" + i11+"/resourceClaimName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
 else {
 vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data63.resourceClaimTemplateName !== undefined){
+if(typeof data63.resourceClaimTemplateName !== "string"){
+const err59 = {instancePath:instancePath+"/resourceClaims/" + i11+"/resourceClaimTemplateName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/resourceClaimTemplateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/resourceClaims/" + i11,schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/resourceClaims",schemaPath:"#/properties/resourceClaims/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
 }
 errors++;
 }
@@ -10123,12 +10162,12 @@ errors = vErrors.length;
 }
 if(data.hostnameOverride !== undefined){
 if(typeof data.hostnameOverride !== "string"){
-const err59 = {instancePath:instancePath+"/hostnameOverride",schemaPath:"#/properties/hostnameOverride/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err62 = {instancePath:instancePath+"/hostnameOverride",schemaPath:"#/properties/hostnameOverride/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err62];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err62);
 }
 errors++;
 }
@@ -10138,24 +10177,24 @@ let data69 = data.schedulingGroup;
 if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
 if(data69.podGroupName !== undefined){
 if(typeof data69.podGroupName !== "string"){
-const err60 = {instancePath:instancePath+"/schedulingGroup/podGroupName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup/properties/podGroupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err63 = {instancePath:instancePath+"/schedulingGroup/podGroupName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup/properties/podGroupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err60];
+vErrors = [err63];
 }
 else {
-vErrors.push(err60);
+vErrors.push(err63);
 }
 errors++;
 }
 }
 }
 else {
-const err61 = {instancePath:instancePath+"/schedulingGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err64 = {instancePath:instancePath+"/schedulingGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err64];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err64);
 }
 errors++;
 }
@@ -10169,44 +10208,7 @@ let data72 = data71[i12];
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
 if(data72.name !== undefined){
 if(typeof data72.name !== "string"){
-const err62 = {instancePath:instancePath+"/evictionResponders/" + i12+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(data72.priority !== undefined){
-let data74 = data72.priority;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-const err63 = {instancePath:instancePath+"/evictionResponders/" + i12+"/priority",schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/evictionResponders/" + i12,schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-}
-else {
-const err65 = {instancePath:instancePath+"/evictionResponders",schemaPath:"#/properties/evictionResponders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err65 = {instancePath:instancePath+"/evictionResponders/" + i12+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -10216,14 +10218,51 @@ vErrors.push(err65);
 errors++;
 }
 }
-}
-else {
-const err66 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data72.priority !== undefined){
+let data74 = data72.priority;
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+const err66 = {instancePath:instancePath+"/evictionResponders/" + i12+"/priority",schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err66];
 }
 else {
 vErrors.push(err66);
+}
+errors++;
+}
+}
+}
+else {
+const err67 = {instancePath:instancePath+"/evictionResponders/" + i12,schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+}
+else {
+const err68 = {instancePath:instancePath+"/evictionResponders",schemaPath:"#/properties/evictionResponders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+}
+else {
+const err69 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
 }
 errors++;
 }

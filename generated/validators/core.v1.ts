@@ -124,7 +124,7 @@ const types: TypeTable = {
       "terminationGracePeriodSeconds": { shape: scalar, default: 30, pointer: true },
       "activeDeadlineSeconds": { shape: scalar, pointer: true },
       "dnsPolicy": { shape: scalar, default: "ClusterFirst" },
-      "nodeSelector": { shape: map(scalar) },
+      "nodeSelector": { shape: map(scalar), reportAtField: true },
       "serviceAccountName": { shape: scalar },
       "serviceAccount": { shape: scalar },
       "nodeName": { shape: scalar },
@@ -870,6 +870,8 @@ const types: TypeTable = {
       compileRule({ "rule": "!has(self.livenessProbe) || !has(self.livenessProbe.successThreshold) || self.livenessProbe.successThreshold == 1", "fieldPath": ".livenessProbe.successThreshold", "message": "must be 1" }),
       compileRule({ "rule": "!has(self.startupProbe) || !has(self.startupProbe.successThreshold) || self.startupProbe.successThreshold == 1", "fieldPath": ".startupProbe.successThreshold", "message": "must be 1" }),
       compileRule({ "rule": "!has(self.readinessProbe) || !has(self.readinessProbe.terminationGracePeriodSeconds)", "fieldPath": ".readinessProbe.terminationGracePeriodSeconds", "reason": "FieldValueInvalid", "message": "must not be set for readinessProbes" }),
+      compileRule({ "rule": "!has(self.envFrom) || self.envFrom.all(e, has(e.configMapRef) || has(e.secretRef))", "fieldPath": ".envFrom", "message": "must specify one of: `configMapRef` or `secretRef`", "valueExpr": "''" }),
+      compileRule({ "rule": "!has(self.envFrom) || self.envFrom.all(e, !(has(e.configMapRef) && has(e.secretRef)))", "fieldPath": ".envFrom", "message": "may not have more than one field specified at a time", "valueExpr": "''" }),
     ],
     hasDefaults: true,
   },
@@ -899,6 +901,9 @@ const types: TypeTable = {
     },
     rules: [
       compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "!has(self.valueFrom) || [has(self.valueFrom.fieldRef), has(self.valueFrom.resourceFieldRef), has(self.valueFrom.configMapKeyRef), has(self.valueFrom.secretKeyRef), has(self.valueFrom.fileKeyRef)].filter(x, x).size() > 0", "fieldPath": ".valueFrom", "message": "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`", "valueExpr": "''" }),
+      compileRule({ "rule": "!has(self.valueFrom) || !has(self.value) || self.value == '' || [has(self.valueFrom.fieldRef), has(self.valueFrom.resourceFieldRef), has(self.valueFrom.configMapKeyRef), has(self.valueFrom.secretKeyRef), has(self.valueFrom.fileKeyRef)].filter(x, x).size() == 0", "fieldPath": ".valueFrom", "message": "may not be specified when `value` is not empty", "valueExpr": "''" }),
+      compileRule({ "rule": "!has(self.valueFrom) || (has(self.value) && self.value != '') || [has(self.valueFrom.fieldRef), has(self.valueFrom.resourceFieldRef), has(self.valueFrom.configMapKeyRef), has(self.valueFrom.secretKeyRef), has(self.valueFrom.fileKeyRef)].filter(x, x).size() <= 1", "fieldPath": ".valueFrom", "message": "may not have more than one field specified at a time", "valueExpr": "''" }),
     ],
     hasDefaults: true,
   },
@@ -918,6 +923,11 @@ const types: TypeTable = {
       "key": { shape: scalar },
       "optional": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.key) && self.key != ''", "fieldPath": ".key", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.key) && self.key != ''", "fieldPath": ".key", "format": "configMapKey" }),
+    ],
   },
   "io.k8s.api.core.v1.SecretKeySelector": {
     fields: {
@@ -925,6 +935,11 @@ const types: TypeTable = {
       "key": { shape: scalar },
       "optional": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.key) && self.key != ''", "fieldPath": ".key", "reason": "FieldValueRequired" }),
+      compileRule({ "rule": "has(self.key) && self.key != ''", "fieldPath": ".key", "format": "configMapKey" }),
+    ],
   },
   "io.k8s.api.core.v1.FileKeySelector": {
     fields: {
@@ -1124,12 +1139,18 @@ const types: TypeTable = {
       "name": { shape: scalar },
       "optional": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.SecretEnvSource": {
     fields: {
       "name": { shape: scalar },
       "optional": { shape: scalar, pointer: true },
     },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "reason": "FieldValueRequired" }),
+    ],
   },
   "io.k8s.api.core.v1.VolumeDevice": {
     fields: {
@@ -1362,6 +1383,8 @@ const types: TypeTable = {
       compileRule({ "rule": "!has(self.image) || self.image == self.image.trim()", "fieldPath": ".image", "message": "must not have leading or trailing whitespace" }),
       compileRule({ "rule": "!has(self.imagePullPolicy) || self.imagePullPolicy in [\"Always\", \"IfNotPresent\", \"Never\"]", "fieldPath": ".imagePullPolicy", "reason": "FieldValueNotSupported", "supported": ["Always", "IfNotPresent", "Never"] }),
       compileRule({ "rule": "!has(self.terminationMessagePolicy) || self.terminationMessagePolicy in [\"File\", \"FallbackToLogsOnError\"]", "fieldPath": ".terminationMessagePolicy", "reason": "FieldValueNotSupported", "supported": ["File", "FallbackToLogsOnError"] }),
+      compileRule({ "rule": "!has(self.envFrom) || self.envFrom.all(e, has(e.configMapRef) || has(e.secretRef))", "fieldPath": ".envFrom", "message": "must specify one of: `configMapRef` or `secretRef`", "valueExpr": "''" }),
+      compileRule({ "rule": "!has(self.envFrom) || self.envFrom.all(e, !(has(e.configMapRef) && has(e.secretRef)))", "fieldPath": ".envFrom", "message": "may not have more than one field specified at a time", "valueExpr": "''" }),
     ],
     hasDefaults: true,
   },

@@ -242,3 +242,36 @@ describe('Pod container details', () => {
     expect(causesOf(extra, podExtra)).toEqual(causes);
   });
 });
+
+describe('Pod environment', () => {
+  const causesOf = (containerExtra: Obj, podExtra: Obj = {}): Cause[] =>
+    main.validate(created(pod({ containers: [{ name: 'app', image: 'x:1', ...containerExtra }], ...podExtra }))) as Cause[];
+
+  it('accepts variables from each source and whole ConfigMaps and Secrets', () => {
+    expect(causesOf({
+      env: [
+        { name: 'A', value: '1' },
+        { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'C', valueFrom: { configMapKeyRef: { name: 'cm', key: 'c.key' } } },
+        { name: 'D', valueFrom: { secretKeyRef: { name: 's', key: 'd', optional: true } } },
+      ],
+      envFrom: [{ configMapRef: { name: 'cm' } }, { prefix: 'S_', secretRef: { name: 's' } }],
+    }, { nodeSelector: { 'kubernetes.io/os': 'linux' } })).toEqual([]);
+  });
+
+  it.each<[string, Obj, Obj, Cause[]]>([
+    ['a variable without name', { env: [{ value: 'x' }] }, {}, [{ reason: 'FieldValueRequired', field: 'spec.containers[0].env[0].name', message: 'Required value' }]],
+    ['valueFrom without a source', { env: [{ name: 'A', valueFrom: {} }] }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].env[0].valueFrom', message: 'Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`' }]],
+    ['value and valueFrom together', { env: [{ name: 'A', value: 'x', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].env[0].valueFrom', message: 'Invalid value: "": may not be specified when `value` is not empty' }]],
+    ['two sources in valueFrom', { env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'c', key: 'k' }, secretKeyRef: { name: 's', key: 'k' } } }] }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].env[0].valueFrom', message: 'Invalid value: "": may not have more than one field specified at a time' }]],
+    ['a configMap key reference without name and key', { env: [{ name: 'A', valueFrom: { configMapKeyRef: {} } }] }, {}, [
+      { reason: 'FieldValueRequired', field: 'spec.containers[0].env[0].valueFrom.configMapKeyRef.name', message: 'Required value' },
+      { reason: 'FieldValueRequired', field: 'spec.containers[0].env[0].valueFrom.configMapKeyRef.key', message: 'Required value' },
+    ]],
+    ['envFrom with both references, reported at envFrom', { envFrom: [{ configMapRef: { name: 'c' }, secretRef: { name: 's' } }] }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].envFrom', message: 'Invalid value: "": may not have more than one field specified at a time' }]],
+    ['envFrom with neither', { envFrom: [{ prefix: 'X_' }] }, {}, [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].envFrom', message: 'Invalid value: "": must specify one of: `configMapRef` or `secretRef`' }]],
+    ['a nodeSelector value that is not a label value', {}, { nodeSelector: { disk: 'fast ssd' } }, [{ reason: 'FieldValueInvalid', field: 'spec.nodeSelector', message: expect.stringContaining('Invalid value: "fast ssd": a valid label must be') }]],
+  ])('rejects %s', (_name, extra, podExtra, causes) => {
+    expect(causesOf(extra, podExtra)).toEqual(causes);
+  });
+});
