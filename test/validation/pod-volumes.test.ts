@@ -168,6 +168,20 @@ describe('pod volumes rejected', () => {
     ]);
   });
 
+  it('does not look inside a second source, as kube-apiserver validates only the first', () => {
+    const def = resources.find((r) => r.kind === 'Pod');
+    if (!def) throw new Error('Pod is not served');
+    const { main } = strategiesFor(def);
+    const obj = pod([{ name: 'a', configMap: { name: 'c', defaultMode: 9999 }, secret: {} }]);
+    main.prepareForCreate(obj);
+    // secret comes before configMap in kube's order: the secret is validated, the configMap is not.
+    // (kube lists the secret's cause first; ours come volume rules first, the same set.)
+    expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual([
+      { reason: 'FieldValueForbidden', field: 'spec.volumes[0].configMap', message: FORBIDDEN_SECOND },
+      { reason: 'FieldValueRequired', field: 'spec.volumes[0].secret.secretName', message: 'Required value' },
+    ]);
+  });
+
   it('checks the claim name an ephemeral volume makes from the pod name', () => {
     const def = resources.find((r) => r.kind === 'Pod');
     if (!def) throw new Error('Pod is not served');

@@ -16,6 +16,7 @@ import { podBeforeDelete } from './pod/graceful-delete.js';
 import { projectedPathCauses } from './pod/projected-paths.js';
 import { podQOSClass } from './pod/qos.js';
 import { podSpecUpdateCauses } from './pod/update.js';
+import { withoutUnvalidatedSources } from './pod/volume-sources.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
@@ -69,7 +70,7 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
     ...projectedPathCauses(obj(o.spec)),
     ...containerListCauses(obj(o.spec)),
   ];
-  const validate = (o: KubeObject): StatusCause[] => [...base.main.validate(o), ...podCauses(o)];
+  const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(obj(o.spec), [...base.main.validate(o), ...podCauses(o)]);
   const main: Strategy = {
     ...base.main,
     prepareForCreate(o) {
@@ -82,7 +83,7 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
       base.main.prepareForUpdate(o, old);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
     },
-    validateUpdate: (o, old) => [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)],
+    validateUpdate: (o, old) => withoutUnvalidatedSources(obj(o.spec), [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
     selectableFields: podSelectableFields,
   };
   const status: Strategy = {
