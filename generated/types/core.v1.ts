@@ -5,13 +5,18 @@ export interface components {
     schemas: {
         /** @description Scheduling constraints: node affinity, and pod affinity and anti-affinity. */
         "io.k8s.api.core.v1.Affinity": {
+            /** @description Rules on node labels. */
             nodeAffinity?: components["schemas"]["io.k8s.api.core.v1.NodeAffinity"];
+            /** @description Co-locate with matching pods. */
             podAffinity?: components["schemas"]["io.k8s.api.core.v1.PodAffinity"];
+            /** @description Keep away from matching pods. */
             podAntiAffinity?: components["schemas"]["io.k8s.api.core.v1.PodAntiAffinity"];
         };
         /** @description The AppArmor profile a container runs under. */
         "io.k8s.api.core.v1.AppArmorProfile": {
+            /** @description Profile loaded on the node, with type Localhost. */
             localhostProfile?: string;
+            /** @description RuntimeDefault, Unconfined or Localhost. */
             type?: string;
         };
         "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {
@@ -37,7 +42,9 @@ export interface components {
         };
         /** @description Linux capabilities added to or dropped from a container. */
         "io.k8s.api.core.v1.Capabilities": {
+            /** @description Capabilities to add. */
             add?: string[];
+            /** @description Capabilities to drop. */
             drop?: string[];
         };
         /** @description A CephFS mount (deprecated provider). */
@@ -58,10 +65,15 @@ export interface components {
         };
         /** @description Certificates of ClusterTrustBundles written to a file (alpha). */
         "io.k8s.api.core.v1.ClusterTrustBundleProjection": {
+            /** @description Bundles with these labels (with signerName); unset matches none, empty all. */
             labelSelector?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description A bundle by name; exclusive with signerName and labelSelector. */
             name?: string;
+            /** @description Whether missing bundles are tolerated. */
             optional?: boolean;
+            /** @description Relative path of the file. */
             path?: string;
+            /** @description Bundles of this signer. */
             signerName?: string;
             /** Format: int64 */
             user?: number;
@@ -87,13 +99,18 @@ export interface components {
         };
         /** @description A ConfigMap whose keys become environment variables. */
         "io.k8s.api.core.v1.ConfigMapEnvSource": {
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether it may be missing. */
             optional?: boolean;
         };
         /** @description One key of a ConfigMap. */
         "io.k8s.api.core.v1.ConfigMapKeySelector": {
+            /** @description The key. */
             key?: string;
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether it may be missing. */
             optional?: boolean;
         };
         /** @description ConfigMapList is a list of ConfigMap objects. */
@@ -109,46 +126,69 @@ export interface components {
         };
         /** @description The keys of a ConfigMap in a projected volume. */
         "io.k8s.api.core.v1.ConfigMapProjection": {
+            /** @description Keys to project. */
             items?: components["schemas"]["io.k8s.api.core.v1.KeyToPath"][];
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether it may be missing. */
             optional?: boolean;
         };
         /** @description The keys of a ConfigMap as files. */
         "io.k8s.api.core.v1.ConfigMapVolumeSource": {
             /**
              * Format: int32
+             * @description Mode bits of the files, 0 to 0777; default 0644.
              * @default 420
              */
             defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
+            /** @description Keys to project and their paths; default all keys, each at its own name. */
             items?: components["schemas"]["io.k8s.api.core.v1.KeyToPath"][];
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether the ConfigMap (or key) may be missing. */
             optional?: boolean;
         };
         /** @description One container of a pod: the image it runs, how it is started, its resources, mounts, probes and security settings. */
         "io.k8s.api.core.v1.Container": {
+            /** @description Arguments to the entrypoint; replace the image's CMD. */
             args?: string[];
+            /** @description Entrypoint array; replaces the image's ENTRYPOINT. */
             command?: string[];
+            /** @description Environment variables. */
             env?: components["schemas"]["io.k8s.api.core.v1.EnvVar"][];
+            /** @description ConfigMaps and Secrets whose keys all become variables. */
             envFrom?: components["schemas"]["io.k8s.api.core.v1.EnvFromSource"][];
             /** @description The container image to run. */
             image?: string;
             /** @description Always, Never or IfNotPresent; default Always for a :latest or untagged image, else IfNotPresent. */
             imagePullPolicy?: string;
+            /** @description Hooks run after start and before stop. */
             lifecycle?: components["schemas"]["io.k8s.api.core.v1.Lifecycle"];
+            /** @description Restarts the container when it fails. */
             livenessProbe?: components["schemas"]["io.k8s.api.core.v1.Probe"];
             /** @description Container name, a DNS label unique in the pod. */
             name?: string;
+            /** @description Ports the container exposes (informational, except hostPort). */
             ports?: components["schemas"]["io.k8s.api.core.v1.ContainerPort"][];
+            /** @description Removes the pod from service endpoints while it fails. */
             readinessProbe?: components["schemas"]["io.k8s.api.core.v1.Probe"];
+            /** @description What resizing each resource in place requires. */
             resizePolicy?: components["schemas"]["io.k8s.api.core.v1.ContainerResizePolicy"][];
+            /** @description Compute resource requests and limits. */
             resources?: components["schemas"]["io.k8s.api.core.v1.ResourceRequirements"];
+            /** @description Per-container restart policy; Always makes an init container a sidecar. */
             restartPolicy?: string;
+            /** @description Rules deciding restarts by exit code. */
             restartPolicyRules?: components["schemas"]["io.k8s.api.core.v1.ContainerRestartRule"][];
+            /** @description Container security settings, overriding the pod's. */
             securityContext?: components["schemas"]["io.k8s.api.core.v1.SecurityContext"];
+            /** @description Holds off other probes until it succeeds. */
             startupProbe?: components["schemas"]["io.k8s.api.core.v1.Probe"];
+            /** @description Keep stdin open. */
             stdin?: boolean;
+            /** @description Close stdin after the first attach ends. */
             stdinOnce?: boolean;
             /**
              * @description File the container writes its termination message to; default /dev/termination-log.
@@ -160,9 +200,13 @@ export interface components {
              * @default File
              */
             terminationMessagePolicy: string;
+            /** @description Allocate a TTY. */
             tty?: boolean;
+            /** @description Raw block volumes exposed as devices. */
             volumeDevices?: components["schemas"]["io.k8s.api.core.v1.VolumeDevice"][];
+            /** @description Volumes mounted into the container's filesystem. */
             volumeMounts?: components["schemas"]["io.k8s.api.core.v1.VolumeMount"][];
+            /** @description Working directory of the process. */
             workingDir?: string;
         };
         /** @description Which request of the extended-resource claim serves a container's extended resource. */
@@ -173,18 +217,31 @@ export interface components {
         };
         /** @description A network port a container exposes. */
         "io.k8s.api.core.v1.ContainerPort": {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Port on the pod's IP, 1 to 65535.
+             */
             containerPort?: number;
+            /** @description Node address the host port binds to. */
             hostIP?: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Port exposed on the node, 1 to 65535; rarely needed.
+             */
             hostPort?: number;
+            /** @description IANA service name the port can be referred to by, unique in the pod. */
             name?: string;
-            /** @default TCP */
+            /**
+             * @description TCP (default), UDP or SCTP.
+             * @default TCP
+             */
             protocol: string;
         };
         /** @description What happens to a container when one of its resources is resized in place. */
         "io.k8s.api.core.v1.ContainerResizePolicy": {
+            /** @description cpu or memory. */
             resourceName?: string;
+            /** @description NotRequired or RestartContainer. */
             restartPolicy?: string;
         };
         /** @description A rule deciding whether a container is restarted after it exits. */
@@ -199,76 +256,123 @@ export interface components {
         };
         /** @description The state of a container: at most one of waiting, running, terminated. */
         "io.k8s.api.core.v1.ContainerState": {
+            /** @description Running. */
             running?: components["schemas"]["io.k8s.api.core.v1.ContainerStateRunning"];
+            /** @description Ran and exited. */
             terminated?: components["schemas"]["io.k8s.api.core.v1.ContainerStateTerminated"];
+            /** @description Not running yet. */
             waiting?: components["schemas"]["io.k8s.api.core.v1.ContainerStateWaiting"];
         };
         /** @description A running container. */
         "io.k8s.api.core.v1.ContainerStateRunning": {
+            /** @description When it started (again). */
             startedAt?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"];
         };
         /** @description A container that ran and exited. */
         "io.k8s.api.core.v1.ContainerStateTerminated": {
+            /** @description Runtime ID. */
             containerID?: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Exit status.
+             */
             exitCode?: number;
+            /** @description When it ended. */
             finishedAt?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Details. */
             message?: string;
+            /** @description Short reason (e.g. Completed, Error, OOMKilled). */
             reason?: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Signal that ended it.
+             */
             signal?: number;
+            /** @description When it started. */
             startedAt?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"];
         };
         /** @description A container that is not running yet, and why. */
         "io.k8s.api.core.v1.ContainerStateWaiting": {
+            /** @description Details. */
             message?: string;
+            /** @description Why it is not running (e.g. ContainerCreating, ImagePullBackOff). */
             reason?: string;
         };
         /** @description The observed state of one container of a pod. */
         "io.k8s.api.core.v1.ContainerStatus": {
+            /** @description Resources the node allocated. */
             allocatedResources?: {
                 [key: string]: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
             };
+            /** @description Health of allocated devices. */
             allocatedResourcesStatus?: components["schemas"]["io.k8s.api.core.v1.ResourceStatus"][];
+            /** @description Runtime ID <type>://<id>. */
             containerID?: string;
+            /** @description The image running. */
             image?: string;
+            /** @description The image's ID. */
             imageID?: string;
+            /** @description State of the last termination. */
             lastState?: components["schemas"]["io.k8s.api.core.v1.ContainerState"];
+            /** @description The container, by name. */
             name?: string;
+            /** @description Whether the readiness probe passes. */
             ready?: boolean;
+            /** @description Resources actually applied. */
             resources?: components["schemas"]["io.k8s.api.core.v1.ResourceRequirements"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Restarts so far.
+             */
             restartCount?: number;
+            /** @description Whether the startup probe passed. */
             started?: boolean;
+            /** @description Current state. */
             state?: components["schemas"]["io.k8s.api.core.v1.ContainerState"];
+            /** @description Signal used to stop it. */
             stopSignal?: string;
+            /** @description The identity the process runs as. */
             user?: components["schemas"]["io.k8s.api.core.v1.ContainerUser"];
+            /** @description Status of the mounts. */
             volumeMounts?: components["schemas"]["io.k8s.api.core.v1.VolumeMountStatus"][];
         };
         /** @description The identity the container's first process runs as. */
         "io.k8s.api.core.v1.ContainerUser": {
+            /** @description The Linux identity. */
             linux?: components["schemas"]["io.k8s.api.core.v1.LinuxContainerUser"];
         };
         /** @description An inline volume served by a CSI driver. */
         "io.k8s.api.core.v1.CSIVolumeSource": {
+            /** @description The CSI driver's name. */
             driver?: string;
+            /** @description Filesystem type, passed to the driver. */
             fsType?: string;
+            /** @description Secret passed to the driver's NodePublishVolume. */
             nodePublishSecretRef?: components["schemas"]["io.k8s.api.core.v1.LocalObjectReference"];
+            /** @description Mount read-only; default false. */
             readOnly?: boolean;
+            /** @description Driver-specific attributes. */
             volumeAttributes?: {
                 [key: string]: string;
             };
         };
         /** @description Downward API files in a projected volume. */
         "io.k8s.api.core.v1.DownwardAPIProjection": {
+            /** @description The files. */
             items?: components["schemas"]["io.k8s.api.core.v1.DownwardAPIVolumeFile"][];
         };
         /** @description One file of a downward API volume: a pod field or a container resource. */
         "io.k8s.api.core.v1.DownwardAPIVolumeFile": {
+            /** @description A pod field: metadata name, namespace, uid, labels or annotations. */
             fieldRef?: components["schemas"]["io.k8s.api.core.v1.ObjectFieldSelector"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Mode bits, 0 to 0777.
+             */
             mode?: number;
+            /** @description Relative file path; no '..' element. */
             path?: string;
+            /** @description A container resource limit or request. */
             resourceFieldRef?: components["schemas"]["io.k8s.api.core.v1.ResourceFieldSelector"];
             /** Format: int64 */
             user?: number;
@@ -277,38 +381,53 @@ export interface components {
         "io.k8s.api.core.v1.DownwardAPIVolumeSource": {
             /**
              * Format: int32
+             * @description Mode bits of the files; default 0644.
              * @default 420
              */
             defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
+            /** @description The files. */
             items?: components["schemas"]["io.k8s.api.core.v1.DownwardAPIVolumeFile"][];
         };
         /** @description A scratch directory that lives as long as the pod. */
         "io.k8s.api.core.v1.EmptyDirVolumeSource": {
+            /** @description "" (node storage) or Memory (tmpfs). */
             medium?: string;
             /** Format: int32 */
             mode?: number;
+            /** @description Maximum size; unset means no limit. */
             sizeLimit?: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
         };
         /** @description A ConfigMap or Secret whose keys all become environment variables. */
         "io.k8s.api.core.v1.EnvFromSource": {
+            /** @description The ConfigMap. */
             configMapRef?: components["schemas"]["io.k8s.api.core.v1.ConfigMapEnvSource"];
+            /** @description Prefix added to every variable name. */
             prefix?: string;
+            /** @description The Secret. */
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretEnvSource"];
         };
         /** @description An environment variable of a container: a literal value or one taken from elsewhere. */
         "io.k8s.api.core.v1.EnvVar": {
+            /** @description Variable name. */
             name?: string;
+            /** @description Literal value; $(VAR) references are expanded. */
             value?: string;
+            /** @description Where the value comes from instead of value. */
             valueFrom?: components["schemas"]["io.k8s.api.core.v1.EnvVarSource"];
         };
         /** @description Where an environment variable's value comes from; exactly one member is set. */
         "io.k8s.api.core.v1.EnvVarSource": {
+            /** @description A ConfigMap key. */
             configMapKeyRef?: components["schemas"]["io.k8s.api.core.v1.ConfigMapKeySelector"];
+            /** @description A pod field. */
             fieldRef?: components["schemas"]["io.k8s.api.core.v1.ObjectFieldSelector"];
+            /** @description A key of an env file in a volume. */
             fileKeyRef?: components["schemas"]["io.k8s.api.core.v1.FileKeySelector"];
+            /** @description A container resource. */
             resourceFieldRef?: components["schemas"]["io.k8s.api.core.v1.ResourceFieldSelector"];
+            /** @description A Secret key. */
             secretKeyRef?: components["schemas"]["io.k8s.api.core.v1.SecretKeySelector"];
         };
         /** @description A temporary container added to a running pod for debugging, through the ephemeralcontainers subresource. */
@@ -332,6 +451,7 @@ export interface components {
             startupProbe?: components["schemas"]["io.k8s.api.core.v1.Probe"];
             stdin?: boolean;
             stdinOnce?: boolean;
+            /** @description Container whose namespaces it joins. */
             targetContainerName?: string;
             /** @default /dev/termination-log */
             terminationMessagePath: string;
@@ -374,6 +494,7 @@ export interface components {
         };
         /** @description A volume backed by a PersistentVolumeClaim that is created with the pod and deleted with it. */
         "io.k8s.api.core.v1.EphemeralVolumeSource": {
+            /** @description The claim to create with the pod (named <pod>-<volume>, owned by the pod). */
             volumeClaimTemplate?: components["schemas"]["io.k8s.api.core.v1.PersistentVolumeClaimTemplate"];
         };
         /** @description A component that takes part in evicting the pod, in priority order. */
@@ -384,6 +505,7 @@ export interface components {
         };
         /** @description A command run inside the container. */
         "io.k8s.api.core.v1.ExecAction": {
+            /** @description Command run in the container; exit 0 is success. */
             command?: string[];
         };
         "io.k8s.api.core.v1.FCVolumeSource": {
@@ -424,8 +546,11 @@ export interface components {
         };
         /** @description Deprecated: a directory cloned from a git repository. */
         "io.k8s.api.core.v1.GitRepoVolumeSource": {
+            /** @description Target directory, relative; "." clones into the volume root. */
             directory?: string;
+            /** @description Repository URL. */
             repository?: string;
+            /** @description Commit to check out. */
             revision?: string;
         };
         /** @description A Glusterfs mount (deprecated provider). */
@@ -437,17 +562,24 @@ export interface components {
         /** @description A gRPC health check call. */
         "io.k8s.api.core.v1.GRPCAction": {
             mode?: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Port number.
+             */
             port?: number;
+            /** @description Service name sent in the health request. */
             service?: string;
         };
         /** @description An entry added to the pod's /etc/hosts: one IP and its host names. */
         "io.k8s.api.core.v1.HostAlias": {
+            /** @description Names for it. */
             hostnames?: string[];
+            /** @description The address. */
             ip?: string;
         };
         /** @description One IP address of the host the pod runs on. */
         "io.k8s.api.core.v1.HostIP": {
+            /** @description The address. */
             ip?: string;
         };
         "io.k8s.api.core.v1.HostPathVolumeSource": {
@@ -456,23 +588,36 @@ export interface components {
         };
         /** @description An HTTP GET request. */
         "io.k8s.api.core.v1.HTTPGetAction": {
+            /** @description Host to connect to; default the pod IP. */
             host?: string;
+            /** @description Extra request headers. */
             httpHeaders?: components["schemas"]["io.k8s.api.core.v1.HTTPHeader"][];
-            /** @default / */
+            /**
+             * @description Request path; default /.
+             * @default /
+             */
             path: string;
+            /** @description Port number or name. */
             port?: components["schemas"]["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
             protocol?: string;
-            /** @default HTTP */
+            /**
+             * @description HTTP (default) or HTTPS.
+             * @default HTTP
+             */
             scheme: string;
         };
         /** @description One header of an HTTP probe request. */
         "io.k8s.api.core.v1.HTTPHeader": {
+            /** @description Header name. */
             name?: string;
+            /** @description Header value. */
             value?: string;
         };
         /** @description An OCI image or artifact mounted as a volume. */
         "io.k8s.api.core.v1.ImageVolumeSource": {
+            /** @description Always, Never or IfNotPresent. */
             pullPolicy?: string;
+            /** @description The image or artifact reference. */
             reference?: string;
         };
         /** @description The image actually mounted for an image volume. */
@@ -497,6 +642,7 @@ export interface components {
         };
         /** @description A key of a ConfigMap or Secret and the relative path it is written to. */
         "io.k8s.api.core.v1.KeyToPath": {
+            /** @description The key to project. */
             key?: string;
             /**
              * Format: int32
@@ -510,8 +656,11 @@ export interface components {
         };
         /** @description Actions the node agent runs right after a container starts and before it stops. */
         "io.k8s.api.core.v1.Lifecycle": {
+            /** @description Run right after the container starts. */
             postStart?: components["schemas"]["io.k8s.api.core.v1.LifecycleHandler"];
+            /** @description Run before the container is stopped. */
             preStop?: components["schemas"]["io.k8s.api.core.v1.LifecycleHandler"];
+            /** @description Signal that stops the container. */
             stopSignal?: string;
         };
         /** @description What a lifecycle hook does; exactly one of exec, httpGet, tcpSocket, sleep. */
@@ -523,14 +672,22 @@ export interface components {
         };
         /** @description The Linux uid, gid and supplementary groups the container's first process runs with. */
         "io.k8s.api.core.v1.LinuxContainerUser": {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Group ID.
+             */
             gid?: number;
+            /** @description Supplementary group IDs. */
             supplementalGroups?: number[];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description User ID.
+             */
             uid?: number;
         };
         /** @description A reference to an object by name in the same namespace. */
         "io.k8s.api.core.v1.LocalObjectReference": {
+            /** @description Name of the referent. */
             name?: string;
         };
         /** @description A scope for names; namespaced objects live in exactly one namespace. */
@@ -595,7 +752,9 @@ export interface components {
         };
         /** @description Node selection rules: required and preferred. */
         "io.k8s.api.core.v1.NodeAffinity": {
+            /** @description Weighted terms a node should match. */
             preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.k8s.api.core.v1.PreferredSchedulingTerm"][];
+            /** @description Terms a node must match to be chosen. */
             requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.k8s.api.core.v1.NodeSelector"];
         };
         /** @description A node-allocatable resource and the quantity a claim maps to it. */
@@ -630,8 +789,12 @@ export interface components {
         };
         /** @description A field of the pod, by path, in a given API version. */
         "io.k8s.api.core.v1.ObjectFieldSelector": {
-            /** @default v1 */
+            /**
+             * @description Version the path is written in; default v1.
+             * @default v1
+             */
             apiVersion: string;
+            /** @description Path of the field. */
             fieldPath?: string;
         };
         /** @description A reference to an object of any kind, enough to inspect or modify it (an EndpointSlice endpoint's targetRef, a PersistentVolume's claimRef). */
@@ -674,12 +837,16 @@ export interface components {
         };
         /** @description The claim an ephemeral volume creates: metadata and spec of a PersistentVolumeClaim. */
         "io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {
+            /** @description Labels and annotations for the claim. */
             metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The claim's spec. */
             spec?: components["schemas"]["io.k8s.api.core.v1.PersistentVolumeClaimSpec"];
         };
         /** @description A PersistentVolumeClaim in the pod's namespace. */
         "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {
+            /** @description The claim in the pod's namespace. */
             claimName?: string;
+            /** @description Mount read-only; default false. */
             readOnly?: boolean;
         };
         "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
@@ -701,21 +868,31 @@ export interface components {
         };
         /** @description Rules to schedule the pod near pods that match. */
         "io.k8s.api.core.v1.PodAffinity": {
+            /** @description Weighted terms that should hold. */
             preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.k8s.api.core.v1.WeightedPodAffinityTerm"][];
+            /** @description Terms that must hold. */
             requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.k8s.api.core.v1.PodAffinityTerm"][];
         };
         /** @description Pods (selected by labels in some namespaces) that the pod must or must not be co-located with, per topology key. */
         "io.k8s.api.core.v1.PodAffinityTerm": {
+            /** @description Pods the term is about. */
             labelSelector?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description Label keys whose values from this pod are added to the selector. */
             matchLabelKeys?: string[];
+            /** @description Label keys whose values from this pod are excluded. */
             mismatchLabelKeys?: string[];
+            /** @description Namespaces of those pods; default the pod's own. */
             namespaces?: string[];
+            /** @description Namespaces by label. */
             namespaceSelector?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description Node label whose value defines "near". */
             topologyKey?: string;
         };
         /** @description Rules to schedule the pod away from pods that match. */
         "io.k8s.api.core.v1.PodAntiAffinity": {
+            /** @description Weighted terms that should hold. */
             preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.k8s.api.core.v1.WeightedPodAffinityTerm"][];
+            /** @description Terms that must hold. */
             requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.k8s.api.core.v1.PodAffinityTerm"][];
         };
         /** @description A key and certificate issued to the pod, written to files. */
@@ -735,24 +912,38 @@ export interface components {
         };
         /** @description One observed condition of a pod (PodScheduled, Initialized, ContainersReady, Ready, ...). */
         "io.k8s.api.core.v1.PodCondition": {
+            /** @description When last probed. */
             lastProbeTime?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description When the status last changed. */
             lastTransitionTime?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Human-readable details. */
             message?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The metadata.generation this condition reflects.
+             */
             observedGeneration?: number;
+            /** @description One-word CamelCase reason. */
             reason?: string;
+            /** @description True, False or Unknown. */
             status?: string;
+            /** @description PodScheduled, Initialized, ContainersReady, Ready, DisruptionTarget, ... */
             type?: string;
         };
         /** @description DNS settings merged into those that dnsPolicy produces. */
         "io.k8s.api.core.v1.PodDNSConfig": {
+            /** @description Extra nameserver addresses. */
             nameservers?: string[];
+            /** @description Resolver options. */
             options?: components["schemas"]["io.k8s.api.core.v1.PodDNSConfigOption"][];
+            /** @description Extra search domains. */
             searches?: string[];
         };
         /** @description One resolver option. */
         "io.k8s.api.core.v1.PodDNSConfigOption": {
+            /** @description Option name. */
             name?: string;
+            /** @description Option value. */
             value?: string;
         };
         /** @description The ResourceClaim that backs the extended resources the containers request. */
@@ -762,6 +953,7 @@ export interface components {
         };
         /** @description One IP address allocated to the pod. */
         "io.k8s.api.core.v1.PodIP": {
+            /** @description The address. */
             ip?: string;
         };
         /** @description PodList is a list of Pod objects. */
@@ -777,25 +969,33 @@ export interface components {
         };
         /** @description The operating system the pod's containers need. */
         "io.k8s.api.core.v1.PodOS": {
+            /** @description linux or windows. */
             name?: string;
         };
         /** @description An extra pod condition that must be True for the pod to count as ready. */
         "io.k8s.api.core.v1.PodReadinessGate": {
+            /** @description The pod condition type that must be True. */
             conditionType?: string;
         };
         /** @description A dynamic resource claim the pod uses, by claim name or through a claim template. */
         "io.k8s.api.core.v1.PodResourceClaim": {
+            /** @description Name containers use to refer to the claim. */
             name?: string;
+            /** @description An existing ResourceClaim. */
             resourceClaimName?: string;
+            /** @description A template a claim is generated from. */
             resourceClaimTemplateName?: string;
         };
         /** @description The ResourceClaim generated for one of the pod's resourceClaims entries. */
         "io.k8s.api.core.v1.PodResourceClaimStatus": {
+            /** @description The resourceClaims entry. */
             name?: string;
+            /** @description The generated claim; unset when none is needed. */
             resourceClaimName?: string;
         };
         /** @description A gate that keeps the pod from being scheduled until it is removed. */
         "io.k8s.api.core.v1.PodSchedulingGate": {
+            /** @description Gate name, unique in the pod. */
             name?: string;
         };
         /** @description The group of pods this pod is scheduled together with. */
@@ -804,21 +1004,40 @@ export interface components {
         };
         /** @description Security settings that apply to every container of the pod unless a container overrides them. */
         "io.k8s.api.core.v1.PodSecurityContext": {
+            /** @description AppArmor profile. */
             appArmorProfile?: components["schemas"]["io.k8s.api.core.v1.AppArmorProfile"];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description GID owning volumes and added to processes.
+             */
             fsGroup?: number;
+            /** @description OnRootMismatch or Always: when volume ownership is changed. */
             fsGroupChangePolicy?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description GID for the processes.
+             */
             runAsGroup?: number;
+            /** @description Refuse to start a container that would run as root. */
             runAsNonRoot?: boolean;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description UID for the containers' processes.
+             */
             runAsUser?: number;
+            /** @description Seccomp profile. */
             seccompProfile?: components["schemas"]["io.k8s.api.core.v1.SeccompProfile"];
+            /** @description MountOption or Recursive. */
             seLinuxChangePolicy?: string;
+            /** @description SELinux context for all containers. */
             seLinuxOptions?: components["schemas"]["io.k8s.api.core.v1.SELinuxOptions"];
+            /** @description Extra GIDs for the first process. */
             supplementalGroups?: number[];
+            /** @description Merge or Strict. */
             supplementalGroupsPolicy?: string;
+            /** @description Namespaced sysctls. */
             sysctls?: components["schemas"]["io.k8s.api.core.v1.Sysctl"][];
+            /** @description Windows-specific settings. */
             windowsOptions?: components["schemas"]["io.k8s.api.core.v1.WindowsSecurityContextOptions"];
         };
         /** @description Desired state of a pod: its containers, volumes and how and where it is scheduled and run. */
@@ -828,29 +1047,43 @@ export interface components {
              * @description Seconds the pod may be active before the node agent stops it.
              */
             activeDeadlineSeconds?: number;
+            /** @description Node and pod (anti-)affinity scheduling constraints. */
             affinity?: components["schemas"]["io.k8s.api.core.v1.Affinity"];
+            /** @description Whether a service account token is mounted automatically. */
             automountServiceAccountToken?: boolean;
             /** @description The containers of the pod; at least one. */
             containers?: components["schemas"]["io.k8s.api.core.v1.Container"][];
+            /** @description DNS settings merged with those dnsPolicy produces. */
             dnsConfig?: components["schemas"]["io.k8s.api.core.v1.PodDNSConfig"];
             /**
              * @description ClusterFirst (default), ClusterFirstWithHostNet, Default or None.
              * @default ClusterFirst
              */
             dnsPolicy: string;
-            /** @default true */
+            /**
+             * @description Whether service environment variables are injected; default true.
+             * @default true
+             */
             enableServiceLinks: boolean;
             /** @description Debugging containers added to a running pod. */
             ephemeralContainers?: components["schemas"]["io.k8s.api.core.v1.EphemeralContainer"][];
+            /** @description Components taking part in evicting the pod. */
             evictionResponders?: components["schemas"]["io.k8s.api.core.v1.EvictionResponder"][];
+            /** @description Extra /etc/hosts entries. */
             hostAliases?: components["schemas"]["io.k8s.api.core.v1.HostAlias"][];
+            /** @description Use the node's IPC namespace. */
             hostIPC?: boolean;
+            /** @description The pod's hostname; default the pod name. */
             hostname?: string;
             /** @description The hostname the pod sees, instead of its name. */
             hostnameOverride?: string;
+            /** @description Use the node's network namespace. */
             hostNetwork?: boolean;
+            /** @description Use the node's process namespace. */
             hostPID?: boolean;
+            /** @description false runs the pod in its own user namespace. */
             hostUsers?: boolean;
+            /** @description Secrets in the namespace used to pull the images. */
             imagePullSecrets?: components["schemas"]["io.k8s.api.core.v1.LocalObjectReference"][];
             /** @description Containers run in order before the regular containers start. */
             initContainers?: components["schemas"]["io.k8s.api.core.v1.Container"][];
@@ -860,42 +1093,57 @@ export interface components {
             nodeSelector?: {
                 [key: string]: string;
             };
+            /** @description The OS the containers need. */
             os?: components["schemas"]["io.k8s.api.core.v1.PodOS"];
             /** @description Resources the pod's sandbox uses beyond its containers. */
             overhead?: {
                 [key: string]: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
             };
+            /** @description Never or PreemptLowerPriority. */
             preemptionPolicy?: string;
             /**
              * Format: int32
              * @description Priority value, filled from priorityClassName by admission.
              */
             priority?: number;
+            /** @description The PriorityClass that gives the pod its priority. */
             priorityClassName?: string;
+            /** @description Extra conditions that must be True for the pod to be ready. */
             readinessGates?: components["schemas"]["io.k8s.api.core.v1.PodReadinessGate"][];
+            /** @description Dynamic resource claims the containers may use. */
             resourceClaims?: components["schemas"]["io.k8s.api.core.v1.PodResourceClaim"][];
+            /** @description Pod-level resource requests and limits. */
             resources?: components["schemas"]["io.k8s.api.core.v1.ResourceRequirements"];
             /**
              * @description Always (default), OnFailure or Never.
              * @default Always
              */
             restartPolicy: string;
+            /** @description The RuntimeClass that runs the pod. */
             runtimeClassName?: string;
             /**
              * @description The scheduler that places the pod; default default-scheduler.
              * @default default-scheduler
              */
             schedulerName: string;
+            /** @description Gates that hold the pod back from scheduling until removed. */
             schedulingGates?: components["schemas"]["io.k8s.api.core.v1.PodSchedulingGate"][];
+            /** @description The group of pods scheduled together with this one. */
             schedulingGroup?: components["schemas"]["io.k8s.api.core.v1.PodSchedulingGroup"];
-            /** @default {} */
+            /**
+             * @description Pod-level security settings; default {}.
+             * @default {}
+             */
             securityContext: components["schemas"]["io.k8s.api.core.v1.PodSecurityContext"];
             /** @description Deprecated alias of serviceAccountName. */
             serviceAccount?: string;
             /** @description The service account the pod runs as. */
             serviceAccountName?: string;
+            /** @description Use the FQDN as the hostname. */
             setHostnameAsFQDN?: boolean;
+            /** @description One process namespace for all containers. */
             shareProcessNamespace?: boolean;
+            /** @description With hostname, gives the pod the FQDN <hostname>.<subdomain>.<namespace>.svc.<cluster domain>. */
             subdomain?: string;
             /**
              * Format: int64
@@ -903,42 +1151,63 @@ export interface components {
              * @default 30
              */
             terminationGracePeriodSeconds: number;
+            /** @description Taints the pod tolerates. */
             tolerations?: components["schemas"]["io.k8s.api.core.v1.Toleration"][];
+            /** @description How the pod spreads across topology domains with matching pods. */
             topologySpreadConstraints?: components["schemas"]["io.k8s.api.core.v1.TopologySpreadConstraint"][];
             /** @description Volumes the containers may mount; names are DNS labels, unique in the pod. */
             volumes?: components["schemas"]["io.k8s.api.core.v1.Volume"][];
         };
         /** @description Observed state of a pod, written by the node agent and the scheduler through the status subresource. */
         "io.k8s.api.core.v1.PodStatus": {
+            /** @description Resources allocated to the pod. */
             allocatedResources?: {
                 [key: string]: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
             };
             /** @description Current service state of the pod. */
             conditions?: components["schemas"]["io.k8s.api.core.v1.PodCondition"][];
+            /** @description Statuses of the regular containers. */
             containerStatuses?: components["schemas"]["io.k8s.api.core.v1.ContainerStatus"][];
+            /** @description Statuses of the ephemeral containers. */
             ephemeralContainerStatuses?: components["schemas"]["io.k8s.api.core.v1.ContainerStatus"][];
+            /** @description The claim backing extended resources. */
             extendedResourceClaimStatus?: components["schemas"]["io.k8s.api.core.v1.PodExtendedResourceClaimStatus"];
+            /** @description The first address of hostIPs. */
             hostIP?: string;
+            /** @description Addresses of the node the pod runs on. */
             hostIPs?: components["schemas"]["io.k8s.api.core.v1.HostIP"][];
+            /** @description Statuses of the init containers. */
             initContainerStatuses?: components["schemas"]["io.k8s.api.core.v1.ContainerStatus"][];
+            /** @description Human-readable details of the phase. */
             message?: string;
+            /** @description How claims map onto node-allocatable resources. */
             nodeAllocatableResourceClaimStatuses?: components["schemas"]["io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus"][];
             /** @description The node the scheduler preempted pods on for this one. */
             nominatedNodeName?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The metadata.generation this status reflects.
+             */
             observedGeneration?: number;
             /** @description Pending, Running, Succeeded, Failed or Unknown. */
             phase?: string;
             /** @description The first address of podIPs. */
             podIP?: string;
+            /** @description Addresses allocated to the pod, the first equal to podIP. */
             podIPs?: components["schemas"]["io.k8s.api.core.v1.PodIP"][];
             /** @description Guaranteed, Burstable or BestEffort, from the containers' requests and limits. */
             qosClass?: string;
+            /** @description One-word reason for the phase (e.g. Evicted). */
             reason?: string;
+            /** @description Deprecated state of an in-place resize. */
             resize?: string;
+            /** @description The ResourceClaims generated for resourceClaims entries. */
             resourceClaimStatuses?: components["schemas"]["io.k8s.api.core.v1.PodResourceClaimStatus"][];
+            /** @description Pod-level resources actually applied. */
             resources?: components["schemas"]["io.k8s.api.core.v1.ResourceRequirements"];
+            /** @description When the node acknowledged the pod. */
             startTime?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Health of the pod's volumes. */
             volumeHealth?: components["schemas"]["io.k8s.api.core.v1.PodVolumeHealth"][];
         };
         /** @description Health reported for one volume of the pod. */
@@ -954,8 +1223,12 @@ export interface components {
         };
         /** @description A weighted node selector term the scheduler prefers. */
         "io.k8s.api.core.v1.PreferredSchedulingTerm": {
+            /** @description The node selector term. */
             preference?: components["schemas"]["io.k8s.api.core.v1.NodeSelectorTerm"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description 1 to 100.
+             */
             weight?: number;
         };
         /** @description A periodic health check of a container and its timing. */
@@ -963,28 +1236,38 @@ export interface components {
             exec?: components["schemas"]["io.k8s.api.core.v1.ExecAction"];
             /**
              * Format: int32
+             * @description Consecutive failures that count as failure; default 3.
              * @default 3
              */
             failureThreshold: number;
             grpc?: components["schemas"]["io.k8s.api.core.v1.GRPCAction"];
             httpGet?: components["schemas"]["io.k8s.api.core.v1.HTTPGetAction"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Seconds after start before the first probe.
+             */
             initialDelaySeconds?: number;
             /**
              * Format: int32
+             * @description Seconds between probes; default 10.
              * @default 10
              */
             periodSeconds: number;
             /**
              * Format: int32
+             * @description Consecutive successes that count as success; default 1 (must be 1 for liveness and startup).
              * @default 1
              */
             successThreshold: number;
             tcpSocket?: components["schemas"]["io.k8s.api.core.v1.TCPSocketAction"];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Grace period when a liveness or startup probe fails.
+             */
             terminationGracePeriodSeconds?: number;
             /**
              * Format: int32
+             * @description Seconds before a probe times out; default 1.
              * @default 1
              */
             timeoutSeconds: number;
@@ -1000,11 +1283,13 @@ export interface components {
         "io.k8s.api.core.v1.ProjectedVolumeSource": {
             /**
              * Format: int32
+             * @description Mode bits of the files; default 0644.
              * @default 420
              */
             defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
+            /** @description The sources; each sets exactly one kind. */
             sources?: components["schemas"]["io.k8s.api.core.v1.VolumeProjection"][];
         };
         "io.k8s.api.core.v1.QuobyteVolumeSource": {
@@ -1031,13 +1316,18 @@ export interface components {
         };
         /** @description A reference to one entry of the pod's resourceClaims, and optionally one request in it. */
         "io.k8s.api.core.v1.ResourceClaim": {
+            /** @description An entry of the pod's resourceClaims. */
             name?: string;
+            /** @description One request of that claim; empty means all. */
             request?: string;
         };
         /** @description A resource limit or request of a container, scaled by a divisor. */
         "io.k8s.api.core.v1.ResourceFieldSelector": {
+            /** @description The container; required in volumes. */
             containerName?: string;
+            /** @description Unit the value is expressed in; default 1. */
             divisor?: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
+            /** @description limits.cpu, requests.memory, ... */
             resource?: string;
         };
         /** @description Health of one device backing a resource. */
@@ -1048,10 +1338,13 @@ export interface components {
         };
         /** @description Compute resources: limits, requests and the dynamic resource claims used. */
         "io.k8s.api.core.v1.ResourceRequirements": {
+            /** @description Dynamic resource claims (from the pod's resourceClaims) the container uses. */
             claims?: components["schemas"]["io.k8s.api.core.v1.ResourceClaim"][];
+            /** @description Maximum amounts of compute resources. */
             limits?: {
                 [key: string]: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
             };
+            /** @description Minimum amounts; default the limits. */
             requests?: {
                 [key: string]: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
             };
@@ -1078,7 +1371,9 @@ export interface components {
         };
         /** @description The seccomp profile a container runs under. */
         "io.k8s.api.core.v1.SeccompProfile": {
+            /** @description Profile path on the node, with type Localhost. */
             localhostProfile?: string;
+            /** @description RuntimeDefault, Unconfined or Localhost. */
             type?: string;
         };
         /** @description Confidential data (passwords, tokens, keys) as key/value pairs. */
@@ -1107,13 +1402,18 @@ export interface components {
         };
         /** @description A Secret whose keys become environment variables. */
         "io.k8s.api.core.v1.SecretEnvSource": {
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether it may be missing. */
             optional?: boolean;
         };
         /** @description One key of a Secret. */
         "io.k8s.api.core.v1.SecretKeySelector": {
+            /** @description The key. */
             key?: string;
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether it may be missing. */
             optional?: boolean;
         };
         /** @description SecretList is a list of Secret objects. */
@@ -1129,45 +1429,72 @@ export interface components {
         };
         /** @description The keys of a Secret in a projected volume. */
         "io.k8s.api.core.v1.SecretProjection": {
+            /** @description Keys to project. */
             items?: components["schemas"]["io.k8s.api.core.v1.KeyToPath"][];
+            /** @description Name of the referent. */
             name?: string;
+            /** @description Whether it may be missing. */
             optional?: boolean;
         };
         /** @description The keys of a Secret as files. */
         "io.k8s.api.core.v1.SecretVolumeSource": {
             /**
              * Format: int32
+             * @description Mode bits of the files, 0 to 0777; default 0644.
              * @default 420
              */
             defaultMode: number;
             /** Format: int64 */
             defaultUser?: number;
+            /** @description Keys to project and their paths; default all keys. */
             items?: components["schemas"]["io.k8s.api.core.v1.KeyToPath"][];
+            /** @description Whether the Secret (or key) may be missing. */
             optional?: boolean;
+            /** @description The Secret, by name. */
             secretName?: string;
         };
         /** @description Security settings of one container; they override the pod's. */
         "io.k8s.api.core.v1.SecurityContext": {
+            /** @description Whether a process may gain more privileges than its parent. */
             allowPrivilegeEscalation?: boolean;
+            /** @description AppArmor profile. */
             appArmorProfile?: components["schemas"]["io.k8s.api.core.v1.AppArmorProfile"];
+            /** @description Capabilities to add and drop. */
             capabilities?: components["schemas"]["io.k8s.api.core.v1.Capabilities"];
+            /** @description Run privileged. */
             privileged?: boolean;
+            /** @description Default or Unmasked /proc. */
             procMount?: string;
+            /** @description Read-only root filesystem. */
             readOnlyRootFilesystem?: boolean;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description GID of the process.
+             */
             runAsGroup?: number;
+            /** @description Refuse to run as root. */
             runAsNonRoot?: boolean;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description UID of the process.
+             */
             runAsUser?: number;
+            /** @description Seccomp profile. */
             seccompProfile?: components["schemas"]["io.k8s.api.core.v1.SeccompProfile"];
+            /** @description SELinux context. */
             seLinuxOptions?: components["schemas"]["io.k8s.api.core.v1.SELinuxOptions"];
+            /** @description Windows-specific settings. */
             windowsOptions?: components["schemas"]["io.k8s.api.core.v1.WindowsSecurityContextOptions"];
         };
         /** @description SELinux labels applied to a container. */
         "io.k8s.api.core.v1.SELinuxOptions": {
+            /** @description SELinux level. */
             level?: string;
+            /** @description SELinux role. */
             role?: string;
+            /** @description SELinux type. */
             type?: string;
+            /** @description SELinux user. */
             user?: string;
         };
         /** @description An identity for processes that run in pods, with the secrets and image pull secrets they may use. */
@@ -1206,13 +1533,17 @@ export interface components {
              * @default 3600
              */
             expirationSeconds: number;
+            /** @description Relative path of the token file. */
             path?: string;
             /** Format: int64 */
             user?: number;
         };
         /** @description A pause for a number of seconds. */
         "io.k8s.api.core.v1.SleepAction": {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Seconds to sleep.
+             */
             seconds?: number;
         };
         /** @description A StorageOS volume (deprecated provider). */
@@ -1225,12 +1556,16 @@ export interface components {
         };
         /** @description A namespaced kernel parameter set for the pod. */
         "io.k8s.api.core.v1.Sysctl": {
+            /** @description Parameter name. */
             name?: string;
+            /** @description Value to set. */
             value?: string;
         };
         /** @description A TCP connection attempt. */
         "io.k8s.api.core.v1.TCPSocketAction": {
+            /** @description Host; default the pod IP. */
             host?: string;
+            /** @description Port number or name. */
             port?: components["schemas"]["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
         };
         /** @description Lets the pod be scheduled onto (or stay on) nodes whose taints it matches. */
@@ -1251,15 +1586,27 @@ export interface components {
         };
         /** @description How matching pods must be spread across a topology domain (zone, node, ...). */
         "io.k8s.api.core.v1.TopologySpreadConstraint": {
+            /** @description Pods counted. */
             labelSelector?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description Label keys whose values from this pod narrow the selector. */
             matchLabelKeys?: string[];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Largest allowed difference in matching pods between domains.
+             */
             maxSkew?: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Minimum number of eligible domains.
+             */
             minDomains?: number;
+            /** @description Honor or Ignore the pod's node affinity when counting. */
             nodeAffinityPolicy?: string;
+            /** @description Honor or Ignore node taints when counting. */
             nodeTaintsPolicy?: string;
+            /** @description Node label that defines the domains. */
             topologyKey?: string;
+            /** @description DoNotSchedule or ScheduleAnyway. */
             whenUnsatisfiable?: string;
         };
         /** @description A reference to a typed object in the same namespace. */
@@ -1320,7 +1667,9 @@ export interface components {
         };
         /** @description A raw block volume exposed to a container as a device. */
         "io.k8s.api.core.v1.VolumeDevice": {
+            /** @description Device path in the container. */
             devicePath?: string;
+            /** @description The volume (a claim), by name. */
             name?: string;
         };
         /** @description One health condition of a volume. */
@@ -1331,30 +1680,49 @@ export interface components {
         };
         /** @description Where and how a volume is mounted into a container. */
         "io.k8s.api.core.v1.VolumeMount": {
+            /** @description Bind mount options. */
             bindMountOptions?: string[];
+            /** @description Path in the container; may not contain ':'. */
             mountPath?: string;
+            /** @description None, HostToContainer or Bidirectional. */
             mountPropagation?: string;
+            /** @description The volume, by name. */
             name?: string;
+            /** @description Mount read-only. */
             readOnly?: boolean;
+            /** @description Whether read-only applies to submounts. */
             recursiveReadOnly?: string;
+            /** @description Path within the volume to mount instead of its root. */
             subPath?: string;
+            /** @description subPath with $(VAR) references expanded. */
             subPathExpr?: string;
         };
         /** @description The observed state of one volume mount. */
         "io.k8s.api.core.v1.VolumeMountStatus": {
+            /** @description Where it is mounted. */
             mountPath?: string;
+            /** @description The volume. */
             name?: string;
+            /** @description Mounted read-only. */
             readOnly?: boolean;
+            /** @description Recursive read-only state. */
             recursiveReadOnly?: string;
+            /** @description Source-specific status. */
             volumeStatus?: components["schemas"]["io.k8s.api.core.v1.VolumeStatus"];
         };
         /** @description One source of a projected volume; exactly one member is set. */
         "io.k8s.api.core.v1.VolumeProjection": {
+            /** @description Certificates of ClusterTrustBundles (alpha). */
             clusterTrustBundle?: components["schemas"]["io.k8s.api.core.v1.ClusterTrustBundleProjection"];
+            /** @description Keys of a ConfigMap. */
             configMap?: components["schemas"]["io.k8s.api.core.v1.ConfigMapProjection"];
+            /** @description Downward API files. */
             downwardAPI?: components["schemas"]["io.k8s.api.core.v1.DownwardAPIProjection"];
+            /** @description A key and certificate for the pod. */
             podCertificate?: components["schemas"]["io.k8s.api.core.v1.PodCertificateProjection"];
+            /** @description Keys of a Secret. */
             secret?: components["schemas"]["io.k8s.api.core.v1.SecretProjection"];
+            /** @description A token of the pod's service account. */
             serviceAccountToken?: components["schemas"]["io.k8s.api.core.v1.ServiceAccountTokenProjection"];
         };
         /** @description Storage resources of a claim. */
@@ -1414,15 +1782,23 @@ export interface components {
         };
         /** @description A pod affinity term with a weight, for preferences. */
         "io.k8s.api.core.v1.WeightedPodAffinityTerm": {
+            /** @description The term. */
             podAffinityTerm?: components["schemas"]["io.k8s.api.core.v1.PodAffinityTerm"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description 1 to 100.
+             */
             weight?: number;
         };
         /** @description Windows-specific security settings. */
         "io.k8s.api.core.v1.WindowsSecurityContextOptions": {
+            /** @description GMSA credential spec contents. */
             gmsaCredentialSpec?: string;
+            /** @description GMSA credential spec by name. */
             gmsaCredentialSpecName?: string;
+            /** @description Run as a host process. */
             hostProcess?: boolean;
+            /** @description Windows user name. */
             runAsUserName?: string;
         };
         /** @description A fixed-point number with an optional SI or binary suffix, written as a string such as "100m" or "1Gi". */
