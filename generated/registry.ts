@@ -105,7 +105,7 @@ export const resources: ResourceDefinition[] = [
     shortNames: ["po"],
     categories: ["all"],
     stability: "stable",
-    subresources: [{ "name": "status", "kind": "Pod", "verbs": ["get", "patch", "update"] }, { "name": "eviction", "kind": "Eviction", "group": "policy", "version": "v1", "handler": "eviction", "verbs": ["create"] }],
+    subresources: [{ "name": "status", "kind": "Pod", "verbs": ["get", "patch", "update"] }, { "name": "eviction", "kind": "Eviction", "group": "policy", "version": "v1", "handler": "eviction", "verbs": ["create"] }, { "name": "ephemeralcontainers", "kind": "Pod", "verbs": ["get", "patch", "update"] }],
     printerColumns: [
       { "name": "Name", "type": "string", "format": "name", "description": "Object name (metadata.name).", "jsonPath": ".metadata.name", "priority": 0 },
       { "name": "Ready", "type": "string", "description": "ready containers / total containers.", "printer": "podReady", "priority": 0 },

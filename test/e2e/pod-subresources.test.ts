@@ -150,6 +150,20 @@ describe('pods over HTTPS', () => {
     expect((await send(`${PODS}/bound`, 'GET')).status).toBe(404);
   });
 
+  it('adds an ephemeral container through pods/ephemeralcontainers, and only that', async () => {
+    const created = await createPod('debugged');
+    const debug = { name: 'debugger', image: 'busybox:1.36', targetContainerName: 'app' };
+    const res = await send(`${PODS}/debugged/ephemeralcontainers`, 'PATCH', { spec: { ephemeralContainers: [debug], restartPolicy: 'Never' } }, 'application/strategic-merge-patch+json');
+    expect(res.status, res.body).toBe(200);
+    const pod = res.json<Obj>();
+    expect(pod.spec.ephemeralContainers).toEqual([{ ...debug, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }]);
+    expect(pod.spec.restartPolicy).toBe('Always');
+    expect(pod.metadata.generation).toBe(created.metadata.generation + 1);
+    const removed = await send(`${PODS}/debugged/ephemeralcontainers`, 'PUT', { ...pod, spec: { ...pod.spec, ephemeralContainers: [] } });
+    expect(removed.status).toBe(422);
+    expect(removed.json<Obj>().details.causes).toEqual([{ reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers', message: 'Forbidden: existing ephemeral containers "debugger" may not be removed\n' }]);
+  });
+
   it('prints kubectl get pods columns', async () => {
     await createPod('printed');
     const res = await call(server.url, `${PODS}/printed`, creds, { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });

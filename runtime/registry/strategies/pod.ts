@@ -2,7 +2,8 @@
 // the status is reset to phase Pending with the computed QoS class (and the SchedulingGated
 // condition when gates are set), container requests default to their limits, and names and
 // mounts are checked across the container lists. Updates through the main resource may change
-// only a few spec fields (update.ts); the status subresource keeps the spec. A pod bound to a
+// only a few spec fields (update.ts); the status subresource keeps the spec, and the
+// ephemeralcontainers subresource adds debugging containers only. A pod bound to a
 // node terminates gracefully (graceful-delete.ts). Field selectors cover the fields
 // kube-apiserver indexes for pods.
 
@@ -12,6 +13,7 @@ import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
 import { ephemeralClaimNameCauses } from './pod/ephemeral-claims.js';
+import { ephemeralContainersStrategy } from './pod/ephemeral-containers.js';
 import { podBeforeDelete } from './pod/graceful-delete.js';
 import { projectedPathCauses } from './pod/projected-paths.js';
 import { podQOSClass } from './pod/qos.js';
@@ -90,5 +92,9 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
     ...(base.subresources.status as Strategy),
     selectableFields: podSelectableFields,
   };
-  return { main, subresources: { status }, beforeDelete: podBeforeDelete };
+  // validateUpdate of the main strategy without its spec-update rule: this subresource changes the spec.
+  const validateWrite = (o: KubeObject, old: KubeObject): StatusCause[] =>
+    withoutUnvalidatedSources(obj(o.spec), [...def.validator.validateUpdate(o, old), ...podCauses(o)]);
+  const ephemeralcontainers = ephemeralContainersStrategy(main, (o) => def.validator.applyDefaults(o), validateWrite);
+  return { main, subresources: { status, ephemeralcontainers }, beforeDelete: podBeforeDelete };
 }
