@@ -275,3 +275,26 @@ describe('Pod environment', () => {
     expect(causesOf(extra, podExtra)).toEqual(causes);
   });
 });
+
+describe('Pod status writes', () => {
+  const statusCauses = (status: Obj): Cause[] => {
+    const old = created(basic());
+    (old.metadata as Obj).resourceVersion = '1';
+    const next = { ...structuredClone(old), status };
+    subresources.status.prepareForUpdate(next, old);
+    return subresources.status.validateUpdate(next, old) as Cause[];
+  };
+
+  it('accepts a dual-stack pod with its host address', () => {
+    expect(statusCauses({ phase: 'Running', podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }], hostIP: '192.168.1.5', hostIPs: [{ ip: '192.168.1.5' }], nominatedNodeName: 'node-1' })).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['an invalid pod IP', { podIPs: [{ ip: '10.0.0.300' }] }, [{ reason: 'FieldValueInvalid', field: 'status.podIPs[0]', message: 'Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' }]],
+    ['two IPv4 pod IPs', { podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }] }, [{ reason: 'FieldValueInvalid', field: 'status.podIPs', message: 'Invalid value: [{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}]: may specify no more than one IP for each IP family' }]],
+    ['a hostIP other than the first hostIPs entry', { hostIP: '192.168.1.6', hostIPs: [{ ip: '192.168.1.5' }] }, [{ reason: 'FieldValueInvalid', field: 'status.hostIPs[0].ip', message: 'Invalid value: "192.168.1.5": must be equal to `hostIP`' }]],
+    ['a nominated node name that is not a node name', { nominatedNodeName: 'Node_1' }, [{ reason: 'FieldValueInvalid', field: 'status.nominatedNodeName', message: expect.stringContaining('Invalid value: "Node_1": a lowercase RFC 1123 subdomain') }]],
+  ])('rejects %s', (_name, status, causes) => {
+    expect(statusCauses(status)).toEqual(causes);
+  });
+});

@@ -17,6 +17,7 @@ import { ephemeralContainersStrategy } from './pod/ephemeral-containers.js';
 import { podBeforeDelete } from './pod/graceful-delete.js';
 import { projectedPathCauses } from './pod/projected-paths.js';
 import { podQOSClass } from './pod/qos.js';
+import { podStatusCauses } from './pod/status.js';
 import { podSpecUpdateCauses } from './pod/update.js';
 import { withoutUnvalidatedSources } from './pod/volume-sources.js';
 
@@ -88,8 +89,10 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
     validateUpdate: (o, old) => withoutUnvalidatedSources(obj(o.spec), [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
     selectableFields: podSelectableFields,
   };
+  const baseStatus = base.subresources.status as Strategy;
   const status: Strategy = {
-    ...(base.subresources.status as Strategy),
+    ...baseStatus,
+    validateUpdate: (o, old) => [...baseStatus.validateUpdate(o, old), ...podStatusCauses(o.status)],
     selectableFields: podSelectableFields,
   };
   // validateUpdate of the main strategy without its spec-update rule: this subresource changes the spec.
