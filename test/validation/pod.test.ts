@@ -92,7 +92,7 @@ describe('Pod spec rules', () => {
 
   it.each<[string, Obj]>([
     ['a minimal pod', basic()],
-    ['init, regular and ephemeral containers with distinct names', pod({ initContainers: [{ name: 'init', image: 'busybox:1' }], containers: [{ name: 'app', image: 'nginx:1' }], ephemeralContainers: [{ name: 'debug', image: 'busybox:1' }] })],
+    ['init and regular containers with distinct names', pod({ initContainers: [{ name: 'init', image: 'busybox:1' }], containers: [{ name: 'app', image: 'nginx:1' }] })],
     ['mounts of existing volumes', pod({ volumes: [{ name: 'data', emptyDir: {} }], containers: [{ name: 'app', image: 'x:1', volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'data', mountPath: '/other', subPath: 'o' }] }] })],
     ['named ports of every protocol', pod({ containers: [{ name: 'app', image: 'x:1', ports: [{ name: 'http', containerPort: 80 }, { containerPort: 53, protocol: 'UDP', hostPort: 53 }, { containerPort: 9, protocol: 'SCTP' }] }] })],
     ['restartPolicy Never and dnsPolicy None', basic({ restartPolicy: 'Never', dnsPolicy: 'None' })],
@@ -108,7 +108,10 @@ describe('Pod spec rules', () => {
     ['a container without name', pod({ containers: [{ image: 'x:1' }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].name', message: 'Required value' }]],
     ['two containers of one name', pod({ containers: [{ name: 'a', image: 'x:1' }, { name: 'a', image: 'y:1' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.containers[1].name', message: 'Duplicate value: "a"' }]],
     ['an init container named like a container', pod({ initContainers: [{ name: 'a', image: 'x:1' }], containers: [{ name: 'a', image: 'y:1' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.initContainers[0].name', message: 'Duplicate value: "a"' }]],
-    ['an ephemeral container named like a container', pod({ containers: [{ name: 'a', image: 'y:1' }], ephemeralContainers: [{ name: 'a', image: 'busybox:1' }] }), [{ reason: 'FieldValueDuplicate', field: 'spec.ephemeralContainers[0].name', message: 'Duplicate value: "a"' }]],
+    ['an ephemeral container on create, here also named like a container', pod({ containers: [{ name: 'a', image: 'y:1' }], ephemeralContainers: [{ name: 'a', image: 'busybox:1' }] }), [
+      { reason: 'FieldValueDuplicate', field: 'spec.ephemeralContainers[0].name', message: 'Duplicate value: "a"' },
+      { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers', message: 'Forbidden: cannot be set on create' },
+    ]],
     ['a mount of an unknown volume', pod({ containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'nope', mountPath: '/x' }] }] }), [{ reason: 'FieldValueNotFound', field: 'spec.containers[0].volumeMounts[0].name', message: 'Not found: "nope"' }]],
     ['a mount without mountPath', pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'v' }] }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].volumeMounts[0].mountPath', message: 'Required value' }]],
     ['one mount path twice', pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'v', mountPath: '/x' }, { name: 'v', mountPath: '/x' }] }] }), [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].volumeMounts[1].mountPath', message: 'Invalid value: "/x": must be unique' }]],
@@ -296,5 +299,36 @@ describe('Pod status writes', () => {
     ['a nominated node name that is not a node name', { nominatedNodeName: 'Node_1' }, [{ reason: 'FieldValueInvalid', field: 'status.nominatedNodeName', message: expect.stringContaining('Invalid value: "Node_1": a lowercase RFC 1123 subdomain') }]],
   ])('rejects %s', (_name, status, causes) => {
     expect(statusCauses(status)).toEqual(causes);
+  });
+});
+
+describe('Pod ephemeral containers (pods/ephemeralcontainers)', () => {
+  const write = (ephemeral: Obj[]): Cause[] => {
+    const old = created(basic());
+    (old.metadata as Obj).resourceVersion = '1';
+    const next = structuredClone(old);
+    specOf(next).ephemeralContainers = ephemeral;
+    subresources.ephemeralcontainers.prepareForUpdate(next, old);
+    return subresources.ephemeralcontainers.validateUpdate(next, old) as Cause[];
+  };
+
+  it('accepts a debugging container targeting a container', () => {
+    expect(write([{ name: 'debug', image: 'busybox:1', targetContainerName: 'app', stdin: true, tty: true }])).toEqual([]);
+  });
+
+  it.each<[string, Obj, Cause[]]>([
+    ['an unknown target container', { name: 'debug', image: 'busybox:1', targetContainerName: 'nope' }, [{ reason: 'FieldValueNotFound', field: 'spec.ephemeralContainers[0].targetContainerName', message: 'Not found: "nope"' }]],
+    ['a probe, ports and resources', { name: 'debug', image: 'busybox:1', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } }, readinessProbe: { exec: { command: ['true'] } } }, [
+      { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers[0].ports', message: 'Forbidden: cannot be set for an Ephemeral Container' },
+      { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers[0].resources', message: 'Forbidden: cannot be set for an Ephemeral Container' },
+      { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers[0].readinessProbe', message: 'Forbidden: cannot be set for an Ephemeral Container' },
+    ]],
+    ['a mount with subPath', { name: 'debug', image: 'busybox:1', volumeMounts: [{ name: 'v', mountPath: '/v', subPath: 'x' }] }, [
+      { reason: 'FieldValueNotFound', field: 'spec.ephemeralContainers[0].volumeMounts[0].name', message: 'Not found: "v"' },
+      { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers[0].volumeMounts[0].subPath', message: 'Forbidden: cannot be set for an Ephemeral Container' },
+    ]],
+    ['a debugging container without image', { name: 'debug' }, [{ reason: 'FieldValueRequired', field: 'spec.ephemeralContainers[0].image', message: 'Required value' }]],
+  ])('rejects %s', (_name, container, causes) => {
+    expect(write([container])).toEqual(causes);
   });
 });

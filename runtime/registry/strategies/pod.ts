@@ -8,6 +8,7 @@
 // kube-apiserver indexes for pods.
 
 import type { StatusCause } from '../../errors/status-error.js';
+import { forbidden } from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
@@ -66,6 +67,11 @@ export function podSelectableFields(obj_: KubeObject): Record<string, string> {
   };
 }
 
+/** ValidatePodCreate: ephemeral containers are added later, through their subresource. */
+function createOnlyCauses(o: KubeObject): StatusCause[] {
+  return list(obj(o.spec).ephemeralContainers).length ? [forbidden('spec.ephemeralContainers', 'cannot be set on create')] : [];
+}
+
 export function podStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategies(def);
   const podCauses = (o: KubeObject): StatusCause[] => [
@@ -73,7 +79,7 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
     ...projectedPathCauses(obj(o.spec)),
     ...containerListCauses(obj(o.spec)),
   ];
-  const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(obj(o.spec), [...base.main.validate(o), ...podCauses(o)]);
+  const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(obj(o.spec), [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
   const main: Strategy = {
     ...base.main,
     prepareForCreate(o) {

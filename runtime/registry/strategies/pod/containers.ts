@@ -2,10 +2,11 @@
 // containers, initContainers and ephemeralContainers (a clash is reported on the later list, as
 // kube-apiserver validates containers first), volume mounts that name a volume of the pod and
 // use each mount path once per container, and requests no larger than their limits (a quantity
-// comparison CEL cannot make here).
+// comparison CEL cannot make here). An ephemeral container must target an existing container and
+// may not mount with a subPath.
 
 import type { StatusCause } from '../../../errors/status-error.js';
-import { duplicate, invalid, notFound } from '../../../validation/field-errors.js';
+import { duplicate, forbidden, invalid, notFound } from '../../../validation/field-errors.js';
 import { quantityValue } from './quantity.js';
 
 type Obj = Record<string, unknown>;
@@ -27,6 +28,19 @@ function requestLimitCauses(resources: Obj, at: string): StatusCause[] {
       causes.push(invalid(`${at}.requests`, request, `must be less than or equal to ${name} limit of ${String(limit)}`));
     }
   }
+  return causes;
+}
+
+function ephemeralCauses(spec: Obj, c: Obj, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const target = str(c.targetContainerName);
+  const targets = [...list(spec.containers), ...list(spec.initContainers), ...list(spec.ephemeralContainers)].map((x) => str(x.name));
+  if (target && !targets.includes(target)) causes.push(notFound(`${at}.targetContainerName`, target));
+  list(c.volumeMounts).forEach((m, j) => {
+    for (const key of ['subPath', 'subPathExpr']) {
+      if (str(m[key])) causes.push(forbidden(`${at}.volumeMounts[${j}].${key}`, 'cannot be set for an Ephemeral Container'));
+    }
+  });
   return causes;
 }
 
@@ -52,6 +66,7 @@ export function containerListCauses(spec: Obj): StatusCause[] {
         if (path && mountPaths.has(path)) causes.push(invalid(`${mountAt}.mountPath`, path, 'must be unique'));
         mountPaths.add(path);
       });
+      if (listName === 'ephemeralContainers') causes.push(...ephemeralCauses(spec, c, at));
     });
     for (const n of own) seen.add(n);
   }
