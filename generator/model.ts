@@ -65,6 +65,11 @@ export interface TypeModel {
 export interface SubresourceModel {
   name: string;
   kind: string;
+  /** Group and version of the kind when it is not the parent's (pods/eviction: policy/v1). */
+  group?: string;
+  version?: string;
+  /** Virtual subresource served by a named runtime handler. */
+  handler?: string;
   verbs: string[];
 }
 
@@ -109,6 +114,7 @@ export interface NormalizedColumn {
   jsonPath?: string;
   cel?: string;
   age?: string;
+  printer?: string;
 }
 
 export interface GroupVersionModel {

@@ -183,7 +183,11 @@ class Normalizer {
     const listKind = raw.listKind ?? `${name}List`;
     const listType = this.listType(spec, name, listKind, type, gvk);
     for (const [i, sub] of (raw.subresources ?? []).entries()) {
-      if (sub.kind && sub.kind !== name && !spec.raw.kinds?.[sub.kind] && !spec.raw.types?.[sub.kind]) {
+      if ((sub.group === undefined) !== (sub.version === undefined)) {
+        this.fail(spec, ['kinds', name, 'subresources', i], 'group and version go together');
+      }
+      // A kind of another group version is checked by the runtime's codecs, not against this file.
+      if (sub.group === undefined && sub.kind && sub.kind !== name && !spec.raw.kinds?.[sub.kind] && !spec.raw.types?.[sub.kind]) {
         this.fail(spec, ['kinds', name, 'subresources', i, 'kind'], `unknown kind ${JSON.stringify(sub.kind)}`);
       }
     }
@@ -210,7 +214,13 @@ class Normalizer {
       ...(raw.featureGate ? { featureGate: raw.featureGate } : {}),
       ...(raw.deprecation ? { deprecation: raw.deprecation } : {}),
       printerColumns: (raw.printerColumns ?? []).map((c) => ({ ...c, priority: c.priority ?? 0 })),
-      subresources: (raw.subresources ?? []).map((s) => ({ name: s.name, kind: s.kind ?? name, verbs: [...s.verbs].sort() })),
+      subresources: (raw.subresources ?? []).map((s) => ({
+        name: s.name,
+        kind: s.kind ?? name,
+        ...(s.group !== undefined ? { group: s.group, version: s.version } : {}),
+        ...(s.handler ? { handler: s.handler } : {}),
+        verbs: [...s.verbs].sort(),
+      })),
       nameFormat: raw.nameFormat ?? 'dns1123Subdomain',
       returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,
@@ -259,7 +269,8 @@ class Normalizer {
         if (!other || other.type.kind !== 'map') this.fail(spec, [...fat, 'disjointKeys', 'with'], `must name a map field of the same type (got ${JSON.stringify(f.disjointKeys.with)})`);
       }
       const itemType = f.type.kind === 'list' && f.type.of.kind === 'ref' ? this.types.get(f.type.of.id) : undefined;
-      const itemFields = new Set(itemType?.fields.map((x) => x.name) ?? []);
+      // Keys may live in an embedded struct (EphemeralContainer's common fields), as JSON sees them.
+      const itemFields = new Set(itemType ? jsonFields(this, itemType).map((x) => x.name) : []);
       for (const key of f.listMapKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'listMapKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       for (const key of f.uniqueKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'uniqueKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
@@ -324,7 +335,7 @@ export function elementType(ref: TypeRef): TypeRef {
  * The fields a type has in JSON: an embedded Go struct (jsonInline) contributes its own fields
  * in its place (PersistentVolumeSpec's volume sources), while protobuf keeps it a message.
  */
-export function jsonFields(model: Model, t: TypeModel): FieldModel[] {
+export function jsonFields(model: Pick<Model, 'types'>, t: TypeModel): FieldModel[] {
   return t.fields.flatMap((f) => {
     if (!f.jsonInline || f.type.kind !== 'ref') return [f];
     const inner = model.types.get(f.type.id);

@@ -73,6 +73,7 @@ export interface RawPrinterColumn {
   jsonPath?: string;
   cel?: string;
   age?: string;
+  printer?: string;
 }
 
 export interface RawKind extends RawType {
@@ -88,7 +89,7 @@ export interface RawKind extends RawType {
   featureGate?: string;
   deprecation?: { message: string; removedRelease?: string };
   printerColumns?: RawPrinterColumn[];
-  subresources?: { name: string; kind?: string; verbs: string[] }[];
+  subresources?: { name: string; kind?: string; group?: string; version?: string; handler?: string; verbs: string[] }[];
   nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject?: boolean;
   storageVersion?: string;

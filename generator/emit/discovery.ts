@@ -21,7 +21,14 @@ function resourceEntries(k: KindModel): Record<string, unknown>[] {
   if (k.shortNames.length) main.shortNames = k.shortNames;
   if (k.categories.length) main.categories = k.categories;
   if (k.storageVersionHash) main.storageVersionHash = k.storageVersionHash;
-  const subs = k.subresources.map((s) => ({ name: `${k.plural}/${s.name}`, singularName: '', namespaced: k.namespaced, kind: s.kind, verbs: s.verbs }));
+  const subs = k.subresources.map((s) => ({
+    name: `${k.plural}/${s.name}`,
+    singularName: '',
+    namespaced: k.namespaced,
+    ...(s.group !== undefined ? { group: s.group, version: s.version } : {}),
+    kind: s.kind,
+    verbs: s.verbs,
+  }));
   return [main, ...subs];
 }
 
@@ -68,7 +75,7 @@ function aggregatedGroup(group: string, versions: GroupVersionModel[]): Record<s
             ? {
                 subresources: k.subresources.map((s) => ({
                   subresource: s.name,
-                  responseKind: { group: k.group, version: k.version, kind: s.kind },
+                  responseKind: { group: s.group ?? k.group, version: s.version ?? k.version, kind: s.kind },
                   verbs: s.verbs,
                 })),
               }

@@ -103,12 +103,28 @@ function hasDefaults(model: Model, id: string, seen = new Set<string>()): boolea
   });
 }
 
+/**
+ * A type's CEL rules plus those of the structs it embeds (jsonInline): in JSON an embedded
+ * struct's fields are the holder's, so its rules see the same object (EphemeralContainer's
+ * common fields).
+ */
+function rulesWithEmbedded(model: Model, t: TypeModel): TypeModel['rules'] {
+  return [
+    ...t.rules,
+    ...t.fields.flatMap((f) => {
+      const inner = f.jsonInline && f.type.kind === 'ref' ? model.types.get(f.type.id) : undefined;
+      return inner ? rulesWithEmbedded(model, inner) : [];
+    }),
+  ];
+}
+
 /** The TypeTable entry of one type: its fields, its CEL rules and whether defaulting reaches into it. */
 function typeEntry(model: Model, t: TypeModel): WriterFunction {
   const entry: Record<string, string | WriterFunction> = {
     fields: objectOf(Object.fromEntries(jsonFields(model, t).map((f) => [literal(f.name), fieldCode(f)]))),
   };
-  if (t.rules.length) entry.rules = arrayOf(t.rules, (r) => `compileRule(${literal(r)})`);
+  const rules = rulesWithEmbedded(model, t);
+  if (rules.length) entry.rules = arrayOf(rules, (r) => `compileRule(${literal(r)})`);
   if (hasDefaults(model, t.id)) entry.hasDefaults = 'true';
   return objectOf(entry);
 }

@@ -1,7 +1,7 @@
 // The entry the server calls for resource requests: finds the store for the RequestInfo's group,
 // version and resource, checks the verb against the definition, and hands over to the verb's
 // handler. Every failure leaves as a Status (404 for unknown resources, 405 for verbs the
-// resource does not serve).
+// resource does not serve). Virtual subresources (pods/eviction) go to their named handler.
 
 import type { UserInfo } from '../auth/user.js';
 import { StatusError, badRequest, methodNotSupported, notFound } from '../errors/status-error.js';
@@ -18,6 +18,7 @@ import { patchResource } from './handlers/patch.js';
 import { updateResource } from './handlers/update.js';
 import { createVirtual } from './handlers/virtual-create.js';
 import { watchResource } from './handlers/watch.js';
+import { SUBRESOURCE_HANDLERS } from './subresources/index.js';
 import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
 
 export interface ResourceHandlerOptions {
@@ -74,6 +75,15 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         if (!sub) throw notFound({ group: def.group, resource: def.plural }, info.name);
         if (!sub.verbs.includes(verb)) throw methodNotSupported({ group: def.group, resource: `${def.plural}/${sub.name}` }, HTTP_VERB[verb] ?? request.method);
         target.kind = sub.kind;
+        if (sub.group !== undefined && sub.version !== undefined) {
+          target.group = sub.group;
+          target.version = sub.version;
+        }
+        if (sub.handler) {
+          const serve = SUBRESOURCE_HANDLERS[sub.handler];
+          if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
+          return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
+        }
       } else if (!def.verbs.includes(verb)) {
         throw methodNotSupported({ group: def.group, resource: def.plural }, HTTP_VERB[verb] ?? request.method);
       }

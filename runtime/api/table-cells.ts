@@ -1,11 +1,13 @@
 // Computes one Table cell per PrinterColumn: a simple JSONPath, a CEL expression over `self`,
-// or the age of a timestamp. kubectl prints cells as they come, so values keep their JSON types
-// (CEL integers, which are BigInts in cel-js, become numbers). A column that cannot be computed
-// for an object gives a null cell (kubectl shows <none>), never an error.
+// the age of a timestamp, or a named printer function. kubectl prints cells as they come, so
+// values keep their JSON types (CEL integers, which are BigInts in cel-js, become numbers). A
+// column that cannot be computed for an object gives a null cell (kubectl shows <none>), never
+// an error.
 
 import { Environment } from '@marcbachmann/cel-js';
 import type { PrinterColumn } from '../registry/definition.js';
 import { ageOf } from './human-duration.js';
+import { PRINTERS } from './printers/index.js';
 
 type JsonObject = Record<string, unknown>;
 export type CellFn = (obj: JsonObject, now: Date) => unknown;
@@ -55,6 +57,17 @@ const celEnvironment = new Environment({ unlistedVariablesAreDyn: true });
 const compiled = new Map<string, CellFn>();
 
 function compileColumn(column: PrinterColumn): CellFn {
+  if (column.printer !== undefined) {
+    const printer = PRINTERS[column.printer];
+    if (!printer) throw new Error(`printer column ${column.name} names unknown printer ${column.printer}`);
+    return (obj, now) => {
+      try {
+        return printer(obj, now);
+      } catch {
+        return null;
+      }
+    };
+  }
   if (column.age !== undefined) {
     // Several paths separated by `|`: the first that holds a value is shown (Event's Last Seen).
     const alternatives = column.age.split('|').map(parseJsonPath);
@@ -80,12 +93,12 @@ function compileColumn(column: PrinterColumn): CellFn {
     const steps = parseJsonPath(column.jsonPath);
     return (obj) => lookup(obj, steps) ?? null;
   }
-  throw new Error(`printer column ${column.name} has no jsonPath, cel or age`);
+  throw new Error(`printer column ${column.name} has no jsonPath, cel, age or printer`);
 }
 
 /** The cell function of a column, compiled once per distinct definition. */
 export function cellFunction(column: PrinterColumn): CellFn {
-  const key = `${column.age ?? ''}\u0000${column.cel ?? ''}\u0000${column.jsonPath ?? ''}`;
+  const key = `${column.age ?? ''}\u0000${column.cel ?? ''}\u0000${column.jsonPath ?? ''}\u0000${column.printer ?? ''}`;
   let fn = compiled.get(key);
   if (!fn) {
     fn = compileColumn(column);

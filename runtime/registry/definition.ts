@@ -12,7 +12,7 @@ export type Stability = 'alpha' | 'beta' | 'stable';
 /** A name rule for metadata.name, as kube-apiserver's per-resource ValidateObjectMeta uses. */
 export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
 
-/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age. */
+/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age, printer. */
 export interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -25,6 +25,8 @@ export interface PrinterColumn {
   cel?: string;
   /** A path to a timestamp, shown as a short human duration (5m, 3d); `a|b`: the first one set. */
   age?: string;
+  /** A named cell function (runtime/api/printers) for a column no expression can compute. */
+  printer?: string;
 }
 
 export interface SubresourceDefinition {
@@ -32,6 +34,11 @@ export interface SubresourceDefinition {
   name: string;
   /** The kind the subresource takes and returns (the parent's kind for status). */
   kind: string;
+  /** Group and version of that kind when they are not the parent's (pods/eviction: policy/v1). */
+  group?: string;
+  version?: string;
+  /** A virtual subresource, served by this named handler (runtime/api/subresources); nothing is stored. */
+  handler?: string;
   verbs: Verb[];
 }
 

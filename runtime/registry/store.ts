@@ -424,7 +424,7 @@ export class Store {
       if (!kv) throw notFound(this.groupResource, name);
       const existing = this.decode(kv.value, kv.modRevision);
       this.checkPreconditions(existing, options);
-      const decision = this.strategies.beforeDelete?.(existing) ?? { action: 'delete' as const };
+      const decision = this.strategies.beforeDelete?.(existing, options) ?? { action: 'delete' as const };
       let marked: KubeObject | undefined;
       if (decision.action === 'keep') return { object: existing, deleted: false };
       if (decision.action === 'update') marked = decision.obj;

@@ -4,6 +4,7 @@
 // from their ResourceDefinition; the few with rules no spec can state register one by name.
 
 import type { StatusCause } from '../errors/status-error.js';
+import type { DeleteOptions } from './delete-options.js';
 import type { ResourceDefinition } from './definition.js';
 import { deepClone, deepEqual, metaOf, specFields, type KubeObject } from './object.js';
 
@@ -38,10 +39,10 @@ export interface ResourceStrategies {
   /** Strategies of writable subresources, by name (`status`, `finalize`). */
   subresources: Record<string, Strategy>;
   /**
-   * Kinds with a lifecycle of their own (Namespace) decide here how a delete proceeds; may throw
-   * a StatusError. Absent: metadata.finalizers alone decide.
+   * Kinds with a lifecycle of their own (Namespace, a Pod's graceful termination) decide here how
+   * a delete proceeds; may throw a StatusError. Absent: metadata.finalizers alone decide.
    */
-  beforeDelete?(existing: KubeObject): DeleteDecision;
+  beforeDelete?(existing: KubeObject, options: DeleteOptions): DeleteDecision;
 }
 
 export function statusFieldOf(def: ResourceDefinition): string {

@@ -9,6 +9,7 @@ import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
 import { limitRangeStrategies } from './limitrange.js';
 import { namespaceStrategies } from './namespace.js';
+import { podStrategies } from './pod.js';
 import { persistentVolumeStrategies } from './persistentvolume.js';
 import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
@@ -29,6 +30,7 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   resourceslice: resourceSliceStrategies,
   event: eventStrategies,
   storageversionmigration: storageVersionMigrationStrategies,
+  pod: podStrategies,
 };
 
 /**

@@ -1,0 +1,8 @@
+// Named cell functions for printer columns that no JSONPath or CEL expression can compute
+// (a spec names them with `printer:`). Each takes the object and the current time.
+
+import { podPrinters } from './pod.js';
+
+export type NamedPrinter = (obj: Record<string, unknown>, now: Date) => unknown;
+
+export const PRINTERS: Record<string, NamedPrinter> = { ...podPrinters };

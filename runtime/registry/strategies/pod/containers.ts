@@ -1,0 +1,74 @@
+// Pod rules that span lists, which no rule on one type can see: container names unique across
+// containers, initContainers and ephemeralContainers (a clash is reported on the later list, as
+// kube-apiserver validates containers first), volume mounts that name a volume of the pod and
+// use each mount path once per container, and requests no larger than their limits (a quantity
+// comparison CEL cannot make here). An ephemeral container must target an existing container and
+// may not mount with a subPath.
+
+import type { StatusCause } from '../../../errors/status-error.js';
+import { duplicate, forbidden, invalid, notFound } from '../../../validation/field-errors.js';
+import { quantityValue } from './quantity.js';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+/** Each request of a resource the container also limits must not exceed the limit. */
+function requestLimitCauses(resources: Obj, at: string): StatusCause[] {
+  const limits = obj(resources.limits);
+  const causes: StatusCause[] = [];
+  for (const [name, request] of Object.entries(obj(resources.requests)).sort(([a], [b]) => a.localeCompare(b))) {
+    const limit = limits[name];
+    const r = quantityValue(request);
+    const l = quantityValue(limit);
+    if (r !== undefined && l !== undefined && r > l) {
+      causes.push(invalid(`${at}.requests`, request, `must be less than or equal to ${name} limit of ${String(limit)}`));
+    }
+  }
+  return causes;
+}
+
+function ephemeralCauses(spec: Obj, c: Obj, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const target = str(c.targetContainerName);
+  const targets = [...list(spec.containers), ...list(spec.initContainers), ...list(spec.ephemeralContainers)].map((x) => str(x.name));
+  if (target && !targets.includes(target)) causes.push(notFound(`${at}.targetContainerName`, target));
+  list(c.volumeMounts).forEach((m, j) => {
+    for (const key of ['subPath', 'subPathExpr']) {
+      if (str(m[key])) causes.push(forbidden(`${at}.volumeMounts[${j}].${key}`, 'cannot be set for an Ephemeral Container'));
+    }
+  });
+  return causes;
+}
+
+export function containerListCauses(spec: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const volumes = new Set(list(spec.volumes).map((v) => str(v.name)));
+  const seen = new Set<string>();
+  for (const listName of LISTS) {
+    const own = new Set<string>();
+    list(spec[listName]).forEach((c, i) => {
+      const at = `spec.${listName}[${i}]`;
+      const name = str(c.name);
+      // Duplicates within one list and across lists alike; an empty name is reported as Required elsewhere.
+      if (name && (seen.has(name) || own.has(name))) causes.push(duplicate(`${at}.name`, name));
+      own.add(name);
+      causes.push(...requestLimitCauses(obj(c.resources), `${at}.resources`));
+      const mountPaths = new Set<string>();
+      list(c.volumeMounts).forEach((m, j) => {
+        const mountAt = `${at}.volumeMounts[${j}]`;
+        const volume = str(m.name);
+        if (volume && !volumes.has(volume)) causes.push(notFound(`${mountAt}.name`, volume));
+        const path = str(m.mountPath);
+        if (path && mountPaths.has(path)) causes.push(invalid(`${mountAt}.mountPath`, path, 'must be unique'));
+        mountPaths.add(path);
+      });
+      if (listName === 'ephemeralContainers') causes.push(...ephemeralCauses(spec, c, at));
+    });
+    for (const n of own) seen.add(n);
+  }
+  return causes;
+}

@@ -1,0 +1,31 @@
+// kube-apiserver's validateVolumeSource looks at a volume's sources in a fixed order, validates
+// the first one set, and for every further one reports only "may not specify more than 1 volume
+// type" without looking inside it. The spec's rules check every source, so the pod strategy drops
+// what they found inside the sources kube-apiserver would not have validated.
+
+import type { StatusCause } from '../../../errors/status-error.js';
+
+type Obj = Record<string, unknown>;
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x)) : []);
+
+const SECOND_SOURCE = 'Forbidden: may not specify more than 1 volume type';
+
+/** The JSON names of the volume sources, in the order validateVolumeSource checks them. */
+export const VOLUME_SOURCE_ORDER = [
+  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi', 'glusterfs',
+  'flocker', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc', 'flexVolume', 'configMap',
+  'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'storageos', 'projected', 'scaleIO',
+  'csi', 'ephemeral', 'image',
+];
+
+/** The causes without those found inside a volume's second and later sources. */
+export function withoutUnvalidatedSources(spec: Obj, causes: StatusCause[]): StatusCause[] {
+  const skipped: string[] = [];
+  list(spec.volumes).forEach((volume, i) => {
+    const set = VOLUME_SOURCE_ORDER.filter((name) => volume[name] !== undefined && volume[name] !== null);
+    for (const name of set.slice(1)) skipped.push(`spec.volumes[${i}].${name}`);
+  });
+  if (!skipped.length) return causes;
+  const inside = (field: string, prefix: string): boolean => field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`);
+  return causes.filter((c) => c.message === SECOND_SOURCE || !skipped.some((prefix) => inside(c.field ?? '', prefix)));
+}
