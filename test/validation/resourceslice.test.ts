@@ -87,7 +87,13 @@ describe('ResourceSlice validation', () => {
     ['an empty nodeName', slice({ nodeName: '', allNodes: true }), [inv('spec.nodeName', '""', 'must be either unset or set to a non-empty string')]],
     ['allNodes false', slice({ allNodes: false }), [inv('spec.allNodes', 'false', 'must be either unset or set to true')]],
     ['perDeviceNodeSelection false', slice({ perDeviceNodeSelection: false }), [inv('spec.perDeviceNodeSelection', 'false', 'must be either unset or set to true')]],
-    ['a node selector without terms', slice({ nodeName: undefined, nodeSelector: {} }), [inv('spec.nodeSelector.nodeSelectorTerms', 'null', 'must have exactly one node selector term')]],
+    ['a node selector without terms', slice({ nodeName: undefined, nodeSelector: {} }), [
+      { reason: 'FieldValueRequired', field: 'spec.nodeSelector.nodeSelectorTerms', message: 'Required value: must have at least one node selector term' },
+      inv('spec.nodeSelector.nodeSelectorTerms', 'null', 'must have exactly one node selector term'),
+    ]],
+    ['a node selector requirement without values for In', slice({ nodeName: undefined, nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In' }] }] } }), [
+      { reason: 'FieldValueRequired', field: 'spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values', message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" },
+    ]],
     ['a node selector with two terms', slice({ nodeName: undefined, nodeSelector: { nodeSelectorTerms: [{}, {}] } }), [inv('spec.nodeSelector.nodeSelectorTerms', '[{},{}]', 'must have exactly one node selector term')]],
     ['a bad device name', slice({ devices: [device('a'), device('!@#$%^')] }), [inv('spec.devices[1].name', '"!@#$%^"', LABEL_MSG)]],
     ['two devices of one name', slice({ devices: [device('a'), device('a')] }), [{ reason: 'FieldValueDuplicate', field: 'spec.devices[1].name', message: 'Duplicate value: "a"' }]],

@@ -8,6 +8,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate, invalid, required, tooLong } from '../../validation/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
+import { validateNodeSelector } from '../../validation/node-selector.js';
 import { isPlainObject, type KubeObject } from '../object.js';
 
 type Obj = Record<string, unknown>;
@@ -118,6 +119,7 @@ function deviceNodeSelection(device: Obj, path: string, perDevice: boolean): Sta
   }
   if (isSet(device.nodeSelector)) {
     set.push('nodeSelector');
+    errs.push(...validateNodeSelector(device.nodeSelector, `${path}.nodeSelector`));
   }
   if (isSet(device.allNodes)) {
     if (device.allNodes === true) set.push('allNodes');
@@ -183,6 +185,7 @@ export function validateResourceSliceSpec(obj: KubeObject): StatusCause[] {
   if (typeof spec.nodeName === 'string' && spec.nodeName !== '') set.push('nodeName');
   if (isSet(spec.nodeSelector)) {
     set.push('nodeSelector');
+    errs.push(...validateNodeSelector(spec.nodeSelector, 'spec.nodeSelector'));
     const terms = mapOf(spec.nodeSelector).nodeSelectorTerms;
     if (!Array.isArray(terms) || terms.length !== 1) {
       errs.push(invalid('spec.nodeSelector.nodeSelectorTerms', terms ?? null, 'must have exactly one node selector term'));
