@@ -2,7 +2,9 @@
 // `oldSelf` the previous object on update (rules naming oldSelf are transition rules and only run
 // when an old value exists). `root` is the whole object under validation, for a rule deep inside
 // it that depends on a top-level field (an EndpointSlice address and the slice's addressType).
-// Rules are parsed once, when the generated module loads.
+// Each rule is parsed once, on its first evaluation: the generated modules hold hundreds of
+// rules (a Pod's alone fill pages), and parsing them all at load time cost start-up time and
+// memory for kinds a server may never see. The generator has already checked that they parse.
 
 import { parse } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
@@ -34,8 +36,19 @@ export interface CompiledDefault extends ConditionalDefault {
   holds: (holder: unknown) => boolean;
 }
 
+type Evaluate = (vars: Record<string, unknown>) => unknown;
+
+/** A CEL program parsed on its first call. */
+function parsedOnFirstUse(source: string): Evaluate {
+  let program: Evaluate | undefined;
+  return (vars) => {
+    program ??= parse(source) as unknown as Evaluate;
+    return program(vars);
+  };
+}
+
 export function compileDefault(spec: ConditionalDefault): CompiledDefault {
-  const evaluate = parse(spec.when) as unknown as (vars: Record<string, unknown>) => unknown;
+  const evaluate = parsedOnFirstUse(spec.when);
   return {
     ...spec,
     holds: (holder) => {
@@ -49,8 +62,6 @@ export function compileDefault(spec: ConditionalDefault): CompiledDefault {
   };
 }
 
-type Evaluate = (vars: Record<string, unknown>) => unknown;
-
 export interface CompiledRule extends RuleSpec {
   evaluate: Evaluate;
   badValue?: Evaluate;
@@ -58,8 +69,8 @@ export interface CompiledRule extends RuleSpec {
 }
 
 export function compileRule(spec: RuleSpec): CompiledRule {
-  const evaluate = parse(spec.rule) as unknown as Evaluate;
-  const badValue = spec.valueExpr ? (parse(spec.valueExpr) as unknown as Evaluate) : undefined;
+  const evaluate = parsedOnFirstUse(spec.rule);
+  const badValue = spec.valueExpr ? parsedOnFirstUse(spec.valueExpr) : undefined;
   return { ...spec, evaluate, ...(badValue ? { badValue } : {}), transition: /\boldSelf\b/.test(spec.rule) };
 }
 

@@ -4,8 +4,8 @@
 const UNITS: Record<string, bigint> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n,
-  'μs': 1_000n,
+  '\u00b5s': 1_000n,
+  '\u03bcs': 1_000n,
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -23,7 +23,7 @@ export function parseGoDuration(text: string): bigint {
   if (rest === '0') return 0n;
   if (rest === '') throw new Error(`time: invalid duration "${text}"`);
   let total = 0n;
-  const part = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
+  const part = /^(\d*)(?:\.(\d*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/;
   while (rest !== '') {
     const m = part.exec(rest);
     if (!m || (m[1] === '' && (m[2] === undefined || m[2] === ''))) {
@@ -51,7 +51,7 @@ export function formatGoDuration(ns: bigint): string {
   const sign = ns < 0n ? '-' : '';
   const u = ns < 0n ? -ns : ns;
   if (u < 1_000n) return `${sign}${u}ns`;
-  if (u < 1_000_000n) return `${sign}${u / 1_000n}${fraction(u % 1_000n, 3)}µs`;
+  if (u < 1_000_000n) return `${sign}${u / 1_000n}${fraction(u % 1_000n, 3)}\u00b5s`;
   if (u < 1_000_000_000n) return `${sign}${u / 1_000_000n}${fraction(u % 1_000_000n, 6)}ms`;
   const hours = u / 3_600_000_000_000n;
   const minutes = (u / 60_000_000_000n) % 60n;
