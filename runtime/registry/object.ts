@@ -2,6 +2,8 @@
 // helpers give typed access to the ObjectMeta fields the generic store owns, without a class per
 // kind: the generated validators own the rest of the shape.
 
+import { isPlainObject } from '../validation/json-values.js';
+
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -34,9 +36,8 @@ export interface KubeList {
   items: KubeObject[];
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+// The JSON accessors belong to the validation layer below, which registry code already builds on.
+export { asList, asObject, asObjectList, asString, isPlainObject } from '../validation/json-values.js';
 
 /** The object's metadata, created empty when absent (or not an object) so callers can assign to it. */
 export function metaOf(obj: KubeObject): ObjectMeta {

@@ -6,16 +6,14 @@
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
 import { isDNS1123Subdomain, isLabelValue, isQualifiedName } from './formats.js';
+import { asList, asObject, asString } from './json-values.js';
 
 type Obj = Record<string, unknown>;
-const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function labelRequirement(req: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const values = asList(req.values);
-  const operator = str(req.operator);
+  const operator = asString(req.operator);
   switch (operator) {
     case 'In':
     case 'NotIn':
@@ -32,36 +30,36 @@ function labelRequirement(req: Obj, path: string): StatusCause[] {
     default:
       causes.push(fe.invalid(`${path}.operator`, operator, 'not a valid selector operator'));
   }
-  const key = str(req.key);
+  const key = asString(req.key);
   causes.push(...isQualifiedName(key).map((m) => fe.invalid(`${path}.key`, key, m)));
-  values.forEach((v, i) => causes.push(...isLabelValue(str(v)).map((m) => fe.invalid(`${path}.values[${i}]`, str(v), m))));
+  values.forEach((v, i) => causes.push(...isLabelValue(asString(v)).map((m) => fe.invalid(`${path}.values[${i}]`, asString(v), m))));
   return causes;
 }
 
 function fieldRequirement(req: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const values = asList(req.values);
-  const operator = str(req.operator);
+  const operator = asString(req.operator);
   if (operator === 'In' || operator === 'NotIn') {
     if (values.length !== 1) causes.push(fe.required(`${path}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
   } else {
     causes.push(fe.invalid(`${path}.operator`, operator, 'not a valid selector operator'));
   }
-  const key = str(req.key);
+  const key = asString(req.key);
   if (key !== 'metadata.name') causes.push(fe.invalid(`${path}.key`, key, 'not a valid field selector key'));
-  else values.forEach((v, i) => causes.push(...isDNS1123Subdomain(str(v)).map((m) => fe.invalid(`${path}.values[${i}]`, str(v), m))));
+  else values.forEach((v, i) => causes.push(...isDNS1123Subdomain(asString(v)).map((m) => fe.invalid(`${path}.values[${i}]`, asString(v), m))));
   return causes;
 }
 
 export function validateNodeSelector(selector: unknown, path: string): StatusCause[] {
-  const terms = asList(asObj(selector).nodeSelectorTerms);
+  const terms = asList(asObject(selector).nodeSelectorTerms);
   const termsPath = `${path}.nodeSelectorTerms`;
   if (terms.length === 0) return [fe.required(termsPath, 'must have at least one node selector term')];
   return terms.flatMap((term, i) => {
-    const t = asObj(term);
+    const t = asObject(term);
     return [
-      ...asList(t.matchExpressions).flatMap((r, j) => labelRequirement(asObj(r), `${termsPath}[${i}].matchExpressions[${j}]`)),
-      ...asList(t.matchFields).flatMap((r, j) => fieldRequirement(asObj(r), `${termsPath}[${i}].matchFields[${j}]`)),
+      ...asList(t.matchExpressions).flatMap((r, j) => labelRequirement(asObject(r), `${termsPath}[${i}].matchExpressions[${j}]`)),
+      ...asList(t.matchFields).flatMap((r, j) => fieldRequirement(asObject(r), `${termsPath}[${i}].matchFields[${j}]`)),
     ];
   });
 }

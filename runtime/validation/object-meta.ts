@@ -9,6 +9,7 @@ import * as fe from './field-errors.js';
 import { byteLength, isDNS1123Label, isKubeFinalizerName, isLabelValue, isQualifiedName, nameChecks, STANDARD_FINALIZERS } from './formats.js';
 import { goQuote } from './go-format.js';
 import { deepEqual } from './deep-equal.js';
+import { asList, asObject, asString } from './json-values.js';
 
 type Obj = Record<string, unknown>;
 
@@ -21,17 +22,14 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 const FIELD_MANAGER_MAX_LENGTH = 128;
 const MAX_SUBRESOURCE_NAME_LENGTH = 256;
 
-const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const asStr = (v: unknown): string => (typeof v === 'string' ? v : '');
-const asStrMap = (v: unknown): Record<string, string> => asObj(v) as Record<string, string>;
-const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const asStrMap = (v: unknown): Record<string, string> => asObject(v) as Record<string, string>;
 const sortedKeys = (o: Obj): string[] => Object.keys(o).sort();
 
 function validateLabels(labels: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of sortedKeys(labels)) {
     for (const msg of isQualifiedName(key)) causes.push(fe.invalid(path, key, msg));
-    for (const msg of isLabelValue(asStr(labels[key]))) causes.push(fe.invalid(path, labels[key], msg));
+    for (const msg of isLabelValue(asString(labels[key]))) causes.push(fe.invalid(path, labels[key], msg));
   }
   return causes;
 }
@@ -42,7 +40,7 @@ function validateAnnotations(annotations: Record<string, string>, path: string):
   for (const key of sortedKeys(annotations)) {
     // Annotation keys are qualified names in any letter case.
     for (const msg of isQualifiedName(key.toLowerCase())) causes.push(fe.invalid(path, key, msg));
-    size += byteLength(key) + byteLength(asStr(annotations[key]));
+    size += byteLength(key) + byteLength(asString(annotations[key]));
   }
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) causes.push(fe.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT));
   return causes;
@@ -52,17 +50,17 @@ function validateOwnerReferences(refs: unknown[], path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let firstController = '';
   for (const raw of refs) {
-    const ref = asObj(raw);
-    const apiVersion = asStr(ref.apiVersion);
-    const kind = asStr(ref.kind);
+    const ref = asObject(raw);
+    const apiVersion = asString(ref.apiVersion);
+    const kind = asString(ref.kind);
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
     if (!version) causes.push(fe.invalid(`${path}.apiVersion`, apiVersion, 'version must not be empty'));
     if (!kind) causes.push(fe.invalid(`${path}.kind`, kind, 'kind must not be empty'));
-    if (!asStr(ref.name)) causes.push(fe.invalid(`${path}.name`, asStr(ref.name), 'name must not be empty'));
-    if (!asStr(ref.uid)) causes.push(fe.invalid(`${path}.uid`, asStr(ref.uid), 'uid must not be empty'));
+    if (!asString(ref.name)) causes.push(fe.invalid(`${path}.name`, asString(ref.name), 'name must not be empty'));
+    if (!asString(ref.uid)) causes.push(fe.invalid(`${path}.uid`, asString(ref.uid), 'uid must not be empty'));
     if (apiVersion === 'v1' && kind === 'Event') causes.push(fe.invalid(path, ref, '/v1, Kind=Event is disallowed from being an owner'));
     if (ref.controller === true) {
-      const current = `${kind}/${asStr(ref.name)}`;
+      const current = `${kind}/${asString(ref.name)}`;
       if (firstController) {
         causes.push(
           fe.invalid(path, refs, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
@@ -113,29 +111,29 @@ function validateFieldManager(manager: string, path: string): StatusCause[] {
 function validateManagedFields(entries: unknown[], path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   entries.forEach((raw, i) => {
-    const entry = asObj(raw);
+    const entry = asObject(raw);
     const at = `${path}[${i}]`;
-    const operation = asStr(entry.operation);
+    const operation = asString(entry.operation);
     if (operation !== 'Apply' && operation !== 'Update') causes.push(fe.invalid(`${at}.operation`, operation, 'must be `Apply` or `Update`'));
-    const fieldsType = asStr(entry.fieldsType);
+    const fieldsType = asString(entry.fieldsType);
     if (fieldsType && fieldsType !== 'FieldsV1') causes.push(fe.invalid(`${at}.fieldsType`, fieldsType, 'must be `FieldsV1`'));
-    causes.push(...validateFieldManager(asStr(entry.manager), `${at}.manager`));
-    if (byteLength(asStr(entry.subresource)) > MAX_SUBRESOURCE_NAME_LENGTH) causes.push(fe.tooLong(`${at}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
+    causes.push(...validateFieldManager(asString(entry.manager), `${at}.manager`));
+    if (byteLength(asString(entry.subresource)) > MAX_SUBRESOURCE_NAME_LENGTH) causes.push(fe.tooLong(`${at}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
   });
   return causes;
 }
 
 /** ValidateObjectMeta for a new object. Expects generateName to have been turned into a name already. */
 export function validateObjectMeta(obj: Obj, rules: MetadataRules, path = 'metadata'): StatusCause[] {
-  const meta = asObj(obj.metadata);
+  const meta = asObject(obj.metadata);
   const causes: StatusCause[] = [];
   const nameFn = nameChecks(rules.nameFormat);
-  const generateName = asStr(meta.generateName);
+  const generateName = asString(meta.generateName);
   if (generateName) for (const msg of nameFn(generateName, true)) causes.push(fe.invalid(`${path}.generateName`, generateName, msg));
-  const name = asStr(meta.name);
+  const name = asString(meta.name);
   if (!name) causes.push(fe.required(`${path}.name`, 'name or generateName is required'));
   else for (const msg of nameFn(name, false)) causes.push(fe.invalid(`${path}.name`, name, msg));
-  const namespace = asStr(meta.namespace);
+  const namespace = asString(meta.namespace);
   if (rules.namespaced) {
     if (!namespace) causes.push(fe.required(`${path}.namespace`));
     else for (const msg of isDNS1123Label(namespace)) causes.push(fe.invalid(`${path}.namespace`, namespace, msg));
@@ -147,7 +145,7 @@ export function validateObjectMeta(obj: Obj, rules: MetadataRules, path = 'metad
   causes.push(...validateLabels(asStrMap(meta.labels), `${path}.labels`));
   causes.push(...validateAnnotations(asStrMap(meta.annotations), `${path}.annotations`));
   causes.push(...validateOwnerReferences(asList(meta.ownerReferences), `${path}.ownerReferences`));
-  const finalizers = asList(meta.finalizers).map(asStr);
+  const finalizers = asList(meta.finalizers).map(asString);
   causes.push(...validateFinalizers(finalizers, `${path}.finalizers`));
   causes.push(...validateManagedFields(asList(meta.managedFields), `${path}.managedFields`));
   causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
@@ -160,26 +158,26 @@ function immutable(causes: StatusCause[], path: string, now: unknown, before: un
 
 /** ValidateObjectMetaUpdate: what may not change, plus the label/annotation/owner/managedFields rules again. */
 export function validateObjectMetaUpdate(obj: Obj, old: Obj, path = 'metadata'): StatusCause[] {
-  const meta = asObj(obj.metadata);
-  const oldMeta = asObj(old.metadata);
+  const meta = asObject(obj.metadata);
+  const oldMeta = asObject(old.metadata);
   const causes: StatusCause[] = [];
-  const finalizers = asList(meta.finalizers).map(asStr);
+  const finalizers = asList(meta.finalizers).map(asString);
   if (oldMeta.deletionTimestamp) {
-    const before = new Set(asList(oldMeta.finalizers).map(asStr));
+    const before = new Set(asList(oldMeta.finalizers).map(asString));
     const added = [...new Set(finalizers.filter((f) => !before.has(f)))].sort();
     if (added.length) {
       const shown = `[]string{${added.map(goQuote).join(', ')}}`;
       causes.push(fe.forbidden(`${path}.finalizers`, `no new finalizers can be added if the object is being deleted, found new finalizers ${shown}`));
     }
   }
-  const resourceVersion = asStr(meta.resourceVersion);
+  const resourceVersion = asString(meta.resourceVersion);
   if (!resourceVersion) causes.push(fe.invalid(`${path}.resourceVersion`, resourceVersion, 'must be specified for an update'));
   const generation = typeof meta.generation === 'number' ? meta.generation : 0;
   const oldGeneration = typeof oldMeta.generation === 'number' ? oldMeta.generation : 0;
   if (generation < oldGeneration) causes.push(fe.invalid(`${path}.generation`, generation, 'must not be decremented'));
-  immutable(causes, `${path}.name`, asStr(meta.name), asStr(oldMeta.name));
-  immutable(causes, `${path}.namespace`, asStr(meta.namespace), asStr(oldMeta.namespace));
-  immutable(causes, `${path}.uid`, asStr(meta.uid), asStr(oldMeta.uid));
+  immutable(causes, `${path}.name`, asString(meta.name), asString(oldMeta.name));
+  immutable(causes, `${path}.namespace`, asString(meta.namespace), asString(oldMeta.namespace));
+  immutable(causes, `${path}.uid`, asString(meta.uid), asString(oldMeta.uid));
   immutable(causes, `${path}.creationTimestamp`, meta.creationTimestamp, oldMeta.creationTimestamp);
   immutable(causes, `${path}.deletionTimestamp`, meta.deletionTimestamp, oldMeta.deletionTimestamp);
   immutable(causes, `${path}.deletionGracePeriodSeconds`, meta.deletionGracePeriodSeconds, oldMeta.deletionGracePeriodSeconds);

@@ -183,6 +183,20 @@ describe('pod volumes rejected', () => {
     ]);
   });
 
+  it('skips the second source of the volume at its own index when an earlier list item is not an object', () => {
+    const def = resources.find((r) => r.kind === 'Pod');
+    if (!def) throw new Error('Pod is not served');
+    const { main } = strategiesFor(def);
+    // The null item keeps index 0, so the two-source volume is spec.volumes[1] and its hostPath
+    // (after emptyDir in kube's order) is not looked inside.
+    const obj = pod([null as unknown as Obj, { name: 'b', emptyDir: {}, hostPath: { path: '' } }]);
+    main.prepareForCreate(obj);
+    expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual([
+      { reason: 'FieldValueTypeInvalid', field: 'spec.volumes[0]', message: 'Invalid value: "null": must be of type object' },
+      { reason: 'FieldValueForbidden', field: 'spec.volumes[1].hostPath', message: FORBIDDEN_SECOND },
+    ]);
+  });
+
   it.each<[string, Obj, Cause[]]>([
     // The template's spec is a struct, not a pointer, upstream: a missing one is an empty claim
     // spec, which fails the claim's own required fields.

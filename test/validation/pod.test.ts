@@ -112,6 +112,11 @@ describe('Pod spec rules', () => {
       { reason: 'FieldValueDuplicate', field: 'spec.ephemeralContainers[0].name', message: 'Duplicate value: "a"' },
       { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers', message: 'Forbidden: cannot be set on create' },
     ]],
+    // kube counts a null item (decoded as a zero-valued container) as an ephemeral container too.
+    ['a null ephemeral container on create', pod({ containers: [{ name: 'a', image: 'y:1' }], ephemeralContainers: [null] }), [
+      { reason: 'FieldValueTypeInvalid', field: 'spec.ephemeralContainers[0]', message: 'Invalid value: "null": must be of type object' },
+      { reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers', message: 'Forbidden: cannot be set on create' },
+    ]],
     ['a mount of an unknown volume', pod({ containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'nope', mountPath: '/x' }] }] }), [{ reason: 'FieldValueNotFound', field: 'spec.containers[0].volumeMounts[0].name', message: 'Not found: "nope"' }]],
     ['a mount without mountPath', pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'v' }] }] }), [{ reason: 'FieldValueRequired', field: 'spec.containers[0].volumeMounts[0].mountPath', message: 'Required value' }]],
     ['one mount path twice', pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'a', image: 'x:1', volumeMounts: [{ name: 'v', mountPath: '/x' }, { name: 'v', mountPath: '/x' }] }] }), [{ reason: 'FieldValueInvalid', field: 'spec.containers[0].volumeMounts[1].mountPath', message: 'Invalid value: "/x": must be unique' }]],

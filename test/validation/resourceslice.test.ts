@@ -209,6 +209,17 @@ describe('ResourceSlice validation', () => {
       [{ reason: 'FieldValueDuplicate', field: 'spec.devices[0].consumesCounters[1].counterSet', message: 'Duplicate value: "counterset-0"' }],
     ],
     [
+      // A null item keeps its index (Go decodes it as a zero value), so later items' paths name the item sent.
+      'a consumption of an unknown set after a null device and a null consumption',
+      slice({ sharedCounters: counterSets(1), devices: [null, device('a', { consumesCounters: [null, { counterSet: 'fake', counters: { memory: { value: '1' } } }] })] }),
+      [
+        { reason: 'FieldValueTypeInvalid', field: 'spec.devices[0]', message: 'Invalid value: "null": must be of type object' },
+        { reason: 'FieldValueTypeInvalid', field: 'spec.devices[1].consumesCounters[0]', message: 'Invalid value: "null": must be of type object' },
+        inv('spec.devices[1].consumesCounters[0].counterSet', '""', 'must reference a counterSet defined in the ResourceSlice sharedCounters'),
+        inv('spec.devices[1].consumesCounters[1].counterSet', '"fake"', 'must reference a counterSet defined in the ResourceSlice sharedCounters'),
+      ],
+    ],
+    [
       '33 counters in one device (and 33 shared counters)',
       slice({ sharedCounters: counterSets(33), devices: [{ name: 'a', consumesCounters: consumes(33) }] }),
       [inv('spec.devices[0]', '33', 'the total number of counters must not exceed 32'), inv('spec.sharedCounters', '33', 'the total number of shared counters must not exceed 32')],

@@ -25,6 +25,10 @@ const API = 'storagemigration.k8s.io/v1alpha1';
 
 const svm = (resource: Obj = { group: 'apps', version: 'v1', resource: 'deployments' }, name = 'migrate-deployments'): Obj => ({ apiVersion: API, kind: 'StorageVersionMigration', metadata: { name }, spec: { resource } });
 const stored = (obj: Obj, status?: Obj): Obj => ({ ...obj, metadata: { ...(obj.metadata as Obj), resourceVersion: '3' }, ...(status ? { status } : {}) });
+const NAME_PART_MSG =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const REASON_MSG =
+  "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')";
 const cond = (type: string, status = 'True', extra: Obj = {}): Obj => ({ type, status, lastUpdateTime: '2024-01-02T03:04:05Z', reason: 'Observed', ...extra });
 
 describe('StorageVersionMigration validation', () => {
@@ -118,8 +122,18 @@ describe('StorageVersionMigration validation', () => {
         {
           reason: 'FieldValueInvalid',
           field: 'status.conditions[1].reason',
-          message: `Invalid value: "not ok": a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')`,
+          message: `Invalid value: "not ok": ${REASON_MSG}`,
         },
+      ]],
+      // A null item is a zero-valued condition, as Go decodes it, and keeps its index.
+      ['a null condition before a bad one', { conditions: [null, cond('Running', 'False', { reason: 'not ok' })] }, {}, [
+        { reason: 'FieldValueTypeInvalid', field: 'status.conditions[0]', message: 'Invalid value: "null": must be of type object' },
+        { reason: 'FieldValueInvalid', field: 'status.conditions[0].type', message: 'Invalid value: "": name part must be non-empty' },
+        { reason: 'FieldValueInvalid', field: 'status.conditions[0].type', message: `Invalid value: "": ${NAME_PART_MSG}` },
+        { reason: 'FieldValueNotSupported', field: 'status.conditions[0].status', message: 'Unsupported value: "": supported values: "False", "True", "Unknown"' },
+        { reason: 'FieldValueRequired', field: 'status.conditions[0].lastTransitionTime', message: 'Required value' },
+        { reason: 'FieldValueRequired', field: 'status.conditions[0].reason', message: 'Required value' },
+        { reason: 'FieldValueInvalid', field: 'status.conditions[1].reason', message: `Invalid value: "not ok": ${REASON_MSG}` },
       ]],
       ['Succeeded and Failed both True', { conditions: [cond('Succeeded'), cond('Failed')] }, {}, [
         {

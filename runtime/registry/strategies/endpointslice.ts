@@ -6,13 +6,12 @@
 
 import { isDNS1123Subdomain } from '../../validation/formats.js';
 import type { ResourceDefinition } from '../definition.js';
-import { deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObjectList, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
-const endpointsOf = (obj: KubeObject | undefined): Record<string, unknown>[] =>
-  Array.isArray(obj?.endpoints) ? (obj.endpoints as unknown[]).filter(isPlainObject) : [];
+const endpointsOf = (obj: KubeObject | undefined): Record<string, unknown>[] => asObjectList(obj?.endpoints);
 
 /** The node names the stored slice's endpoints recorded in deprecatedTopology. */
 function topologyNodeNames(old: KubeObject | undefined): Set<string> {

@@ -8,23 +8,21 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { invalid, required } from '../../validation/field-errors.js';
 import { isQualifiedName } from '../../validation/formats.js';
-import { deepEqual, isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, deepEqual, isPlainObject, type KubeObject } from '../object.js';
 
 const REPORTING_INSTANCE_LIMIT = 128;
 const ACTION_LIMIT = 128;
 const REASON_LIMIT = 128;
 const NOTE_LIMIT = 1024;
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const obj = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? v : {});
 /** A Go time field is zero when absent or null. */
 const isZeroTime = (v: unknown): boolean => v === undefined || v === null || v === '';
 
 /** Rules every Event meets, whichever version wrote it (legacyValidateEvent). */
 export function legacyEventCauses(event: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const namespace = str(obj(event.metadata).namespace);
-  const involvedNamespace = str(obj(event.involvedObject).namespace);
+  const namespace = asString(asObject(event.metadata).namespace);
+  const involvedNamespace = asString(asObject(event.involvedObject).namespace);
   const mismatch = () => causes.push(invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
   if (isZeroTime(event.eventTime)) {
     // Old-style events: an involved object without a namespace is allowed only in "default"
@@ -35,26 +33,26 @@ export function legacyEventCauses(event: KubeObject): StatusCause[] {
     return causes;
   }
   if (!involvedNamespace && namespace !== 'default' && namespace !== 'kube-system') mismatch();
-  const controller = str(event.reportingComponent);
+  const controller = asString(event.reportingComponent);
   if (!controller) causes.push(required('reportingController'));
   for (const msg of isQualifiedName(controller)) causes.push(invalid('reportingController', controller, msg));
-  const instance = str(event.reportingInstance);
+  const instance = asString(event.reportingInstance);
   if (!instance) causes.push(required('reportingInstance'));
   if ([...instance].length > REPORTING_INSTANCE_LIMIT) causes.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_LIMIT} characters`));
-  const action = str(event.action);
+  const action = asString(event.action);
   if (!action) causes.push(required('action'));
   if ([...action].length > ACTION_LIMIT) causes.push(invalid('action', '', `can have at most ${ACTION_LIMIT} characters`));
-  const reason = str(event.reason);
+  const reason = asString(event.reason);
   if (!reason) causes.push(required('reason'));
   if ([...reason].length > REASON_LIMIT) causes.push(invalid('reason', '', `can have at most ${REASON_LIMIT} characters`));
-  if ([...str(event.message)].length > NOTE_LIMIT) causes.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
+  if ([...asString(event.message)].length > NOTE_LIMIT) causes.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
   return causes;
 }
 
 /** validateV1EventSeries: a series has at least two occurrences and a last observed time. */
 function seriesCauses(event: KubeObject): StatusCause[] {
   if (event.series === undefined || event.series === null) return [];
-  const series = obj(event.series);
+  const series = asObject(event.series);
   const causes: StatusCause[] = [];
   if (typeof series.count !== 'number' || series.count < 2) causes.push(invalid('series.count', '', 'should be at least 2'));
   if (isZeroTime(series.lastObservedTime)) causes.push(required('series.lastObservedTime'));
@@ -65,19 +63,19 @@ function seriesCauses(event: KubeObject): StatusCause[] {
 export function strictCreateCauses(event: KubeObject): StatusCause[] {
   const causes = seriesCauses(event);
   if (isZeroTime(event.eventTime)) causes.push(required('eventTime'));
-  const type = str(event.type);
+  const type = asString(event.type);
   if (type !== 'Normal' && type !== 'Warning') causes.push(invalid('type', '', `has invalid value: ${type}`));
   if (!isZeroTime(event.firstTimestamp)) causes.push(invalid('firstTimestamp', '', 'needs to be unset'));
   if (!isZeroTime(event.lastTimestamp)) causes.push(invalid('lastTimestamp', '', 'needs to be unset'));
   if (typeof event.count === 'number' && event.count !== 0) causes.push(invalid('count', '', 'needs to be unset'));
-  const source = obj(event.source);
-  if (str(source.component) || str(source.host)) causes.push(invalid('source', '', 'needs to be unset'));
+  const source = asObject(event.source);
+  if (asString(source.component) || asString(source.host)) causes.push(invalid('source', '', 'needs to be unset'));
   return causes;
 }
 
 /** Go's time.Time.String() of an RFC 3339 value in UTC: `2006-01-02 15:04:05.999999999 +0000 UTC`. */
 function goTimeString(v: unknown): string {
-  const text = str(v);
+  const text = asString(v);
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(text);
   if (!text || !m) return '0001-01-01 00:00:00 +0000 UTC';
   const fraction = (m[3] ?? '').replace(/0+$/, '');
@@ -86,8 +84,8 @@ function goTimeString(v: unknown): string {
 
 /** Go's %#v of a core ObjectReference or EventSource, as an immutable-field error prints it. */
 function goStruct(type: string, fields: [string, string][], value: unknown): string {
-  const o = obj(value);
-  return `core.${type}{${fields.map(([goName, json]) => `${goName}:${JSON.stringify(str(o[json]))}`).join(', ')}}`;
+  const o = asObject(value);
+  return `core.${type}{${fields.map(([goName, json]) => `${goName}:${JSON.stringify(asString(o[json]))}`).join(', ')}}`;
 }
 
 const REFERENCE_FIELDS: [string, string][] = [
@@ -105,7 +103,7 @@ const SOURCE_FIELDS: [string, string][] = [
 ];
 
 type Render = (v: unknown) => string;
-const quoted: Render = (v) => JSON.stringify(str(v));
+const quoted: Render = (v) => JSON.stringify(asString(v));
 const int: Render = (v) => String(typeof v === 'number' ? v : 0);
 const reference: Render = (v) => goStruct('ObjectReference', REFERENCE_FIELDS, v);
 const optionalReference: Render = (v) => (v === undefined || v === null ? 'null' : reference(v));

@@ -6,13 +6,10 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObject, asString, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { toStoredForm } from '../stored-form.js';
 import { legacyEventCauses, strictCreateCauses, strictUpdateCauses } from './event-validation.js';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const sub = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? v : {});
 
 const REFERENCE_KEYS = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
 
@@ -22,14 +19,14 @@ const REFERENCE_KEYS = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resou
  */
 function selectableFields(stored: KubeObject, referenceLabel: string, controllerLabel: string): Record<string, string> {
   const meta = metaOf(stored);
-  const involved = sub(stored.involvedObject);
+  const involved = asObject(stored.involvedObject);
   const fields: Record<string, string> = { 'metadata.name': meta.name ?? '', 'metadata.namespace': meta.namespace ?? '' };
-  for (const key of REFERENCE_KEYS) fields[`${referenceLabel}.${key}`] = str(involved[key]);
-  fields.reason = str(stored.reason);
-  fields[controllerLabel] = str(stored.reportingComponent);
+  for (const key of REFERENCE_KEYS) fields[`${referenceLabel}.${key}`] = asString(involved[key]);
+  fields.reason = asString(stored.reason);
+  fields[controllerLabel] = asString(stored.reportingComponent);
   // `source` selects by the old source component, or by the reporting controller of new events.
-  fields.source = str(sub(stored.source).component) || str(stored.reportingComponent);
-  fields.type = str(stored.type);
+  fields.source = asString(asObject(stored.source).component) || asString(stored.reportingComponent);
+  fields.type = asString(stored.type);
   return fields;
 }
 

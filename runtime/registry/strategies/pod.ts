@@ -10,7 +10,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { forbidden } from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObject, asObjectList, asString, isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
 import { ephemeralClaimNameCauses, ephemeralClaimSpecCauses } from './pod/ephemeral-claims.js';
@@ -23,17 +23,14 @@ import { podSpecUpdateCauses } from './pod/update.js';
 import { withoutUnvalidatedSources } from './pod/volume-sources.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** SetDefaults_Pod: a container that limits a resource and does not request it requests the limit. */
 function defaultRequestsFromLimits(spec: Obj): void {
-  for (const c of [...list(spec.containers), ...list(spec.initContainers)]) {
-    const resources = obj(c.resources);
-    const limits = obj(resources.limits);
+  for (const c of [...asObjectList(spec.containers), ...asObjectList(spec.initContainers)]) {
+    const resources = asObject(c.resources);
+    const limits = asObject(resources.limits);
     if (!Object.keys(limits).length) continue;
-    const requests = obj(resources.requests);
+    const requests = asObject(resources.requests);
     for (const [name, value] of Object.entries(limits)) if (!(name in requests)) requests[name] = value;
     resources.requests = requests;
     c.resources = resources;
@@ -43,7 +40,7 @@ function defaultRequestsFromLimits(spec: Obj): void {
 /** The status a new pod starts with, whatever the creator sent. */
 function initialStatus(spec: Obj): Obj {
   const status: Obj = { phase: 'Pending', qosClass: podQOSClass(spec) };
-  if (list(spec.schedulingGates).length) {
+  if (asObjectList(spec.schedulingGates).length) {
     status.conditions = [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }];
   }
   return status;
@@ -51,49 +48,49 @@ function initialStatus(spec: Obj): Obj {
 
 export function podSelectableFields(obj_: KubeObject): Record<string, string> {
   const meta = metaOf(obj_);
-  const spec = obj(obj_.spec);
-  const status = obj(obj_.status);
+  const spec = asObject(obj_.spec);
+  const status = asObject(obj_.status);
   return {
     'metadata.name': meta.name ?? '',
     'metadata.namespace': meta.namespace ?? '',
-    'spec.nodeName': str(spec.nodeName),
-    'spec.restartPolicy': str(spec.restartPolicy),
-    'spec.schedulerName': str(spec.schedulerName),
-    'spec.serviceAccountName': str(spec.serviceAccountName),
+    'spec.nodeName': asString(spec.nodeName),
+    'spec.restartPolicy': asString(spec.restartPolicy),
+    'spec.schedulerName': asString(spec.schedulerName),
+    'spec.serviceAccountName': asString(spec.serviceAccountName),
     'spec.hostNetwork': spec.hostNetwork === true ? 'true' : 'false',
-    'status.phase': str(status.phase),
-    'status.podIP': str(status.podIP),
-    'status.nominatedNodeName': str(status.nominatedNodeName),
+    'status.phase': asString(status.phase),
+    'status.podIP': asString(status.podIP),
+    'status.nominatedNodeName': asString(status.nominatedNodeName),
   };
 }
 
 /** ValidatePodCreate: ephemeral containers are added later, through their subresource. */
 function createOnlyCauses(o: KubeObject): StatusCause[] {
-  return list(obj(o.spec).ephemeralContainers).length ? [forbidden('spec.ephemeralContainers', 'cannot be set on create')] : [];
+  return asObjectList(asObject(o.spec).ephemeralContainers).length ? [forbidden('spec.ephemeralContainers', 'cannot be set on create')] : [];
 }
 
 export function podStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategies(def);
   const podCauses = (o: KubeObject): StatusCause[] => [
-    ...ephemeralClaimNameCauses(metaOf(o).name, obj(o.spec)),
-    ...ephemeralClaimSpecCauses(obj(o.spec)),
-    ...projectedPathCauses(obj(o.spec)),
-    ...containerListCauses(obj(o.spec)),
+    ...ephemeralClaimNameCauses(metaOf(o).name, asObject(o.spec)),
+    ...ephemeralClaimSpecCauses(asObject(o.spec)),
+    ...projectedPathCauses(asObject(o.spec)),
+    ...containerListCauses(asObject(o.spec)),
   ];
-  const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(obj(o.spec), [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
+  const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(asObject(o.spec), [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
   const main: Strategy = {
     ...base.main,
     prepareForCreate(o) {
       base.main.prepareForCreate(o);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
-      o.status = initialStatus(obj(o.spec));
+      o.status = initialStatus(asObject(o.spec));
     },
     validate,
     prepareForUpdate(o, old) {
       base.main.prepareForUpdate(o, old);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
     },
-    validateUpdate: (o, old) => withoutUnvalidatedSources(obj(o.spec), [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
+    validateUpdate: (o, old) => withoutUnvalidatedSources(asObject(o.spec), [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
     selectableFields: podSelectableFields,
   };
   const baseStatus = base.subresources.status as Strategy;
@@ -104,7 +101,7 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
   };
   // validateUpdate of the main strategy without its spec-update rule: this subresource changes the spec.
   const validateWrite = (o: KubeObject, old: KubeObject): StatusCause[] =>
-    withoutUnvalidatedSources(obj(o.spec), [...def.validator.validateUpdate(o, old), ...podCauses(o)]);
+    withoutUnvalidatedSources(asObject(o.spec), [...def.validator.validateUpdate(o, old), ...podCauses(o)]);
   const ephemeralcontainers = ephemeralContainersStrategy(main, (o) => def.validator.applyDefaults(o), validateWrite);
   return { main, subresources: { status, ephemeralcontainers }, beforeDelete: podBeforeDelete };
 }

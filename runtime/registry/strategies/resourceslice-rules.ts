@@ -9,7 +9,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate, invalid, required, tooLong } from '../../validation/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asObjectList, type KubeObject } from '../object.js';
 
 type Obj = Record<string, unknown>;
 
@@ -39,8 +39,6 @@ const SLICE_SELECTION_MESSAGE = 'exactly one of `nodeName`, `nodeSelector`, `all
 const DEVICE_SELECTION_MESSAGE =
   'exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec';
 
-const objects = (value: unknown): Obj[] => (Array.isArray(value) ? value.filter(isPlainObject) : []);
-const mapOf = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 const isSet = (value: unknown): boolean => value !== undefined && value !== null;
 
 /** A map key as a field path shows it: long keys keep their ends around an ellipsis. */
@@ -133,7 +131,7 @@ function deviceNodeSelection(device: Obj, path: string, perDevice: boolean): Sta
 function counterConsumptions(device: Obj, path: string, sharedSets: Map<string, Set<string>>): StatusCause[] {
   const errs: StatusCause[] = [];
   const seen = new Set<string>();
-  objects(device.consumesCounters).forEach((consumption, j) => {
+  asObjectList(device.consumesCounters).forEach((consumption, j) => {
     const at = `${path}.consumesCounters[${j}]`;
     const set = typeof consumption.counterSet === 'string' ? consumption.counterSet : '';
     if (set !== '') {
@@ -143,7 +141,7 @@ function counterConsumptions(device: Obj, path: string, sharedSets: Map<string, 
     }
     const known = sharedSets.get(set);
     if (!known) errs.push(invalid(`${at}.counterSet`, set, 'must reference a counterSet defined in the ResourceSlice sharedCounters'));
-    const counters = mapOf(consumption.counters);
+    const counters = asObject(consumption.counters);
     if (isSet(consumption.counters) && Object.keys(counters).length === 0) errs.push(required(`${at}.counters`));
     for (const name of Object.keys(counters).sort()) {
       for (const msg of isDNS1123Label(name)) errs.push(invalid(keyPath(`${at}.counters`, name), name, msg));
@@ -153,19 +151,19 @@ function counterConsumptions(device: Obj, path: string, sharedSets: Map<string, 
   return errs;
 }
 
-const countersOf = (device: Obj): number => objects(device.consumesCounters).reduce((n, c) => n + Object.keys(mapOf(c.counters)).length, 0);
+const countersOf = (device: Obj): number => asObjectList(device.consumesCounters).reduce((n, c) => n + Object.keys(asObject(c.counters)).length, 0);
 
 function device(dev: Obj, path: string, perDevice: boolean, sharedSets: Map<string, Set<string>>): StatusCause[] {
   const errs: StatusCause[] = [];
-  const attributes = mapOf(dev.attributes);
-  const capacity = mapOf(dev.capacity);
+  const attributes = asObject(dev.attributes);
+  const capacity = asObject(dev.capacity);
   const total = Object.keys(attributes).length + Object.keys(capacity).length;
   if (total > ATTRIBUTES_AND_CAPACITIES_PER_DEVICE) {
     errs.push(invalid(path, total, `the total number of attributes and capacities must not exceed ${ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}`));
   }
   for (const name of Object.keys(attributes).sort()) {
     const at = keyPath(`${path}.attributes`, name);
-    errs.push(...qualifiedName(name, at), ...attribute(mapOf(attributes[name]), at));
+    errs.push(...qualifiedName(name, at), ...attribute(asObject(attributes[name]), at));
   }
   for (const name of Object.keys(capacity).sort()) errs.push(...qualifiedName(name, keyPath(`${path}.capacity`, name)));
   errs.push(...counterConsumptions(dev, path, sharedSets));
@@ -177,16 +175,16 @@ function device(dev: Obj, path: string, perDevice: boolean, sharedSets: Map<stri
 
 /** The cross-field rules of a ResourceSlice; the per-field ones are the generated validator's. */
 export function validateResourceSliceSpec(obj: KubeObject): StatusCause[] {
-  const spec = mapOf(obj.spec);
+  const spec = asObject(obj.spec);
   const errs: StatusCause[] = [];
-  errs.push(...poolName(mapOf(spec.pool).name, 'spec.pool.name'));
+  errs.push(...poolName(asObject(spec.pool).name, 'spec.pool.name'));
 
   const set: string[] = [];
   if (typeof spec.nodeName === 'string' && spec.nodeName !== '') set.push('nodeName');
   if (isSet(spec.nodeSelector)) {
     set.push('nodeSelector');
     errs.push(...validateNodeSelector(spec.nodeSelector, 'spec.nodeSelector'));
-    const terms = mapOf(spec.nodeSelector).nodeSelectorTerms;
+    const terms = asObject(spec.nodeSelector).nodeSelectorTerms;
     if (!Array.isArray(terms) || terms.length !== 1) {
       errs.push(invalid('spec.nodeSelector.nodeSelectorTerms', terms ?? null, 'must have exactly one node selector term'));
     }
@@ -198,14 +196,14 @@ export function validateResourceSliceSpec(obj: KubeObject): StatusCause[] {
 
   const sharedSets = new Map<string, Set<string>>();
   let sharedTotal = 0;
-  objects(spec.sharedCounters).forEach((counterSet, i) => {
-    const counters = mapOf(counterSet.counters);
+  asObjectList(spec.sharedCounters).forEach((counterSet, i) => {
+    const counters = asObject(counterSet.counters);
     if (isSet(counterSet.counters) && Object.keys(counters).length === 0) errs.push(required(`spec.sharedCounters[${i}].counters`));
     sharedTotal += Object.keys(counters).length;
     if (typeof counterSet.name === 'string' && !sharedSets.has(counterSet.name)) sharedSets.set(counterSet.name, new Set(Object.keys(counters)));
   });
 
-  const devices = objects(spec.devices);
+  const devices = asObjectList(spec.devices);
   const perDevice = spec.perDeviceNodeSelection === true;
   const names = new Set<string>();
   devices.forEach((dev, i) => {

@@ -11,7 +11,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
 import { duplicate, invalid, notSupported, required, tooLong } from '../../validation/field-errors.js';
 import { isQualifiedName, regexError } from '../../validation/formats.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asObjectList, asString, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 const STATUSES = ['False', 'True', 'Unknown'];
@@ -25,16 +25,8 @@ const INT64_MIN = -(2n ** 63n);
 
 type Condition = Record<string, unknown>;
 
-function statusOf(obj: KubeObject): Record<string, unknown> {
-  return isPlainObject(obj.status) ? obj.status : {};
-}
-
-function conditionsOf(obj: KubeObject): Condition[] {
-  const list = statusOf(obj).conditions;
-  return Array.isArray(list) ? list.filter(isPlainObject) : [];
-}
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const statusOf = (obj: KubeObject): Record<string, unknown> => asObject(obj.status);
+const conditionsOf = (obj: KubeObject): Condition[] => asObjectList(statusOf(obj).conditions);
 
 function isTrue(obj: KubeObject, type: string): boolean {
   return conditionsOf(obj).find((c) => c.type === type)?.status === 'True';
@@ -43,7 +35,7 @@ function isTrue(obj: KubeObject, type: string): boolean {
 /** The conditions as kube-apiserver prints its internal Go structs (no JSON tags: Go field names, in field order). */
 function shownConditions(obj: KubeObject): string {
   const text = JSON.stringify(
-    conditionsOf(obj).map((c) => ({ Type: str(c.type), Status: str(c.status), LastUpdateTime: typeof c.lastUpdateTime === 'string' ? c.lastUpdateTime : null, Reason: str(c.reason), Message: str(c.message) })),
+    conditionsOf(obj).map((c) => ({ Type: asString(c.type), Status: asString(c.status), LastUpdateTime: typeof c.lastUpdateTime === 'string' ? c.lastUpdateTime : null, Reason: asString(c.reason), Message: asString(c.message) })),
   );
   return text.replace(/[<>&]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
@@ -57,23 +49,23 @@ function parseInt64(rv: string): bigint | string {
 }
 
 function conditionCauses(c: Condition, at: string): StatusCause[] {
-  const causes: StatusCause[] = isQualifiedName(str(c.type)).map((m) => invalid(`${at}.type`, str(c.type), m));
-  if (!STATUSES.includes(str(c.status))) causes.push(notSupported(`${at}.status`, str(c.status), STATUSES));
+  const causes: StatusCause[] = isQualifiedName(asString(c.type)).map((m) => invalid(`${at}.type`, asString(c.type), m));
+  if (!STATUSES.includes(asString(c.status))) causes.push(notSupported(`${at}.status`, asString(c.status), STATUSES));
   if (typeof c.lastUpdateTime !== 'string' || c.lastUpdateTime === '') causes.push(required(`${at}.lastTransitionTime`));
-  const reason = str(c.reason);
+  const reason = asString(c.reason);
   if (!reason) causes.push(required(`${at}.reason`));
   else {
     if (!new RegExp(`^${REASON_FMT}$`).test(reason)) causes.push(invalid(`${at}.reason`, reason, regexError(REASON_MSG, REASON_FMT, 'my_name', 'MY_NAME', 'MyName', 'ReasonA,ReasonB', 'ReasonA:ReasonB')));
     if (reason.length > MAX_REASON) causes.push(tooLong(`${at}.reason`, MAX_REASON));
   }
-  if (str(c.message).length > MAX_MESSAGE) causes.push(tooLong(`${at}.message`, MAX_MESSAGE));
+  if (asString(c.message).length > MAX_MESSAGE) causes.push(tooLong(`${at}.message`, MAX_MESSAGE));
   return causes;
 }
 
 /** Every status rule, in kube-apiserver's order; `old` is the stored object. */
 export function migrationStatusCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const rv = str(statusOf(obj).resourceVersion);
+  const rv = asString(statusOf(obj).resourceVersion);
   if (rv) {
     const parsed = parseInt64(rv);
     if (typeof parsed === 'string') causes.push(invalid('status.resourceVersion', rv, `failed to parse resource version ${JSON.stringify(rv)}: ${parsed}`));
@@ -81,12 +73,12 @@ export function migrationStatusCauses(obj: KubeObject, old: KubeObject): StatusC
   }
   const seen = new Set<string>();
   conditionsOf(obj).forEach((c, i) => {
-    const type = str(c.type);
+    const type = asString(c.type);
     if (seen.has(type)) causes.push(duplicate(`status.conditions[${i}].type`, type));
     seen.add(type);
     causes.push(...conditionCauses(c, `status.conditions[${i}]`));
   });
-  const oldRV = str(statusOf(old).resourceVersion);
+  const oldRV = asString(statusOf(old).resourceVersion);
   if (oldRV && oldRV !== rv) causes.push(invalid('status.resourceVersion', rv, 'cannot be updated'));
   const conditionsCause = (message: string): StatusCause => ({ reason: 'FieldValueInvalid', field: 'status.conditions', message: `Invalid value: ${shownConditions(obj)}: ${message}` });
   const succeeded = isTrue(obj, 'Succeeded');

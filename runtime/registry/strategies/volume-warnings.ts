@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { goQuote } from '../../validation/go-format.js';
 import { formatQuantity, quantityOf, quantityValue } from '../../validation/quantity.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asList, isPlainObject, metaOf, type KubeObject } from '../object.js';
 
 type Obj = Record<string, unknown>;
 
@@ -52,7 +52,6 @@ const MOUNT_OPTION_SOURCES = [
 
 const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : {});
 const annotationsOf = (obj: KubeObject): Record<string, string> => (metaOf(obj).annotations ?? {}) as Record<string, string>;
-const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 function storageClassAnnotationWarning(obj: KubeObject): string[] {
   return BETA_STORAGE_CLASS in annotationsOf(obj) ? [`metadata.annotations[${BETA_STORAGE_CLASS}]: ${STORAGE_CLASS_ANNOTATION_MSG}`] : [];

@@ -8,19 +8,17 @@
 import type { StatusCause } from '../../../errors/status-error.js';
 import { duplicate, forbidden, invalid, notFound } from '../../../validation/field-errors.js';
 import { quantityValue } from './quantity.js';
+import { asObject, asObjectList, asString } from '../../object.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 /** Each request of a resource the container also limits must not exceed the limit. */
 function requestLimitCauses(resources: Obj, at: string): StatusCause[] {
-  const limits = obj(resources.limits);
+  const limits = asObject(resources.limits);
   const causes: StatusCause[] = [];
-  for (const [name, request] of Object.entries(obj(resources.requests)).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, request] of Object.entries(asObject(resources.requests)).sort(([a], [b]) => a.localeCompare(b))) {
     const limit = limits[name];
     const r = quantityValue(request);
     const l = quantityValue(limit);
@@ -33,12 +31,12 @@ function requestLimitCauses(resources: Obj, at: string): StatusCause[] {
 
 function ephemeralCauses(spec: Obj, c: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const target = str(c.targetContainerName);
-  const targets = [...list(spec.containers), ...list(spec.initContainers), ...list(spec.ephemeralContainers)].map((x) => str(x.name));
+  const target = asString(c.targetContainerName);
+  const targets = [...asObjectList(spec.containers), ...asObjectList(spec.initContainers), ...asObjectList(spec.ephemeralContainers)].map((x) => asString(x.name));
   if (target && !targets.includes(target)) causes.push(notFound(`${at}.targetContainerName`, target));
-  list(c.volumeMounts).forEach((m, j) => {
+  asObjectList(c.volumeMounts).forEach((m, j) => {
     for (const key of ['subPath', 'subPathExpr']) {
-      if (str(m[key])) causes.push(forbidden(`${at}.volumeMounts[${j}].${key}`, 'cannot be set for an Ephemeral Container'));
+      if (asString(m[key])) causes.push(forbidden(`${at}.volumeMounts[${j}].${key}`, 'cannot be set for an Ephemeral Container'));
     }
   });
   return causes;
@@ -46,23 +44,23 @@ function ephemeralCauses(spec: Obj, c: Obj, at: string): StatusCause[] {
 
 export function containerListCauses(spec: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
-  const volumes = new Set(list(spec.volumes).map((v) => str(v.name)));
+  const volumes = new Set(asObjectList(spec.volumes).map((v) => asString(v.name)));
   const seen = new Set<string>();
   for (const listName of LISTS) {
     const own = new Set<string>();
-    list(spec[listName]).forEach((c, i) => {
+    asObjectList(spec[listName]).forEach((c, i) => {
       const at = `spec.${listName}[${i}]`;
-      const name = str(c.name);
+      const name = asString(c.name);
       // Duplicates within one list and across lists alike; an empty name is reported as Required elsewhere.
       if (name && (seen.has(name) || own.has(name))) causes.push(duplicate(`${at}.name`, name));
       own.add(name);
-      causes.push(...requestLimitCauses(obj(c.resources), `${at}.resources`));
+      causes.push(...requestLimitCauses(asObject(c.resources), `${at}.resources`));
       const mountPaths = new Set<string>();
-      list(c.volumeMounts).forEach((m, j) => {
+      asObjectList(c.volumeMounts).forEach((m, j) => {
         const mountAt = `${at}.volumeMounts[${j}]`;
-        const volume = str(m.name);
+        const volume = asString(m.name);
         if (volume && !volumes.has(volume)) causes.push(notFound(`${mountAt}.name`, volume));
-        const path = str(m.mountPath);
+        const path = asString(m.mountPath);
         if (path && mountPaths.has(path)) causes.push(invalid(`${mountAt}.mountPath`, path, 'must be unique'));
         mountPaths.add(path);
       });

@@ -8,17 +8,16 @@ import type { StatusCause } from '../../../errors/status-error.js';
 import { validateClaimSpecResources } from '../../../validation/claim-resources.js';
 import { invalid } from '../../../validation/field-errors.js';
 import { FORMAT_CHECKS } from '../../../validation/formats.js';
+import { asObject, asObjectList } from '../../object.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
 
 export function ephemeralClaimNameCauses(podName: unknown, spec: Obj): StatusCause[] {
   if (typeof podName !== 'string' || podName === '') return [];
   const check = FORMAT_CHECKS.dns1123Subdomain;
   if (!check) return [];
   const causes: StatusCause[] = [];
-  list(spec.volumes).forEach((volume, i) => {
+  asObjectList(spec.volumes).forEach((volume, i) => {
     if (volume.ephemeral === undefined || typeof volume.name !== 'string' || volume.name === '') return;
     const claim = `${podName}-${volume.name}`;
     for (const msg of check(claim)) causes.push(invalid(`spec.volumes[${i}].name`, volume.name, `PVC name ${JSON.stringify(claim)}: ${msg}`));
@@ -28,9 +27,9 @@ export function ephemeralClaimNameCauses(podName: unknown, spec: Obj): StatusCau
 
 /** ValidatePersistentVolumeClaimSpec's resource rules for every ephemeral volume's claim template. */
 export function ephemeralClaimSpecCauses(spec: Obj): StatusCause[] {
-  return list(spec.volumes).flatMap((volume, i) => {
-    const template = obj(volume.ephemeral).volumeClaimTemplate;
+  return asObjectList(spec.volumes).flatMap((volume, i) => {
+    const template = asObject(volume.ephemeral).volumeClaimTemplate;
     if (template === undefined || template === null) return [];
-    return validateClaimSpecResources(obj(template).spec, `spec.volumes[${i}].ephemeral.volumeClaimTemplate.spec`);
+    return validateClaimSpecResources(asObject(template).spec, `spec.volumes[${i}].ephemeral.volumeClaimTemplate.spec`);
   });
 }

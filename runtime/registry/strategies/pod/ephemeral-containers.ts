@@ -5,11 +5,8 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden } from '../../../validation/field-errors.js';
-import { deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../object.js';
+import { asObjectList, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../object.js';
 import type { Strategy } from '../../strategy.js';
-
-type Obj = Record<string, unknown>;
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 
 function prepare(obj: KubeObject, old: KubeObject, applyDefaults: (o: KubeObject) => void): void {
   const wanted = isPlainObject(obj.spec) ? obj.spec.ephemeralContainers : undefined;
@@ -24,9 +21,9 @@ function prepare(obj: KubeObject, old: KubeObject, applyDefaults: (o: KubeObject
 }
 
 function immutabilityCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
-  const now = new Map(list(isPlainObject(obj.spec) ? obj.spec.ephemeralContainers : undefined).map((c) => [c.name, c]));
+  const now = new Map(asObjectList(isPlainObject(obj.spec) ? obj.spec.ephemeralContainers : undefined).map((c) => [c.name, c]));
   const causes: StatusCause[] = [];
-  for (const before of list(isPlainObject(old.spec) ? old.spec.ephemeralContainers : undefined)) {
+  for (const before of asObjectList(isPlainObject(old.spec) ? old.spec.ephemeralContainers : undefined)) {
     const name = typeof before.name === 'string' ? before.name : '';
     const after = now.get(before.name);
     if (!after) causes.push(forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));

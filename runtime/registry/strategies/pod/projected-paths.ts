@@ -5,15 +5,13 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { invalid } from '../../../validation/field-errors.js';
+import { asObject, asObjectList, asString } from '../../object.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 export function projectedPathCauses(spec: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
-  list(spec.volumes).forEach((volume, v) => {
+  asObjectList(spec.volumes).forEach((volume, v) => {
     if (volume.projected === undefined) return;
     const at = `spec.volumes[${v}].projected`;
     const seen = new Set<string>();
@@ -22,11 +20,11 @@ export function projectedPathCauses(spec: Obj): StatusCause[] {
       if (seen.has(path)) causes.push(invalid(at, shown, 'conflicting duplicate paths'));
       seen.add(path);
     };
-    for (const source of list(obj(volume.projected).sources)) {
-      if (source.secret !== undefined) for (const item of list(obj(source.secret).items)) note(str(item.path), str(obj(source.secret).name));
-      if (source.configMap !== undefined) for (const item of list(obj(source.configMap).items)) note(str(item.path), str(obj(source.configMap).name));
-      if (source.downwardAPI !== undefined) for (const item of list(obj(source.downwardAPI).items)) note(str(item.path), str(item.path));
-      if (source.clusterTrustBundle !== undefined) note(str(obj(source.clusterTrustBundle).path), str(obj(source.clusterTrustBundle).path));
+    for (const source of asObjectList(asObject(volume.projected).sources)) {
+      if (source.secret !== undefined) for (const item of asObjectList(asObject(source.secret).items)) note(asString(item.path), asString(asObject(source.secret).name));
+      if (source.configMap !== undefined) for (const item of asObjectList(asObject(source.configMap).items)) note(asString(item.path), asString(asObject(source.configMap).name));
+      if (source.downwardAPI !== undefined) for (const item of asObjectList(asObject(source.downwardAPI).items)) note(asString(item.path), asString(item.path));
+      if (source.clusterTrustBundle !== undefined) note(asString(asObject(source.clusterTrustBundle).path), asString(asObject(source.clusterTrustBundle).path));
     }
   });
   return causes;

@@ -4,11 +4,10 @@
 // set, decide instead); Burstable otherwise.
 
 import { quantityValue } from './quantity.js';
+import { asObject, asObjectList } from '../../object.js';
 
 type Obj = Record<string, unknown>;
 const COMPUTE = ['cpu', 'memory'];
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
 
 /** The compute entries of a resource list, as numbers, skipping zero requests. */
 function compute(resources: Obj, nonZero: boolean): Map<string, number> {
@@ -25,8 +24,8 @@ function classOf(resourceSets: Obj[]): 'Guaranteed' | 'Burstable' | 'BestEffort'
   let any = false;
   let guaranteed = true;
   for (const r of resourceSets) {
-    const requests = compute(obj(r.requests), true);
-    const limits = compute(obj(r.limits), true);
+    const requests = compute(asObject(r.requests), true);
+    const limits = compute(asObject(r.limits), true);
     if (requests.size || limits.size) any = true;
     if (!COMPUTE.every((name) => limits.has(name))) guaranteed = false;
     for (const [name, value] of requests) if (limits.get(name) !== value) guaranteed = false;
@@ -36,7 +35,7 @@ function classOf(resourceSets: Obj[]): 'Guaranteed' | 'Burstable' | 'BestEffort'
 }
 
 export function podQOSClass(spec: Obj): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  if (spec.resources !== undefined) return classOf([obj(spec.resources)]);
-  const containers = [...list(spec.initContainers), ...list(spec.containers)];
-  return classOf(containers.map((c) => obj(c.resources)));
+  if (spec.resources !== undefined) return classOf([asObject(spec.resources)]);
+  const containers = [...asObjectList(spec.initContainers), ...asObjectList(spec.containers)];
+  return classOf(containers.map((c) => asObject(c.resources)));
 }

@@ -6,11 +6,9 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden, invalid } from '../../../validation/field-errors.js';
-import { deepClone, deepEqual } from '../../object.js';
+import { asObject, asObjectList, deepClone, deepEqual } from '../../object.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
 
 export const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.containers[*].image`',
@@ -22,8 +20,8 @@ export const UPDATABLE_POD_SPEC_FIELDS = [
 
 /** Copies the images of `from` onto the containers of `to` that line up by position and name. */
 function withImagesOf(to: unknown, from: unknown): unknown {
-  const target = list(to);
-  const source = list(from);
+  const target = asObjectList(to);
+  const source = asObjectList(from);
   if (!Array.isArray(to) || target.length !== source.length) return to;
   return target.map((c, i) => (c.name === source[i].name ? { ...c, image: source[i].image } : c));
 }
@@ -36,8 +34,8 @@ export function mungedSpec(spec: Obj, old: Obj): Obj {
   munged.containers = withImagesOf(munged.containers, old.containers);
   if (munged.initContainers !== undefined) munged.initContainers = withImagesOf(munged.initContainers, old.initContainers);
   if (munged.activeDeadlineSeconds !== undefined) munged.activeDeadlineSeconds = old.activeDeadlineSeconds;
-  if (contains(list(munged.tolerations), list(old.tolerations))) munged.tolerations = old.tolerations;
-  if (contains(list(old.schedulingGates), list(munged.schedulingGates))) munged.schedulingGates = old.schedulingGates;
+  if (contains(asObjectList(munged.tolerations), asObjectList(old.tolerations))) munged.tolerations = old.tolerations;
+  if (contains(asObjectList(old.schedulingGates), asObjectList(munged.schedulingGates))) munged.schedulingGates = old.schedulingGates;
   if (typeof old.terminationGracePeriodSeconds === 'number' && old.terminationGracePeriodSeconds < 0 && munged.terminationGracePeriodSeconds === 1) {
     munged.terminationGracePeriodSeconds = old.terminationGracePeriodSeconds;
   }
@@ -59,10 +57,10 @@ function activeDeadlineCauses(spec: Obj, old: Obj): StatusCause[] {
 }
 
 export function podSpecUpdateCauses(spec: unknown, oldSpec: unknown): StatusCause[] {
-  const deadline = activeDeadlineCauses(obj(spec), obj(oldSpec));
+  const deadline = activeDeadlineCauses(asObject(spec), asObject(oldSpec));
   if (deadline.length) return deadline;
-  const munged = mungedSpec(obj(spec), obj(oldSpec));
-  const old = obj(oldSpec);
+  const munged = mungedSpec(asObject(spec), asObject(oldSpec));
+  const old = asObject(oldSpec);
   if (deepEqual(munged, old)) return [];
   const changed = [...new Set([...Object.keys(munged), ...Object.keys(old)])].filter((k) => !deepEqual(munged[k], old[k])).sort();
   const diff = changed.map((k) => `  spec.${k}: ${JSON.stringify(old[k] ?? null)} -> ${JSON.stringify(munged[k] ?? null)}`).join('\n');

@@ -4,9 +4,9 @@
 // what they found inside the sources kube-apiserver would not have validated.
 
 import type { StatusCause } from '../../../errors/status-error.js';
+import { asObjectList } from '../../object.js';
 
 type Obj = Record<string, unknown>;
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x)) : []);
 
 const SECOND_SOURCE = 'Forbidden: may not specify more than 1 volume type';
 
@@ -21,7 +21,7 @@ export const VOLUME_SOURCE_ORDER = [
 /** The causes without those found inside a volume's second and later sources. */
 export function withoutUnvalidatedSources(spec: Obj, causes: StatusCause[]): StatusCause[] {
   const skipped: string[] = [];
-  list(spec.volumes).forEach((volume, i) => {
+  asObjectList(spec.volumes).forEach((volume, i) => {
     const set = VOLUME_SOURCE_ORDER.filter((name) => volume[name] !== undefined && volume[name] !== null);
     for (const name of set.slice(1)) skipped.push(`spec.volumes[${i}].${name}`);
   });
