@@ -5,19 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { storageVersionHash } from '../../generator/normalize.js';
-import { SpecErrors } from '../../generator/spec-error.js';
-import { generateIn, specTree } from './harness.js';
-
-const META = `protoPackage: k8s.io.apimachinery.pkg.apis.meta.v1
-openAPIPrefix: io.k8s.apimachinery.pkg.apis.meta.v1
-types:
-  ObjectMeta:
-    fields:
-      name: {type: string, tag: 1}
-  ListMeta:
-    fields:
-      resourceVersion: {type: string, tag: 2}
-`;
+import { generateWithMeta, specErrorsOf } from './harness.js';
 
 const STORED = `group: old.example.com
 version: v1
@@ -58,16 +46,8 @@ kinds:
       size: {type: int32, tag: 4}
 `;
 
-const run = (view: string) => generateIn(specTree({ 'meta/v1.yaml': META, 'old/v1.yaml': STORED, 'new/v1.yaml': view }));
-
-async function errorsOf(view: string): Promise<string[]> {
-  const err = await run(view).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(SpecErrors);
-  return (err as SpecErrors).errors.map((e) => e.message);
-}
+const run = (view: string) => generateWithMeta({ 'old/v1.yaml': STORED, 'new/v1.yaml': view });
+const errorsOf = (view: string): Promise<string[]> => specErrorsOf({ 'old/v1.yaml': STORED, 'new/v1.yaml': view });
 
 describe('storedAs', () => {
   it('puts the stored apiVersion, the renames and the stored hash into the model and the registry', async () => {

@@ -3,18 +3,7 @@
 // and a map of wrapped lists (ExtraValue) is a protobuf map whose values are the wrapper message.
 
 import { describe, expect, it } from 'vitest';
-import { generateIn, specTree } from './harness.js';
-
-const META = `protoPackage: k8s.io.apimachinery.pkg.apis.meta.v1
-openAPIPrefix: io.k8s.apimachinery.pkg.apis.meta.v1
-types:
-  ObjectMeta:
-    fields:
-      name: {type: string, tag: 1}
-  ListMeta:
-    fields:
-      resourceVersion: {type: string, tag: 2}
-`;
+import { generateWithMeta } from './harness.js';
 
 const REVIEW = `group: demo.example.com
 version: v1
@@ -41,7 +30,7 @@ types:
 `;
 
 describe('virtual kinds in the generated output', async () => {
-  const { files } = await generateIn(specTree({ 'meta/v1.yaml': META, 'demo/v1.yaml': REVIEW }));
+  const { files } = await generateWithMeta({ 'demo/v1.yaml': REVIEW });
   const file = (path: string): string => {
     const found = files.find((f) => f.path === path);
     if (!found) throw new Error(`no generated ${path}`);
