@@ -1,18 +1,14 @@
 // /openapi/v2 in gnostic's protobuf form: the wire numbers of the messages, the JSON-to-gnostic
 // mapping (decoded back with the same descriptor), content negotiation as kube-openapi's handler
 // does it, and the real kubectl 1.27, whose apply and explain read only this form.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEDIA_TYPE_OPENAPI_V2_PROTOBUF, OpenAPIDocuments } from '../../runtime/api/openapi.js';
 import { openAPIV2Type } from '../../runtime/api/openapi-v2-descriptor.js';
 import { encodeOpenAPIV2, toOpenAPIV2Document } from '../../runtime/api/openapi-v2-protobuf.js';
-import { startServer } from '../../runtime/index.js';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
 type Obj = Record<string, any>; // decoded messages are walked freely in assertions
 
@@ -296,33 +292,18 @@ describe('GET /openapi/v2 negotiation', () => {
 const kubectl127 = kubectlVersions().find((k) => k.version === '1.27')?.path;
 
 describe.skipIf(!kubectl127)('kubectl 1.27 reads the protobuf OpenAPI v2', () => {
-  let server: Awaited<ReturnType<typeof startServer>>;
-  let dir: string;
-  let kubeconfig: string;
+  let cluster: KubectlServer;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openapi-v2-pb-'));
-    server = await startServer({ port: 0, storage: 'memory' });
-    kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, server.kubeconfig);
+    cluster = await startKubectlServer('openapi-v2-pb-', { storage: 'memory' }, 30_000);
   });
 
   afterAll(async () => {
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.close();
   });
 
-  // HOME is a fresh directory so kubectl's discovery and OpenAPI caches start empty.
-  const kubectl = (args: string[], input?: string) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(
-        kubectl127!,
-        args,
-        { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dir }, timeout: 30_000 },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-      if (input !== undefined) child.stdin!.end(input);
-    });
+  // kubectl's HOME is the test's fresh directory, so its discovery and OpenAPI caches start empty.
+  const kubectl = (args: string[], input?: string) => cluster.kubectl(kubectl127!, args, input);
 
   const configMap = (name: string, value: string, extra = '') =>
     `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  key: "${value}"\n${extra}`;

@@ -2,13 +2,12 @@
 // bootstrap token authenticator: which Secrets back a token, expiry, the usage flag, and the
 // user and groups a token authenticates as; the flag as pflag reads a bool; and end to end, a
 // SelfSubjectReview posted with a bootstrap token.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 import { BootstrapTokenAuthenticator } from '../../runtime/auth/bootstrap-token.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { KubeObject } from '../../runtime/registry/object.js';
@@ -129,13 +128,9 @@ describe('bootstrap tokens over HTTPS', () => {
     try {
       const doc = parseYaml(on.kubeconfig) as { users: { user: Record<string, unknown> }[] };
       doc.users[0].user = { token: '07401b.f395accd246ae52d' };
-      writeFileSync(join(dir, 'kubeconfig'), JSON.stringify(doc));
-      const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(kubectl133!, ['auth', 'whoami'], { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir }, timeout: 20_000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? 1 : 0, stdout, stderr }),
-        );
-      });
+      const out = await runKubectl(kubectl133!, ['auth', 'whoami'], { kubeconfig: writeKubeconfig(dir, JSON.stringify(doc)), home: dir });
       expect(out.stderr).toBe('');
+      expect(out.code).toBe(0);
       expect(out.stdout).toBe('ATTRIBUTE   VALUE\nUsername    system:bootstrap:07401b\nGroups      [system:bootstrappers system:bootstrappers:kubeadm:default-node-token system:authenticated]\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });

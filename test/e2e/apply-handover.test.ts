@@ -1,39 +1,20 @@
 // kubectl 1.27 and 1.33 moving one ConfigMap between client-side apply (three-way strategic merge
 // driven by the last-applied-configuration annotation) and server-side apply, both ways, with no
 // conflicts, as against kube-apiserver. Real kubectl binaries, the real server.
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlVersions } from '../support/kubectl.js';
-import { startWireServer, type WireServer } from '../wire/client.js';
+import { kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
-let wire: WireServer;
-let kubeconfigPath: string;
+let cluster: KubectlServer;
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 beforeAll(async () => {
-  wire = await startWireServer();
-  kubeconfigPath = join(wire.dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, wire.server.kubeconfig);
+  cluster = await startKubectlServer('e2e-handover-', { storage: 'memory' });
 });
 afterAll(async () => {
-  await wire?.close();
+  await cluster?.close();
 });
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(bin: string, args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: wire.dir }, timeout: 20_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 interface ConfigMap {
   metadata: { annotations?: Record<string, string>; managedFields?: { manager: string; operation: string }[] };
@@ -42,10 +23,10 @@ interface ConfigMap {
 
 for (const { version, path } of kubectlVersions()) {
   describe.skipIf(!path)(`kubectl ${version} apply handover`, () => {
-    const k = (args: string[]) => run(path!, args);
+    const k = (args: string[]) => cluster.kubectl(path!, args);
     const tag = version.replace('.', '-');
     const manifest = (name: string, data: Record<string, string>) => {
-      const file = join(wire.dir, `${name}-${Object.keys(data).join('')}-${Object.values(data).join('')}.yaml`);
+      const file = join(cluster.dir, `${name}-${Object.keys(data).join('')}-${Object.values(data).join('')}.yaml`);
       const lines = Object.entries(data).map(([key, value]) => `  ${key}: "${value}"`);
       writeFileSync(file, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n${lines.join('\n')}\n`);
       return file;

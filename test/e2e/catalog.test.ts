@@ -3,15 +3,12 @@
 // each object is read back with `kubectl get`, whose columns must be kube-apiserver's
 // (../shared/upstream/printer-columns.json), and a second apply with the other kubectl version
 // must find nothing to change.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { resources } from '../../generated/registry.js';
-import { startServer, type RunningServer } from '../../runtime/index.js';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
 const CATALOG_DIR = join(import.meta.dirname, 'catalog');
@@ -59,32 +56,20 @@ const printerColumns: Record<string, Array<{ name: string; priority: number }>> 
   ? JSON.parse(readFileSync(join(UPSTREAM_DIR, 'printer-columns.json'), 'utf8'))
   : {};
 
-let server: RunningServer;
-let dir: string;
-let kubeconfigPath: string;
+let cluster: KubectlServer;
 let manifestPath: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'e2e-catalog-'));
-  server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: 'sqlite', ...CATALOG_SERVER_OPTIONS });
-  kubeconfigPath = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, server.kubeconfig);
-  manifestPath = join(dir, 'catalog.yaml');
+  cluster = await startKubectlServer('e2e-catalog-', CATALOG_SERVER_OPTIONS, 30_000);
+  manifestPath = join(cluster.dir, 'catalog.yaml');
   writeFileSync(manifestPath, manifest);
 });
 
 afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await cluster?.close();
 });
 
-function kubectl(bin: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dir }, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const kubectl = (bin: string, args: string[]) => cluster.kubectl(bin, args);
 
 const resourceArg = (e: CatalogEntry): string => (e.group ? `${e.plural}.${e.group}` : e.plural);
 const namespaceArgs = (e: CatalogEntry): string[] => (e.namespace ? ['-n', e.namespace] : []);

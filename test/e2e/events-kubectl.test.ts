@@ -1,46 +1,20 @@
 // Events with real kubectl (oldest and newest supported minors): `kubectl get events` reads
 // core/v1 Tables with the Event printer's columns and field selectors, `kubectl events` lists and
 // filters them, and objects applied through events.k8s.io/v1 show up beside core/v1 ones.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../runtime/index.js';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
-type Server = Awaited<ReturnType<typeof startServer>>;
-
-let server: Server;
-let dir: string;
-let kubeconfigPath: string;
+let cluster: KubectlServer;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'e2e-events-'));
-  server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: 'sqlite' });
-  kubeconfigPath = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, server.kubeconfig);
+  cluster = await startKubectlServer('e2e-events-');
 });
 
 afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await cluster?.close();
 });
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function kubectl(bin: string, args: string[], input?: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dir }, timeout: 20_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    if (input !== undefined) child.stdin!.end(input);
-  });
-}
 
 const catalog = (file: string) => readFileSync(join(import.meta.dirname, 'catalog', file), 'utf8');
 
@@ -52,7 +26,7 @@ for (const { version, path } of kubectlVersions()) {
   describe.skipIf(!path)(`kubectl ${version} and events`, () => {
     const bin = path!;
     const ns = `ev-${version.replace('.', '-')}`;
-    const k = (args: string[], input?: string) => kubectl(bin, args, input);
+    const k = (args: string[], input?: string) => cluster.kubectl(bin, args, input);
 
     it('applies a core/v1 and an events.k8s.io/v1 event', async () => {
       expect((await k(['create', 'namespace', ns])).code).toBe(0);

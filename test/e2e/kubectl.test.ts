@@ -1,49 +1,19 @@
 // kubectl end to end: the real server over HTTPS (in-process, SQLite store), driven by real kubectl
 // binaries of the oldest and newest supported minor versions. kubectl 1.33 sends create bodies as
 // protobuf and reads Tables, aggregated discovery and OpenAPI v3, so this covers every layer.
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../runtime/index.js';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlEnv, kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
-type Server = Awaited<ReturnType<typeof startServer>>;
-
-let server: Server;
-let dir: string;
-let kubeconfigPath: string;
+let cluster: KubectlServer;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'e2e-kubectl-'));
-  server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: 'sqlite' });
-  kubeconfigPath = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, server.kubeconfig);
+  cluster = await startKubectlServer('e2e-kubectl-');
 });
 
 afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await cluster?.close();
 });
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function kubectl(bin: string, args: string[], input?: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      bin,
-      args,
-      { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dir }, timeout: 20_000 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    if (input !== undefined) child.stdin!.end(input);
-  });
-}
 
 const manifest = (name: string, ns: string, data: Record<string, string>, extra = '') =>
   [
@@ -61,7 +31,7 @@ for (const { version, path } of kubectlVersions()) {
   describe.skipIf(!path)(`kubectl ${version}`, () => {
     const bin = path!;
     const ns = `e2e-${version.replace('.', '-')}`;
-    const k = (args: string[], input?: string) => kubectl(bin, args, input);
+    const k = (args: string[], input?: string) => cluster.kubectl(bin, args, input);
 
     it('creates a namespace', async () => {
       const r = await k(['create', 'namespace', ns]);
@@ -185,7 +155,7 @@ for (const { version, path } of kubectlVersions()) {
 
     it('watches with get -w and sees a new object', async () => {
       const watcher = spawn(bin, ['get', 'configmaps', '-n', ns, '-w', '-o', 'name'], {
-        env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dir },
+        env: kubectlEnv(cluster),
       });
       let out = '';
       watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));

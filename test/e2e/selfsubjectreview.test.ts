@@ -2,7 +2,6 @@
 // (admin certificate, token-file user), nothing is stored, only create is routed (GET on the
 // collection 405, a named path 404), JSON/YAML/protobuf bodies work, and `kubectl auth whoami`
 // of the oldest and newest supported kubectl prints the caller.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
 
 const PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
@@ -148,19 +147,12 @@ describe('SelfSubjectReview over HTTPS', () => {
 // v1beta1, then on 404 to v1alpha1, and on a second 404 reports the API as not enabled, which is
 // what it reports against a default kube-apiserver 1.33 too.
 describe('kubectl auth whoami', () => {
-  const run = (bin: string, kubeconfig: string, args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dir }, timeout: 20_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const run = (bin: string, kubeconfig: string, args: string[]) => runKubectl(bin, args, { kubeconfig, home: dir });
   const kubeconfigs = () => {
-    const adminPath = join(dir, 'kubeconfig-admin');
-    writeFileSync(adminPath, server.kubeconfig);
+    const adminPath = writeKubeconfig(dir, server.kubeconfig, 'kubeconfig-admin');
     const doc = parseYaml(server.kubeconfig) as { users: { user: Record<string, unknown> }[] };
     doc.users[0].user = { token: TOKEN };
-    const janePath = join(dir, 'kubeconfig-jane');
-    writeFileSync(janePath, JSON.stringify(doc));
+    const janePath = writeKubeconfig(dir, JSON.stringify(doc), 'kubeconfig-jane');
     return { adminPath, janePath };
   };
   const versions = kubectlVersions();

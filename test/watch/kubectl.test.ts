@@ -1,25 +1,20 @@
 // kubectl 1.33 against the watch cache: `get --chunk-size=2` pages through 25 objects with continue
 // tokens, and `get --watch` prints the list and then the changes. Skipped with a message without
 // kubectl (a failure under REQUIRE_KUBECTL=1).
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../runtime/index.js';
+import type { RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
-import { kubectlVersions } from '../support/kubectl.js';
+import { kubectlEnv, kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
 const kubectl = kubectlVersions().find((k) => k.version === '1.33')?.path;
 const NS = 'chunks';
 const NAMES = Array.from({ length: 25 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
 
 describe.skipIf(!kubectl)('kubectl 1.33 list and watch', () => {
+  let cluster: KubectlServer;
   let server: RunningServer;
-  let dir: string;
-  let kubeconfigPath: string;
   let creds: Credentials;
-  const env = () => ({ ...process.env, KUBECONFIG: kubeconfigPath, HOME: dir });
   const create = async (name: string) => {
     const res = await call(server.url, `/api/v1/namespaces/${NS}/configmaps`, creds, {
       method: 'POST',
@@ -30,25 +25,19 @@ describe.skipIf(!kubectl)('kubectl 1.33 list and watch', () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'watch-kubectl-'));
-    server = await startServer({ storage: 'sqlite', dataDir: join(dir, 'data') });
-    kubeconfigPath = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigPath, server.kubeconfig);
+    cluster = await startKubectlServer('watch-kubectl-');
+    server = cluster.server;
     creds = kubeconfigCredentials(server.kubeconfig);
     await call(server.url, '/api/v1/namespaces', creds, { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }), headers: { 'content-type': 'application/json' } });
     for (const name of NAMES) await create(name);
   });
   afterAll(async () => {
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.close();
   });
 
   it('get --chunk-size=2 pages through 25 objects with continue tokens', async () => {
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile(kubectl!, ['get', 'configmaps', '-n', NS, '--chunk-size=2', '-o', 'name', '-v=6'], { env: env(), timeout: 20_000 }, (err, stdout, stderr) =>
-        err ? reject(err) : resolve({ stdout, stderr }),
-      ),
-    );
+    const { code, stdout, stderr } = await cluster.kubectl(kubectl!, ['get', 'configmaps', '-n', NS, '--chunk-size=2', '-o', 'name', '-v=6']);
+    expect(code, stderr).toBe(0);
     expect(stdout.trim().split('\n')).toEqual(NAMES.map((n) => `configmap/${n}`));
     // -v=6 logs each request: the first page, then one continue per further page of two.
     const pages = stderr.split('\n').filter((l) => /"Response" verb="GET" url="[^"]*\/configmaps\?[^"]*limit=2[^"]*"/.test(l));
@@ -58,7 +47,7 @@ describe.skipIf(!kubectl)('kubectl 1.33 list and watch', () => {
   });
 
   it('get --watch prints the list, then changes as they happen', async () => {
-    const child = spawn(kubectl!, ['get', 'configmaps', '-n', NS, '--watch', '--output-watch-events'], { env: env() });
+    const child = spawn(kubectl!, ['get', 'configmaps', '-n', NS, '--watch', '--output-watch-events'], { env: kubectlEnv(cluster) });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (c: string) => (out += c));

@@ -1,41 +1,20 @@
 // kubectl end to end for the wire formats: every patch type on a ConfigMap, and the protobuf
 // reads of kubectl's typed clients. Real kubectl binaries, the real server.
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlVersions } from '../support/kubectl.js';
-import { startWireServer, type WireServer } from './client.js';
+import { kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
-let wire: WireServer;
-let kubeconfigPath: string;
+let cluster: KubectlServer;
 
 beforeAll(async () => {
-  wire = await startWireServer();
-  kubeconfigPath = join(wire.dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, wire.server.kubeconfig);
+  cluster = await startKubectlServer('wire-kubectl-', { storage: 'memory' });
 });
 afterAll(async () => {
-  await wire?.close();
+  await cluster?.close();
 });
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(bin: string, args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: wire.dir }, timeout: 20_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 for (const { version, path } of kubectlVersions()) {
   describe.skipIf(!path)(`kubectl ${version}`, () => {
-    const k = (args: string[]) => run(path!, args);
+    const k = (args: string[]) => cluster.kubectl(path!, args);
     const ns = 'default';
     const name = `patched-${version.replace('.', '-')}`;
     const data = async () => JSON.parse((await k(['get', 'cm', name, '-n', ns, '-o', 'json'])).stdout).data as Record<string, string>;
