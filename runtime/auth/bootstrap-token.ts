@@ -7,7 +7,7 @@
 // authenticator's token", never an error, as upstream's authenticator answers.
 
 import { timingSafeEqual } from 'node:crypto';
-import { isPlainObject, type KubeObject } from '../registry/object.js';
+import { asObject, isPlainObject, type KubeObject } from '../registry/object.js';
 import type { TokenAuthenticator } from './token-file.js';
 import { newUserInfo, type UserInfo } from './user.js';
 
@@ -67,7 +67,7 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
     const [, tokenID, tokenSecret] = parts;
     const secret = await this.lookup(`${SECRET_PREFIX}${tokenID}`);
     if (!secret) return undefined;
-    const meta = isPlainObject(secret.metadata) ? secret.metadata : {};
+    const meta = asObject(secret.metadata);
     if (meta.deletionTimestamp) return undefined;
     if (secret.type !== SECRET_TYPE || !isPlainObject(secret.data)) return undefined;
     if (!sameSecret(dataOf(secret, 'token-secret'), tokenSecret)) return undefined;

@@ -8,7 +8,7 @@
 
 import { badRequest } from '../../errors/status-error.js';
 import { dryRunCauses, invalidOptions, type DeleteOptions } from '../../registry/delete-options.js';
-import { isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../registry/object.js';
+import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../registry/object.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { readBody, respond } from '../handlers/context.js';
 
@@ -17,8 +17,8 @@ const EVICTION_VERSIONS = ['policy/v1', 'policy/v1beta1'];
 type Obj = Record<string, unknown>;
 
 function evictionFrom(ctx: HandlerContext, obj: Obj): Obj {
-  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  const apiVersion = asString(obj.apiVersion);
+  const kind = asString(obj.kind);
   if (kind && kind !== 'Eviction') {
     const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion || ctx.target.version;
     throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a Eviction: no kind "${kind}" is registered for version "${apiVersion || 'policy/v1'}"`);
@@ -31,7 +31,7 @@ function evictionFrom(ctx: HandlerContext, obj: Obj): Obj {
 
 /** The eviction's deleteOptions, with the request's dryRun (a query parameter) taking part as kube's does. */
 function deleteOptionsOf(ctx: HandlerContext, eviction: Obj): DeleteOptions {
-  const body = isPlainObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
+  const body = asObject(eviction.deleteOptions);
   const queryDryRun = ctx.query.getAll('dryRun');
   const bodyDryRun = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
   const dryRun = queryDryRun.length ? queryDryRun : bodyDryRun;
@@ -49,7 +49,7 @@ function deleteOptionsOf(ctx: HandlerContext, eviction: Obj): DeleteOptions {
 
 /** The pod with a DisruptionTarget condition saying the Eviction API is evicting it. */
 function withDisruptionTarget(pod: KubeObject): KubeObject {
-  const status = isPlainObject(pod.status) ? pod.status : {};
+  const status = asObject(pod.status);
   const others = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isPlainObject(c) && c.type === 'DisruptionTarget')) : [];
   const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: nowRFC3339(), reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' };
   pod.status = { ...status, conditions: [...others, condition] };
@@ -59,7 +59,7 @@ function withDisruptionTarget(pod: KubeObject): KubeObject {
 export async function evictPod(ctx: HandlerContext): Promise<Response> {
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
   const eviction = evictionFrom(ctx, ctx.negotiator.decodeBody(contentType, await readBody(ctx.request), ctx.target));
-  const meta = isPlainObject(eviction.metadata) ? eviction.metadata : {};
+  const meta = asObject(eviction.metadata);
   if (typeof meta.name === 'string' && meta.name !== '' && meta.name !== ctx.info.name) {
     throw badRequest('name in URL does not match name in Eviction object');
   }

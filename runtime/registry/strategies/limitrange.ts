@@ -9,7 +9,7 @@ import { isQualifiedName } from '../../validation/formats.js';
 import { compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, isPlainObject, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 type Item = Record<string, unknown>;
@@ -23,7 +23,7 @@ const MAX_MILLI_VALUE = 9223372036854775807n / 1000n;
 function itemsOf(obj: KubeObject): Item[] {
   const spec = obj.spec;
   if (!isPlainObject(spec) || !Array.isArray(spec.limits)) return [];
-  return (spec.limits as unknown[]).map((item) => (isPlainObject(item) ? item : {}));
+  return (spec.limits as unknown[]).map(asObject);
 }
 
 function quantityMap(item: Item, field: string): QuantityMap {
@@ -84,7 +84,7 @@ function ratioExceedsMaxOverMin(ratio: Quantity, min: Quantity, max: Quantity): 
 
 function validateItem(item: Item, path: string, seenTypes: Set<string>): StatusCause[] {
   const causes: StatusCause[] = [];
-  const type = typeof item.type === 'string' ? item.type : '';
+  const type = asString(item.type);
   causes.push(...validateTypeName(type, `${path}.type`));
   if (seenTypes.has(type)) causes.push(fe.duplicate(`${path}.type`, type));
   seenTypes.add(type);

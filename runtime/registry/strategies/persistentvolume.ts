@@ -11,8 +11,9 @@ import { isDNS1123Subdomain } from '../../validation/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
 import { formatQuantity, quantityOf, quantitySign, quantityValue } from '../../validation/quantity.js';
 import type { ResourceDefinition } from '../definition.js';
-import { deepClone, deepEqual, isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, deepClone, deepEqual, isPlainObject, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { fieldDiff } from './field-diff.js';
 import { mountOptionCauses, persistentVolumeWarnings } from './volume-warnings.js';
 
 type Obj = Record<string, unknown>;
@@ -48,7 +49,6 @@ export const VOLUME_SOURCES = [
   'csi',
 ];
 
-const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : {});
 const has = (o: Obj, key: string): boolean => o[key] !== undefined && o[key] !== null;
 
 /** The access-mode rules shared with claims. */
@@ -68,7 +68,7 @@ function accessModeCauses(modes: unknown, path: string, requiredDetail: string):
 }
 
 function capacityCauses(capacity: unknown): StatusCause[] {
-  const cap = isPlainObject(capacity) ? capacity : {};
+  const cap = asObject(capacity);
   const causes: StatusCause[] = [];
   const keys = Object.keys(cap);
   if (keys.length === 0) causes.push(fe.required('spec.capacity'));
@@ -88,10 +88,10 @@ const isRootPath = (p: string): boolean => p.startsWith('/') && p.split('/').eve
 
 /** ValidatePersistentVolumeSpec for a PersistentVolume object (the type's own rules are generated). */
 export function validatePersistentVolumeSpec(obj: KubeObject, vacEnabled: boolean): StatusCause[] {
-  const spec = specOf(obj);
+  const spec = asObject(obj.spec);
   const causes = accessModeCauses(spec.accessModes, 'spec.accessModes', '');
   causes.push(...capacityCauses(spec.capacity));
-  const policy = typeof spec.persistentVolumeReclaimPolicy === 'string' ? spec.persistentVolumeReclaimPolicy : '';
+  const policy = asString(spec.persistentVolumeReclaimPolicy);
   if (policy !== '' && !RECLAIM_POLICIES.includes(policy)) causes.push(fe.notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
   let affinitySpecified = false;
   if (isPlainObject(spec.nodeAffinity)) {
@@ -134,8 +134,8 @@ function sourceOf(spec: Obj): Obj {
 
 function updateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): StatusCause[] {
   const causes: StatusCause[] = [];
-  const spec = specOf(obj);
-  const oldSpec = specOf(old);
+  const spec = asObject(obj.spec);
+  const oldSpec = asObject(old.spec);
   const newSource = deepClone(sourceOf(spec));
   const oldSource = sourceOf(oldSpec);
   // A controller expand secret may be added to a CSI volume that had none.
@@ -143,7 +143,7 @@ function updateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): Sta
   const oldCsi = oldSource.csi;
   if (isPlainObject(oldCsi) && !has(oldCsi, 'controllerExpandSecretRef') && isPlainObject(newCsi)) delete newCsi.controllerExpandSecretRef;
   if (!deepEqual(newSource, oldSource)) {
-    causes.push(fe.forbidden('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${sourceDiff(oldSource, newSource)}`));
+    causes.push(fe.forbidden('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${fieldDiff(oldSource, newSource)}`));
   }
   if ((spec.volumeMode ?? null) !== (oldSpec.volumeMode ?? null)) {
     // kube-apiserver names this path without its spec prefix.
@@ -161,15 +161,6 @@ function updateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): Sta
     }
   }
   return causes;
-}
-
-/** Which sources differ, after kube-apiserver's first line (it prints a Go diff there). */
-function sourceDiff(oldSource: Obj, newSource: Obj): string {
-  const keys = [...new Set([...Object.keys(oldSource), ...Object.keys(newSource)])].sort();
-  return keys
-    .filter((k) => !deepEqual(oldSource[k], newSource[k]))
-    .map((k) => `  ${k}: ${JSON.stringify(oldSource[k] ?? null)} -> ${JSON.stringify(newSource[k] ?? null)}`)
-    .join('\n');
 }
 
 /** SetDefaults_PersistentVolume's spec part: Retain and Filesystem. */
@@ -193,7 +184,7 @@ const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 export function persistentVolumeStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
-  const vacEnabled = (old?: KubeObject): boolean => enabled('VolumeAttributesClass') || (old !== undefined && has(specOf(old), 'volumeAttributesClassName'));
+  const vacEnabled = (old?: KubeObject): boolean => enabled('VolumeAttributesClass') || (old !== undefined && has(asObject(old.spec), 'volumeAttributesClassName'));
   const main: Strategy = {
     ...base.main,
     prepareForCreate(obj) {

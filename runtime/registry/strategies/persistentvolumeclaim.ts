@@ -15,8 +15,9 @@ import * as fe from '../../validation/field-errors.js';
 import { canonicalQuantity, compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
 import { validatePersistentVolumeClaimResourceKey } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
-import { deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObject, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { fieldDiff } from './field-diff.js';
 import { persistentVolumeClaimWarnings } from './volume-warnings.js';
 
 type Obj = Record<string, unknown>;
@@ -25,13 +26,11 @@ type GateCheck = (gate: string) => boolean;
 const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 const RESIZE_STATUSES = ['ControllerResizeFailed', 'ControllerResizeInProgress', 'NodeResizeFailed', 'NodeResizeInProgress', 'NodeResizePending'];
 
-const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : {});
-const statusOf = (obj: KubeObject): Obj => (isPlainObject(obj.status) ? obj.status : {});
 const has = (o: Obj, key: string): boolean => o[key] !== undefined && o[key] !== null;
 
 /** A VolumeSnapshot or a claim: the only data sources an old client's dataSource may name. */
 function isLegacyDataSource(ds: Obj): boolean {
-  const group = typeof ds.apiGroup === 'string' ? ds.apiGroup : '';
+  const group = asString(ds.apiGroup);
   return (ds.kind === 'PersistentVolumeClaim' && group === '') || (ds.kind === 'VolumeSnapshot' && group === 'snapshot.storage.k8s.io');
 }
 
@@ -74,10 +73,10 @@ const annotationsOf = (obj: KubeObject): Record<string, string> => (metaOf(obj).
 function upgradeFromAnnotation(obj: KubeObject, old: KubeObject): boolean {
   const oldAnn = annotationsOf(old);
   const newAnn = annotationsOf(obj);
-  const newName = specOf(obj).storageClassName;
+  const newName = asObject(obj.spec).storageClassName;
   return (
     BETA_STORAGE_CLASS_ANNOTATION in oldAnn &&
-    !has(specOf(old), 'storageClassName') &&
+    !has(asObject(old.spec), 'storageClassName') &&
     typeof newName === 'string' &&
     newName === oldAnn[BETA_STORAGE_CLASS_ANNOTATION] &&
     (!(BETA_STORAGE_CLASS_ANNOTATION in newAnn) || newAnn[BETA_STORAGE_CLASS_ANNOTATION] === oldAnn[BETA_STORAGE_CLASS_ANNOTATION])
@@ -87,19 +86,19 @@ function upgradeFromAnnotation(obj: KubeObject, old: KubeObject): boolean {
 /** A claim without a class may be given one (matching the beta annotation, if any). */
 function upgradeFromNil(obj: KubeObject, old: KubeObject): boolean {
   const oldAnn = annotationsOf(old);
-  const newName = specOf(obj).storageClassName;
-  return has(specOf(obj), 'storageClassName') && !has(specOf(old), 'storageClassName') && (!(BETA_STORAGE_CLASS_ANNOTATION in oldAnn) || newName === oldAnn[BETA_STORAGE_CLASS_ANNOTATION]);
+  const newName = asObject(obj.spec).storageClassName;
+  return has(asObject(obj.spec), 'storageClassName') && !has(asObject(old.spec), 'storageClassName') && (!(BETA_STORAGE_CLASS_ANNOTATION in oldAnn) || newName === oldAnn[BETA_STORAGE_CLASS_ANNOTATION]);
 }
 
 function recoveryEnabled(old: KubeObject, enabled: GateCheck): boolean {
-  const status = statusOf(old);
+  const status = asObject(old.status);
   return enabled('RecoverVolumeExpansionFailure') || has(status, 'allocatedResources') || has(status, 'allocatedResourceStatuses');
 }
 
 function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): StatusCause[] {
   const causes: StatusCause[] = [];
-  const spec = specOf(obj);
-  const oldSpec = specOf(old);
+  const spec = asObject(obj.spec);
+  const oldSpec = asObject(old.spec);
   const newClone = comparableSpec(spec);
   const oldClone = comparableSpec(oldSpec);
   // The binder sets volumeName once.
@@ -121,15 +120,15 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
     }
   }
   // A bound claim may change its storage request (checked below: it may only grow).
-  if (statusOf(obj).phase === 'Bound' && isPlainObject(newClone.resources) && isPlainObject(newClone.resources.requests)) {
-    const oldRequests = isPlainObject(oldClone.resources) && isPlainObject(oldClone.resources.requests) ? oldClone.resources.requests : {};
+  if (asObject(obj.status).phase === 'Bound' && isPlainObject(newClone.resources) && isPlainObject(newClone.resources.requests)) {
+    const oldRequests = asObject(asObject(oldClone.resources).requests);
     if ('storage' in oldRequests) newClone.resources.requests.storage = oldRequests.storage;
     else delete newClone.resources.requests.storage;
   }
   for (const clone of [newClone, oldClone]) delete clone.volumeAttributesClassName;
   if (has(oldSpec, 'volumeAttributesClassName')) newClone.volumeAttributesClassName = oldClone.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
   if (!deepEqual(newClone, oldClone)) {
-    causes.push(fe.forbidden('spec', `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${specDiff(oldClone, newClone)}`));
+    causes.push(fe.forbidden('spec', `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${fieldDiff(oldClone, newClone)}`));
   }
 
   const zero: Quantity = { num: 0n, den: 1n, format: 'DecimalSI' };
@@ -139,7 +138,7 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
     if (!recoveryEnabled(old, enabled)) {
       causes.push(fe.forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
     } else {
-      const capacity = isPlainObject(statusOf(old).capacity) ? statusOf(old).capacity as Obj : {};
+      const capacity = asObject(asObject(old.status).capacity);
       const statusSize = quantityOf(capacity.storage) ?? zero;
       if (compareQuantities(newSize, statusSize) <= 0) causes.push(fe.forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
     }
@@ -158,15 +157,6 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
     }
   }
   return causes;
-}
-
-/** Which top-level spec fields differ, after kube-apiserver's first line (it prints a Go diff there). */
-function specDiff(oldSpec: Obj, newSpec: Obj): string {
-  const keys = [...new Set([...Object.keys(oldSpec), ...Object.keys(newSpec)])].sort();
-  return keys
-    .filter((k) => !deepEqual(oldSpec[k], newSpec[k]))
-    .map((k) => `  ${k}: ${JSON.stringify(oldSpec[k] ?? null)} -> ${JSON.stringify(newSpec[k] ?? null)}`)
-    .join('\n');
 }
 
 /** ValidatePersistentVolumeClaimStatusUpdate beyond what the generated validator checks. */
@@ -197,17 +187,17 @@ function allocatedResourceCauses(list: Obj): StatusCause[] {
 /** ValidatePersistentVolumeClaimStatusUpdate beyond what the generated validator checks. */
 export function statusUpdateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): StatusCause[] {
   const causes: StatusCause[] = [];
-  const spec = specOf(obj);
+  const spec = asObject(obj.spec);
   // kube-apiserver spells this path with a capital S.
   if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0) causes.push(fe.required('Spec.accessModes'));
-  const status = statusOf(obj);
-  const capacity = isPlainObject(status.capacity) ? status.capacity : {};
+  const status = asObject(obj.status);
+  const capacity = asObject(status.capacity);
   for (const key of Object.keys(capacity).sort()) {
     const cause = basicResourceCause(capacity[key], `status.capacity[${key}]`);
     if (cause) causes.push(cause);
   }
   if (!recoveryEnabled(old, enabled)) return causes;
-  const statuses = isPlainObject(status.allocatedResourceStatuses) ? status.allocatedResourceStatuses : {};
+  const statuses = asObject(status.allocatedResourceStatuses);
   for (const key of Object.keys(statuses).sort()) {
     causes.push(...validatePersistentVolumeClaimResourceKey(key, 'status.allocatedResourceStatus'));
     // kube-apiserver echoes the key, not the bad value, here.
@@ -234,7 +224,7 @@ export function persistentVolumeClaimStrategies(def: ResourceDefinition, enabled
     warningsOnUpdate: (obj) => persistentVolumeClaimWarnings(obj),
     prepareForUpdate(obj, old) {
       base.main.prepareForUpdate(obj, old);
-      if (isPlainObject(obj.spec)) normalizeDataSources(obj.spec, specOf(old), enabled);
+      if (isPlainObject(obj.spec)) normalizeDataSources(obj.spec, asObject(old.spec), enabled);
     },
     // kube-apiserver's strategy validates the new claim, then ValidatePersistentVolumeClaimUpdate
     // validates it again: every cause of the spec is listed twice (the message names it once).

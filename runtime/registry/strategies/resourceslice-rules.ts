@@ -9,7 +9,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate, invalid, required, tooLong } from '../../validation/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
-import { asObject, asObjectList, type KubeObject } from '../object.js';
+import { asObject, asObjectList, asString, type KubeObject } from '../object.js';
 
 type Obj = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ function counterConsumptions(device: Obj, path: string, sharedSets: Map<string, 
   const seen = new Set<string>();
   asObjectList(device.consumesCounters).forEach((consumption, j) => {
     const at = `${path}.consumesCounters[${j}]`;
-    const set = typeof consumption.counterSet === 'string' ? consumption.counterSet : '';
+    const set = asString(consumption.counterSet);
     if (set !== '') {
       for (const msg of isDNS1123Label(set)) errs.push(invalid(`${at}.counterSet`, set, msg));
       if (seen.has(set)) errs.push(duplicate(`${at}.counterSet`, set));

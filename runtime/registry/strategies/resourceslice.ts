@@ -4,7 +4,7 @@
 // metadata.generation follows spec changes through the definition's tracksGeneration.
 
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../object.js';
+import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { validateResourceSliceSpec } from './resourceslice-rules.js';
 
@@ -19,10 +19,6 @@ export function stampTaints(obj: KubeObject): void {
       if (isPlainObject(taint) && (taint.timeAdded === undefined || taint.timeAdded === null)) taint.timeAdded = now;
     }
   }
-}
-
-function specOf(obj: KubeObject): Record<string, unknown> {
-  return isPlainObject(obj.spec) ? obj.spec : {};
 }
 
 export function resourceSliceStrategies(def: ResourceDefinition): ResourceStrategies {
@@ -40,11 +36,11 @@ export function resourceSliceStrategies(def: ResourceDefinition): ResourceStrate
     validate: (obj) => [...base.main.validate(obj), ...validateResourceSliceSpec(obj)],
     validateUpdate: (obj, old) => [...base.main.validateUpdate(obj, old), ...validateResourceSliceSpec(obj)],
     selectableFields(obj) {
-      const spec = specOf(obj);
+      const spec = asObject(obj.spec);
       return {
         'metadata.name': metaOf(obj).name ?? '',
-        'spec.driver': typeof spec.driver === 'string' ? spec.driver : '',
-        'spec.nodeName': typeof spec.nodeName === 'string' ? spec.nodeName : '',
+        'spec.driver': asString(spec.driver),
+        'spec.nodeName': asString(spec.nodeName),
       };
     },
   };

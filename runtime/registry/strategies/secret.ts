@@ -6,7 +6,7 @@
 
 import { badRequest, type StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, isPlainObject, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { bootstrapTokenCauses } from './bootstrap-token.js';
 import { secretTypeCauses } from './secret-types.js';
@@ -22,7 +22,7 @@ export function mergeStringData(obj: KubeObject): void {
   if (!isPlainObject(stringData)) {
     throw badRequest(`Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal ${typeof stringData} into Go struct field Secret.stringData of type map[string]string`);
   }
-  const data = isPlainObject(obj.data) ? obj.data : {};
+  const data = asObject(obj.data);
   for (const [key, value] of Object.entries(stringData)) {
     if (typeof value !== 'string') {
       throw badRequest(`Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal ${typeof value} into Go struct field Secret.stringData of type string`);
@@ -70,7 +70,7 @@ export function secretStrategies(def: ResourceDefinition): ResourceStrategies {
       base.main.prepareForUpdate(obj, old);
     },
     validateUpdate: (obj, old) => merged(base.main.validateUpdate(obj, old), sizeCauses(obj), typeCauses(obj, old), secretTypeCauses(obj), bootstrapTokenCauses(obj)),
-    selectableFields: (obj) => ({ ...base.main.selectableFields(obj), type: typeof obj.type === 'string' ? obj.type : '' }),
+    selectableFields: (obj) => ({ ...base.main.selectableFields(obj), type: asString(obj.type) }),
   };
   return { ...base, main };
 }

@@ -25,8 +25,7 @@ const INT64_MIN = -(2n ** 63n);
 
 type Condition = Record<string, unknown>;
 
-const statusOf = (obj: KubeObject): Record<string, unknown> => asObject(obj.status);
-const conditionsOf = (obj: KubeObject): Condition[] => asObjectList(statusOf(obj).conditions);
+const conditionsOf = (obj: KubeObject): Condition[] => asObjectList(asObject(obj.status).conditions);
 
 function isTrue(obj: KubeObject, type: string): boolean {
   return conditionsOf(obj).find((c) => c.type === type)?.status === 'True';
@@ -65,7 +64,7 @@ function conditionCauses(c: Condition, at: string): StatusCause[] {
 /** Every status rule, in kube-apiserver's order; `old` is the stored object. */
 export function migrationStatusCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const rv = asString(statusOf(obj).resourceVersion);
+  const rv = asString(asObject(obj.status).resourceVersion);
   if (rv) {
     const parsed = parseInt64(rv);
     if (typeof parsed === 'string') causes.push(invalid('status.resourceVersion', rv, `failed to parse resource version ${JSON.stringify(rv)}: ${parsed}`));
@@ -78,7 +77,7 @@ export function migrationStatusCauses(obj: KubeObject, old: KubeObject): StatusC
     seen.add(type);
     causes.push(...conditionCauses(c, `status.conditions[${i}]`));
   });
-  const oldRV = asString(statusOf(old).resourceVersion);
+  const oldRV = asString(asObject(old.status).resourceVersion);
   if (oldRV && oldRV !== rv) causes.push(invalid('status.resourceVersion', rv, 'cannot be updated'));
   const conditionsCause = (message: string): StatusCause => ({ reason: 'FieldValueInvalid', field: 'status.conditions', message: `Invalid value: ${shownConditions(obj)}: ${message}` });
   const succeeded = isTrue(obj, 'Succeeded');

@@ -7,9 +7,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { goQuote } from '../../validation/go-format.js';
 import { formatQuantity, quantityOf, quantityValue } from '../../validation/quantity.js';
-import { asList, isPlainObject, metaOf, type KubeObject } from '../object.js';
-
-type Obj = Record<string, unknown>;
+import { asList, asObject, asString, isPlainObject, metaOf, type KubeObject } from '../object.js';
 
 const BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
 const MOUNT_OPTIONS = 'volume.beta.kubernetes.io/mount-options';
@@ -50,7 +48,6 @@ const MOUNT_OPTION_SOURCES = [
   'photonPersistentDisk',
 ];
 
-const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : {});
 const annotationsOf = (obj: KubeObject): Record<string, string> => (metaOf(obj).annotations ?? {}) as Record<string, string>;
 
 function storageClassAnnotationWarning(obj: KubeObject): string[] {
@@ -58,7 +55,7 @@ function storageClassAnnotationWarning(obj: KubeObject): string[] {
 }
 
 export function persistentVolumeWarnings(obj: KubeObject): string[] {
-  const spec = specOf(obj);
+  const spec = asObject(obj.spec);
   const warnings = storageClassAnnotationWarning(obj);
   if (spec.persistentVolumeReclaimPolicy === 'Recycle') {
     warnings.push('spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.');
@@ -66,7 +63,7 @@ export function persistentVolumeWarnings(obj: KubeObject): string[] {
   const required = isPlainObject(spec.nodeAffinity) && isPlainObject(spec.nodeAffinity.required) ? spec.nodeAffinity.required : undefined;
   asList(required?.nodeSelectorTerms).forEach((term, i) => {
     asList(isPlainObject(term) ? term.matchExpressions : undefined).forEach((expr, j) => {
-      const key = isPlainObject(expr) && typeof expr.key === 'string' ? expr.key : '';
+      const key = asString(asObject(expr).key);
       const msg = DEPRECATED_NODE_LABELS[key];
       if (msg) warnings.push(`spec.nodeAffinity.required.nodeSelectorTerms[${i}].matchExpressions[${j}].key: ${key} is ${msg}`);
     });
@@ -82,14 +79,14 @@ function fractionalByteWarning(list: unknown, path: string): string[] {
 }
 
 export function persistentVolumeClaimWarnings(obj: KubeObject): string[] {
-  const resources = specOf(obj).resources;
-  const res = isPlainObject(resources) ? resources : {};
+  const resources = asObject(obj.spec).resources;
+  const res = asObject(resources);
   return [...storageClassAnnotationWarning(obj), ...fractionalByteWarning(res.requests, 'spec.resources.requests'), ...fractionalByteWarning(res.limits, 'spec.resources.limits')];
 }
 
 /** The mount-options annotation on a volume whose plugin cannot take it. */
 export function mountOptionCauses(obj: KubeObject): StatusCause[] {
-  const spec = specOf(obj);
+  const spec = asObject(obj.spec);
   if (MOUNT_OPTION_SOURCES.some((s) => isPlainObject(spec[s]))) return [];
   if (!(MOUNT_OPTIONS in annotationsOf(obj))) return [];
   return [fe.forbidden(`metadata.annotations.${MOUNT_OPTIONS}`, 'may not specify mount options for this volume type')];

@@ -5,12 +5,12 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden } from '../../../validation/field-errors.js';
-import { asObjectList, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../object.js';
+import { asObject, asObjectList, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../object.js';
 import type { Strategy } from '../../strategy.js';
 
 function prepare(obj: KubeObject, old: KubeObject, applyDefaults: (o: KubeObject) => void): void {
   const wanted = isPlainObject(obj.spec) ? obj.spec.ephemeralContainers : undefined;
-  const spec = deepClone(isPlainObject(old.spec) ? old.spec : {});
+  const spec = deepClone(asObject(old.spec));
   if (wanted === undefined) delete spec.ephemeralContainers;
   else spec.ephemeralContainers = deepClone(wanted);
   obj.spec = spec;
@@ -24,7 +24,7 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
   const now = new Map(asObjectList(isPlainObject(obj.spec) ? obj.spec.ephemeralContainers : undefined).map((c) => [c.name, c]));
   const causes: StatusCause[] = [];
   for (const before of asObjectList(isPlainObject(old.spec) ? old.spec.ephemeralContainers : undefined)) {
-    const name = typeof before.name === 'string' ? before.name : '';
+    const name = asString(before.name);
     const after = now.get(before.name);
     if (!after) causes.push(forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
     else if (!deepEqual(before, after)) {

@@ -7,14 +7,14 @@
 // with a grace period of 0, as on a cluster whose node is gone.
 
 import type { DeleteOptions } from '../../delete-options.js';
-import { deepClone, isPlainObject, metaOf, type KubeObject } from '../../object.js';
+import { asObject, deepClone, metaOf, type KubeObject } from '../../object.js';
 import type { DeleteDecision } from '../../strategy.js';
 
 const DEFAULT_GRACE_SECONDS = 30;
 
 export function podBeforeDelete(existing: KubeObject, options: DeleteOptions): DeleteDecision {
-  const spec = isPlainObject(existing.spec) ? existing.spec : {};
-  const status = isPlainObject(existing.status) ? existing.status : {};
+  const spec = asObject(existing.spec);
+  const status = asObject(existing.status);
   const bound = typeof spec.nodeName === 'string' && spec.nodeName !== '';
   const finished = status.phase === 'Succeeded' || status.phase === 'Failed';
   if (!bound || finished) return { action: 'delete' };
