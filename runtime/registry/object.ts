@@ -37,12 +37,17 @@ export interface KubeList {
 }
 
 // The JSON accessors belong to the validation layer below, which registry code already builds on.
-export { asList, asObject, asObjectList, asString, isPlainObject } from '../validation/json-values.js';
+export { asList, asObject, asObjectList, asString, isPlainObject, isSet } from '../validation/json-values.js';
 
 /** The object's metadata, created empty when absent (or not an object) so callers can assign to it. */
 export function metaOf(obj: KubeObject): ObjectMeta {
   if (!isPlainObject(obj.metadata)) obj.metadata = {};
   return obj.metadata as ObjectMeta;
+}
+
+/** The object's annotations, an empty map when it has none (a read: the empty map is not attached). */
+export function annotationsOf(obj: KubeObject): Record<string, string> {
+  return metaOf(obj).annotations ?? {};
 }
 
 export function deepClone<T>(v: T): T {

@@ -32,3 +32,8 @@ export function asObjectList(v: unknown): JsonObject[] {
 export function asString(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
+
+/** Whether a field is set: neither absent nor null, as a Go pointer or slice that decoding left non-nil. */
+export function isSet(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}

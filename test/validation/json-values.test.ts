@@ -1,7 +1,7 @@
 // The JSON accessors hand-written rules read untrusted request bodies through.
 
 import { describe, expect, it } from 'vitest';
-import { asList, asObject, asObjectList, asString, isPlainObject } from '../../runtime/validation/json-values.js';
+import { asList, asObject, asObjectList, asString, isPlainObject, isSet } from '../../runtime/validation/json-values.js';
 
 describe('JSON value accessors', () => {
   it('asObject gives a plain object back as is and {} for anything else', () => {
@@ -27,5 +27,11 @@ describe('JSON value accessors', () => {
     expect(asList('x')).toEqual([]);
     expect(asString('x')).toBe('x');
     for (const v of [undefined, null, 1, {}, []]) expect(asString(v)).toBe('');
+  });
+
+  it('isSet is false only for absent and null', () => {
+    for (const v of [0, '', false, [], {}]) expect(isSet(v)).toBe(true);
+    expect(isSet(undefined)).toBe(false);
+    expect(isSet(null)).toBe(false);
   });
 });

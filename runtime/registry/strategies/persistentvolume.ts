@@ -11,7 +11,7 @@ import { isDNS1123Subdomain } from '../../validation/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
 import { formatQuantity, quantityOf, quantitySign, quantityValue } from '../../validation/quantity.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, deepClone, deepEqual, isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { fieldDiff } from './field-diff.js';
 import { mountOptionCauses, persistentVolumeWarnings } from './volume-warnings.js';
@@ -48,8 +48,6 @@ export const VOLUME_SOURCES = [
   'storageos',
   'csi',
 ];
-
-const has = (o: Obj, key: string): boolean => o[key] !== undefined && o[key] !== null;
 
 /** The access-mode rules shared with claims. */
 function accessModeCauses(modes: unknown, path: string, requiredDetail: string): StatusCause[] {
@@ -96,12 +94,12 @@ export function validatePersistentVolumeSpec(obj: KubeObject, vacEnabled: boolea
   let affinitySpecified = false;
   if (isPlainObject(spec.nodeAffinity)) {
     affinitySpecified = true;
-    if (has(spec.nodeAffinity, 'required')) causes.push(...validateNodeSelector(spec.nodeAffinity.required, 'spec.nodeAffinity.required'));
+    if (isSet(spec.nodeAffinity.required)) causes.push(...validateNodeSelector(spec.nodeAffinity.required, 'spec.nodeAffinity.required'));
     else causes.push(fe.required('spec.nodeAffinity.required', 'must specify required node constraints'));
   }
   let sources = 0;
   for (const source of VOLUME_SOURCES) {
-    if (!has(spec, source)) continue;
+    if (!isSet(spec[source])) continue;
     // kube-apiserver never reports flexVolume as a second source (it counts it unconditionally).
     if (sources > 0 && source !== 'flexVolume') {
       causes.push(fe.forbidden(`spec.${source}`, 'may not specify more than 1 volume type'));
@@ -118,18 +116,18 @@ export function validatePersistentVolumeSpec(obj: KubeObject, vacEnabled: boolea
   if (typeof spec.storageClassName === 'string' && spec.storageClassName !== '') {
     causes.push(...isDNS1123Subdomain(spec.storageClassName).map((m) => fe.invalid('spec.storageClassName', spec.storageClassName, m)));
   }
-  if (has(spec, 'volumeMode') && !VOLUME_MODES.includes(String(spec.volumeMode))) causes.push(fe.notSupported('spec.volumeMode', spec.volumeMode, VOLUME_MODES));
-  if (has(spec, 'volumeAttributesClassName') && vacEnabled) {
+  if (isSet(spec.volumeMode) && !VOLUME_MODES.includes(String(spec.volumeMode))) causes.push(fe.notSupported('spec.volumeMode', spec.volumeMode, VOLUME_MODES));
+  if (isSet(spec.volumeAttributesClassName) && vacEnabled) {
     const vac = String(spec.volumeAttributesClassName);
     if (vac === '') causes.push(fe.required('spec.volumeAttributesClassName', 'an empty string is disallowed'));
     else causes.push(...isDNS1123Subdomain(vac).map((m) => fe.invalid('spec.volumeAttributesClassName', vac, m)));
-    if (!has(spec, 'csi')) causes.push(fe.required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
+    if (!isSet(spec.csi)) causes.push(fe.required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
   }
   return causes;
 }
 
 function sourceOf(spec: Obj): Obj {
-  return Object.fromEntries(VOLUME_SOURCES.filter((s) => has(spec, s)).map((s) => [s, spec[s]]));
+  return Object.fromEntries(VOLUME_SOURCES.filter((s) => isSet(spec[s])).map((s) => [s, spec[s]]));
 }
 
 function updateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): StatusCause[] {
@@ -141,7 +139,7 @@ function updateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): Sta
   // A controller expand secret may be added to a CSI volume that had none.
   const newCsi = newSource.csi;
   const oldCsi = oldSource.csi;
-  if (isPlainObject(oldCsi) && !has(oldCsi, 'controllerExpandSecretRef') && isPlainObject(newCsi)) delete newCsi.controllerExpandSecretRef;
+  if (isPlainObject(oldCsi) && !isSet(oldCsi.controllerExpandSecretRef) && isPlainObject(newCsi)) delete newCsi.controllerExpandSecretRef;
   if (!deepEqual(newSource, oldSource)) {
     causes.push(fe.forbidden('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${fieldDiff(oldSource, newSource)}`));
   }
@@ -149,14 +147,14 @@ function updateCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): Sta
     // kube-apiserver names this path without its spec prefix.
     causes.push(fe.invalid('volumeMode', spec.volumeMode ?? null, 'field is immutable'));
   }
-  if (has(oldSpec, 'nodeAffinity') && !deepEqual(spec.nodeAffinity ?? null, oldSpec.nodeAffinity)) {
+  if (isSet(oldSpec.nodeAffinity) && !deepEqual(spec.nodeAffinity ?? null, oldSpec.nodeAffinity)) {
     causes.push(fe.invalid('nodeAffinity', spec.nodeAffinity ?? null, 'field is immutable'));
   }
   if ((spec.volumeAttributesClassName ?? null) !== (oldSpec.volumeAttributesClassName ?? null)) {
     if (!enabled('VolumeAttributesClass')) {
       causes.push(fe.forbidden('spec.volumeAttributesClassName', 'update is forbidden when the VolumeAttributesClass feature gate is disabled'));
     }
-    if (has(oldSpec, 'volumeAttributesClassName') && !has(spec, 'volumeAttributesClassName')) {
+    if (isSet(oldSpec.volumeAttributesClassName) && !isSet(spec.volumeAttributesClassName)) {
       causes.push(fe.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
     }
   }
@@ -168,7 +166,7 @@ function applyKindDefaults(obj: KubeObject): void {
   if (!isPlainObject(obj.spec)) obj.spec = {};
   const spec = obj.spec as Obj;
   if (!spec.persistentVolumeReclaimPolicy) spec.persistentVolumeReclaimPolicy = 'Retain';
-  if (!has(spec, 'volumeMode')) spec.volumeMode = 'Filesystem';
+  if (!isSet(spec.volumeMode)) spec.volumeMode = 'Filesystem';
 }
 
 /**
@@ -184,7 +182,7 @@ const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 export function persistentVolumeStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
-  const vacEnabled = (old?: KubeObject): boolean => enabled('VolumeAttributesClass') || (old !== undefined && has(asObject(old.spec), 'volumeAttributesClassName'));
+  const vacEnabled = (old?: KubeObject): boolean => enabled('VolumeAttributesClass') || (old !== undefined && isSet(asObject(old.spec).volumeAttributesClassName));
   const main: Strategy = {
     ...base.main,
     prepareForCreate(obj) {

@@ -15,7 +15,7 @@ import * as fe from '../../validation/field-errors.js';
 import { canonicalQuantity, compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
 import { validatePersistentVolumeClaimResourceKey } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { annotationsOf, asObject, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { fieldDiff } from './field-diff.js';
 import { persistentVolumeClaimWarnings } from './volume-warnings.js';
@@ -26,8 +26,6 @@ type GateCheck = (gate: string) => boolean;
 const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 const RESIZE_STATUSES = ['ControllerResizeFailed', 'ControllerResizeInProgress', 'NodeResizeFailed', 'NodeResizeInProgress', 'NodeResizePending'];
 
-const has = (o: Obj, key: string): boolean => o[key] !== undefined && o[key] !== null;
-
 /** A VolumeSnapshot or a claim: the only data sources an old client's dataSource may name. */
 function isLegacyDataSource(ds: Obj): boolean {
   const group = asString(ds.apiGroup);
@@ -36,19 +34,19 @@ function isLegacyDataSource(ds: Obj): boolean {
 
 /** EnforceDataSourceBackwardsCompatibility then NormalizeDataSources, on the new spec in place. */
 export function normalizeDataSources(spec: Obj, oldSpec: Obj | undefined, enabled: GateCheck): void {
-  const oldInUse = oldSpec !== undefined && (has(oldSpec, 'dataSource') || has(oldSpec, 'dataSourceRef'));
-  if (!oldInUse && !has(spec, 'dataSourceRef') && isPlainObject(spec.dataSource) && !isLegacyDataSource(spec.dataSource)) {
+  const oldInUse = oldSpec !== undefined && (isSet(oldSpec.dataSource) || isSet(oldSpec.dataSourceRef));
+  if (!oldInUse && !isSet(spec.dataSourceRef) && isPlainObject(spec.dataSource) && !isLegacyDataSource(spec.dataSource)) {
     delete spec.dataSource;
   }
   if (!enabled('AnyVolumeDataSource')) return;
   const copy = (from: Obj): Obj => {
     const out: Obj = { kind: from.kind, name: from.name };
-    if (has(from, 'apiGroup')) out.apiGroup = from.apiGroup;
+    if (isSet(from.apiGroup)) out.apiGroup = from.apiGroup;
     return out;
   };
-  if (isPlainObject(spec.dataSource) && !has(spec, 'dataSourceRef')) {
+  if (isPlainObject(spec.dataSource) && !isSet(spec.dataSourceRef)) {
     spec.dataSourceRef = copy(spec.dataSource);
-  } else if (isPlainObject(spec.dataSourceRef) && !has(spec, 'dataSource')) {
+  } else if (isPlainObject(spec.dataSourceRef) && !isSet(spec.dataSource)) {
     const ns = spec.dataSourceRef.namespace;
     if (typeof ns !== 'string' || ns === '') spec.dataSource = copy(spec.dataSourceRef);
   }
@@ -67,8 +65,6 @@ function comparableSpec(spec: Obj): Obj {
   return out;
 }
 
-const annotationsOf = (obj: KubeObject): Record<string, string> => (metaOf(obj).annotations ?? {}) as Record<string, string>;
-
 /** The claim may move from the beta annotation to storageClassName with the same value. */
 function upgradeFromAnnotation(obj: KubeObject, old: KubeObject): boolean {
   const oldAnn = annotationsOf(old);
@@ -76,7 +72,7 @@ function upgradeFromAnnotation(obj: KubeObject, old: KubeObject): boolean {
   const newName = asObject(obj.spec).storageClassName;
   return (
     BETA_STORAGE_CLASS_ANNOTATION in oldAnn &&
-    !has(asObject(old.spec), 'storageClassName') &&
+    !isSet(asObject(old.spec).storageClassName) &&
     typeof newName === 'string' &&
     newName === oldAnn[BETA_STORAGE_CLASS_ANNOTATION] &&
     (!(BETA_STORAGE_CLASS_ANNOTATION in newAnn) || newAnn[BETA_STORAGE_CLASS_ANNOTATION] === oldAnn[BETA_STORAGE_CLASS_ANNOTATION])
@@ -87,12 +83,12 @@ function upgradeFromAnnotation(obj: KubeObject, old: KubeObject): boolean {
 function upgradeFromNil(obj: KubeObject, old: KubeObject): boolean {
   const oldAnn = annotationsOf(old);
   const newName = asObject(obj.spec).storageClassName;
-  return has(asObject(obj.spec), 'storageClassName') && !has(asObject(old.spec), 'storageClassName') && (!(BETA_STORAGE_CLASS_ANNOTATION in oldAnn) || newName === oldAnn[BETA_STORAGE_CLASS_ANNOTATION]);
+  return isSet(asObject(obj.spec).storageClassName) && !isSet(asObject(old.spec).storageClassName) && (!(BETA_STORAGE_CLASS_ANNOTATION in oldAnn) || newName === oldAnn[BETA_STORAGE_CLASS_ANNOTATION]);
 }
 
 function recoveryEnabled(old: KubeObject, enabled: GateCheck): boolean {
   const status = asObject(old.status);
-  return enabled('RecoverVolumeExpansionFailure') || has(status, 'allocatedResources') || has(status, 'allocatedResourceStatuses');
+  return enabled('RecoverVolumeExpansionFailure') || isSet(status.allocatedResources) || isSet(status.allocatedResourceStatuses);
 }
 
 function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck): StatusCause[] {
@@ -103,7 +99,7 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
   const oldClone = comparableSpec(oldSpec);
   // The binder sets volumeName once.
   if (!oldSpec.volumeName) {
-    if (has(newClone, 'volumeName')) oldClone.volumeName = newClone.volumeName;
+    if (isSet(newClone.volumeName)) oldClone.volumeName = newClone.volumeName;
     else delete oldClone.volumeName;
   }
   if (upgradeFromAnnotation(obj, old)) {
@@ -115,7 +111,7 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
       causes.push(fe.invalid(`metadata.annotations[${BETA_STORAGE_CLASS_ANNOTATION}]`, newAnn ?? '', 'field is immutable'));
     }
     if (upgradeFromNil(obj, old)) {
-      if (has(oldClone, 'storageClassName')) newClone.storageClassName = oldClone.storageClassName;
+      if (isSet(oldClone.storageClassName)) newClone.storageClassName = oldClone.storageClassName;
       else delete newClone.storageClassName;
     }
   }
@@ -126,7 +122,7 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
     else delete newClone.resources.requests.storage;
   }
   for (const clone of [newClone, oldClone]) delete clone.volumeAttributesClassName;
-  if (has(oldSpec, 'volumeAttributesClassName')) newClone.volumeAttributesClassName = oldClone.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
+  if (isSet(oldSpec.volumeAttributesClassName)) newClone.volumeAttributesClassName = oldClone.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
   if (!deepEqual(newClone, oldClone)) {
     causes.push(fe.forbidden('spec', `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${fieldDiff(oldClone, newClone)}`));
   }
@@ -151,8 +147,8 @@ function immutabilityCauses(obj: KubeObject, old: KubeObject, enabled: GateCheck
     if (!enabled('VolumeAttributesClass')) {
       causes.push(fe.forbidden('spec.volumeAttributesClassName', 'update is forbidden when the VolumeAttributesClass feature gate is disabled'));
     }
-    if (has(oldSpec, 'volumeAttributesClassName')) {
-      if (!has(spec, 'volumeAttributesClassName')) causes.push(fe.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
+    if (isSet(oldSpec.volumeAttributesClassName)) {
+      if (!isSet(spec.volumeAttributesClassName)) causes.push(fe.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
       else if (spec.volumeAttributesClassName === '') causes.push(fe.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to an empty string is forbidden'));
     }
   }

@@ -9,7 +9,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate, invalid, required, tooLong } from '../../validation/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
-import { asObject, asObjectList, asString, type KubeObject } from '../object.js';
+import { asObject, asObjectList, asString, isSet, type KubeObject } from '../object.js';
 
 type Obj = Record<string, unknown>;
 
@@ -38,8 +38,6 @@ const SEMVER = new RegExp(`^${NUMERIC}\\.${NUMERIC}\\.${NUMERIC}(-${PRE_RELEASE}
 const SLICE_SELECTION_MESSAGE = 'exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required';
 const DEVICE_SELECTION_MESSAGE =
   'exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec';
-
-const isSet = (value: unknown): boolean => value !== undefined && value !== null;
 
 /** A map key as a field path shows it: long keys keep their ends around an ellipsis. */
 function keyPath(path: string, key: string): string {

@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { goQuote } from '../../validation/go-format.js';
 import { formatQuantity, quantityOf, quantityValue } from '../../validation/quantity.js';
-import { asList, asObject, asString, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { annotationsOf, asList, asObject, asString, isPlainObject, type KubeObject } from '../object.js';
 
 const BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
 const MOUNT_OPTIONS = 'volume.beta.kubernetes.io/mount-options';
@@ -47,8 +47,6 @@ const MOUNT_OPTION_SOURCES = [
   'azureDisk',
   'photonPersistentDisk',
 ];
-
-const annotationsOf = (obj: KubeObject): Record<string, string> => (metaOf(obj).annotations ?? {}) as Record<string, string>;
 
 function storageClassAnnotationWarning(obj: KubeObject): string[] {
   return BETA_STORAGE_CLASS in annotationsOf(obj) ? [`metadata.annotations[${BETA_STORAGE_CLASS}]: ${STORAGE_CLASS_ANNOTATION_MSG}`] : [];
