@@ -4,11 +4,10 @@
 // each quantity in place; a value that does not parse is left for validation to report.
 
 import { canonicalQuantity } from '../validation/quantity.js';
+import { isPlainObject } from './object.js';
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
 
 const QUANTITY_REF = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isQuantitySchema(schema: JsonSchema): boolean {
   const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]?.$ref : undefined);
@@ -35,7 +34,7 @@ function walk(value: unknown, raw: JsonSchema, index: SchemaIndex, depth: number
     else for (const item of value) walk(item, schema.items, index, depth + 1);
     return;
   }
-  if (!isObject(value)) return;
+  if (!isPlainObject(value)) return;
   if (schema.properties) {
     for (const [key, child] of Object.entries(value)) {
       const prop = schema.properties[key];
@@ -43,7 +42,7 @@ function walk(value: unknown, raw: JsonSchema, index: SchemaIndex, depth: number
       if (isQuantitySchema(prop)) value[key] = canonical(child);
       else walk(child, prop, index, depth + 1);
     }
-  } else if (isObject(schema.additionalProperties)) {
+  } else if (isPlainObject(schema.additionalProperties)) {
     const of = schema.additionalProperties;
     for (const [key, child] of Object.entries(value)) {
       if (isQuantitySchema(of)) value[key] = canonical(child);
