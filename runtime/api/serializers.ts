@@ -113,7 +113,8 @@ function summarize(body: Uint8Array): string {
   return body.length > 30 ? `${text} ...` : text;
 }
 
-function unrecognized(body: Uint8Array, why: string, expected?: { kind: string }) {
+/** A body whose apiVersion/kind cannot be read: 400, with the body summarized as kube-apiserver does. */
+export function unrecognized(body: Uint8Array, why: string, expected?: { kind: string }) {
   const prefix = expected ? `the object provided is unrecognized (must be of type ${expected.kind}): ` : '';
   return badRequest(`${prefix}${why} (${summarize(body)})`);
 }
