@@ -87,6 +87,19 @@ describe('create: JSON bodies are decoded into the Go struct first', () => {
     await expectBadRequest(await post(resource, body), message);
   });
 
+  it('judges numbers by their literal text, as Go does', async () => {
+    const raw = (port: string) => `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"n"},"spec":{"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":${port}}]}]}}`;
+    const field = 'Go struct field ContainerPort.spec.containers.ports.containerPort of type int32';
+    await expectBadRequest(await post('pods', raw('80.0')), handled('Pod', `json: cannot unmarshal number 80.0 into ${field}`));
+    await expectBadRequest(await post('pods', raw('8e1')), handled('Pod', `json: cannot unmarshal number 8e1 into ${field}`));
+    await expectBadRequest(await post('pods', raw('-0.5')), handled('Pod', `json: cannot unmarshal number -0.5 into ${field}`));
+    const big = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"n"},"spec":{"terminationGracePeriodSeconds":9223372036854775808,"containers":[{"name":"c","image":"nginx"}]}}';
+    await expectBadRequest(await post('pods', big), handled('Pod', 'json: cannot unmarshal number 9223372036854775808 into Go struct field PodSpec.spec.terminationGracePeriodSeconds of type int64'));
+    // A quantity reads the literal as written.
+    const cpu = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":0.5e1}}}]}}';
+    expect((await post('pods', cpu)).status).toBe(201);
+  });
+
   it('takes null for anything, as Go leaves the zero value', async () => {
     const res = await post('configmaps', configMap({ data: null, binaryData: null, immutable: null, metadata: { name: 'nulls', labels: null, creationTimestamp: null } }));
     expect(res.status).toBe(201);

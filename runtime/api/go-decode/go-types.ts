@@ -134,8 +134,12 @@ const INT32_MAX = 2 ** 31 - 1;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** Whether strconv.ParseInt accepts the number for an int of the kind: integral and in range. */
-export function fitsInt(value: number | bigint, kind: 'int32' | 'int64' | 'uint8'): boolean {
+/**
+ * Whether strconv.ParseInt (ParseUint for uint8) accepts the number for an int of the kind:
+ * integral and in range. A literal must be plain decimal digits ("1.0" and "1e3" are refused).
+ */
+export function fitsInt(value: number | bigint | string, kind: 'int32' | 'int64' | 'uint8'): boolean {
+  if (typeof value === 'string' && !/^-?[0-9]+$/.test(value)) return false;
   if (typeof value === 'number' && !Number.isInteger(value)) return false;
   const n = BigInt(value);
   if (kind === 'uint8') return n >= 0n && n <= 255n;

@@ -19,6 +19,7 @@ import { base64ErrorOffset } from '../go-base64.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';
 import { fitsInt, GoTypes, jsonKind, numberLiteral, type GoType } from './go-types.js';
+import { literalOf } from './number-literals.js';
 
 /** Raised when an UnmarshalJSON method fails: decoding ends there. */
 class Abort {
@@ -59,7 +60,8 @@ class Decoder {
     this.save(this.typeError(jsonKind(value), type.name));
   }
 
-  private value(value: unknown, schema: JsonSchema): void {
+  /** `lit` is the number's literal text when the body's JSON had one its value does not print as. */
+  private value(value: unknown, schema: JsonSchema, lit?: string): void {
     if (value === null || value === undefined) return;
     const type = this.types.of(schema);
     switch (type.kind) {
@@ -67,7 +69,7 @@ class Decoder {
         return;
       case 'quantity': {
         // UnmarshalJSON takes the raw text less its quotes, trimmed.
-        const text = typeof value === 'string' ? value : typeof value === 'number' ? numberLiteral(value) : JSON.stringify(value);
+        const text = typeof value === 'string' ? value : typeof value === 'number' ? (lit ?? numberLiteral(value)) : JSON.stringify(value);
         const err = quantityParseError(text.trim());
         if (err) throw new Abort(err);
         return;
@@ -84,7 +86,7 @@ class Decoder {
         // A quoted value is the string; anything else is decoded into the int32.
         if (typeof value === 'string') return;
         if (typeof value === 'number') {
-          if (!fitsInt(value, 'int32')) throw new Abort(this.typeError(`number ${numberLiteral(value)}`, 'int32'));
+          if (!fitsInt(lit ?? value, 'int32')) throw new Abort(this.typeError(`number ${lit ?? numberLiteral(value)}`, 'int32'));
           return;
         }
         throw new Abort(this.typeError(jsonKind(value), 'int32'));
@@ -94,7 +96,7 @@ class Decoder {
           if (at !== undefined) this.save(`illegal base64 data at input byte ${at}`);
         } else if (Array.isArray(value)) {
           // Go fills a []byte from a JSON array of small numbers as from any other slice.
-          for (const item of value) this.integer(item, 'uint8');
+          value.forEach((item, i) => this.integer(item, 'uint8', literalOf(value, i)));
         } else this.mismatch(value, type);
         return;
       case 'struct':
@@ -106,18 +108,18 @@ class Decoder {
           const outerStruct = this.struct;
           this.stack.push(key);
           this.struct = type.structName!;
-          this.value(child, field);
+          this.value(child, field, literalOf(value, key));
           this.stack.pop();
           this.struct = outerStruct;
         }
         return;
       case 'map':
         if (!isObject(value)) return this.mismatch(value, type);
-        for (const child of Object.values(value)) this.value(child, type.elem!);
+        for (const [key, child] of Object.entries(value)) this.value(child, type.elem!, literalOf(value, key));
         return;
       case 'slice':
         if (!Array.isArray(value)) return this.mismatch(value, type);
-        for (const item of value) this.value(item, type.elem!);
+        value.forEach((item, i) => this.value(item, type.elem!, literalOf(value, i)));
         return;
       case 'string':
         if (typeof value !== 'string') this.mismatch(value, type);
@@ -130,15 +132,15 @@ class Decoder {
         return;
       case 'int32':
       case 'int64':
-        this.integer(value, type.kind);
+        this.integer(value, type.kind, lit);
         return;
     }
   }
 
-  private integer(value: unknown, kind: 'int32' | 'int64' | 'uint8'): void {
+  private integer(value: unknown, kind: 'int32' | 'int64' | 'uint8', lit?: string): void {
     if (value === null || value === undefined) return;
     if (typeof value === 'number' || typeof value === 'bigint') {
-      if (!fitsInt(value, kind)) this.save(this.typeError(`number ${numberLiteral(value)}`, kind));
+      if (!fitsInt(lit ?? value, kind)) this.save(this.typeError(`number ${lit ?? numberLiteral(value)}`, kind));
       return;
     }
     this.save(this.typeError(jsonKind(value), kind));
