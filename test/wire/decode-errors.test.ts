@@ -188,3 +188,23 @@ describe('update and patch', () => {
     expect(res.json<{ data: unknown }>().data).toEqual({ a: 'b' });
   });
 });
+
+describe('DELETE bodies are decoded into DeleteOptions, whose errors the delete handler passes on unwrapped', () => {
+  // Node's client sends a DELETE body only with its length given.
+  const del = (body: string) => wire.call('DELETE', `${NS}/configmaps/doomed`, { headers: { ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) }, body });
+  it.each([
+    [{ gracePeriodSeconds: 'soon' }, 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64'],
+    [{ preconditions: { uid: 5 } }, 'json: cannot unmarshal number into Go struct field Preconditions.preconditions.uid of type string'],
+    [{ dryRun: 'All' }, 'json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string'],
+    [{ kind: true }, "couldn't get version/kind; json parse error: json: cannot unmarshal bool into Go struct field .kind of type string"],
+  ])('%j: 500 with no reason', async (body, message) => {
+    expect((await post('configmaps', configMap({}, 'doomed'))).status).toBeLessThan(300);
+    const res = await del(JSON.stringify(body));
+    expect(res.status).toBe(500);
+    const status = res.json();
+    expect(status).toMatchObject({ kind: 'Status', status: 'Failure', code: 500, message });
+    expect(status.reason ?? '').toBe('');
+    // The object is untouched; a good body deletes it.
+    expect((await del('{"gracePeriodSeconds":0}')).status).toBe(200);
+  });
+});
