@@ -170,7 +170,12 @@ describe('update and patch', () => {
     expectInvalidPatch(res, /^Invalid value: "\{/, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
   });
 
-  it('a merge patch with a bad quantity-free Time', async () => {
+  it('a JSON patch that makes kind a number fails the version/kind step', async () => {
+    const res = await patchCall('application/json-patch+json', [{ op: 'replace', path: '/kind', value: 5 }]);
+    expectInvalidPatch(res, /^Invalid value: "\{/, "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string");
+  });
+
+  it('a merge patch with a Time that does not parse', async () => {
     const res = await patchCall('application/merge-patch+json', { metadata: { creationTimestamp: 'yesterday' } });
     expectInvalidPatch(res, /^Invalid value: "\{/, 'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"');
   });

@@ -18,7 +18,7 @@ import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
-import { goPrint, jsonDecodeError, unstructuredConvertError } from '../go-decode/index.js';
+import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
 import { scanJsonMembers } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
@@ -129,7 +129,9 @@ function checkPatchedTypes(ctx: HandlerContext, patchType: string, result: KubeO
     if (err) throw invalidPatch(goPrint(JSON.parse(Buffer.from(patch).toString('utf8'))), err);
     return;
   }
-  const err = jsonDecodeError(name, result);
+  // The patched JSON is read like a body: apiVersion and kind first, then the whole struct.
+  const typeMeta = typeMetaDecodeError(result);
+  const err = typeMeta ? `couldn't get version/kind; json parse error: ${typeMeta}` : jsonDecodeError(name, result);
   if (err) throw invalidPatch(encodeJSON(sortKeysDeep(result)).trimEnd(), err);
 }
 
