@@ -20,7 +20,12 @@ const plain = (lit: string) => /^-?(0|[1-9][0-9]{0,14})$/.test(lit);
  */
 export function recordNumberLiterals(text: string, value: unknown): void {
   if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return;
-  new LiteralScanner(text).value(value, undefined, '');
+  try {
+    new LiteralScanner(text).value(value, undefined, '');
+  } catch (e) {
+    // Nesting deeper than the stack allows: the numbers are then judged by their values alone.
+    if (!(e instanceof RangeError)) throw e;
+  }
 }
 
 class LiteralScanner {
