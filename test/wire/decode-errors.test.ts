@@ -188,6 +188,16 @@ describe('update and patch', () => {
     expectInvalidPatch(await patchCall('application/strategic-merge-patch+json', { binaryData: { b: '!!' } }), '"map[binaryData:map[b:!!]]"', 'error decoding from json: illegal base64 data at input byte 0');
   });
 
+  it('a strategic merge patch with a bad quantity: the custom decoder\'s own words', async () => {
+    const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'smp' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    expect((await post('persistentvolumeclaims', claim)).status).toBe(201);
+    const res = await wire.call('PATCH', `${NS}/persistentvolumeclaims/smp`, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: JSON.stringify({ spec: { resources: { requests: { storage: '1 GB' } } } }),
+    });
+    expectInvalidPatch(res, '"map[spec:map[resources:map[requests:map[storage:1 GB]]]]"', QUANTITY);
+  });
+
   it('leaves the object as it was', async () => {
     const res = await wire.call('GET', `${NS}/configmaps/target`);
     expect(res.json<{ data: unknown }>().data).toEqual({ a: 'b' });
