@@ -5,6 +5,8 @@
 // 422 on the field "patch" when a patch produces such an object (quoting the patched JSON for
 // merge and JSON patches, the patch as Go prints a map for strategic merge patches).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeObject, loadDescriptorRoot } from '../../runtime/api/protobuf/index.js';
+import { generatedPath } from '../../runtime/generated-files.js';
 import { startWireServer, type WireServer } from './client.js';
 
 let wire: WireServer;
@@ -221,5 +223,22 @@ describe('DELETE bodies are decoded into DeleteOptions, whose errors the delete 
     expect(status.reason ?? '').toBe('');
     // The object is untouched; a good body deletes it.
     expect((await del('{"gracePeriodSeconds":0}')).status).toBe(200);
+  });
+});
+
+describe('protobuf bodies are typed by their decoder, which still parses quantities', () => {
+  const PROTOBUF = { 'content-type': 'application/vnd.kubernetes.protobuf' };
+  const encodePod = (pod: Obj) => new Uint8Array(encodeObject(loadDescriptorRoot(generatedPath('protobuf/descriptors.json')), 'k8s.io.api.core.v1.Pod', pod));
+
+  it('refuses a quantity that does not parse with the same 400', async () => {
+    const body = encodePod({ ...pod({ resources: { limits: { cpu: 'lots' } } }), metadata: { name: 'pb-bad' } });
+    const res = await wire.call('POST', `${NS}/pods`, { headers: PROTOBUF, body });
+    expect({ status: res.status, text: res.text }).toMatchObject({ status: 400, text: expect.stringContaining(JSON.stringify(handled('Pod', QUANTITY))) });
+  });
+
+  it('takes a well-typed protobuf pod with 64-bit integers and quantities', async () => {
+    const body = encodePod({ ...pod({ resources: { limits: { cpu: '500m' } }, ports: [{ containerPort: 80 }] }, { terminationGracePeriodSeconds: 30, activeDeadlineSeconds: 600 }), metadata: { name: 'pb-good' } });
+    const res = await wire.call('POST', `${NS}/pods`, { headers: PROTOBUF, body });
+    expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
   });
 });

@@ -134,7 +134,8 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   obj.apiVersion = expected;
   obj.kind = ctx.target.kind;
   // Then the whole body into the kind's struct, whose type errors come before any strict-decoding complaint.
-  const typeError = textual ? jsonDecodeError(ctx.store.definition.openAPIName, obj) : undefined;
+  // A protobuf body is typed by its decoder, but a Quantity's text is parsed as it is read there too.
+  const typeError = textual || format === 'protobuf' ? jsonDecodeError(ctx.store.definition.openAPIName, obj) : undefined;
   if (typeError) throw cannotBeHandled(ctx, typeError);
   dropUnknownFields(ctx, obj, directive, bodyMembers(format, body, directive));
   return obj;
