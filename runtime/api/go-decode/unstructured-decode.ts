@@ -68,7 +68,7 @@ function check(value: unknown, schema: JsonSchema, types: GoTypes): void {
         return;
       }
       if (!Array.isArray(value)) throw new Failure(`cannot restore slice from ${unstructuredKind(value)}`);
-      for (const item of value) scalar(item, 'int64', 'uint8');
+      for (const item of value) integer(item, 'uint8');
       return;
     case 'struct':
       if (!isObject(value)) throw new Failure(`cannot restore struct from: ${unstructuredKind(value)}`);
@@ -94,13 +94,13 @@ function check(value: unknown, schema: JsonSchema, types: GoTypes): void {
       return;
     case 'int32':
     case 'int64':
-      scalar(value, type.kind, type.kind);
+      integer(value, type.kind);
       return;
   }
 }
 
 /** An integer destination: int64 converts (wrapping, as Go's conversion does), integral floats too. */
-function scalar(value: unknown, _kind: string, name: string): void {
+function integer(value: unknown, name: string): void {
   if (value === null || value === undefined) return;
   const src = unstructuredType(value);
   if (src === 'int64') return;
