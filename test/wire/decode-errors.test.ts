@@ -211,7 +211,7 @@ describe('DELETE bodies are decoded into DeleteOptions, whose errors the delete 
   const del = (body: string) => wire.call('DELETE', `${NS}/configmaps/doomed`, { headers: { ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) }, body });
   it.each([
     [{ gracePeriodSeconds: 'soon' }, 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64'],
-    [{ preconditions: { uid: 5 } }, 'json: cannot unmarshal number into Go struct field Preconditions.preconditions.uid of type string'],
+    [{ preconditions: { resourceVersion: 5 } }, 'json: cannot unmarshal number into Go struct field Preconditions.preconditions.resourceVersion of type string'],
     [{ dryRun: 'All' }, 'json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string'],
     [{ kind: true }, "couldn't get version/kind; json parse error: json: cannot unmarshal bool into Go struct field .kind of type string"],
   ])('%j: 500 with no reason', async (body, message) => {
