@@ -6,6 +6,7 @@
 import { badRequest, notAcceptable, unsupportedMediaType } from '../errors/status-error.js';
 import type { KubeObject } from '../registry/object.js';
 import type { WatchEvent } from '../registry/watch.js';
+import { recordNumberLiterals } from './go-decode/number-literals.js';
 
 /** What a body is expected to be: the endpoint's group, version and kind. */
 export interface BodyTarget {
@@ -90,6 +91,8 @@ export const jsonNegotiator: Negotiator = {
         `the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: ${goJsonError(text, e)} (${summarize(body)})`,
       );
     }
+    // The decoder's type check judges numbers by their literal text.
+    recordNumberLiterals(text, value);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw badRequest(
         `the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,

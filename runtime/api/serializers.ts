@@ -10,6 +10,7 @@ import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
 import { sortKeysDeep } from '../validation/go-format.js';
+import { recordNumberLiterals } from './go-decode/number-literals.js';
 
 const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
@@ -113,7 +114,8 @@ function summarize(body: Uint8Array): string {
   return body.length > 30 ? `${text} ...` : text;
 }
 
-function unrecognized(body: Uint8Array, why: string, expected?: { kind: string }) {
+/** A body whose apiVersion/kind cannot be read: 400, with the body summarized as kube-apiserver does. */
+export function unrecognized(body: Uint8Array, why: string, expected?: { kind: string }) {
   const prefix = expected ? `the object provided is unrecognized (must be of type ${expected.kind}): ` : '';
   return badRequest(`${prefix}${why} (${summarize(body)})`);
 }
@@ -137,6 +139,8 @@ export function decodeInput(contentType: string | undefined, body: Uint8Array, o
     try {
       // Repeated keys keep the last value, as the non-strict decoders do; fieldValidation reports them.
       obj = format === 'json' ? JSON.parse(text) : parseYaml(text, { uniqueKeys: false });
+      // The decoder's type check needs the literals of numbers (YAML's are converted to JSON values first upstream).
+      if (format === 'json') recordNumberLiterals(text, obj);
     } catch (err) {
       const kind = format === 'json' ? 'json parse error' : 'yaml parse error';
       throw unrecognized(body, `couldn't get version/kind; ${kind}: ${(err as Error).message}`, options.expected);

@@ -10,6 +10,8 @@ import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '
 import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../server/request-info.js';
 import { encodeContent } from '../content-encoding.js';
+import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
+import { unrecognized } from '../serializers.js';
 import { scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
 import { negotiateInput, type Format } from '../negotiation.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
@@ -89,11 +91,14 @@ export function dropUnknownFields(ctx: RequestContext, obj: KubeObject, directiv
   ].sort((a, b) => a.at - b.at);
   if (complaints.length === 0) return;
   const messages = complaints.map((c) => c.message);
-  if (directive === 'Strict') {
-    const { kind, version } = ctx.target;
-    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${messages.join(', ')}`);
-  }
+  if (directive === 'Strict') throw cannotBeHandled(ctx, `strict decoding error: ${messages.join(', ')}`);
   ctx.warnings.push(...messages);
+}
+
+/** The 400 of a body the kind's decoder refused (transformDecodeError of the create and update handlers). */
+export function cannotBeHandled(ctx: RequestContext, why: string): StatusError {
+  const { kind, version } = ctx.target;
+  return badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${why}`);
 }
 
 /** The fieldValidation query parameter of a create, update or patch. */
@@ -110,6 +115,11 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   const body = await readBody(ctx.request);
   const obj = ctx.negotiator.decodeBody(contentType, body, ctx.target);
   // decodeBody accepted the type, so naming its format cannot fail here.
+  const format = negotiateInput(contentType, { cbor: true });
+  // JSON and YAML (turned into JSON upstream) are read into Go structs: apiVersion and kind first.
+  const textual = format === 'json' || format === 'yaml';
+  const typeMetaError = textual ? typeMetaDecodeError(obj) : undefined;
+  if (typeMetaError) throw unrecognized(body, `couldn't get version/kind; json parse error: ${typeMetaError}`, ctx.target);
   const expected = ctx.target.group ? `${ctx.target.group}/${ctx.target.version}` : ctx.target.version;
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
@@ -123,7 +133,11 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   // Missing type fields take the endpoint's, as the decoder's defaults do upstream.
   obj.apiVersion = expected;
   obj.kind = ctx.target.kind;
-  dropUnknownFields(ctx, obj, directive, bodyMembers(negotiateInput(contentType, { cbor: true }), body, directive));
+  // Then the whole body into the kind's struct, whose type errors come before any strict-decoding complaint.
+  // A protobuf body is typed by its decoder, but a Quantity's text is parsed as it is read there too.
+  const typeError = textual || format === 'protobuf' ? jsonDecodeError(ctx.store.definition.openAPIName, obj) : undefined;
+  if (typeError) throw cannotBeHandled(ctx, typeError);
+  dropUnknownFields(ctx, obj, directive, bodyMembers(format, body, directive));
   return obj;
 }
 

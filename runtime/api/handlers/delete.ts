@@ -1,14 +1,17 @@
 // DELETE of one object (Status on completion, the object while finalizers hold it) and of a
 // collection (the deleted <Kind>List). DeleteOptions come from the body and the query.
 
-import { badRequest } from '../../errors/status-error.js';
+import { StatusError, badRequest } from '../../errors/status-error.js';
 import type { DeleteOptions } from '../../registry/delete-options.js';
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import { deleteCollection } from '../../registry/list.js';
 import { isPlainObject } from '../../registry/object.js';
+import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
 import type { HandlerContext } from './context.js';
 import { readBody, respond } from './context.js';
 import { listOptionsFrom } from './list.js';
+
+const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 
 async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
   const bytes = await readBody(ctx.request);
@@ -21,6 +24,11 @@ async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
       throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
     }
     if (!isPlainObject(parsed)) throw badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
+    // The delete handler passes its decoder's error on as is: a plain error, so a 500 with no reason.
+    const typeMeta = typeMetaDecodeError(parsed);
+    if (typeMeta) throw new StatusError(500, '', `couldn't get version/kind; json parse error: ${typeMeta}`);
+    const typeError = jsonDecodeError(DELETE_OPTIONS, parsed);
+    if (typeError) throw new StatusError(500, '', typeError);
     body = parsed;
   }
   const q = ctx.query;

@@ -18,6 +18,7 @@ import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
+import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
 import { scanJsonMembers } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
@@ -116,6 +117,25 @@ function invalidPatch(patchedJS: string, why: string): StatusError {
 
 
 /**
+ * The patched object must still fit the kind's Go types. kube-apiserver decodes the JSON of a
+ * merge or JSON patch result with its JSON decoder (a 422 quoting the patched JSON), and converts
+ * a strategic merge result from its map form (a 422 quoting the patch as Go prints a map). Both
+ * come before any unknown-field complaint.
+ */
+function checkPatchedTypes(ctx: HandlerContext, patchType: string, result: KubeObject, patch: Uint8Array): void {
+  const name = ctx.store.definition.openAPIName;
+  if (patchType === 'application/strategic-merge-patch+json') {
+    const err = unstructuredConvertError(name, result);
+    if (err) throw invalidPatch(goPrint(JSON.parse(Buffer.from(patch).toString('utf8'))), err);
+    return;
+  }
+  // The patched JSON is read like a body: apiVersion and kind first, then the whole struct.
+  const typeMeta = typeMetaDecodeError(result);
+  const err = typeMeta ? `couldn't get version/kind; json parse error: ${typeMeta}` : jsonDecodeError(name, result);
+  if (err) throw invalidPatch(encodeJSON(sortKeysDeep(result)).trimEnd(), err);
+}
+
+/**
  * fieldValidation for a patched object: unknown fields are dropped (they cannot be stored), and
  * with the patch's own complaints they fail a Strict request or warn under Warn.
  */
@@ -194,6 +214,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
       ctx.warnings.length = 0;
       const strictErrors: string[] = [];
       const result = engine(existing, patch, ctx.store.definition, { fieldValidation: directive, strictErrors });
+      checkPatchedTypes(ctx, patchType, result, patch);
       validatePatchedFields(ctx, result, directive, strictErrors);
       return result;
     },

@@ -1,0 +1,156 @@
+// The type check kube-apiserver's JSON decoder (sigs.k8s.io/json, a fork of Go's encoding/json)
+// makes while it fills the kind's Go struct from a request body, replayed over the already parsed
+// body with the generated schema standing in for the Go types.
+//
+// How Go words and orders its complaints:
+// - A value of the wrong JSON kind is an UnmarshalTypeError: "json: cannot unmarshal <kind> into
+//   Go struct field <Struct>.<path> of type <type>". <Struct> is the innermost struct whose field
+//   is being filled; <path> is every JSON field name from the top, dotted (no list indexes, no map
+//   keys); numbers that do not fit an integer name their literal ("number 1.5").
+// - Such errors do not stop decoding: the first one is kept and reported at the end.
+// - A type with its own UnmarshalJSON (Quantity, Time, IntOrString) stops decoding at once with
+//   its own error, which wins over a kept one; when that error is itself a type error (Time's
+//   inner decode into a string) it is given the field's context on the way out.
+// - Bad base64 of a []byte is kept like a type error but has no context.
+// - null leaves anything at its zero value.
+
+import type { JsonSchema } from '../../registry/openapi-schema.js';
+import { base64ErrorOffset } from '../go-base64.js';
+import { quantityParseError } from './go-quantity.js';
+import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';
+import { fitsInt, GoTypes, jsonKind, numberLiteral, type GoType } from './go-types.js';
+import { literalOf } from './number-literals.js';
+
+/** Raised when an UnmarshalJSON method fails: decoding ends there. */
+class Abort {
+  constructor(readonly message: string) {}
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+class Decoder {
+  private readonly stack: string[] = [];
+  private struct = '';
+  private saved: string | undefined;
+
+  constructor(private readonly types: GoTypes) {}
+
+  run(value: unknown, schema: JsonSchema): string | undefined {
+    try {
+      this.value(value, schema);
+    } catch (e) {
+      if (e instanceof Abort) return e.message;
+      throw e;
+    }
+    return this.saved;
+  }
+
+  /** An UnmarshalTypeError's text with the context of where decoding is. */
+  private typeError(what: string, type: string): string {
+    if (this.struct !== '' || this.stack.length > 0) return `json: cannot unmarshal ${what} into Go struct field ${this.struct}.${this.stack.join('.')} of type ${type}`;
+    return `json: cannot unmarshal ${what} into Go value of type ${type}`;
+  }
+
+  private save(message: string): void {
+    this.saved ??= message;
+  }
+
+  /** The kind word of a mismatch: numbers name their literal only where an integer was expected. */
+  private mismatch(value: unknown, type: GoType): void {
+    this.save(this.typeError(jsonKind(value), type.name));
+  }
+
+  /** `lit` is the number's literal text when the body's JSON had one its value does not print as. */
+  private value(value: unknown, schema: JsonSchema, lit?: string): void {
+    if (value === null || value === undefined) return;
+    const type = this.types.of(schema);
+    switch (type.kind) {
+      case 'any':
+        return;
+      case 'quantity': {
+        // UnmarshalJSON takes the raw text less its quotes, trimmed.
+        const text = typeof value === 'string' ? value : typeof value === 'number' ? (lit ?? numberLiteral(value)) : JSON.stringify(value);
+        const err = quantityParseError(text.trim());
+        if (err) throw new Abort(err);
+        return;
+      }
+      case 'time':
+      case 'microtime': {
+        // UnmarshalJSON decodes a string first (a type error, given this field's context), then parses it.
+        if (typeof value !== 'string') throw new Abort(this.typeError(jsonKind(value), 'string'));
+        const err = timeParseError(value, type.kind === 'time' ? RFC3339 : RFC3339_MICRO);
+        if (err) throw new Abort(err);
+        return;
+      }
+      case 'intorstring':
+        // A quoted value is the string; anything else is decoded into the int32.
+        if (typeof value === 'string') return;
+        if (typeof value === 'number') {
+          if (!fitsInt(lit ?? value, 'int32')) throw new Abort(this.typeError(`number ${lit ?? numberLiteral(value)}`, 'int32'));
+          return;
+        }
+        throw new Abort(this.typeError(jsonKind(value), 'int32'));
+      case 'bytes':
+        if (typeof value === 'string') {
+          const at = base64ErrorOffset(value);
+          if (at !== undefined) this.save(`illegal base64 data at input byte ${at}`);
+        } else if (Array.isArray(value)) {
+          // Go fills a []byte from a JSON array of small numbers as from any other slice.
+          value.forEach((item, i) => this.integer(item, 'uint8', literalOf(value, i)));
+        } else this.mismatch(value, type);
+        return;
+      case 'struct':
+        if (!isObject(value)) return this.mismatch(value, type);
+        for (const [key, child] of Object.entries(value)) {
+          const field = type.fields![key];
+          // Fields the struct does not have are skipped here; fieldValidation deals with them.
+          if (!field) continue;
+          const outerStruct = this.struct;
+          this.stack.push(key);
+          this.struct = type.structName!;
+          this.value(child, field, literalOf(value, key));
+          this.stack.pop();
+          this.struct = outerStruct;
+        }
+        return;
+      case 'map':
+        if (!isObject(value)) return this.mismatch(value, type);
+        for (const [key, child] of Object.entries(value)) this.value(child, type.elem!, literalOf(value, key));
+        return;
+      case 'slice':
+        if (!Array.isArray(value)) return this.mismatch(value, type);
+        value.forEach((item, i) => this.value(item, type.elem!, literalOf(value, i)));
+        return;
+      case 'string':
+        if (typeof value !== 'string') this.mismatch(value, type);
+        return;
+      case 'bool':
+        if (typeof value !== 'boolean') this.mismatch(value, type);
+        return;
+      case 'float64':
+        if (typeof value !== 'number') this.mismatch(value, type);
+        return;
+      case 'int32':
+      case 'int64':
+        this.integer(value, type.kind, lit);
+        return;
+    }
+  }
+
+  private integer(value: unknown, kind: 'int32' | 'int64' | 'uint8', lit?: string): void {
+    if (value === null || value === undefined) return;
+    if (typeof value === 'number' || typeof value === 'bigint') {
+      if (!fitsInt(lit ?? value, kind)) this.save(this.typeError(`number ${lit ?? numberLiteral(value)}`, kind));
+      return;
+    }
+    this.save(this.typeError(jsonKind(value), kind));
+  }
+}
+
+/**
+ * The error decoding `value` into the Go type of `schema` gives (without kube-apiserver's
+ * "cannot be handled" wrapping), or undefined when it decodes.
+ */
+export function goJsonDecodeError(value: unknown, schema: JsonSchema, types: GoTypes): string | undefined {
+  return new Decoder(types).run(value, schema);
+}

@@ -1,0 +1,96 @@
+// Go's decoder sees a JSON number's literal text: "1.0" or "1e3" is no int32 to it and the error
+// quotes the literal ("number 1.0"), and integers beyond 2^53 keep every digit. JSON.parse keeps
+// only the value, so a parsed JSON body gets its literals recorded beside it, for the numbers
+// whose text the value would not give back.
+
+const literals = new WeakMap<object, Map<string, string>>();
+
+/** The literal recorded for `container[key]`, if it differs from what the value prints as. */
+export function literalOf(container: object, key: string | number): string | undefined {
+  return literals.get(container)?.get(String(key));
+}
+
+/** Whether a number literal reads back from its value (plain integers within double precision do). */
+const plain = (lit: string) => /^-?(0|[1-9][0-9]{0,14})$/.test(lit);
+
+/**
+ * Walks the text of a valid JSON document beside its parsed value and records each number literal
+ * that is not plain. Cheap when there is nothing to record: the text is scanned only when some
+ * digit is followed by '.', 'e' or 'E', or sixteen digits come in a row.
+ */
+export function recordNumberLiterals(text: string, value: unknown): void {
+  if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return;
+  try {
+    new LiteralScanner(text).value(value, undefined, '');
+  } catch (e) {
+    // Nesting deeper than the stack allows: the numbers are then judged by their values alone.
+    if (!(e instanceof RangeError)) throw e;
+  }
+}
+
+class LiteralScanner {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  private ws(): void {
+    while (this.i < this.s.length && ' \t\r\n'.includes(this.s[this.i])) this.i++;
+  }
+
+  /** Scans one value; `container[key]` is where it was parsed to. */
+  value(parsed: unknown, container: object | undefined, key: string): void {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '{') return this.object(parsed);
+    if (c === '[') return this.array(parsed);
+    if (c === '"') {
+      this.string();
+      return;
+    }
+    const start = this.i;
+    while (this.i < this.s.length && !',}] \t\r\n'.includes(this.s[this.i])) this.i++;
+    const lit = this.s.slice(start, this.i);
+    if (container && (c === '-' || (c >= '0' && c <= '9')) && !plain(lit)) {
+      let map = literals.get(container);
+      if (!map) literals.set(container, (map = new Map()));
+      map.set(key, lit);
+    }
+  }
+
+  private string(): string {
+    const start = this.i;
+    this.i++;
+    while (this.s[this.i] !== '"') this.i += this.s[this.i] === '\\' ? 2 : 1;
+    this.i++;
+    return JSON.parse(this.s.slice(start, this.i)) as string;
+  }
+
+  private object(parsed: unknown): void {
+    this.i++;
+    const target = typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] === '}') break;
+      const key = this.string();
+      this.ws();
+      this.i++; // ':'
+      // Repeated keys: JSON.parse keeps the last value, and so does the last literal recorded here.
+      this.value(target ? (target as Record<string, unknown>)[key] : undefined, target, key);
+      this.ws();
+      if (this.s[this.i] === ',') this.i++;
+    }
+    this.i++;
+  }
+
+  private array(parsed: unknown): void {
+    this.i++;
+    const target = Array.isArray(parsed) ? parsed : undefined;
+    for (let index = 0; ; index++) {
+      this.ws();
+      if (this.s[this.i] === ']') break;
+      this.value(target?.[index], target, String(index));
+      this.ws();
+      if (this.s[this.i] === ',') this.i++;
+    }
+    this.i++;
+  }
+}
