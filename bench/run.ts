@@ -22,7 +22,7 @@ function spawnNode(args: string[]): ChildProcess {
 
 /** What `npm start` runs once its build step is done (`npm run bench` builds first). */
 function startServer(dataDir: string, port: number, extraFlags: string[] = []): ChildProcess {
-  return spawnNode(['--enable-source-maps', 'dist/main.mjs', '--secure-port', String(port), '--data-dir', dataDir, ...extraFlags]);
+  return spawnNode(['dist/main.mjs', '--secure-port', String(port), '--data-dir', dataDir, ...extraFlags]);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
