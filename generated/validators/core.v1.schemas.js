@@ -2,14 +2,251 @@
 import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 import __import0 from "ajv/dist/runtime/ucs2length.js";
 
-export const ConfigMap = validate10;
-const schema11 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ConfigMap"};
-const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"binaryData":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}}}};
-const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+export const ConfigMap = validate21;
+const schema6 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ConfigMap"};
+const schema8 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"binaryData":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}}}};
+const schema9 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema10 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.uid === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err4 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+if(typeof data.uid !== "string"){
+const err7 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.controller !== undefined){
+if(typeof data.controller !== "boolean"){
+const err8 = {instancePath:instancePath+"/controller",schemaPath:"#/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.blockOwnerDeletion !== undefined){
+if(typeof data.blockOwnerDeletion !== "boolean"){
+const err9 = {instancePath:instancePath+"/blockOwnerDeletion",schemaPath:"#/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+const schema11 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.manager !== undefined){
+if(typeof data.manager !== "string"){
+const err0 = {instancePath:instancePath+"/manager",schemaPath:"#/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.operation !== undefined){
+if(typeof data.operation !== "string"){
+const err1 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err2 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.time !== undefined){
+if(typeof data.time !== "string"){
+const err3 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.fieldsType !== undefined){
+if(typeof data.fieldsType !== "string"){
+const err4 = {instancePath:instancePath+"/fieldsType",schemaPath:"#/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.fieldsV1 !== undefined){
+let data5 = data.fieldsV1;
+if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
+const err5 = {instancePath:instancePath+"/fieldsV1",schemaPath:"#/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.subresource !== undefined){
+if(typeof data.subresource !== "string"){
+const err6 = {instancePath:instancePath+"/subresource",schemaPath:"#/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -194,10 +431,14 @@ let data14 = data.ownerReferences;
 if(Array.isArray(data14)){
 const len0 = data14.length;
 for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(!(validate25(data14[i0], {instancePath:instancePath+"/ownerReferences/" + i0,parentData:data14,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -206,8 +447,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data.finalizers !== undefined){
+let data16 = data.finalizers;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data16[i1] !== "string"){
+const err15 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -216,8 +463,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -226,8 +475,20 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+}
+if(data.managedFields !== undefined){
+let data18 = data.managedFields;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate27(data18[i2], {instancePath:instancePath+"/managedFields/" + i2,parentData:data18,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -236,9 +497,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -247,253 +509,13 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate13.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
 const formats0 = __formats.configMapKey;
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -522,8 +544,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -656,27 +678,27 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
-validate10.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const Secret = validate16;
-const schema17 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Secret"};
-const schema18 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"stringData":{"type":"object","additionalProperties":{"type":"string"}},"type":{"type":"string"}}};
+export const Secret = validate31;
+const schema12 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Secret"};
+const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"immutable":{"type":"boolean"},"data":{"type":"object","additionalProperties":{"type":"string"},"propertyNames":{"format":"configMapKey"}},"stringData":{"type":"object","additionalProperties":{"type":"string"}},"type":{"type":"string"}}};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -705,8 +727,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -825,30 +847,223 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
-validate16.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
 
-export const Event = validate20;
-const schema19 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Event"};
-const schema20 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"involvedObject":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"reason":{"type":"string"},"message":{"type":"string"},"source":{"$ref":"#/definitions/io.k8s.api.core.v1.EventSource"},"firstTimestamp":{"type":"string"},"lastTimestamp":{"type":"string"},"count":{"type":"integer"},"type":{"type":"string"},"eventTime":{"type":"string"},"series":{"$ref":"#/definitions/io.k8s.api.core.v1.EventSeries"},"action":{"type":"string"},"related":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"reportingComponent":{"type":"string"},"reportingInstance":{"type":"string"}}};
-const schema21 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
-const schema22 = {"type":"object","properties":{"component":{"type":"string"},"host":{"type":"string"}}};
-const schema23 = {"type":"object","properties":{"count":{"type":"integer"},"lastObservedTime":{"type":"string"}}};
+export const Event = validate35;
+const schema14 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Event"};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"involvedObject":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"reason":{"type":"string"},"message":{"type":"string"},"source":{"$ref":"#/definitions/io.k8s.api.core.v1.EventSource"},"firstTimestamp":{"type":"string"},"lastTimestamp":{"type":"string"},"count":{"type":"integer"},"type":{"type":"string"},"eventTime":{"type":"string"},"series":{"$ref":"#/definitions/io.k8s.api.core.v1.EventSeries"},"action":{"type":"string"},"related":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"reportingComponent":{"type":"string"},"reportingInstance":{"type":"string"}}};
+const schema16 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.namespace !== undefined){
+if(typeof data.namespace !== "string"){
+const err1 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+if(typeof data.uid !== "string"){
+const err3 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err4 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.resourceVersion !== undefined){
+if(typeof data.resourceVersion !== "string"){
+const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.fieldPath !== undefined){
+if(typeof data.fieldPath !== "string"){
+const err6 = {instancePath:instancePath+"/fieldPath",schemaPath:"#/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+
+const schema17 = {"type":"object","properties":{"component":{"type":"string"},"host":{"type":"string"}}};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.component !== undefined){
+if(typeof data.component !== "string"){
+const err0 = {instancePath:instancePath+"/component",schemaPath:"#/properties/component/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.host !== undefined){
+if(typeof data.host !== "string"){
+const err1 = {instancePath:instancePath+"/host",schemaPath:"#/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+
+const schema18 = {"type":"object","properties":{"count":{"type":"integer"},"lastObservedTime":{"type":"string"}}};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.count !== undefined){
+let data0 = data.count;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.lastObservedTime !== undefined){
+if(typeof data.lastObservedTime !== "string"){
+const err1 = {instancePath:instancePath+"/lastObservedTime",schemaPath:"#/properties/lastObservedTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -877,17 +1092,20 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.involvedObject !== undefined){
-let data3 = data.involvedObject;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.kind !== undefined){
-if(typeof data3.kind !== "string"){
-const err2 = {instancePath:instancePath+"/involvedObject/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate38(data.involvedObject, {instancePath:instancePath+"/involvedObject",parentData:data,parentDataProperty:"involvedObject",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err2 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -897,9 +1115,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data3.namespace !== undefined){
-if(typeof data3.namespace !== "string"){
-const err3 = {instancePath:instancePath+"/involvedObject/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -909,9 +1127,15 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data3.name !== undefined){
-if(typeof data3.name !== "string"){
-const err4 = {instancePath:instancePath+"/involvedObject/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.source !== undefined){
+if(!(validate40(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
+if(data.firstTimestamp !== undefined){
+if(typeof data.firstTimestamp !== "string"){
+const err4 = {instancePath:instancePath+"/firstTimestamp",schemaPath:"#/properties/firstTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -921,9 +1145,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data3.uid !== undefined){
-if(typeof data3.uid !== "string"){
-const err5 = {instancePath:instancePath+"/involvedObject/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastTimestamp !== undefined){
+if(typeof data.lastTimestamp !== "string"){
+const err5 = {instancePath:instancePath+"/lastTimestamp",schemaPath:"#/properties/lastTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -933,9 +1157,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data3.apiVersion !== undefined){
-if(typeof data3.apiVersion !== "string"){
-const err6 = {instancePath:instancePath+"/involvedObject/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.count !== undefined){
+let data9 = data.count;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err6 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -945,9 +1170,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data3.resourceVersion !== undefined){
-if(typeof data3.resourceVersion !== "string"){
-const err7 = {instancePath:instancePath+"/involvedObject/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -957,9 +1182,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data3.fieldPath !== undefined){
-if(typeof data3.fieldPath !== "string"){
-const err8 = {instancePath:instancePath+"/involvedObject/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventTime !== undefined){
+if(typeof data.eventTime !== "string"){
+const err8 = {instancePath:instancePath+"/eventTime",schemaPath:"#/properties/eventTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -969,9 +1194,15 @@ vErrors.push(err8);
 errors++;
 }
 }
+if(data.series !== undefined){
+if(!(validate42(data.series, {instancePath:instancePath+"/series",parentData:data,parentDataProperty:"series",rootData}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
 }
-else {
-const err9 = {instancePath:instancePath+"/involvedObject",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data.action !== undefined){
+if(typeof data.action !== "string"){
+const err9 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -981,9 +1212,15 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.reason !== undefined){
-if(typeof data.reason !== "string"){
-const err10 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.related !== undefined){
+if(!(validate38(data.related, {instancePath:instancePath+"/related",parentData:data,parentDataProperty:"related",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+if(data.reportingComponent !== undefined){
+if(typeof data.reportingComponent !== "string"){
+const err10 = {instancePath:instancePath+"/reportingComponent",schemaPath:"#/properties/reportingComponent/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -993,9 +1230,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err11 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.reportingInstance !== undefined){
+if(typeof data.reportingInstance !== "string"){
+const err11 = {instancePath:instancePath+"/reportingInstance",schemaPath:"#/properties/reportingInstance/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1005,12 +1242,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.source !== undefined){
-let data13 = data.source;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.component !== undefined){
-if(typeof data13.component !== "string"){
-const err12 = {instancePath:instancePath+"/source/component",schemaPath:"#/definitions/io.k8s.api.core.v1.EventSource/properties/component/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1019,302 +1253,203 @@ vErrors.push(err12);
 }
 errors++;
 }
+validate36.errors = vErrors;
+return errors === 0;
 }
-if(data13.host !== undefined){
-if(typeof data13.host !== "string"){
-const err13 = {instancePath:instancePath+"/source/host",schemaPath:"#/definitions/io.k8s.api.core.v1.EventSource/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate36(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+errors = vErrors.length;
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+
+export const Namespace = validate46;
+const schema19 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Namespace"};
+const schema20 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceStatus"}}};
+const schema21 = {"type":"object","properties":{"finalizers":{"type":"array","items":{"type":"string","format":"kubeFinalizerName"}}}};
+const formats6 = __formats.kubeFinalizerName;
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.finalizers !== undefined){
+let data0 = data.finalizers;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 === "string"){
+if(!(formats6.validate(data1))){
+const err0 = {instancePath:instancePath+"/finalizers/" + i0,schemaPath:"#/properties/finalizers/items/format",keyword:"format",params:{format: "kubeFinalizerName"},message:"must match format \""+"kubeFinalizerName"+"\""};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err0];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/finalizers/" + i0,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
 }
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/source",schemaPath:"#/definitions/io.k8s.api.core.v1.EventSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err2];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err2);
 }
 errors++;
 }
 }
-if(data.firstTimestamp !== undefined){
-if(typeof data.firstTimestamp !== "string"){
-const err15 = {instancePath:instancePath+"/firstTimestamp",schemaPath:"#/properties/firstTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
 }
 else {
-vErrors.push(err15);
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
+validate49.errors = vErrors;
+return errors === 0;
 }
-if(data.lastTimestamp !== undefined){
-if(typeof data.lastTimestamp !== "string"){
-const err16 = {instancePath:instancePath+"/lastTimestamp",schemaPath:"#/properties/lastTimestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+
+const schema22 = {"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceCondition"}}}};
+const schema23 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err0];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.count !== undefined){
-let data18 = data.count;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err17 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.status === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err1];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err1);
 }
 errors++;
-}
 }
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-const err18 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err2];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err2);
 }
 errors++;
 }
 }
-if(data.eventTime !== undefined){
-if(typeof data.eventTime !== "string"){
-const err19 = {instancePath:instancePath+"/eventTime",schemaPath:"#/properties/eventTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err3];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(((data1 === "False") || (data1 === "True")) || (data1 === "Unknown"))){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema23.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
 }
-if(data.series !== undefined){
-let data21 = data.series;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(data21.count !== undefined){
-let data22 = data21.count;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-const err20 = {instancePath:instancePath+"/series/count",schemaPath:"#/definitions/io.k8s.api.core.v1.EventSeries/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.lastTransitionTime !== undefined){
+if(typeof data.lastTransitionTime !== "string"){
+const err5 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err5];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err5);
 }
 errors++;
 }
 }
-if(data21.lastObservedTime !== undefined){
-if(typeof data21.lastObservedTime !== "string"){
-const err21 = {instancePath:instancePath+"/series/lastObservedTime",schemaPath:"#/definitions/io.k8s.api.core.v1.EventSeries/properties/lastObservedTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err6];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err6);
 }
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/series",schemaPath:"#/definitions/io.k8s.api.core.v1.EventSeries/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err7 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err7];
 }
 else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.action !== undefined){
-if(typeof data.action !== "string"){
-const err23 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.related !== undefined){
-let data25 = data.related;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.kind !== undefined){
-if(typeof data25.kind !== "string"){
-const err24 = {instancePath:instancePath+"/related/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data25.namespace !== undefined){
-if(typeof data25.namespace !== "string"){
-const err25 = {instancePath:instancePath+"/related/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data25.name !== undefined){
-if(typeof data25.name !== "string"){
-const err26 = {instancePath:instancePath+"/related/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data25.uid !== undefined){
-if(typeof data25.uid !== "string"){
-const err27 = {instancePath:instancePath+"/related/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err28 = {instancePath:instancePath+"/related/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.resourceVersion !== undefined){
-if(typeof data25.resourceVersion !== "string"){
-const err29 = {instancePath:instancePath+"/related/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.fieldPath !== undefined){
-if(typeof data25.fieldPath !== "string"){
-const err30 = {instancePath:instancePath+"/related/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
+vErrors.push(err7);
 }
 errors++;
 }
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/related",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err8];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.reportingComponent !== undefined){
-if(typeof data.reportingComponent !== "string"){
-const err32 = {instancePath:instancePath+"/reportingComponent",schemaPath:"#/properties/reportingComponent/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.reportingInstance !== undefined){
-if(typeof data.reportingInstance !== "string"){
-const err33 = {instancePath:instancePath+"/reportingInstance",schemaPath:"#/properties/reportingInstance/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-validate21.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-
-export const Namespace = validate24;
-const schema25 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Namespace"};
-const schema26 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceStatus"}}};
-const schema27 = {"type":"object","properties":{"finalizers":{"type":"array","items":{"type":"string","format":"kubeFinalizerName"}}}};
-const schema28 = {"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NamespaceCondition"}}}};
-const schema29 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1335,10 +1470,14 @@ let data1 = data.conditions;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.type === undefined){
-const err1 = {instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(!(validate52(data1[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1347,8 +1486,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data2.status === undefined){
-const err2 = {instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1357,119 +1498,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data2.type !== undefined){
-if(typeof data2.type !== "string"){
-const err3 = {instancePath:instancePath+"/conditions/" + i0+"/type",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data2.status !== undefined){
-let data4 = data2.status;
-if(typeof data4 !== "string"){
-const err4 = {instancePath:instancePath+"/conditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!(((data4 === "False") || (data4 === "True")) || (data4 === "Unknown"))){
-const err5 = {instancePath:instancePath+"/conditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/status/enum",keyword:"enum",params:{allowedValues: schema29.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data2.lastTransitionTime !== undefined){
-if(typeof data2.lastTransitionTime !== "string"){
-const err6 = {instancePath:instancePath+"/conditions/" + i0+"/lastTransitionTime",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data2.reason !== undefined){
-if(typeof data2.reason !== "string"){
-const err7 = {instancePath:instancePath+"/conditions/" + i0+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data2.message !== undefined){
-if(typeof data2.message !== "string"){
-const err8 = {instancePath:instancePath+"/conditions/" + i0+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate27.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
 
-const formats6 = __formats.kubeFinalizerName;
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1498,23 +1532,91 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-let data3 = data.spec;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.finalizers !== undefined){
-let data4 = data3.finalizers;
-if(Array.isArray(data4)){
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-if(typeof data5 === "string"){
-if(!(formats6.validate(data5))){
-const err2 = {instancePath:instancePath+"/spec/finalizers/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceSpec/properties/finalizers/items/format",keyword:"format",params:{format: "kubeFinalizerName"},message:"must match format \""+"kubeFinalizerName"+"\""};
+if(!(validate49(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+}
+if(data.status !== undefined){
+if(!(validate51(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+errors = vErrors.length;
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+
+export const LimitRange = validate56;
+const schema24 = {"$ref":"types#/definitions/io.k8s.api.core.v1.LimitRange"};
+const schema25 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.LimitRangeSpec"}}};
+const schema26 = {"type":"object","properties":{"limits":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LimitRangeItem"}}},"required":["limits"]};
+const schema27 = {"type":"object","properties":{"type":{"type":"string"},"max":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"min":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"default":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"defaultRequest":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"maxLimitRequestRatio":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}}}};
+const formats8 = __formats.quantity;
+
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err0 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.max !== undefined){
+let data1 = data.max;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key0 in data1){
+let data2 = data1[key0];
+if((typeof data2 !== "string") && (!(typeof data2 == "number"))){
+const err1 = {instancePath:instancePath+"/max/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/max/additionalProperties/type",keyword:"type",params:{type: schema27.properties.max.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(typeof data2 === "string"){
+if(!(formats8.validate(data2))){
+const err2 = {instancePath:instancePath+"/max/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/max/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1524,8 +1626,10 @@ vErrors.push(err2);
 errors++;
 }
 }
+}
+}
 else {
-const err3 = {instancePath:instancePath+"/spec/finalizers/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceSpec/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1535,9 +1639,13 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/spec/finalizers",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceSpec/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.min !== undefined){
+let data3 = data.min;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+for(const key1 in data3){
+let data4 = data3[key1];
+if((typeof data4 !== "string") && (!(typeof data4 == "number"))){
+const err4 = {instancePath:instancePath+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/min/additionalProperties/type",keyword:"type",params:{type: schema27.properties.min.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1546,10 +1654,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/spec",schemaPath:"#/definitions/io.k8s.api.core.v1.NamespaceSpec/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+const err5 = {instancePath:instancePath+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/min/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1559,15 +1666,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.status !== undefined){
-if(!(validate27(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1576,30 +1678,144 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate25.errors = vErrors;
+}
+if(data.default !== undefined){
+let data5 = data.default;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+for(const key2 in data5){
+let data6 = data5[key2];
+if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
+const err7 = {instancePath:instancePath+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/default/additionalProperties/type",keyword:"type",params:{type: schema27.properties.default.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(typeof data6 === "string"){
+if(!(formats8.validate(data6))){
+const err8 = {instancePath:instancePath+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/default/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/default",schemaPath:"#/properties/default/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.defaultRequest !== undefined){
+let data7 = data.defaultRequest;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key3 in data7){
+let data8 = data7[key3];
+if((typeof data8 !== "string") && (!(typeof data8 == "number"))){
+const err10 = {instancePath:instancePath+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/defaultRequest/additionalProperties/type",keyword:"type",params:{type: schema27.properties.defaultRequest.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(!(formats8.validate(data8))){
+const err11 = {instancePath:instancePath+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/defaultRequest/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/defaultRequest",schemaPath:"#/properties/defaultRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.maxLimitRequestRatio !== undefined){
+let data9 = data.maxLimitRequestRatio;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+for(const key4 in data9){
+let data10 = data9[key4];
+if((typeof data10 !== "string") && (!(typeof data10 == "number"))){
+const err13 = {instancePath:instancePath+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/maxLimitRequestRatio/additionalProperties/type",keyword:"type",params:{type: schema27.properties.maxLimitRequestRatio.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(typeof data10 === "string"){
+if(!(formats8.validate(data10))){
+const err14 = {instancePath:instancePath+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/maxLimitRequestRatio/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/maxLimitRequestRatio",schemaPath:"#/properties/maxLimitRequestRatio/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate60.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-
-export const LimitRange = validate30;
-const schema30 = {"$ref":"types#/definitions/io.k8s.api.core.v1.LimitRange"};
-const schema31 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.LimitRangeSpec"}}};
-const schema32 = {"type":"object","properties":{"limits":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LimitRangeItem"}}},"required":["limits"]};
-const schema33 = {"type":"object","properties":{"type":{"type":"string"},"max":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"min":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"default":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"defaultRequest":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"maxLimitRequestRatio":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}}}};
-const formats8 = __formats.quantity;
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1618,11 +1834,14 @@ let data0 = data.limits;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.type !== undefined){
-if(typeof data1.type !== "string"){
-const err1 = {instancePath:instancePath+"/limits/" + i0+"/type",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate60(data0[i0], {instancePath:instancePath+"/limits/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1632,13 +1851,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.max !== undefined){
-let data3 = data1.max;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-for(const key0 in data3){
-let data4 = data3[key0];
-if((typeof data4 !== "string") && (!(typeof data4 == "number"))){
-const err2 = {instancePath:instancePath+"/limits/" + i0+"/max/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/max/additionalProperties/type",keyword:"type",params:{type: schema33.properties.max.additionalProperties.type},message:"must be string,number"};
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1647,232 +1862,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(!(formats8.validate(data4))){
-const err3 = {instancePath:instancePath+"/limits/" + i0+"/max/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/max/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/limits/" + i0+"/max",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/max/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data1.min !== undefined){
-let data5 = data1.min;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key1 in data5){
-let data6 = data5[key1];
-if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err5 = {instancePath:instancePath+"/limits/" + i0+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/additionalProperties/type",keyword:"type",params:{type: schema33.properties.min.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(typeof data6 === "string"){
-if(!(formats8.validate(data6))){
-const err6 = {instancePath:instancePath+"/limits/" + i0+"/min/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/limits/" + i0+"/min",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/min/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data1.default !== undefined){
-let data7 = data1.default;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-for(const key2 in data7){
-let data8 = data7[key2];
-if((typeof data8 !== "string") && (!(typeof data8 == "number"))){
-const err8 = {instancePath:instancePath+"/limits/" + i0+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/additionalProperties/type",keyword:"type",params:{type: schema33.properties.default.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(typeof data8 === "string"){
-if(!(formats8.validate(data8))){
-const err9 = {instancePath:instancePath+"/limits/" + i0+"/default/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/limits/" + i0+"/default",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/default/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data1.defaultRequest !== undefined){
-let data9 = data1.defaultRequest;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key3 in data9){
-let data10 = data9[key3];
-if((typeof data10 !== "string") && (!(typeof data10 == "number"))){
-const err11 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/additionalProperties/type",keyword:"type",params:{type: schema33.properties.defaultRequest.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(typeof data10 === "string"){
-if(!(formats8.validate(data10))){
-const err12 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/limits/" + i0+"/defaultRequest",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/defaultRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data1.maxLimitRequestRatio !== undefined){
-let data11 = data1.maxLimitRequestRatio;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key4 in data11){
-let data12 = data11[key4];
-if((typeof data12 !== "string") && (!(typeof data12 == "number"))){
-const err14 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/additionalProperties/type",keyword:"type",params:{type: schema33.properties.maxLimitRequestRatio.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(typeof data12 === "string"){
-if(!(formats8.validate(data12))){
-const err15 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/limits/" + i0+"/maxLimitRequestRatio",schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/properties/maxLimitRequestRatio/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/limits/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.LimitRangeItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate33.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1901,14 +1896,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate33(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate59(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 }
@@ -1923,35 +1918,137 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate57(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
-validate30.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
 
-export const PersistentVolumeClaim = validate36;
-const schema34 = {"$ref":"types#/definitions/io.k8s.api.core.v1.PersistentVolumeClaim"};
-const schema35 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimStatus"}}};
-const schema36 = {"type":"object","properties":{"accessModes":{"type":"array","items":{"type":"string","enum":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"]}},"selector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements"},"volumeName":{"type":"string"},"storageClassName":{"type":"string"},"volumeMode":{"type":"string","enum":["Block","Filesystem"]},"dataSource":{"$ref":"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference"},"dataSourceRef":{"$ref":"#/definitions/io.k8s.api.core.v1.TypedObjectReference"},"volumeAttributesClassName":{"type":"string"}}};
-const schema39 = {"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"requests":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}}}};
-const schema40 = {"type":"object","properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1}},"required":["kind","name"]};
-const schema41 = {"type":"object","properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"namespace":{"type":"string"}},"required":["kind","name"]};
-const schema37 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
-const schema38 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
+export const PersistentVolumeClaim = validate64;
+const schema28 = {"$ref":"types#/definitions/io.k8s.api.core.v1.PersistentVolumeClaim"};
+const schema29 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimStatus"}}};
+const schema30 = {"type":"object","properties":{"accessModes":{"type":"array","items":{"type":"string","enum":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"]}},"selector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements"},"volumeName":{"type":"string"},"storageClassName":{"type":"string"},"volumeMode":{"type":"string","enum":["Block","Filesystem"]},"dataSource":{"$ref":"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference"},"dataSourceRef":{"$ref":"#/definitions/io.k8s.api.core.v1.TypedObjectReference"},"volumeAttributesClassName":{"type":"string"}}};
+const schema31 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
 const formats18 = __formats.labelKey;
 const formats20 = __formats.labelValue;
+const schema32 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.key === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.operator === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.key !== undefined){
+let data0 = data.key;
+if(typeof data0 === "string"){
+if(!(formats18.validate(data0))){
+const err2 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err4 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.values !== undefined){
+let data2 = data.values;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data2[i0] !== "string"){
+const err5 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2026,10 +2123,14 @@ let data2 = data.matchExpressions;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.key === undefined){
-const err5 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(!(validate69(data2[i0], {instancePath:instancePath+"/matchExpressions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2038,8 +2139,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data3.operator === undefined){
-const err6 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2048,11 +2151,306 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data3.key !== undefined){
-let data4 = data3.key;
-if(typeof data4 === "string"){
-if(!(formats18.validate(data4))){
-const err7 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
+validate68.errors = vErrors;
+return errors === 0;
+}
+
+const schema33 = {"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"requests":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}}}};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limits !== undefined){
+let data0 = data.limits;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key0 in data0){
+let data1 = data0[key0];
+if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
+const err0 = {instancePath:instancePath+"/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: schema33.properties.limits.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(typeof data1 === "string"){
+if(!(formats8.validate(data1))){
+const err1 = {instancePath:instancePath+"/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.requests !== undefined){
+let data2 = data.requests;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+let data3 = data2[key1];
+if((typeof data3 !== "string") && (!(typeof data3 == "number"))){
+const err3 = {instancePath:instancePath+"/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/requests/additionalProperties/type",keyword:"type",params:{type: schema33.properties.requests.additionalProperties.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(typeof data3 === "string"){
+if(!(formats8.validate(data3))){
+const err4 = {instancePath:instancePath+"/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/requests/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/requests",schemaPath:"#/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+
+const schema34 = {"type":"object","properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1}},"required":["kind","name"]};
+const func2 = (__import0.default ?? __import0);
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.apiGroup !== undefined){
+if(typeof data.apiGroup !== "string"){
+const err2 = {instancePath:instancePath+"/apiGroup",schemaPath:"#/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+
+const schema35 = {"type":"object","properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"namespace":{"type":"string"}},"required":["kind","name"]};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.apiGroup !== undefined){
+if(typeof data.apiGroup !== "string"){
+const err2 = {instancePath:instancePath+"/apiGroup",schemaPath:"#/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.namespace !== undefined){
+if(typeof data.namespace !== "string"){
+const err7 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2062,8 +2460,9 @@ vErrors.push(err7);
 errors++;
 }
 }
+}
 else {
-const err8 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2072,89 +2471,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data3.operator !== undefined){
-if(typeof data3.operator !== "string"){
-const err9 = {instancePath:instancePath+"/matchExpressions/" + i0+"/operator",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data3.values !== undefined){
-let data6 = data3.values;
-if(Array.isArray(data6)){
-const len1 = data6.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data6[i1] !== "string"){
-const err10 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values/" + i1,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate40.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
 
-const func2 = (__import0.default ?? __import0);
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2175,7 +2497,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((data1 === "ReadOnlyMany") || (data1 === "ReadWriteMany")) || (data1 === "ReadWriteOnce")) || (data1 === "ReadWriteOncePod"))){
-const err1 = {instancePath:instancePath+"/accessModes/" + i0,schemaPath:"#/properties/accessModes/items/enum",keyword:"enum",params:{allowedValues: schema36.properties.accessModes.items.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/accessModes/" + i0,schemaPath:"#/properties/accessModes/items/enum",keyword:"enum",params:{allowedValues: schema30.properties.accessModes.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2198,21 +2520,20 @@ errors++;
 }
 }
 if(data.selector !== undefined){
-if(!(validate40(data.selector, {instancePath:instancePath+"/selector",parentData:data,parentDataProperty:"selector",rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate68(data.selector, {instancePath:instancePath+"/selector",parentData:data,parentDataProperty:"selector",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
 if(data.resources !== undefined){
-let data3 = data.resources;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.limits !== undefined){
-let data4 = data3.limits;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-for(const key0 in data4){
-let data5 = data4[key0];
-if((typeof data5 !== "string") && (!(typeof data5 == "number"))){
-const err3 = {instancePath:instancePath+"/resources/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/limits/additionalProperties/type",keyword:"type",params:{type: schema39.properties.limits.additionalProperties.type},message:"must be string,number"};
+if(!(validate72(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+}
+if(data.volumeName !== undefined){
+if(typeof data.volumeName !== "string"){
+const err3 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2221,9 +2542,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
-const err4 = {instancePath:instancePath+"/resources/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/limits/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+}
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err4 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2233,10 +2555,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.volumeMode !== undefined){
+let data6 = data.volumeMode;
+if(typeof data6 !== "string"){
+const err5 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2245,14 +2567,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data3.requests !== undefined){
-let data6 = data3.requests;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key1 in data6){
-let data7 = data6[key1];
-if((typeof data7 !== "string") && (!(typeof data7 == "number"))){
-const err6 = {instancePath:instancePath+"/resources/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/additionalProperties/type",keyword:"type",params:{type: schema39.properties.requests.additionalProperties.type},message:"must be string,number"};
+if(!((data6 === "Block") || (data6 === "Filesystem"))){
+const err6 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/enum",keyword:"enum",params:{allowedValues: schema30.properties.volumeMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2261,9 +2577,22 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data7 === "string"){
-if(!(formats8.validate(data7))){
-const err7 = {instancePath:instancePath+"/resources/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
+}
+if(data.dataSource !== undefined){
+if(!(validate74(data.dataSource, {instancePath:instancePath+"/dataSource",parentData:data,parentDataProperty:"dataSource",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+errors = vErrors.length;
+}
+}
+if(data.dataSourceRef !== undefined){
+if(!(validate76(data.dataSourceRef, {instancePath:instancePath+"/dataSourceRef",parentData:data,parentDataProperty:"dataSourceRef",rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+}
+if(data.volumeAttributesClassName !== undefined){
+if(typeof data.volumeAttributesClassName !== "string"){
+const err7 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2274,9 +2603,121 @@ errors++;
 }
 }
 }
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-const err8 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors.push(err8);
+}
+errors++;
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+
+const schema36 = {"type":"object","properties":{"phase":{"type":"string"},"accessModes":{"type":"array","items":{"type":"string"}},"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition"}},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatedResourceStatuses":{"type":"object","additionalProperties":{"type":"string"}},"currentVolumeAttributesClassName":{"type":"string"},"modifyVolumeStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus"},"healthStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthStatus"}}};
+const schema37 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastProbeTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.status === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(((data1 === "False") || (data1 === "True")) || (data1 === "Unknown"))){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema37.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.lastProbeTime !== undefined){
+if(typeof data.lastProbeTime !== "string"){
+const err5 = {instancePath:instancePath+"/lastProbeTime",schemaPath:"#/properties/lastProbeTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.lastTransitionTime !== undefined){
+if(typeof data.lastTransitionTime !== "string"){
+const err6 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err7 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2288,7 +2729,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/resources",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeResourceRequirements/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2297,307 +2738,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.volumeName !== undefined){
-if(typeof data.volumeName !== "string"){
-const err10 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err11 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.volumeMode !== undefined){
-let data10 = data.volumeMode;
-if(typeof data10 !== "string"){
-const err12 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!((data10 === "Block") || (data10 === "Filesystem"))){
-const err13 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/enum",keyword:"enum",params:{allowedValues: schema36.properties.volumeMode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.dataSource !== undefined){
-let data11 = data.dataSource;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.kind === undefined){
-const err14 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data11.name === undefined){
-const err15 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data11.apiGroup !== undefined){
-if(typeof data11.apiGroup !== "string"){
-const err16 = {instancePath:instancePath+"/dataSource/apiGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data11.kind !== undefined){
-let data13 = data11.kind;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err17 = {instancePath:instancePath+"/dataSource/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/dataSource/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data11.name !== undefined){
-let data14 = data11.name;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err19 = {instancePath:instancePath+"/dataSource/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/dataSource/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/dataSource",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedLocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.dataSourceRef !== undefined){
-let data15 = data.dataSourceRef;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.kind === undefined){
-const err22 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data15.name === undefined){
-const err23 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data15.apiGroup !== undefined){
-if(typeof data15.apiGroup !== "string"){
-const err24 = {instancePath:instancePath+"/dataSourceRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data15.kind !== undefined){
-let data17 = data15.kind;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err25 = {instancePath:instancePath+"/dataSourceRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/dataSourceRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-let data18 = data15.name;
-if(typeof data18 === "string"){
-if(func2(data18) < 1){
-const err27 = {instancePath:instancePath+"/dataSourceRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/dataSourceRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data15.namespace !== undefined){
-if(typeof data15.namespace !== "string"){
-const err29 = {instancePath:instancePath+"/dataSourceRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/dataSourceRef",schemaPath:"#/definitions/io.k8s.api.core.v1.TypedObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.volumeAttributesClassName !== undefined){
-if(typeof data.volumeAttributesClassName !== "string"){
-const err31 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-}
-else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-validate39.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
-const schema42 = {"type":"object","properties":{"phase":{"type":"string"},"accessModes":{"type":"array","items":{"type":"string"}},"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition"}},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatedResourceStatuses":{"type":"object","additionalProperties":{"type":"string"}},"currentVolumeAttributesClassName":{"type":"string"},"modifyVolumeStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus"},"healthStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthStatus"}}};
-const schema43 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string","enum":["False","True","Unknown"]},"lastProbeTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}},"required":["type","status"]};
-const schema44 = {"type":"object","properties":{"targetVolumeAttributesClassName":{"type":"string"},"status":{"type":"string","enum":["InProgress","Infeasible","Pending"]}},"required":["status"]};
-const schema45 = {"type":"object","properties":{"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition"}},"lastTransitionTime":{"type":"string"}}};
-const schema46 = {"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}};
+const schema38 = {"type":"object","properties":{"targetVolumeAttributesClassName":{"type":"string"},"status":{"type":"string","enum":["InProgress","Infeasible","Pending"]}},"required":["status"]};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.healthConditions !== undefined){
-let data0 = data.healthConditions;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.status !== undefined){
-if(typeof data1.status !== "string"){
-const err0 = {instancePath:instancePath+"/healthConditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2606,10 +2758,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data1.reason !== undefined){
-if(typeof data1.reason !== "string"){
-const err1 = {instancePath:instancePath+"/healthConditions/" + i0+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.targetVolumeAttributesClassName !== undefined){
+if(typeof data.targetVolumeAttributesClassName !== "string"){
+const err1 = {instancePath:instancePath+"/targetVolumeAttributesClassName",schemaPath:"#/properties/targetVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2619,9 +2770,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.message !== undefined){
-if(typeof data1.message !== "string"){
-const err2 = {instancePath:instancePath+"/healthConditions/" + i0+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2630,10 +2782,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/healthConditions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((data1 === "InProgress") || (data1 === "Infeasible")) || (data1 === "Pending"))){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema38.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2645,7 +2795,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/healthConditions",schemaPath:"#/properties/healthConditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2654,36 +2804,124 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate82.errors = vErrors;
+return errors === 0;
 }
-if(data.lastTransitionTime !== undefined){
-if(typeof data.lastTransitionTime !== "string"){
-const err5 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+
+const schema39 = {"type":"object","properties":{"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition"}},"lastTransitionTime":{"type":"string"}}};
+const schema40 = {"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status !== undefined){
+if(typeof data.status !== "string"){
+const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err0];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err1 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
 }
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err3];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err3);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.healthConditions !== undefined){
+let data0 = data.healthConditions;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate85(data0[i0], {instancePath:instancePath+"/healthConditions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath:instancePath+"/healthConditions",schemaPath:"#/properties/healthConditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.lastTransitionTime !== undefined){
+if(typeof data.lastTransitionTime !== "string"){
+const err1 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2733,7 +2971,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 let data4 = data3[key0];
 if((typeof data4 !== "string") && (!(typeof data4 == "number"))){
-const err3 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema42.properties.capacity.additionalProperties.type},message:"must be string,number"};
+const err3 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema36.properties.capacity.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2772,10 +3010,14 @@ let data5 = data.conditions;
 if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-let data6 = data5[i1];
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.type === undefined){
-const err6 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(!(validate80(data5[i1], {instancePath:instancePath+"/conditions/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2784,8 +3026,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data6.status === undefined){
-const err7 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data.allocatedResources !== undefined){
+let data7 = data.allocatedResources;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key1 in data7){
+let data8 = data7[key1];
+if((typeof data8 !== "string") && (!(typeof data8 == "number"))){
+const err7 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema36.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2794,9 +3042,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data6.type !== undefined){
-if(typeof data6.type !== "string"){
-const err8 = {instancePath:instancePath+"/conditions/" + i1+"/type",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data8 === "string"){
+if(!(formats8.validate(data8))){
+const err8 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2806,10 +3054,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data6.status !== undefined){
-let data8 = data6.status;
-if(typeof data8 !== "string"){
-const err9 = {instancePath:instancePath+"/conditions/" + i1+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/allocatedResources",schemaPath:"#/properties/allocatedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2818,8 +3066,13 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((data8 === "False") || (data8 === "True")) || (data8 === "Unknown"))){
-const err10 = {instancePath:instancePath+"/conditions/" + i1+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.allocatedResourceStatuses !== undefined){
+let data9 = data.allocatedResourceStatuses;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+for(const key2 in data9){
+if(typeof data9[key2] !== "string"){
+const err10 = {instancePath:instancePath+"/allocatedResourceStatuses/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResourceStatuses/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2829,9 +3082,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data6.lastProbeTime !== undefined){
-if(typeof data6.lastProbeTime !== "string"){
-const err11 = {instancePath:instancePath+"/conditions/" + i1+"/lastProbeTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/lastProbeTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err11 = {instancePath:instancePath+"/allocatedResourceStatuses",schemaPath:"#/properties/allocatedResourceStatuses/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2841,9 +3094,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data6.lastTransitionTime !== undefined){
-if(typeof data6.lastTransitionTime !== "string"){
-const err12 = {instancePath:instancePath+"/conditions/" + i1+"/lastTransitionTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.currentVolumeAttributesClassName !== undefined){
+if(typeof data.currentVolumeAttributesClassName !== "string"){
+const err12 = {instancePath:instancePath+"/currentVolumeAttributesClassName",schemaPath:"#/properties/currentVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2853,9 +3106,21 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data6.reason !== undefined){
-if(typeof data6.reason !== "string"){
-const err13 = {instancePath:instancePath+"/conditions/" + i1+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.modifyVolumeStatus !== undefined){
+if(!(validate82(data.modifyVolumeStatus, {instancePath:instancePath+"/modifyVolumeStatus",parentData:data,parentDataProperty:"modifyVolumeStatus",rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
+}
+}
+if(data.healthStatus !== undefined){
+if(!(validate84(data.healthStatus, {instancePath:instancePath+"/healthStatus",parentData:data,parentDataProperty:"healthStatus",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2864,205 +3129,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data6.message !== undefined){
-if(typeof data6.message !== "string"){
-const err14 = {instancePath:instancePath+"/conditions/" + i1+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/conditions/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.allocatedResources !== undefined){
-let data13 = data.allocatedResources;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-for(const key1 in data13){
-let data14 = data13[key1];
-if((typeof data14 !== "string") && (!(typeof data14 == "number"))){
-const err17 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema42.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(typeof data14 === "string"){
-if(!(formats8.validate(data14))){
-const err18 = {instancePath:instancePath+"/allocatedResources/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/format",keyword:"format",params:{format: "quantity"},message:"must match format \""+"quantity"+"\""};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/allocatedResources",schemaPath:"#/properties/allocatedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.allocatedResourceStatuses !== undefined){
-let data15 = data.allocatedResourceStatuses;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-for(const key2 in data15){
-if(typeof data15[key2] !== "string"){
-const err20 = {instancePath:instancePath+"/allocatedResourceStatuses/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResourceStatuses/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/allocatedResourceStatuses",schemaPath:"#/properties/allocatedResourceStatuses/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.currentVolumeAttributesClassName !== undefined){
-if(typeof data.currentVolumeAttributesClassName !== "string"){
-const err22 = {instancePath:instancePath+"/currentVolumeAttributesClassName",schemaPath:"#/properties/currentVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.modifyVolumeStatus !== undefined){
-let data18 = data.modifyVolumeStatus;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.status === undefined){
-const err23 = {instancePath:instancePath+"/modifyVolumeStatus",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data18.targetVolumeAttributesClassName !== undefined){
-if(typeof data18.targetVolumeAttributesClassName !== "string"){
-const err24 = {instancePath:instancePath+"/modifyVolumeStatus/targetVolumeAttributesClassName",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/targetVolumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data18.status !== undefined){
-let data20 = data18.status;
-if(typeof data20 !== "string"){
-const err25 = {instancePath:instancePath+"/modifyVolumeStatus/status",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(!(((data20 === "InProgress") || (data20 === "Infeasible")) || (data20 === "Pending"))){
-const err26 = {instancePath:instancePath+"/modifyVolumeStatus/status",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/properties/status/enum",keyword:"enum",params:{allowedValues: schema44.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/modifyVolumeStatus",schemaPath:"#/definitions/io.k8s.api.core.v1.ModifyVolumeStatus/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.healthStatus !== undefined){
-if(!(validate44(data.healthStatus, {instancePath:instancePath+"/healthStatus",parentData:data,parentDataProperty:"healthStatus",rootData}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-validate43.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3091,20 +3163,20 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate39(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate67(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate43(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate79(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 }
@@ -3119,45 +3191,534 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
-validate36.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
 
-export const PersistentVolume = validate48;
-const schema47 = {"$ref":"types#/definitions/io.k8s.api.core.v1.PersistentVolume"};
-const schema48 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus"}}};
-const schema90 = {"type":"object","properties":{"phase":{"type":"string"},"message":{"type":"string"},"reason":{"type":"string"},"lastPhaseTransitionTime":{"type":"string"}}};
-const schema49 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
-const schema50 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
-const schema51 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
-const schema52 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
-const schema53 = {"type":"object","properties":{"endpoints":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}},"required":["endpoints","path"]};
-const schema54 = {"type":"object","properties":{"server":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"}},"required":["server","path"]};
-const schema63 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
-const schema64 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
-const schema67 = {"type":"object","properties":{"secretName":{"type":"string","minLength":1},"shareName":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}},"required":["secretName","shareName"]};
-const schema68 = {"type":"object","properties":{"volumePath":{"type":"string","minLength":1},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}},"required":["volumePath"]};
-const schema69 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
-const schema70 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string","enum":["None","ReadOnly","ReadWrite"]},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string","enum":["Dedicated","Managed","Shared"]}},"required":["diskName","diskURI"]};
-const schema71 = {"type":"object","properties":{"pdID":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["pdID"]};
-const schema72 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
-const schema75 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
-const schema55 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"image":{"type":"string","minLength":1},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors","image"]};
-const schema56 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
+export const PersistentVolume = validate90;
+const schema41 = {"$ref":"types#/definitions/io.k8s.api.core.v1.PersistentVolume"};
+const schema42 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus"}}};
+const schema43 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
+const schema44 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.pdName !== undefined){
+if(typeof data.pdName !== "string"){
+const err0 = {instancePath:instancePath+"/pdName",schemaPath:"#/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err1 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.partition !== undefined){
+let data2 = data.partition;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err3 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate94.errors = vErrors;
+return errors === 0;
+}
+
+const schema45 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumeID !== undefined){
+let data0 = data.volumeID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.partition !== undefined){
+let data2 = data.partition;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err4 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err5 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+
+const schema46 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path !== undefined){
+let data0 = data.path;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!((((((((data1 === "") || (data1 === "BlockDevice")) || (data1 === "CharDevice")) || (data1 === "Directory")) || (data1 === "DirectoryOrCreate")) || (data1 === "File")) || (data1 === "FileOrCreate")) || (data1 === "Socket"))){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+
+const schema47 = {"type":"object","properties":{"endpoints":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}},"required":["endpoints","path"]};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpoints === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.endpoints !== undefined){
+let data0 = data.endpoints;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/endpoints",schemaPath:"#/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/endpoints",schemaPath:"#/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+let data1 = data.path;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.endpointsNamespace !== undefined){
+if(typeof data.endpointsNamespace !== "string"){
+const err7 = {instancePath:instancePath+"/endpointsNamespace",schemaPath:"#/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+
+const schema48 = {"type":"object","properties":{"server":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"}},"required":["server","path"]};
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.server === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.server !== undefined){
+let data0 = data.server;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+let data1 = data.path;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+
+const schema49 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"image":{"type":"string","minLength":1},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors","image"]};
+const schema50 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.namespace !== undefined){
+if(typeof data.namespace !== "string"){
+const err1 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3293,11 +3854,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data7 = data.secretRef;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.name !== undefined){
-if(typeof data7.name !== "string"){
-const err11 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err11 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3307,9 +3871,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data7.namespace !== undefined){
-if(typeof data7.namespace !== "string"){
-const err12 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3318,49 +3882,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err14 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-validate52.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
 
-const schema57 = {"type":"object","properties":{"targetPortal":{"type":"string","minLength":1},"iqn":{"type":"string","minLength":1},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}},"required":["targetPortal","iqn"]};
+const schema51 = {"type":"object","properties":{"targetPortal":{"type":"string","minLength":1},"iqn":{"type":"string","minLength":1},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}},"required":["targetPortal","iqn"]};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3524,11 +4052,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data9 = data.secretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err13 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.chapAuthSession !== undefined){
+if(typeof data.chapAuthSession !== "boolean"){
+const err13 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3538,9 +4069,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data9.namespace !== undefined){
-if(typeof data9.namespace !== "string"){
-const err14 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.initiatorName !== undefined){
+if(typeof data.initiatorName !== "string"){
+const err14 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3552,7 +4083,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3561,49 +4092,13 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.chapAuthSession !== undefined){
-if(typeof data.chapAuthSession !== "boolean"){
-const err16 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.initiatorName !== undefined){
-if(typeof data.initiatorName !== "string"){
-const err17 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-validate54.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
 
-const schema59 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["volumeID"]};
+const schema52 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["volumeID"]};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3667,11 +4162,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data3 = data.secretRef;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.name !== undefined){
-if(typeof data3.name !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3680,49 +4178,13 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data3.namespace !== undefined){
-if(typeof data3.namespace !== "string"){
-const err6 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate56.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
 
-const schema61 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors"]};
+const schema53 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors"]};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3811,11 +4273,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data5 = data.secretRef;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err7 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3825,9 +4290,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data5.namespace !== undefined){
-if(typeof data5.namespace !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3836,49 +4301,172 @@ vErrors.push(err8);
 }
 errors++;
 }
+validate114.errors = vErrors;
+return errors === 0;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+
+const schema54 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
+
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.targetWWNs !== undefined){
+let data0 = data.targetWWNs;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/targetWWNs/" + i0,schemaPath:"#/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err0];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/targetWWNs",schemaPath:"#/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.lun !== undefined){
+let data2 = data.lun;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/lun",schemaPath:"#/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
 }
 if(data.readOnly !== undefined){
 if(typeof data.readOnly !== "boolean"){
-const err10 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err4];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.wwids !== undefined){
+let data5 = data.wwids;
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data5[i1] !== "string"){
+const err5 = {instancePath:instancePath+"/wwids/" + i1,schemaPath:"#/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/wwids",schemaPath:"#/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err6];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err6);
 }
 errors++;
 }
-validate58.errors = vErrors;
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate117.errors = vErrors;
 return errors === 0;
 }
 
-const schema65 = {"type":"object","properties":{"driver":{"type":"string","minLength":1},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driver"]};
+const schema55 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.datasetName !== undefined){
+if(typeof data.datasetName !== "string"){
+const err0 = {instancePath:instancePath+"/datasetName",schemaPath:"#/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.datasetUUID !== undefined){
+if(typeof data.datasetUUID !== "string"){
+const err1 = {instancePath:instancePath+"/datasetUUID",schemaPath:"#/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate119.errors = vErrors;
+return errors === 0;
+}
+
+const schema56 = {"type":"object","properties":{"driver":{"type":"string","minLength":1},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driver"]};
+
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3930,11 +4518,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err4 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3944,9 +4535,12 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.namespace !== undefined){
-if(typeof data2.namespace !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.options !== undefined){
+let data4 = data.options;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key0 in data4){
+if(typeof data4[key0] !== "string"){
+const err5 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3958,7 +4552,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3968,9 +4562,112 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+
+const schema57 = {"type":"object","properties":{"secretName":{"type":"string","minLength":1},"shareName":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}},"required":["secretName","shareName"]};
+
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.secretName === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.shareName === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.secretName !== undefined){
+let data0 = data.secretName;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/secretName",schemaPath:"#/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/secretName",schemaPath:"#/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.shareName !== undefined){
+let data1 = data.shareName;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/shareName",schemaPath:"#/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/shareName",schemaPath:"#/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
 if(data.readOnly !== undefined){
 if(typeof data.readOnly !== "boolean"){
-const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err6 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.secretNamespace !== undefined){
+if(typeof data.secretNamespace !== "string"){
+const err7 = {instancePath:instancePath+"/secretNamespace",schemaPath:"#/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3980,12 +4677,308 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data6 = data.options;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key0 in data6){
-if(typeof data6[key0] !== "string"){
-const err8 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate124.errors = vErrors;
+return errors === 0;
+}
+
+const schema58 = {"type":"object","properties":{"volumePath":{"type":"string","minLength":1},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}},"required":["volumePath"]};
+
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumePath === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumePath !== undefined){
+let data0 = data.volumePath;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumePath",schemaPath:"#/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumePath",schemaPath:"#/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.storagePolicyName !== undefined){
+if(typeof data.storagePolicyName !== "string"){
+const err4 = {instancePath:instancePath+"/storagePolicyName",schemaPath:"#/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.storagePolicyID !== undefined){
+if(typeof data.storagePolicyID !== "string"){
+const err5 = {instancePath:instancePath+"/storagePolicyID",schemaPath:"#/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate126.errors = vErrors;
+return errors === 0;
+}
+
+const schema59 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
+
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.registry !== undefined){
+if(typeof data.registry !== "string"){
+const err0 = {instancePath:instancePath+"/registry",schemaPath:"#/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.volume !== undefined){
+if(typeof data.volume !== "string"){
+const err1 = {instancePath:instancePath+"/volume",schemaPath:"#/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(typeof data.user !== "string"){
+const err3 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.group !== undefined){
+if(typeof data.group !== "string"){
+const err4 = {instancePath:instancePath+"/group",schemaPath:"#/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.tenant !== undefined){
+if(typeof data.tenant !== "string"){
+const err5 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate128.errors = vErrors;
+return errors === 0;
+}
+
+const schema60 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string","enum":["None","ReadOnly","ReadWrite"]},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string","enum":["Dedicated","Managed","Shared"]}},"required":["diskName","diskURI"]};
+
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.diskName === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.diskURI === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.diskName !== undefined){
+let data0 = data.diskName;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/diskName",schemaPath:"#/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/diskName",schemaPath:"#/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.diskURI !== undefined){
+let data1 = data.diskURI;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/diskURI",schemaPath:"#/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/diskURI",schemaPath:"#/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.cachingMode !== undefined){
+let data2 = data.cachingMode;
+if(typeof data2 !== "string"){
+const err6 = {instancePath:instancePath+"/cachingMode",schemaPath:"#/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!(((data2 === "None") || (data2 === "ReadOnly")) || (data2 === "ReadWrite"))){
+const err7 = {instancePath:instancePath+"/cachingMode",schemaPath:"#/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema60.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err8 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3995,9 +4988,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err9 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4007,9 +5000,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.kind !== undefined){
+let data5 = data.kind;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4018,13 +5012,183 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate60.errors = vErrors;
+if(!(((data5 === "Dedicated") || (data5 === "Managed")) || (data5 === "Shared"))){
+const err11 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema60.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate130.errors = vErrors;
 return errors === 0;
 }
 
-const schema73 = {"type":"object","properties":{"gateway":{"type":"string","minLength":1},"system":{"type":"string","minLength":1},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["gateway","system","secretRef","volumeName"]};
+const schema61 = {"type":"object","properties":{"pdID":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["pdID"]};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.pdID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.pdID !== undefined){
+let data0 = data.pdID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/pdID",schemaPath:"#/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/pdID",schemaPath:"#/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate132.errors = vErrors;
+return errors === 0;
+}
+
+const schema62 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
+
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumeID !== undefined){
+let data0 = data.volumeID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate134.errors = vErrors;
+return errors === 0;
+}
+
+const schema63 = {"type":"object","properties":{"gateway":{"type":"string","minLength":1},"system":{"type":"string","minLength":1},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["gateway","system","secretRef","volumeName"]};
+
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4119,11 +5283,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.sslEnabled !== undefined){
+if(typeof data.sslEnabled !== "boolean"){
+const err8 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4133,9 +5300,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data2.namespace !== undefined){
-if(typeof data2.namespace !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protectionDomain !== undefined){
+if(typeof data.protectionDomain !== "string"){
+const err9 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4145,9 +5312,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.storagePool !== undefined){
+if(typeof data.storagePool !== "string"){
+const err10 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4157,9 +5324,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.sslEnabled !== undefined){
-if(typeof data.sslEnabled !== "boolean"){
-const err11 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.storageMode !== undefined){
+if(typeof data.storageMode !== "string"){
+const err11 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4169,9 +5336,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.protectionDomain !== undefined){
-if(typeof data.protectionDomain !== "string"){
-const err12 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeName !== undefined){
+let data7 = data.volumeName;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err12 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4181,9 +5350,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.storagePool !== undefined){
-if(typeof data.storagePool !== "string"){
-const err13 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err13 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4193,9 +5361,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.storageMode !== undefined){
-if(typeof data.storageMode !== "string"){
-const err14 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err14 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4205,11 +5373,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.volumeName !== undefined){
-let data9 = data.volumeName;
-if(typeof data9 === "string"){
-if(func2(data9) < 1){
-const err15 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err15 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4219,8 +5385,9 @@ vErrors.push(err15);
 errors++;
 }
 }
+}
 else {
-const err16 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4229,49 +5396,81 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err17 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err18 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate62.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
 
-const schema76 = {"type":"object","properties":{"volumeName":{"type":"string","minLength":1},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"required":["volumeName"]};
+const schema64 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path !== undefined){
+let data0 = data.path;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate139.errors = vErrors;
+return errors === 0;
+}
+
+const schema65 = {"type":"object","properties":{"volumeName":{"type":"string","minLength":1},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"required":["volumeName"]};
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4347,11 +5546,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data4 = data.secretRef;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.kind !== undefined){
-if(typeof data4.kind !== "string"){
-const err6 = {instancePath:instancePath+"/secretRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate38(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4360,110 +5562,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data4.namespace !== undefined){
-if(typeof data4.namespace !== "string"){
-const err7 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data4.uid !== undefined){
-if(typeof data4.uid !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data4.apiVersion !== undefined){
-if(typeof data4.apiVersion !== "string"){
-const err10 = {instancePath:instancePath+"/secretRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data4.resourceVersion !== undefined){
-if(typeof data4.resourceVersion !== "string"){
-const err11 = {instancePath:instancePath+"/secretRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data4.fieldPath !== undefined){
-if(typeof data4.fieldPath !== "string"){
-const err12 = {instancePath:instancePath+"/secretRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate64.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
 
-const schema78 = {"type":"object","properties":{"driver":{"type":"string","format":"csiDriverName","minLength":1},"volumeHandle":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["driver","volumeHandle"]};
+const schema66 = {"type":"object","properties":{"driver":{"type":"string","format":"csiDriverName","minLength":1},"volumeHandle":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["driver","volumeHandle"]};
 const formats34 = __formats.csiDriverName;
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4599,11 +5705,38 @@ errors++;
 }
 }
 if(data.controllerPublishSecretRef !== undefined){
-let data6 = data.controllerPublishSecretRef;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.name !== undefined){
-if(typeof data6.name !== "string"){
-const err11 = {instancePath:instancePath+"/controllerPublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate105(data.controllerPublishSecretRef, {instancePath:instancePath+"/controllerPublishSecretRef",parentData:data,parentDataProperty:"controllerPublishSecretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodeStageSecretRef !== undefined){
+if(!(validate105(data.nodeStageSecretRef, {instancePath:instancePath+"/nodeStageSecretRef",parentData:data,parentDataProperty:"nodeStageSecretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodePublishSecretRef !== undefined){
+if(!(validate105(data.nodePublishSecretRef, {instancePath:instancePath+"/nodePublishSecretRef",parentData:data,parentDataProperty:"nodePublishSecretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.controllerExpandSecretRef !== undefined){
+if(!(validate105(data.controllerExpandSecretRef, {instancePath:instancePath+"/controllerExpandSecretRef",parentData:data,parentDataProperty:"controllerExpandSecretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodeExpandSecretRef !== undefined){
+if(!(validate105(data.nodeExpandSecretRef, {instancePath:instancePath+"/nodeExpandSecretRef",parentData:data,parentDataProperty:"nodeExpandSecretRef",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4612,221 +5745,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data6.namespace !== undefined){
-if(typeof data6.namespace !== "string"){
-const err12 = {instancePath:instancePath+"/controllerPublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/controllerPublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.nodeStageSecretRef !== undefined){
-let data9 = data.nodeStageSecretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err14 = {instancePath:instancePath+"/nodeStageSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data9.namespace !== undefined){
-if(typeof data9.namespace !== "string"){
-const err15 = {instancePath:instancePath+"/nodeStageSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/nodeStageSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.nodePublishSecretRef !== undefined){
-let data12 = data.nodePublishSecretRef;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err17 = {instancePath:instancePath+"/nodePublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data12.namespace !== undefined){
-if(typeof data12.namespace !== "string"){
-const err18 = {instancePath:instancePath+"/nodePublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/nodePublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.controllerExpandSecretRef !== undefined){
-let data15 = data.controllerExpandSecretRef;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/controllerExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.namespace !== undefined){
-if(typeof data15.namespace !== "string"){
-const err21 = {instancePath:instancePath+"/controllerExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/controllerExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.nodeExpandSecretRef !== undefined){
-let data18 = data.nodeExpandSecretRef;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.name !== undefined){
-if(typeof data18.name !== "string"){
-const err23 = {instancePath:instancePath+"/nodeExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data18.namespace !== undefined){
-if(typeof data18.namespace !== "string"){
-const err24 = {instancePath:instancePath+"/nodeExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/nodeExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-validate66.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
 
-const schema85 = {"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}};
-const schema86 = {"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}};
-const schema87 = {"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}};
-const schema88 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}};
+const schema67 = {"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}};
+const schema68 = {"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}};
+const schema69 = {"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}};
+const schema70 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.matchExpressions !== undefined){
-let data0 = data.matchExpressions;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.key !== undefined){
-if(typeof data1.key !== "string"){
-const err0 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err0 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4836,9 +5770,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data1.operator !== undefined){
-if(typeof data1.operator !== "string"){
-const err1 = {instancePath:instancePath+"/matchExpressions/" + i0+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err1 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4848,13 +5782,13 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.values !== undefined){
-let data4 = data1.values;
-if(Array.isArray(data4)){
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data4[i1] !== "string"){
-const err2 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.values !== undefined){
+let data2 = data.values;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data2[i0] !== "string"){
+const err2 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4866,7 +5800,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4878,7 +5812,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4887,119 +5821,76 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate155.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.matchExpressions !== undefined){
+let data0 = data.matchExpressions;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate155(data0[i0], {instancePath:instancePath+"/matchExpressions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+errors = vErrors.length;
+}
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err0 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err0];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err0);
 }
 errors++;
 }
 }
 if(data.matchFields !== undefined){
-let data6 = data.matchFields;
-if(Array.isArray(data6)){
-const len2 = data6.length;
-for(let i2=0; i2<len2; i2++){
-let data7 = data6[i2];
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.key !== undefined){
-if(typeof data7.key !== "string"){
-const err6 = {instancePath:instancePath+"/matchFields/" + i2+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
+let data2 = data.matchFields;
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate155(data2[i1], {instancePath:instancePath+"/matchFields/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data7.operator !== undefined){
-if(typeof data7.operator !== "string"){
-const err7 = {instancePath:instancePath+"/matchFields/" + i2+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/matchFields",schemaPath:"#/properties/matchFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err1];
 }
 else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data7.values !== undefined){
-let data10 = data7.values;
-if(Array.isArray(data10)){
-const len3 = data10.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data10[i3] !== "string"){
-const err8 = {instancePath:instancePath+"/matchFields/" + i2+"/values/" + i3,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
+vErrors.push(err1);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/matchFields/" + i2+"/values",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err2];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/matchFields/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/matchFields",schemaPath:"#/properties/matchFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate70.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5008,8 +5899,8 @@ let data0 = data.nodeSelectorTerms;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate70(data0[i0], {instancePath:instancePath+"/nodeSelectorTerms/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate154(data0[i0], {instancePath:instancePath+"/nodeSelectorTerms/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 }
@@ -5036,18 +5927,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.required !== undefined){
-if(!(validate69(data.required, {instancePath:instancePath+"/required",parentData:data,parentDataProperty:"required",rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate153(data.required, {instancePath:instancePath+"/required",parentData:data,parentDataProperty:"required",rootData}))){
+vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
 errors = vErrors.length;
 }
 }
@@ -5062,12 +5953,12 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5077,7 +5968,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
 if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
-const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema49.properties.capacity.additionalProperties.type},message:"must be string,number"};
+const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema43.properties.capacity.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5112,11 +6003,144 @@ errors++;
 }
 }
 if(data.gcePersistentDisk !== undefined){
-let data2 = data.gcePersistentDisk;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.pdName !== undefined){
-if(typeof data2.pdName !== "string"){
-const err3 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate94(data.gcePersistentDisk, {instancePath:instancePath+"/gcePersistentDisk",parentData:data,parentDataProperty:"gcePersistentDisk",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+errors = vErrors.length;
+}
+}
+if(data.awsElasticBlockStore !== undefined){
+if(!(validate96(data.awsElasticBlockStore, {instancePath:instancePath+"/awsElasticBlockStore",parentData:data,parentDataProperty:"awsElasticBlockStore",rootData}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+errors = vErrors.length;
+}
+}
+if(data.hostPath !== undefined){
+if(!(validate98(data.hostPath, {instancePath:instancePath+"/hostPath",parentData:data,parentDataProperty:"hostPath",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+errors = vErrors.length;
+}
+}
+if(data.glusterfs !== undefined){
+if(!(validate100(data.glusterfs, {instancePath:instancePath+"/glusterfs",parentData:data,parentDataProperty:"glusterfs",rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+}
+if(data.nfs !== undefined){
+if(!(validate102(data.nfs, {instancePath:instancePath+"/nfs",parentData:data,parentDataProperty:"nfs",rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+}
+if(data.rbd !== undefined){
+if(!(validate104(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+errors = vErrors.length;
+}
+}
+if(data.iscsi !== undefined){
+if(!(validate108(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
+}
+}
+if(data.cinder !== undefined){
+if(!(validate111(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+errors = vErrors.length;
+}
+}
+if(data.cephfs !== undefined){
+if(!(validate114(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+errors = vErrors.length;
+}
+}
+if(data.fc !== undefined){
+if(!(validate117(data.fc, {instancePath:instancePath+"/fc",parentData:data,parentDataProperty:"fc",rootData}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+if(data.flocker !== undefined){
+if(!(validate119(data.flocker, {instancePath:instancePath+"/flocker",parentData:data,parentDataProperty:"flocker",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+errors = vErrors.length;
+}
+}
+if(data.flexVolume !== undefined){
+if(!(validate121(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+}
+if(data.azureFile !== undefined){
+if(!(validate124(data.azureFile, {instancePath:instancePath+"/azureFile",parentData:data,parentDataProperty:"azureFile",rootData}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+errors = vErrors.length;
+}
+}
+if(data.vsphereVolume !== undefined){
+if(!(validate126(data.vsphereVolume, {instancePath:instancePath+"/vsphereVolume",parentData:data,parentDataProperty:"vsphereVolume",rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+errors = vErrors.length;
+}
+}
+if(data.quobyte !== undefined){
+if(!(validate128(data.quobyte, {instancePath:instancePath+"/quobyte",parentData:data,parentDataProperty:"quobyte",rootData}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+errors = vErrors.length;
+}
+}
+if(data.azureDisk !== undefined){
+if(!(validate130(data.azureDisk, {instancePath:instancePath+"/azureDisk",parentData:data,parentDataProperty:"azureDisk",rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
+errors = vErrors.length;
+}
+}
+if(data.photonPersistentDisk !== undefined){
+if(!(validate132(data.photonPersistentDisk, {instancePath:instancePath+"/photonPersistentDisk",parentData:data,parentDataProperty:"photonPersistentDisk",rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
+errors = vErrors.length;
+}
+}
+if(data.portworxVolume !== undefined){
+if(!(validate134(data.portworxVolume, {instancePath:instancePath+"/portworxVolume",parentData:data,parentDataProperty:"portworxVolume",rootData}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+errors = vErrors.length;
+}
+}
+if(data.scaleIO !== undefined){
+if(!(validate136(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
+vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+errors = vErrors.length;
+}
+}
+if(data.local !== undefined){
+if(!(validate139(data.local, {instancePath:instancePath+"/local",parentData:data,parentDataProperty:"local",rootData}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+errors = vErrors.length;
+}
+}
+if(data.storageos !== undefined){
+if(!(validate141(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+errors = vErrors.length;
+}
+}
+if(data.csi !== undefined){
+if(!(validate144(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+errors = vErrors.length;
+}
+}
+if(data.accessModes !== undefined){
+let data24 = data.accessModes;
+if(Array.isArray(data24)){
+const len0 = data24.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data24[i0] !== "string"){
+const err3 = {instancePath:instancePath+"/accessModes/" + i0,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5126,9 +6150,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.fsType !== undefined){
-if(typeof data2.fsType !== "string"){
-const err4 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5138,10 +6162,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.partition !== undefined){
-let data5 = data2.partition;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err5 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.claimRef !== undefined){
+if(!(validate38(data.claimRef, {instancePath:instancePath+"/claimRef",parentData:data,parentDataProperty:"claimRef",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+if(data.persistentVolumeReclaimPolicy !== undefined){
+if(typeof data.persistentVolumeReclaimPolicy !== "string"){
+const err5 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5151,9 +6180,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data2.readOnly !== undefined){
-if(typeof data2.readOnly !== "boolean"){
-const err6 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err6 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5163,9 +6192,13 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.mountOptions !== undefined){
+let data29 = data.mountOptions;
+if(Array.isArray(data29)){
+const len1 = data29.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data29[i1] !== "string"){
+const err7 = {instancePath:instancePath+"/mountOptions/" + i1,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5175,11 +6208,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.awsElasticBlockStore !== undefined){
-let data7 = data.awsElasticBlockStore;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.volumeID === undefined){
-const err8 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+}
+else {
+const err8 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5188,11 +6219,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data7.volumeID !== undefined){
-let data8 = data7.volumeID;
-if(typeof data8 === "string"){
-if(func2(data8) < 1){
-const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.volumeMode !== undefined){
+if(typeof data.volumeMode !== "string"){
+const err9 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5202,8 +6232,15 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.nodeAffinity !== undefined){
+if(!(validate152(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+errors = vErrors.length;
+}
+}
+if(data.volumeAttributesClassName !== undefined){
+if(typeof data.volumeAttributesClassName !== "string"){
+const err10 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5213,9 +6250,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data7.fsType !== undefined){
-if(typeof data7.fsType !== "string"){
-const err11 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5224,1379 +6261,81 @@ vErrors.push(err11);
 }
 errors++;
 }
+validate93.errors = vErrors;
+return errors === 0;
 }
-if(data7.partition !== undefined){
-let data10 = data7.partition;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err12 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+
+const schema71 = {"type":"object","properties":{"phase":{"type":"string"},"message":{"type":"string"},"reason":{"type":"string"},"lastPhaseTransitionTime":{"type":"string"}}};
+
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.phase !== undefined){
+if(typeof data.phase !== "string"){
+const err0 = {instancePath:instancePath+"/phase",schemaPath:"#/properties/phase/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err0];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err0);
 }
 errors++;
 }
 }
-if(data7.readOnly !== undefined){
-if(typeof data7.readOnly !== "boolean"){
-const err13 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err1 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err1];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err1);
 }
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.hostPath !== undefined){
-let data12 = data.hostPath;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.path === undefined){
-const err15 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data12.path !== undefined){
-let data13 = data12.path;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data12.type !== undefined){
-let data14 = data12.type;
-if(typeof data14 !== "string"){
-const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
-const err19 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema52.properties.type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.glusterfs !== undefined){
-let data15 = data.glusterfs;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.endpoints === undefined){
-const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data15.path === undefined){
-const err22 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data15.endpoints !== undefined){
-let data16 = data15.endpoints;
-if(typeof data16 === "string"){
-if(func2(data16) < 1){
-const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data15.path !== undefined){
-let data17 = data15.path;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data15.readOnly !== undefined){
-if(typeof data15.readOnly !== "boolean"){
-const err27 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data15.endpointsNamespace !== undefined){
-if(typeof data15.endpointsNamespace !== "string"){
-const err28 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.nfs !== undefined){
-let data20 = data.nfs;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.server === undefined){
-const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(data20.path === undefined){
-const err31 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if(data20.server !== undefined){
-let data21 = data20.server;
-if(typeof data21 === "string"){
-if(func2(data21) < 1){
-const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data20.path !== undefined){
-let data22 = data20.path;
-if(typeof data22 === "string"){
-if(func2(data22) < 1){
-const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data20.readOnly !== undefined){
-if(typeof data20.readOnly !== "boolean"){
-const err36 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data.rbd !== undefined){
-if(!(validate52(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
-errors = vErrors.length;
-}
-}
-if(data.iscsi !== undefined){
-if(!(validate54(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-errors = vErrors.length;
-}
-}
-if(data.cinder !== undefined){
-if(!(validate56(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-errors = vErrors.length;
-}
-}
-if(data.cephfs !== undefined){
-if(!(validate58(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
-errors = vErrors.length;
-}
-}
-if(data.fc !== undefined){
-let data28 = data.fc;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.targetWWNs !== undefined){
-let data29 = data28.targetWWNs;
-if(Array.isArray(data29)){
-const len0 = data29.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data29[i0] !== "string"){
-const err38 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data28.lun !== undefined){
-let data31 = data28.lun;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-const err40 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data28.fsType !== undefined){
-if(typeof data28.fsType !== "string"){
-const err41 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data28.readOnly !== undefined){
-if(typeof data28.readOnly !== "boolean"){
-const err42 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data28.wwids !== undefined){
-let data34 = data28.wwids;
-if(Array.isArray(data34)){
-const len1 = data34.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data34[i1] !== "string"){
-const err43 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-if(data.flocker !== undefined){
-let data36 = data.flocker;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.datasetName !== undefined){
-if(typeof data36.datasetName !== "string"){
-const err46 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data36.datasetUUID !== undefined){
-if(typeof data36.datasetUUID !== "string"){
-const err47 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data.flexVolume !== undefined){
-if(!(validate60(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
-errors = vErrors.length;
-}
-}
-if(data.azureFile !== undefined){
-let data40 = data.azureFile;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.secretName === undefined){
-const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-if(data40.shareName === undefined){
-const err50 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-if(data40.secretName !== undefined){
-let data41 = data40.secretName;
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(data40.shareName !== undefined){
-let data42 = data40.shareName;
-if(typeof data42 === "string"){
-if(func2(data42) < 1){
-const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-if(data40.readOnly !== undefined){
-if(typeof data40.readOnly !== "boolean"){
-const err55 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(data40.secretNamespace !== undefined){
-if(typeof data40.secretNamespace !== "string"){
-const err56 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(data.vsphereVolume !== undefined){
-let data45 = data.vsphereVolume;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.volumePath === undefined){
-const err58 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-if(data45.volumePath !== undefined){
-let data46 = data45.volumePath;
-if(typeof data46 === "string"){
-if(func2(data46) < 1){
-const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-else {
-const err60 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(data45.fsType !== undefined){
-if(typeof data45.fsType !== "string"){
-const err61 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-}
-if(data45.storagePolicyName !== undefined){
-if(typeof data45.storagePolicyName !== "string"){
-const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(data45.storagePolicyID !== undefined){
-if(typeof data45.storagePolicyID !== "string"){
-const err63 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(data.quobyte !== undefined){
-let data50 = data.quobyte;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.registry !== undefined){
-if(typeof data50.registry !== "string"){
-const err65 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(data50.volume !== undefined){
-if(typeof data50.volume !== "string"){
-const err66 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-if(data50.readOnly !== undefined){
-if(typeof data50.readOnly !== "boolean"){
-const err67 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(data50.user !== undefined){
-if(typeof data50.user !== "string"){
-const err68 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-if(data50.group !== undefined){
-if(typeof data50.group !== "string"){
-const err69 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(data50.tenant !== undefined){
-if(typeof data50.tenant !== "string"){
-const err70 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(data.azureDisk !== undefined){
-let data57 = data.azureDisk;
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.diskName === undefined){
-const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-if(data57.diskURI === undefined){
-const err73 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-if(data57.diskName !== undefined){
-let data58 = data57.diskName;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-else {
-const err75 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-if(data57.diskURI !== undefined){
-let data59 = data57.diskURI;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-else {
-const err77 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-if(data57.cachingMode !== undefined){
-let data60 = data57.cachingMode;
-if(typeof data60 !== "string"){
-const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-if(!(((data60 === "None") || (data60 === "ReadOnly")) || (data60 === "ReadWrite"))){
-const err79 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema70.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(data57.fsType !== undefined){
-if(typeof data57.fsType !== "string"){
-const err80 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-}
-if(data57.readOnly !== undefined){
-if(typeof data57.readOnly !== "boolean"){
-const err81 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-if(data57.kind !== undefined){
-let data63 = data57.kind;
-if(typeof data63 !== "string"){
-const err82 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-if(!(((data63 === "Dedicated") || (data63 === "Managed")) || (data63 === "Shared"))){
-const err83 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema70.properties.kind.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-}
-else {
-const err84 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-if(data.photonPersistentDisk !== undefined){
-let data64 = data.photonPersistentDisk;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.pdID === undefined){
-const err85 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-if(data64.pdID !== undefined){
-let data65 = data64.pdID;
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err86 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-else {
-const err87 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-}
-if(data64.fsType !== undefined){
-if(typeof data64.fsType !== "string"){
-const err88 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-}
-else {
-const err89 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-}
-if(data.portworxVolume !== undefined){
-let data67 = data.portworxVolume;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.volumeID === undefined){
-const err90 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-if(data67.volumeID !== undefined){
-let data68 = data67.volumeID;
-if(typeof data68 === "string"){
-if(func2(data68) < 1){
-const err91 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-else {
-const err92 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-}
-if(data67.fsType !== undefined){
-if(typeof data67.fsType !== "string"){
-const err93 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-}
-if(data67.readOnly !== undefined){
-if(typeof data67.readOnly !== "boolean"){
-const err94 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-}
-else {
-const err95 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-if(data.scaleIO !== undefined){
-if(!(validate62(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
-errors = vErrors.length;
-}
-}
-if(data.local !== undefined){
-let data72 = data.local;
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.path === undefined){
-const err96 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-if(data72.path !== undefined){
-let data73 = data72.path;
-if(typeof data73 === "string"){
-if(func2(data73) < 1){
-const err97 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-if(data72.fsType !== undefined){
-if(typeof data72.fsType !== "string"){
-const err99 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-}
-}
-}
-else {
-const err100 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-}
-if(data.storageos !== undefined){
-if(!(validate64(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
-errors = vErrors.length;
-}
-}
-if(data.csi !== undefined){
-if(!(validate66(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-}
-if(data.accessModes !== undefined){
-let data77 = data.accessModes;
-if(Array.isArray(data77)){
-const len2 = data77.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data77[i2] !== "string"){
-const err101 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-}
-}
-else {
-const err102 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-}
-if(data.claimRef !== undefined){
-let data79 = data.claimRef;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.kind !== undefined){
-if(typeof data79.kind !== "string"){
-const err103 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-if(data79.namespace !== undefined){
-if(typeof data79.namespace !== "string"){
-const err104 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(data79.name !== undefined){
-if(typeof data79.name !== "string"){
-const err105 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-}
-if(data79.uid !== undefined){
-if(typeof data79.uid !== "string"){
-const err106 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-}
-if(data79.apiVersion !== undefined){
-if(typeof data79.apiVersion !== "string"){
-const err107 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-}
-if(data79.resourceVersion !== undefined){
-if(typeof data79.resourceVersion !== "string"){
-const err108 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-if(data79.fieldPath !== undefined){
-if(typeof data79.fieldPath !== "string"){
-const err109 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-}
-}
-else {
-const err110 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(data.persistentVolumeReclaimPolicy !== undefined){
-if(typeof data.persistentVolumeReclaimPolicy !== "string"){
-const err111 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
-}
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err112 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(data.mountOptions !== undefined){
-let data89 = data.mountOptions;
-if(Array.isArray(data89)){
-const len3 = data89.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data89[i3] !== "string"){
-const err113 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-}
-else {
-const err114 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err2 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err114];
+vErrors = [err2];
 }
 else {
-vErrors.push(err114);
+vErrors.push(err2);
 }
 errors++;
-}
-}
-if(data.volumeMode !== undefined){
-if(typeof data.volumeMode !== "string"){
-const err115 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(data.nodeAffinity !== undefined){
-if(!(validate68(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
-errors = vErrors.length;
 }
 }
-if(data.volumeAttributesClassName !== undefined){
-if(typeof data.volumeAttributesClassName !== "string"){
-const err116 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastPhaseTransitionTime !== undefined){
+if(typeof data.lastPhaseTransitionTime !== "string"){
+const err3 = {instancePath:instancePath+"/lastPhaseTransitionTime",schemaPath:"#/properties/lastPhaseTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err116];
+vErrors = [err3];
 }
 else {
-vErrors.push(err116);
+vErrors.push(err3);
 }
 errors++;
 }
 }
 }
 else {
-const err117 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err117];
+vErrors = [err4];
 }
 else {
-vErrors.push(err117);
+vErrors.push(err4);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -6625,23 +6364,90 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate51(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate93(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-let data4 = data.status;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.phase !== undefined){
-if(typeof data4.phase !== "string"){
-const err2 = {instancePath:instancePath+"/status/phase",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus/properties/phase/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate162(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate91(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+errors = vErrors.length;
+}
+validate90.errors = vErrors;
+return errors === 0;
+}
+
+export const Pod = validate165;
+const schema72 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Pod"};
+const schema73 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PodStatus"}}};
+const schema74 = {"type":"object","properties":{"volumes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Volume"}},"containers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"restartPolicy":{"type":"string"},"terminationGracePeriodSeconds":{"type":"integer"},"activeDeadlineSeconds":{"type":"integer"},"dnsPolicy":{"type":"string"},"nodeSelector":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"serviceAccountName":{"type":"string"},"serviceAccount":{"type":"string"},"nodeName":{"type":"string"},"hostNetwork":{"type":"boolean"},"hostPID":{"type":"boolean"},"hostIPC":{"type":"boolean"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSecurityContext"},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"hostname":{"type":"string"},"subdomain":{"type":"string"},"affinity":{"$ref":"#/definitions/io.k8s.api.core.v1.Affinity"},"schedulerName":{"type":"string"},"initContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"automountServiceAccountToken":{"type":"boolean"},"tolerations":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Toleration"}},"hostAliases":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HostAlias"}},"priorityClassName":{"type":"string"},"priority":{"type":"integer"},"dnsConfig":{"$ref":"#/definitions/io.k8s.api.core.v1.PodDNSConfig"},"shareProcessNamespace":{"type":"boolean"},"readinessGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodReadinessGate"}},"runtimeClassName":{"type":"string"},"enableServiceLinks":{"type":"boolean"},"preemptionPolicy":{"type":"string"},"overhead":{"type":"object","additionalProperties":{"type":["string","number"]}},"topologySpreadConstraints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySpreadConstraint"}},"ephemeralContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EphemeralContainer"}},"setHostnameAsFQDN":{"type":"boolean"},"os":{"$ref":"#/definitions/io.k8s.api.core.v1.PodOS"},"hostUsers":{"type":"boolean"},"schedulingGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGate"}},"resourceClaims":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodResourceClaim"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"hostnameOverride":{"type":"string"},"schedulingGroup":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup"},"evictionResponders":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EvictionResponder"}}}};
+const schema75 = {"type":"object","properties":{"name":{"type":"string"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"emptyDir":{"$ref":"#/definitions/io.k8s.api.core.v1.EmptyDirVolumeSource"},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"gitRepo":{"$ref":"#/definitions/io.k8s.api.core.v1.GitRepoVolumeSource"},"secret":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsVolumeSource"},"persistentVolumeClaim":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"downwardAPI":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFileVolumeSource"},"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOVolumeSource"},"projected":{"$ref":"#/definitions/io.k8s.api.core.v1.ProjectedVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIVolumeSource"},"ephemeral":{"$ref":"#/definitions/io.k8s.api.core.v1.EphemeralVolumeSource"},"image":{"$ref":"#/definitions/io.k8s.api.core.v1.ImageVolumeSource"}}};
+const schema76 = {"type":"object","properties":{"medium":{"type":"string"},"sizeLimit":{"type":["string","number"]},"mode":{"type":"integer"}}};
+
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.medium !== undefined){
+if(typeof data.medium !== "string"){
+const err0 = {instancePath:instancePath+"/medium",schemaPath:"#/properties/medium/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.sizeLimit !== undefined){
+let data1 = data.sizeLimit;
+if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
+const err1 = {instancePath:instancePath+"/sizeLimit",schemaPath:"#/properties/sizeLimit/type",keyword:"type",params:{type: schema76.properties.sizeLimit.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data2 = data.mode;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6651,9 +6457,126 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data4.message !== undefined){
-if(typeof data4.message !== "string"){
-const err3 = {instancePath:instancePath+"/status/message",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate171.errors = vErrors;
+return errors === 0;
+}
+
+const schema77 = {"type":"object","properties":{"repository":{"type":"string"},"revision":{"type":"string"},"directory":{"type":"string"}}};
+
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.repository !== undefined){
+if(typeof data.repository !== "string"){
+const err0 = {instancePath:instancePath+"/repository",schemaPath:"#/properties/repository/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.revision !== undefined){
+if(typeof data.revision !== "string"){
+const err1 = {instancePath:instancePath+"/revision",schemaPath:"#/properties/revision/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.directory !== undefined){
+if(typeof data.directory !== "string"){
+const err2 = {instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate175.errors = vErrors;
+return errors === 0;
+}
+
+const schema78 = {"type":"object","properties":{"secretName":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"defaultMode":{"type":"integer"},"optional":{"type":"boolean"},"defaultUser":{"type":"integer"}}};
+const schema79 = {"type":"object","properties":{"key":{"type":"string"},"path":{"type":"string"},"mode":{"type":"integer"},"user":{"type":"integer"}}};
+
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err0 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data2 = data.mode;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+let data3 = data.user;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err3 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6663,9 +6586,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data4.reason !== undefined){
-if(typeof data4.reason !== "string"){
-const err4 = {instancePath:instancePath+"/status/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6674,82 +6597,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data4.lastPhaseTransitionTime !== undefined){
-if(typeof data4.lastPhaseTransitionTime !== "string"){
-const err5 = {instancePath:instancePath+"/status/lastPhaseTransitionTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus/properties/lastPhaseTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeStatus/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate49.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
-errors = vErrors.length;
-}
-validate48.errors = vErrors;
-return errors === 0;
-}
-
-export const Pod = validate76;
-const schema91 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Pod"};
-const schema92 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.PodStatus"}}};
-const schema93 = {"type":"object","properties":{"volumes":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Volume"}},"containers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"restartPolicy":{"type":"string"},"terminationGracePeriodSeconds":{"type":"integer"},"activeDeadlineSeconds":{"type":"integer"},"dnsPolicy":{"type":"string"},"nodeSelector":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"serviceAccountName":{"type":"string"},"serviceAccount":{"type":"string"},"nodeName":{"type":"string"},"hostNetwork":{"type":"boolean"},"hostPID":{"type":"boolean"},"hostIPC":{"type":"boolean"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSecurityContext"},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"hostname":{"type":"string"},"subdomain":{"type":"string"},"affinity":{"$ref":"#/definitions/io.k8s.api.core.v1.Affinity"},"schedulerName":{"type":"string"},"initContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Container"}},"automountServiceAccountToken":{"type":"boolean"},"tolerations":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Toleration"}},"hostAliases":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HostAlias"}},"priorityClassName":{"type":"string"},"priority":{"type":"integer"},"dnsConfig":{"$ref":"#/definitions/io.k8s.api.core.v1.PodDNSConfig"},"shareProcessNamespace":{"type":"boolean"},"readinessGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodReadinessGate"}},"runtimeClassName":{"type":"string"},"enableServiceLinks":{"type":"boolean"},"preemptionPolicy":{"type":"string"},"overhead":{"type":"object","additionalProperties":{"type":["string","number"]}},"topologySpreadConstraints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySpreadConstraint"}},"ephemeralContainers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EphemeralContainer"}},"setHostnameAsFQDN":{"type":"boolean"},"os":{"$ref":"#/definitions/io.k8s.api.core.v1.PodOS"},"hostUsers":{"type":"boolean"},"schedulingGates":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGate"}},"resourceClaims":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodResourceClaim"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"hostnameOverride":{"type":"string"},"schedulingGroup":{"$ref":"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup"},"evictionResponders":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EvictionResponder"}}}};
-const schema104 = {"type":"object","properties":{"name":{"type":"string"}}};
-const schema198 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"tolerationSeconds":{"type":"integer"}}};
-const schema199 = {"type":"object","properties":{"ip":{"type":"string"},"hostnames":{"type":"array","items":{"type":"string"}}}};
-const schema202 = {"type":"object","properties":{"conditionType":{"type":"string"}}};
-const schema209 = {"type":"object","properties":{"name":{"type":"string"}}};
-const schema210 = {"type":"object","properties":{"name":{"type":"string"}}};
-const schema211 = {"type":"object","properties":{"name":{"type":"string"},"resourceClaimName":{"type":"string"},"resourceClaimTemplateName":{"type":"string"}}};
-const schema212 = {"type":"object","properties":{"podGroupName":{"type":"string"}}};
-const schema213 = {"type":"object","properties":{"name":{"type":"string"},"priority":{"type":"integer"}}};
-const schema94 = {"type":"object","properties":{"name":{"type":"string"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"emptyDir":{"$ref":"#/definitions/io.k8s.api.core.v1.EmptyDirVolumeSource"},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"gitRepo":{"$ref":"#/definitions/io.k8s.api.core.v1.GitRepoVolumeSource"},"secret":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsVolumeSource"},"persistentVolumeClaim":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"downwardAPI":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFileVolumeSource"},"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOVolumeSource"},"projected":{"$ref":"#/definitions/io.k8s.api.core.v1.ProjectedVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIVolumeSource"},"ephemeral":{"$ref":"#/definitions/io.k8s.api.core.v1.EphemeralVolumeSource"},"image":{"$ref":"#/definitions/io.k8s.api.core.v1.ImageVolumeSource"}}};
-const schema96 = {"type":"object","properties":{"medium":{"type":"string"},"sizeLimit":{"type":["string","number"]},"mode":{"type":"integer"}}};
-const schema99 = {"type":"object","properties":{"repository":{"type":"string"},"revision":{"type":"string"},"directory":{"type":"string"}}};
-const schema105 = {"type":"object","properties":{"endpoints":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"}}};
-const schema106 = {"type":"object","properties":{"claimName":{"type":"string"},"readOnly":{"type":"boolean"}}};
-const schema121 = {"type":"object","properties":{"secretName":{"type":"string"},"shareName":{"type":"string"},"readOnly":{"type":"boolean"}}};
-const schema147 = {"type":"object","properties":{"reference":{"type":"string"},"pullPolicy":{"type":"string"}}};
-const schema100 = {"type":"object","properties":{"secretName":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"defaultMode":{"type":"integer"},"optional":{"type":"boolean"},"defaultUser":{"type":"integer"}}};
-const schema101 = {"type":"object","properties":{"key":{"type":"string"},"path":{"type":"string"},"mode":{"type":"integer"},"user":{"type":"integer"}}};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -6770,11 +6623,14 @@ let data1 = data.items;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.key !== undefined){
-if(typeof data2.key !== "string"){
-const err1 = {instancePath:instancePath+"/items/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate178(data1[i0], {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6784,9 +6640,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.path !== undefined){
-if(typeof data2.path !== "string"){
-const err2 = {instancePath:instancePath+"/items/" + i0+"/path",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.defaultMode !== undefined){
+let data3 = data.defaultMode;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err2 = {instancePath:instancePath+"/defaultMode",schemaPath:"#/properties/defaultMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6796,10 +6653,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.mode !== undefined){
-let data5 = data2.mode;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err3 = {instancePath:instancePath+"/items/" + i0+"/mode",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err3 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6809,10 +6665,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.user !== undefined){
-let data6 = data2.user;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err4 = {instancePath:instancePath+"/items/" + i0+"/user",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.defaultUser !== undefined){
+let data5 = data.defaultUser;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err4 = {instancePath:instancePath+"/defaultUser",schemaPath:"#/properties/defaultUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6824,7 +6680,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6833,75 +6689,46 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.defaultMode !== undefined){
-let data7 = data.defaultMode;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err7 = {instancePath:instancePath+"/defaultMode",schemaPath:"#/properties/defaultMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.optional !== undefined){
-if(typeof data.optional !== "boolean"){
-const err8 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.defaultUser !== undefined){
-let data9 = data.defaultUser;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/defaultUser",schemaPath:"#/properties/defaultUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate81.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
 
-const schema103 = {"type":"object","properties":{"targetPortal":{"type":"string"},"iqn":{"type":"string"},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}}};
+const schema80 = {"type":"object","properties":{"targetPortal":{"type":"string"},"iqn":{"type":"string"},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}}};
+const schema81 = {"type":"object","properties":{"name":{"type":"string"}}};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate183.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7019,11 +6846,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data9 = data.secretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+if(data.chapAuthSession !== undefined){
+if(typeof data.chapAuthSession !== "boolean"){
+const err9 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7033,9 +6863,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.initiatorName !== undefined){
+if(typeof data.initiatorName !== "string"){
+const err10 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7045,9 +6875,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.chapAuthSession !== undefined){
-if(typeof data.chapAuthSession !== "boolean"){
-const err11 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7056,37 +6886,115 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.initiatorName !== undefined){
-if(typeof data.initiatorName !== "string"){
-const err12 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate83.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
 
-const schema107 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"image":{"type":"string"},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"readOnly":{"type":"boolean"}}};
+const schema82 = {"type":"object","properties":{"endpoints":{"type":"string"},"path":{"type":"string"},"readOnly":{"type":"boolean"}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpoints !== undefined){
+if(typeof data.endpoints !== "string"){
+const err0 = {instancePath:instancePath+"/endpoints",schemaPath:"#/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate186.errors = vErrors;
+return errors === 0;
+}
+
+const schema83 = {"type":"object","properties":{"claimName":{"type":"string"},"readOnly":{"type":"boolean"}}};
+
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.claimName !== undefined){
+if(typeof data.claimName !== "string"){
+const err0 = {instancePath:instancePath+"/claimName",schemaPath:"#/properties/claimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err1 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate188.errors = vErrors;
+return errors === 0;
+}
+
+const schema84 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"image":{"type":"string"},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"readOnly":{"type":"boolean"}}};
+
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7179,11 +7087,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data7 = data.secretRef;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.name !== undefined){
-if(typeof data7.name !== "string"){
-const err7 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7195,7 +7106,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7204,37 +7115,13 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err9 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate85.errors = vErrors;
+validate190.errors = vErrors;
 return errors === 0;
 }
 
-const schema109 = {"type":"object","properties":{"driver":{"type":"string"},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}}};
+const schema85 = {"type":"object","properties":{"driver":{"type":"string"},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}}};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7263,11 +7150,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err2 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7277,9 +7167,12 @@ vErrors.push(err2);
 errors++;
 }
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.options !== undefined){
+let data4 = data.options;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key0 in data4){
+if(typeof data4[key0] !== "string"){
+const err3 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7289,9 +7182,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err4 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7301,12 +7194,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data5 = data.options;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key0 in data5){
-if(typeof data5[key0] !== "string"){
-const err5 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7315,37 +7205,13 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate87.errors = vErrors;
+validate193.errors = vErrors;
 return errors === 0;
 }
 
-const schema111 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}}};
+const schema86 = {"type":"object","properties":{"volumeID":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7386,11 +7252,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data3 = data.secretRef;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.name !== undefined){
-if(typeof data3.name !== "string"){
-const err3 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7399,37 +7268,13 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate89.errors = vErrors;
+validate196.errors = vErrors;
 return errors === 0;
 }
 
-const schema113 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"readOnly":{"type":"boolean"}}};
+const schema87 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"}},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"readOnly":{"type":"boolean"}}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7498,11 +7343,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data5 = data.secretRef;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err5 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7514,7 +7362,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7523,40 +7371,117 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate91.errors = vErrors;
+validate199.errors = vErrors;
 return errors === 0;
 }
 
-const schema116 = {"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIVolumeFile"}},"defaultMode":{"type":"integer"},"defaultUser":{"type":"integer"}}};
-const schema117 = {"type":"object","properties":{"path":{"type":"string"},"fieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector"},"resourceFieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector"},"mode":{"type":"integer"},"user":{"type":"integer"}}};
-const schema118 = {"type":"object","properties":{"apiVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
-const schema119 = {"type":"object","properties":{"containerName":{"type":"string"},"resource":{"type":"string"},"divisor":{"type":["string","number"]}}};
+const schema88 = {"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIVolumeFile"}},"defaultMode":{"type":"integer"},"defaultUser":{"type":"integer"}}};
+const schema89 = {"type":"object","properties":{"path":{"type":"string"},"fieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector"},"resourceFieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector"},"mode":{"type":"integer"},"user":{"type":"integer"}}};
+const schema90 = {"type":"object","properties":{"apiVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err0 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.fieldPath !== undefined){
+if(typeof data.fieldPath !== "string"){
+const err1 = {instancePath:instancePath+"/fieldPath",schemaPath:"#/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate205.errors = vErrors;
+return errors === 0;
+}
+
+const schema91 = {"type":"object","properties":{"containerName":{"type":"string"},"resource":{"type":"string"},"divisor":{"type":["string","number"]}}};
+
+function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.containerName !== undefined){
+if(typeof data.containerName !== "string"){
+const err0 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.resource !== undefined){
+if(typeof data.resource !== "string"){
+const err1 = {instancePath:instancePath+"/resource",schemaPath:"#/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.divisor !== undefined){
+let data2 = data.divisor;
+if((typeof data2 !== "string") && (!(typeof data2 == "number"))){
+const err2 = {instancePath:instancePath+"/divisor",schemaPath:"#/properties/divisor/type",keyword:"type",params:{type: schema91.properties.divisor.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate207.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7573,11 +7498,21 @@ errors++;
 }
 }
 if(data.fieldRef !== undefined){
-let data1 = data.fieldRef;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.apiVersion !== undefined){
-if(typeof data1.apiVersion !== "string"){
-const err1 = {instancePath:instancePath+"/fieldRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate205(data.fieldRef, {instancePath:instancePath+"/fieldRef",parentData:data,parentDataProperty:"fieldRef",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
+errors = vErrors.length;
+}
+}
+if(data.resourceFieldRef !== undefined){
+if(!(validate207(data.resourceFieldRef, {instancePath:instancePath+"/resourceFieldRef",parentData:data,parentDataProperty:"resourceFieldRef",rootData}))){
+vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);
+errors = vErrors.length;
+}
+}
+if(data.mode !== undefined){
+let data3 = data.mode;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err1 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7587,9 +7522,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.fieldPath !== undefined){
-if(typeof data1.fieldPath !== "string"){
-const err2 = {instancePath:instancePath+"/fieldRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.user !== undefined){
+let data4 = data.user;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err2 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7601,7 +7537,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/fieldRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7610,102 +7546,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.resourceFieldRef !== undefined){
-let data4 = data.resourceFieldRef;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.containerName !== undefined){
-if(typeof data4.containerName !== "string"){
-const err4 = {instancePath:instancePath+"/resourceFieldRef/containerName",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/properties/containerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data4.resource !== undefined){
-if(typeof data4.resource !== "string"){
-const err5 = {instancePath:instancePath+"/resourceFieldRef/resource",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data4.divisor !== undefined){
-let data7 = data4.divisor;
-if((typeof data7 !== "string") && (!(typeof data7 == "number"))){
-const err6 = {instancePath:instancePath+"/resourceFieldRef/divisor",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/properties/divisor/type",keyword:"type",params:{type: schema119.properties.divisor.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/resourceFieldRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.mode !== undefined){
-let data8 = data.mode;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err8 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.user !== undefined){
-let data9 = data.user;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate94.errors = vErrors;
+validate204.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7714,8 +7560,8 @@ let data0 = data.items;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate94(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate204(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
 }
@@ -7768,13 +7614,70 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate203.errors = vErrors;
 return errors === 0;
 }
 
-const schema122 = {"type":"object","properties":{"name":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"defaultMode":{"type":"integer"},"optional":{"type":"boolean"},"defaultUser":{"type":"integer"}}};
+const schema92 = {"type":"object","properties":{"secretName":{"type":"string"},"shareName":{"type":"string"},"readOnly":{"type":"boolean"}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.secretName !== undefined){
+if(typeof data.secretName !== "string"){
+const err0 = {instancePath:instancePath+"/secretName",schemaPath:"#/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.shareName !== undefined){
+if(typeof data.shareName !== "string"){
+const err1 = {instancePath:instancePath+"/shareName",schemaPath:"#/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate212.errors = vErrors;
+return errors === 0;
+}
+
+const schema93 = {"type":"object","properties":{"name":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"defaultMode":{"type":"integer"},"optional":{"type":"boolean"},"defaultUser":{"type":"integer"}}};
+
+function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7795,11 +7698,14 @@ let data1 = data.items;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.key !== undefined){
-if(typeof data2.key !== "string"){
-const err1 = {instancePath:instancePath+"/items/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate178(data1[i0], {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7809,9 +7715,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.path !== undefined){
-if(typeof data2.path !== "string"){
-const err2 = {instancePath:instancePath+"/items/" + i0+"/path",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.defaultMode !== undefined){
+let data3 = data.defaultMode;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err2 = {instancePath:instancePath+"/defaultMode",schemaPath:"#/properties/defaultMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7821,10 +7728,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.mode !== undefined){
-let data5 = data2.mode;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err3 = {instancePath:instancePath+"/items/" + i0+"/mode",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err3 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7834,10 +7740,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.user !== undefined){
-let data6 = data2.user;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err4 = {instancePath:instancePath+"/items/" + i0+"/user",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.defaultUser !== undefined){
+let data5 = data.defaultUser;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err4 = {instancePath:instancePath+"/defaultUser",schemaPath:"#/properties/defaultUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7849,7 +7755,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7858,75 +7764,13 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.defaultMode !== undefined){
-let data7 = data.defaultMode;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err7 = {instancePath:instancePath+"/defaultMode",schemaPath:"#/properties/defaultMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.optional !== undefined){
-if(typeof data.optional !== "boolean"){
-const err8 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.defaultUser !== undefined){
-let data9 = data.defaultUser;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/defaultUser",schemaPath:"#/properties/defaultUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate97.errors = vErrors;
+validate214.errors = vErrors;
 return errors === 0;
 }
 
-const schema129 = {"type":"object","properties":{"gateway":{"type":"string"},"system":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
+const schema94 = {"type":"object","properties":{"gateway":{"type":"string"},"system":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}}};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -7955,11 +7799,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err2 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+if(data.sslEnabled !== undefined){
+if(typeof data.sslEnabled !== "boolean"){
+const err2 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7969,9 +7816,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.protectionDomain !== undefined){
+if(typeof data.protectionDomain !== "string"){
+const err3 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7981,9 +7828,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.sslEnabled !== undefined){
-if(typeof data.sslEnabled !== "boolean"){
-const err4 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.storagePool !== undefined){
+if(typeof data.storagePool !== "string"){
+const err4 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7993,9 +7840,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.protectionDomain !== undefined){
-if(typeof data.protectionDomain !== "string"){
-const err5 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.storageMode !== undefined){
+if(typeof data.storageMode !== "string"){
+const err5 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8005,9 +7852,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.storagePool !== undefined){
-if(typeof data.storagePool !== "string"){
-const err6 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeName !== undefined){
+if(typeof data.volumeName !== "string"){
+const err6 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8017,9 +7864,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.storageMode !== undefined){
-if(typeof data.storageMode !== "string"){
-const err7 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err7 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8029,9 +7876,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.volumeName !== undefined){
-if(typeof data.volumeName !== "string"){
-const err8 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err8 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8041,9 +7888,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err9 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8052,41 +7899,15 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err10 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate99.errors = vErrors;
+validate222.errors = vErrors;
 return errors === 0;
 }
 
-const schema131 = {"type":"object","properties":{"sources":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeProjection"}},"defaultMode":{"type":"integer"},"defaultUser":{"type":"integer"}}};
-const schema132 = {"type":"object","properties":{"secret":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretProjection"},"downwardAPI":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIProjection"},"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapProjection"},"serviceAccountToken":{"$ref":"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection"},"clusterTrustBundle":{"$ref":"#/definitions/io.k8s.api.core.v1.ClusterTrustBundleProjection"},"podCertificate":{"$ref":"#/definitions/io.k8s.api.core.v1.PodCertificateProjection"}}};
-const schema138 = {"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"},"path":{"type":"string"},"user":{"type":"integer"}}};
-const schema140 = {"type":"object","properties":{"signerName":{"type":"string"},"keyType":{"type":"string"},"maxExpirationSeconds":{"type":"integer"},"credentialBundlePath":{"type":"string"},"keyPath":{"type":"string"},"certificateChainPath":{"type":"string"},"userAnnotations":{"type":"object","additionalProperties":{"type":"string"}},"user":{"type":"integer"}}};
-const schema133 = {"type":"object","properties":{"name":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"optional":{"type":"boolean"}}};
+const schema95 = {"type":"object","properties":{"sources":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeProjection"}},"defaultMode":{"type":"integer"},"defaultUser":{"type":"integer"}}};
+const schema96 = {"type":"object","properties":{"secret":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretProjection"},"downwardAPI":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIProjection"},"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapProjection"},"serviceAccountToken":{"$ref":"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection"},"clusterTrustBundle":{"$ref":"#/definitions/io.k8s.api.core.v1.ClusterTrustBundleProjection"},"podCertificate":{"$ref":"#/definitions/io.k8s.api.core.v1.PodCertificateProjection"}}};
+const schema97 = {"type":"object","properties":{"name":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"optional":{"type":"boolean"}}};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8107,11 +7928,14 @@ let data1 = data.items;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.key !== undefined){
-if(typeof data2.key !== "string"){
-const err1 = {instancePath:instancePath+"/items/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate178(data1[i0], {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8121,9 +7945,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.path !== undefined){
-if(typeof data2.path !== "string"){
-const err2 = {instancePath:instancePath+"/items/" + i0+"/path",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err2 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8133,10 +7957,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.mode !== undefined){
-let data5 = data2.mode;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err3 = {instancePath:instancePath+"/items/" + i0+"/mode",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8145,74 +7968,13 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data2.user !== undefined){
-let data6 = data2.user;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err4 = {instancePath:instancePath+"/items/" + i0+"/user",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.optional !== undefined){
-if(typeof data.optional !== "boolean"){
-const err7 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate103.errors = vErrors;
+validate227.errors = vErrors;
 return errors === 0;
 }
 
-const schema135 = {"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIVolumeFile"}}}};
+const schema98 = {"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.DownwardAPIVolumeFile"}}}};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8221,8 +7983,8 @@ let data0 = data.items;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate94(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate204(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
 }
@@ -8249,13 +8011,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate230.errors = vErrors;
 return errors === 0;
 }
 
-const schema136 = {"type":"object","properties":{"name":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"optional":{"type":"boolean"}}};
+const schema99 = {"type":"object","properties":{"name":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.KeyToPath"}},"optional":{"type":"boolean"}}};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8276,11 +8038,14 @@ let data1 = data.items;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.key !== undefined){
-if(typeof data2.key !== "string"){
-const err1 = {instancePath:instancePath+"/items/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate178(data1[i0], {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8290,9 +8055,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.path !== undefined){
-if(typeof data2.path !== "string"){
-const err2 = {instancePath:instancePath+"/items/" + i0+"/path",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err2 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8302,10 +8067,68 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.mode !== undefined){
-let data5 = data2.mode;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err3 = {instancePath:instancePath+"/items/" + i0+"/mode",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate233.errors = vErrors;
+return errors === 0;
+}
+
+const schema100 = {"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"},"path":{"type":"string"},"user":{"type":"integer"}}};
+
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.audience !== undefined){
+if(typeof data.audience !== "string"){
+const err0 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.expirationSeconds !== undefined){
+let data1 = data.expirationSeconds;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/expirationSeconds",schemaPath:"#/properties/expirationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err2 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+let data3 = data.user;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err3 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8315,10 +8138,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.user !== undefined){
-let data6 = data2.user;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err4 = {instancePath:instancePath+"/items/" + i0+"/user",schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8327,61 +8149,13 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.KeyToPath/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.optional !== undefined){
-if(typeof data.optional !== "boolean"){
-const err7 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate108.errors = vErrors;
+validate236.errors = vErrors;
 return errors === 0;
 }
 
-const schema139 = {"type":"object","properties":{"name":{"type":"string"},"signerName":{"type":"string"},"labelSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"path":{"type":"string"},"optional":{"type":"boolean"},"user":{"type":"integer"}}};
+const schema101 = {"type":"object","properties":{"name":{"type":"string"},"signerName":{"type":"string"},"labelSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"path":{"type":"string"},"optional":{"type":"boolean"},"user":{"type":"integer"}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8410,8 +8184,8 @@ errors++;
 }
 }
 if(data.labelSelector !== undefined){
-if(!(validate40(data.labelSelector, {instancePath:instancePath+"/labelSelector",parentData:data,parentDataProperty:"labelSelector",rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate68(data.labelSelector, {instancePath:instancePath+"/labelSelector",parentData:data,parentDataProperty:"labelSelector",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -8463,39 +8237,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate238.errors = vErrors;
 return errors === 0;
 }
 
+const schema102 = {"type":"object","properties":{"signerName":{"type":"string"},"keyType":{"type":"string"},"maxExpirationSeconds":{"type":"integer"},"credentialBundlePath":{"type":"string"},"keyPath":{"type":"string"},"certificateChainPath":{"type":"string"},"userAnnotations":{"type":"object","additionalProperties":{"type":"string"}},"user":{"type":"integer"}}};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.secret !== undefined){
-if(!(validate103(data.secret, {instancePath:instancePath+"/secret",parentData:data,parentDataProperty:"secret",rootData}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
-errors = vErrors.length;
-}
-}
-if(data.downwardAPI !== undefined){
-if(!(validate105(data.downwardAPI, {instancePath:instancePath+"/downwardAPI",parentData:data,parentDataProperty:"downwardAPI",rootData}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
-errors = vErrors.length;
-}
-}
-if(data.configMap !== undefined){
-if(!(validate108(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
-errors = vErrors.length;
-}
-}
-if(data.serviceAccountToken !== undefined){
-let data3 = data.serviceAccountToken;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.audience !== undefined){
-if(typeof data3.audience !== "string"){
-const err0 = {instancePath:instancePath+"/serviceAccountToken/audience",schemaPath:"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.signerName !== undefined){
+if(typeof data.signerName !== "string"){
+const err0 = {instancePath:instancePath+"/signerName",schemaPath:"#/properties/signerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8505,10 +8259,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data3.expirationSeconds !== undefined){
-let data5 = data3.expirationSeconds;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err1 = {instancePath:instancePath+"/serviceAccountToken/expirationSeconds",schemaPath:"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection/properties/expirationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.keyType !== undefined){
+if(typeof data.keyType !== "string"){
+const err1 = {instancePath:instancePath+"/keyType",schemaPath:"#/properties/keyType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8518,9 +8271,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data3.path !== undefined){
-if(typeof data3.path !== "string"){
-const err2 = {instancePath:instancePath+"/serviceAccountToken/path",schemaPath:"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.maxExpirationSeconds !== undefined){
+let data2 = data.maxExpirationSeconds;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/maxExpirationSeconds",schemaPath:"#/properties/maxExpirationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8530,10 +8284,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data3.user !== undefined){
-let data7 = data3.user;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err3 = {instancePath:instancePath+"/serviceAccountToken/user",schemaPath:"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.credentialBundlePath !== undefined){
+if(typeof data.credentialBundlePath !== "string"){
+const err3 = {instancePath:instancePath+"/credentialBundlePath",schemaPath:"#/properties/credentialBundlePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8543,9 +8296,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/serviceAccountToken",schemaPath:"#/definitions/io.k8s.api.core.v1.ServiceAccountTokenProjection/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.keyPath !== undefined){
+if(typeof data.keyPath !== "string"){
+const err4 = {instancePath:instancePath+"/keyPath",schemaPath:"#/properties/keyPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8555,18 +8308,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.clusterTrustBundle !== undefined){
-if(!(validate110(data.clusterTrustBundle, {instancePath:instancePath+"/clusterTrustBundle",parentData:data,parentDataProperty:"clusterTrustBundle",rootData}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
-errors = vErrors.length;
-}
-}
-if(data.podCertificate !== undefined){
-let data9 = data.podCertificate;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.signerName !== undefined){
-if(typeof data9.signerName !== "string"){
-const err5 = {instancePath:instancePath+"/podCertificate/signerName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/signerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.certificateChainPath !== undefined){
+if(typeof data.certificateChainPath !== "string"){
+const err5 = {instancePath:instancePath+"/certificateChainPath",schemaPath:"#/properties/certificateChainPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8576,9 +8320,12 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data9.keyType !== undefined){
-if(typeof data9.keyType !== "string"){
-const err6 = {instancePath:instancePath+"/podCertificate/keyType",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/keyType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.userAnnotations !== undefined){
+let data6 = data.userAnnotations;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key0 in data6){
+if(typeof data6[key0] !== "string"){
+const err6 = {instancePath:instancePath+"/userAnnotations/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/userAnnotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8588,10 +8335,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data9.maxExpirationSeconds !== undefined){
-let data12 = data9.maxExpirationSeconds;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err7 = {instancePath:instancePath+"/podCertificate/maxExpirationSeconds",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/maxExpirationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err7 = {instancePath:instancePath+"/userAnnotations",schemaPath:"#/properties/userAnnotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8601,9 +8347,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data9.credentialBundlePath !== undefined){
-if(typeof data9.credentialBundlePath !== "string"){
-const err8 = {instancePath:instancePath+"/podCertificate/credentialBundlePath",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/credentialBundlePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.user !== undefined){
+let data8 = data.user;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err8 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8613,9 +8360,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data9.keyPath !== undefined){
-if(typeof data9.keyPath !== "string"){
-const err9 = {instancePath:instancePath+"/podCertificate/keyPath",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/keyPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8624,88 +8371,68 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data9.certificateChainPath !== undefined){
-if(typeof data9.certificateChainPath !== "string"){
-const err10 = {instancePath:instancePath+"/podCertificate/certificateChainPath",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/certificateChainPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data9.userAnnotations !== undefined){
-let data16 = data9.userAnnotations;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key0 in data16){
-if(typeof data16[key0] !== "string"){
-const err11 = {instancePath:instancePath+"/podCertificate/userAnnotations/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/userAnnotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/podCertificate/userAnnotations",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/userAnnotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data9.user !== undefined){
-let data18 = data9.user;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err13 = {instancePath:instancePath+"/podCertificate/user",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/properties/user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/podCertificate",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCertificateProjection/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-validate102.errors = vErrors;
+validate241.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.secret !== undefined){
+if(!(validate227(data.secret, {instancePath:instancePath+"/secret",parentData:data,parentDataProperty:"secret",rootData}))){
+vErrors = vErrors === null ? validate227.errors : vErrors.concat(validate227.errors);
+errors = vErrors.length;
+}
+}
+if(data.downwardAPI !== undefined){
+if(!(validate230(data.downwardAPI, {instancePath:instancePath+"/downwardAPI",parentData:data,parentDataProperty:"downwardAPI",rootData}))){
+vErrors = vErrors === null ? validate230.errors : vErrors.concat(validate230.errors);
+errors = vErrors.length;
+}
+}
+if(data.configMap !== undefined){
+if(!(validate233(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+errors = vErrors.length;
+}
+}
+if(data.serviceAccountToken !== undefined){
+if(!(validate236(data.serviceAccountToken, {instancePath:instancePath+"/serviceAccountToken",parentData:data,parentDataProperty:"serviceAccountToken",rootData}))){
+vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
+errors = vErrors.length;
+}
+}
+if(data.clusterTrustBundle !== undefined){
+if(!(validate238(data.clusterTrustBundle, {instancePath:instancePath+"/clusterTrustBundle",parentData:data,parentDataProperty:"clusterTrustBundle",rootData}))){
+vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+errors = vErrors.length;
+}
+}
+if(data.podCertificate !== undefined){
+if(!(validate241(data.podCertificate, {instancePath:instancePath+"/podCertificate",parentData:data,parentDataProperty:"podCertificate",rootData}))){
+vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate226.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8714,8 +8441,8 @@ let data0 = data.sources;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate102(data0[i0], {instancePath:instancePath+"/sources/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate226(data0[i0], {instancePath:instancePath+"/sources/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate226.errors : vErrors.concat(validate226.errors);
 errors = vErrors.length;
 }
 }
@@ -8768,13 +8495,13 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate225.errors = vErrors;
 return errors === 0;
 }
 
-const schema141 = {"type":"object","properties":{"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}}};
+const schema103 = {"type":"object","properties":{"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}}};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8827,11 +8554,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data4 = data.secretRef;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err4 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8840,37 +8570,13 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate115.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
 
-const schema143 = {"type":"object","properties":{"driver":{"type":"string"},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}}};
+const schema104 = {"type":"object","properties":{"driver":{"type":"string"},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}}};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -8938,11 +8644,14 @@ errors++;
 }
 }
 if(data.nodePublishSecretRef !== undefined){
-let data5 = data.nodePublishSecretRef;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err5 = {instancePath:instancePath+"/nodePublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data.nodePublishSecretRef, {instancePath:instancePath+"/nodePublishSecretRef",parentData:data,parentDataProperty:"nodePublishSecretRef",rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8951,50 +8660,26 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/nodePublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate117.errors = vErrors;
+validate248.errors = vErrors;
 return errors === 0;
 }
 
-const schema145 = {"type":"object","properties":{"volumeClaimTemplate":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimTemplate"}}};
-const schema146 = {"type":"object","properties":{"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimSpec"}}};
+const schema105 = {"type":"object","properties":{"volumeClaimTemplate":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimTemplate"}}};
+const schema106 = {"type":"object","properties":{"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimSpec"}}};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate39(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate67(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
@@ -9009,18 +8694,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate252.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.volumeClaimTemplate !== undefined){
-if(!(validate120(data.volumeClaimTemplate, {instancePath:instancePath+"/volumeClaimTemplate",parentData:data,parentDataProperty:"volumeClaimTemplate",rootData}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate252(data.volumeClaimTemplate, {instancePath:instancePath+"/volumeClaimTemplate",parentData:data,parentDataProperty:"volumeClaimTemplate",rootData}))){
+vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
 errors = vErrors.length;
 }
 }
@@ -9035,12 +8720,57 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate251.errors = vErrors;
+return errors === 0;
+}
+
+const schema107 = {"type":"object","properties":{"reference":{"type":"string"},"pullPolicy":{"type":"string"}}};
+
+function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.reference !== undefined){
+if(typeof data.reference !== "string"){
+const err0 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.pullPolicy !== undefined){
+if(typeof data.pullPolicy !== "string"){
+const err1 = {instancePath:instancePath+"/pullPolicy",schemaPath:"#/properties/pullPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate257.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -9057,10 +8787,188 @@ errors++;
 }
 }
 if(data.hostPath !== undefined){
-let data1 = data.hostPath;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.path === undefined){
-const err1 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(!(validate98(data.hostPath, {instancePath:instancePath+"/hostPath",parentData:data,parentDataProperty:"hostPath",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+errors = vErrors.length;
+}
+}
+if(data.emptyDir !== undefined){
+if(!(validate171(data.emptyDir, {instancePath:instancePath+"/emptyDir",parentData:data,parentDataProperty:"emptyDir",rootData}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+errors = vErrors.length;
+}
+}
+if(data.gcePersistentDisk !== undefined){
+if(!(validate94(data.gcePersistentDisk, {instancePath:instancePath+"/gcePersistentDisk",parentData:data,parentDataProperty:"gcePersistentDisk",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+errors = vErrors.length;
+}
+}
+if(data.awsElasticBlockStore !== undefined){
+if(!(validate96(data.awsElasticBlockStore, {instancePath:instancePath+"/awsElasticBlockStore",parentData:data,parentDataProperty:"awsElasticBlockStore",rootData}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+errors = vErrors.length;
+}
+}
+if(data.gitRepo !== undefined){
+if(!(validate175(data.gitRepo, {instancePath:instancePath+"/gitRepo",parentData:data,parentDataProperty:"gitRepo",rootData}))){
+vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
+errors = vErrors.length;
+}
+}
+if(data.secret !== undefined){
+if(!(validate177(data.secret, {instancePath:instancePath+"/secret",parentData:data,parentDataProperty:"secret",rootData}))){
+vErrors = vErrors === null ? validate177.errors : vErrors.concat(validate177.errors);
+errors = vErrors.length;
+}
+}
+if(data.nfs !== undefined){
+if(!(validate102(data.nfs, {instancePath:instancePath+"/nfs",parentData:data,parentDataProperty:"nfs",rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+}
+if(data.iscsi !== undefined){
+if(!(validate182(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
+vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+errors = vErrors.length;
+}
+}
+if(data.glusterfs !== undefined){
+if(!(validate186(data.glusterfs, {instancePath:instancePath+"/glusterfs",parentData:data,parentDataProperty:"glusterfs",rootData}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+}
+if(data.persistentVolumeClaim !== undefined){
+if(!(validate188(data.persistentVolumeClaim, {instancePath:instancePath+"/persistentVolumeClaim",parentData:data,parentDataProperty:"persistentVolumeClaim",rootData}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(data.rbd !== undefined){
+if(!(validate190(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+errors = vErrors.length;
+}
+}
+if(data.flexVolume !== undefined){
+if(!(validate193(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+if(data.cinder !== undefined){
+if(!(validate196(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
+vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
+errors = vErrors.length;
+}
+}
+if(data.cephfs !== undefined){
+if(!(validate199(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
+vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
+errors = vErrors.length;
+}
+}
+if(data.flocker !== undefined){
+if(!(validate119(data.flocker, {instancePath:instancePath+"/flocker",parentData:data,parentDataProperty:"flocker",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+errors = vErrors.length;
+}
+}
+if(data.downwardAPI !== undefined){
+if(!(validate203(data.downwardAPI, {instancePath:instancePath+"/downwardAPI",parentData:data,parentDataProperty:"downwardAPI",rootData}))){
+vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+errors = vErrors.length;
+}
+}
+if(data.fc !== undefined){
+if(!(validate117(data.fc, {instancePath:instancePath+"/fc",parentData:data,parentDataProperty:"fc",rootData}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+if(data.azureFile !== undefined){
+if(!(validate212(data.azureFile, {instancePath:instancePath+"/azureFile",parentData:data,parentDataProperty:"azureFile",rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+errors = vErrors.length;
+}
+}
+if(data.configMap !== undefined){
+if(!(validate214(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
+vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+errors = vErrors.length;
+}
+}
+if(data.vsphereVolume !== undefined){
+if(!(validate126(data.vsphereVolume, {instancePath:instancePath+"/vsphereVolume",parentData:data,parentDataProperty:"vsphereVolume",rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+errors = vErrors.length;
+}
+}
+if(data.quobyte !== undefined){
+if(!(validate128(data.quobyte, {instancePath:instancePath+"/quobyte",parentData:data,parentDataProperty:"quobyte",rootData}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+errors = vErrors.length;
+}
+}
+if(data.azureDisk !== undefined){
+if(!(validate130(data.azureDisk, {instancePath:instancePath+"/azureDisk",parentData:data,parentDataProperty:"azureDisk",rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
+errors = vErrors.length;
+}
+}
+if(data.photonPersistentDisk !== undefined){
+if(!(validate132(data.photonPersistentDisk, {instancePath:instancePath+"/photonPersistentDisk",parentData:data,parentDataProperty:"photonPersistentDisk",rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
+errors = vErrors.length;
+}
+}
+if(data.portworxVolume !== undefined){
+if(!(validate134(data.portworxVolume, {instancePath:instancePath+"/portworxVolume",parentData:data,parentDataProperty:"portworxVolume",rootData}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+errors = vErrors.length;
+}
+}
+if(data.scaleIO !== undefined){
+if(!(validate222(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+errors = vErrors.length;
+}
+}
+if(data.projected !== undefined){
+if(!(validate225(data.projected, {instancePath:instancePath+"/projected",parentData:data,parentDataProperty:"projected",rootData}))){
+vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
+errors = vErrors.length;
+}
+}
+if(data.storageos !== undefined){
+if(!(validate245(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
+errors = vErrors.length;
+}
+}
+if(data.csi !== undefined){
+if(!(validate248(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
+vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
+errors = vErrors.length;
+}
+}
+if(data.ephemeral !== undefined){
+if(!(validate251(data.ephemeral, {instancePath:instancePath+"/ephemeral",parentData:data,parentDataProperty:"ephemeral",rootData}))){
+vErrors = vErrors === null ? validate251.errors : vErrors.concat(validate251.errors);
+errors = vErrors.length;
+}
+}
+if(data.image !== undefined){
+if(!(validate257(data.image, {instancePath:instancePath+"/image",parentData:data,parentDataProperty:"image",rootData}))){
+vErrors = vErrors === null ? validate257.errors : vErrors.concat(validate257.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9069,1323 +8977,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.path !== undefined){
-let data2 = data1.path;
-if(typeof data2 === "string"){
-if(func2(data2) < 1){
-const err2 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data1.type !== undefined){
-let data3 = data1.type;
-if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!((((((((data3 === "") || (data3 === "BlockDevice")) || (data3 === "CharDevice")) || (data3 === "Directory")) || (data3 === "DirectoryOrCreate")) || (data3 === "File")) || (data3 === "FileOrCreate")) || (data3 === "Socket"))){
-const err5 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema52.properties.type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.emptyDir !== undefined){
-let data4 = data.emptyDir;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.medium !== undefined){
-if(typeof data4.medium !== "string"){
-const err7 = {instancePath:instancePath+"/emptyDir/medium",schemaPath:"#/definitions/io.k8s.api.core.v1.EmptyDirVolumeSource/properties/medium/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.sizeLimit !== undefined){
-let data6 = data4.sizeLimit;
-if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err8 = {instancePath:instancePath+"/emptyDir/sizeLimit",schemaPath:"#/definitions/io.k8s.api.core.v1.EmptyDirVolumeSource/properties/sizeLimit/type",keyword:"type",params:{type: schema96.properties.sizeLimit.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data4.mode !== undefined){
-let data7 = data4.mode;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err9 = {instancePath:instancePath+"/emptyDir/mode",schemaPath:"#/definitions/io.k8s.api.core.v1.EmptyDirVolumeSource/properties/mode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/emptyDir",schemaPath:"#/definitions/io.k8s.api.core.v1.EmptyDirVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.gcePersistentDisk !== undefined){
-let data8 = data.gcePersistentDisk;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.pdName !== undefined){
-if(typeof data8.pdName !== "string"){
-const err11 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data8.fsType !== undefined){
-if(typeof data8.fsType !== "string"){
-const err12 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data8.partition !== undefined){
-let data11 = data8.partition;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err13 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data8.readOnly !== undefined){
-if(typeof data8.readOnly !== "boolean"){
-const err14 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.awsElasticBlockStore !== undefined){
-let data13 = data.awsElasticBlockStore;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.volumeID === undefined){
-const err16 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data13.volumeID !== undefined){
-let data14 = data13.volumeID;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err17 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data13.fsType !== undefined){
-if(typeof data13.fsType !== "string"){
-const err19 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data13.partition !== undefined){
-let data16 = data13.partition;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err20 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data13.readOnly !== undefined){
-if(typeof data13.readOnly !== "boolean"){
-const err21 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.gitRepo !== undefined){
-let data18 = data.gitRepo;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.repository !== undefined){
-if(typeof data18.repository !== "string"){
-const err23 = {instancePath:instancePath+"/gitRepo/repository",schemaPath:"#/definitions/io.k8s.api.core.v1.GitRepoVolumeSource/properties/repository/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data18.revision !== undefined){
-if(typeof data18.revision !== "string"){
-const err24 = {instancePath:instancePath+"/gitRepo/revision",schemaPath:"#/definitions/io.k8s.api.core.v1.GitRepoVolumeSource/properties/revision/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data18.directory !== undefined){
-if(typeof data18.directory !== "string"){
-const err25 = {instancePath:instancePath+"/gitRepo/directory",schemaPath:"#/definitions/io.k8s.api.core.v1.GitRepoVolumeSource/properties/directory/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/gitRepo",schemaPath:"#/definitions/io.k8s.api.core.v1.GitRepoVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.secret !== undefined){
-if(!(validate81(data.secret, {instancePath:instancePath+"/secret",parentData:data,parentDataProperty:"secret",rootData}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
-errors = vErrors.length;
-}
-}
-if(data.nfs !== undefined){
-let data23 = data.nfs;
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if(data23.server === undefined){
-const err27 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(data23.path === undefined){
-const err28 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-if(data23.server !== undefined){
-let data24 = data23.server;
-if(typeof data24 === "string"){
-if(func2(data24) < 1){
-const err29 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data23.path !== undefined){
-let data25 = data23.path;
-if(typeof data25 === "string"){
-if(func2(data25) < 1){
-const err31 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data23.readOnly !== undefined){
-if(typeof data23.readOnly !== "boolean"){
-const err33 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.iscsi !== undefined){
-if(!(validate83(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
-errors = vErrors.length;
-}
-}
-if(data.glusterfs !== undefined){
-let data28 = data.glusterfs;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.endpoints !== undefined){
-if(typeof data28.endpoints !== "string"){
-const err35 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data28.path !== undefined){
-if(typeof data28.path !== "string"){
-const err36 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data28.readOnly !== undefined){
-if(typeof data28.readOnly !== "boolean"){
-const err37 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.persistentVolumeClaim !== undefined){
-let data32 = data.persistentVolumeClaim;
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if(data32.claimName !== undefined){
-if(typeof data32.claimName !== "string"){
-const err39 = {instancePath:instancePath+"/persistentVolumeClaim/claimName",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource/properties/claimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data32.readOnly !== undefined){
-if(typeof data32.readOnly !== "boolean"){
-const err40 = {instancePath:instancePath+"/persistentVolumeClaim/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/persistentVolumeClaim",schemaPath:"#/definitions/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.rbd !== undefined){
-if(!(validate85(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
-errors = vErrors.length;
-}
-}
-if(data.flexVolume !== undefined){
-if(!(validate87(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
-errors = vErrors.length;
-}
-}
-if(data.cinder !== undefined){
-if(!(validate89(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
-errors = vErrors.length;
-}
-}
-if(data.cephfs !== undefined){
-if(!(validate91(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
-errors = vErrors.length;
-}
-}
-if(data.flocker !== undefined){
-let data39 = data.flocker;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-if(data39.datasetName !== undefined){
-if(typeof data39.datasetName !== "string"){
-const err42 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data39.datasetUUID !== undefined){
-if(typeof data39.datasetUUID !== "string"){
-const err43 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data.downwardAPI !== undefined){
-if(!(validate93(data.downwardAPI, {instancePath:instancePath+"/downwardAPI",parentData:data,parentDataProperty:"downwardAPI",rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
-errors = vErrors.length;
-}
-}
-if(data.fc !== undefined){
-let data43 = data.fc;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-if(data43.targetWWNs !== undefined){
-let data44 = data43.targetWWNs;
-if(Array.isArray(data44)){
-const len0 = data44.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data44[i0] !== "string"){
-const err45 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data43.lun !== undefined){
-let data46 = data43.lun;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-const err47 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-if(data43.fsType !== undefined){
-if(typeof data43.fsType !== "string"){
-const err48 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data43.readOnly !== undefined){
-if(typeof data43.readOnly !== "boolean"){
-const err49 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-if(data43.wwids !== undefined){
-let data49 = data43.wwids;
-if(Array.isArray(data49)){
-const len1 = data49.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data49[i1] !== "string"){
-const err50 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(data.azureFile !== undefined){
-let data51 = data.azureFile;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-if(data51.secretName !== undefined){
-if(typeof data51.secretName !== "string"){
-const err53 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFileVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(data51.shareName !== undefined){
-if(typeof data51.shareName !== "string"){
-const err54 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFileVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-if(data51.readOnly !== undefined){
-if(typeof data51.readOnly !== "boolean"){
-const err55 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFileVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFileVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-if(data.configMap !== undefined){
-if(!(validate97(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
-errors = vErrors.length;
-}
-}
-if(data.vsphereVolume !== undefined){
-let data56 = data.vsphereVolume;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.volumePath === undefined){
-const err57 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-if(data56.volumePath !== undefined){
-let data57 = data56.volumePath;
-if(typeof data57 === "string"){
-if(func2(data57) < 1){
-const err58 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-else {
-const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-if(data56.fsType !== undefined){
-if(typeof data56.fsType !== "string"){
-const err60 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(data56.storagePolicyName !== undefined){
-if(typeof data56.storagePolicyName !== "string"){
-const err61 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-}
-if(data56.storagePolicyID !== undefined){
-if(typeof data56.storagePolicyID !== "string"){
-const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-}
-else {
-const err63 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-if(data.quobyte !== undefined){
-let data61 = data.quobyte;
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-if(data61.registry !== undefined){
-if(typeof data61.registry !== "string"){
-const err64 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(data61.volume !== undefined){
-if(typeof data61.volume !== "string"){
-const err65 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(data61.readOnly !== undefined){
-if(typeof data61.readOnly !== "boolean"){
-const err66 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-if(data61.user !== undefined){
-if(typeof data61.user !== "string"){
-const err67 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(data61.group !== undefined){
-if(typeof data61.group !== "string"){
-const err68 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-if(data61.tenant !== undefined){
-if(typeof data61.tenant !== "string"){
-const err69 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-}
-else {
-const err70 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-if(data.azureDisk !== undefined){
-let data68 = data.azureDisk;
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.diskName === undefined){
-const err71 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-if(data68.diskURI === undefined){
-const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-if(data68.diskName !== undefined){
-let data69 = data68.diskName;
-if(typeof data69 === "string"){
-if(func2(data69) < 1){
-const err73 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-else {
-const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-if(data68.diskURI !== undefined){
-let data70 = data68.diskURI;
-if(typeof data70 === "string"){
-if(func2(data70) < 1){
-const err75 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-else {
-const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-if(data68.cachingMode !== undefined){
-let data71 = data68.cachingMode;
-if(typeof data71 !== "string"){
-const err77 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-if(!(((data71 === "None") || (data71 === "ReadOnly")) || (data71 === "ReadWrite"))){
-const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema70.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-}
-if(data68.fsType !== undefined){
-if(typeof data68.fsType !== "string"){
-const err79 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(data68.readOnly !== undefined){
-if(typeof data68.readOnly !== "boolean"){
-const err80 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-}
-if(data68.kind !== undefined){
-let data74 = data68.kind;
-if(typeof data74 !== "string"){
-const err81 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-if(!(((data74 === "Dedicated") || (data74 === "Managed")) || (data74 === "Shared"))){
-const err82 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema70.properties.kind.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-}
-}
-else {
-const err83 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-if(data.photonPersistentDisk !== undefined){
-let data75 = data.photonPersistentDisk;
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-if(data75.pdID === undefined){
-const err84 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-if(data75.pdID !== undefined){
-let data76 = data75.pdID;
-if(typeof data76 === "string"){
-if(func2(data76) < 1){
-const err85 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-}
-else {
-const err86 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-if(data75.fsType !== undefined){
-if(typeof data75.fsType !== "string"){
-const err87 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-}
-}
-else {
-const err88 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-if(data.portworxVolume !== undefined){
-let data78 = data.portworxVolume;
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-if(data78.volumeID === undefined){
-const err89 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-if(data78.volumeID !== undefined){
-let data79 = data78.volumeID;
-if(typeof data79 === "string"){
-if(func2(data79) < 1){
-const err90 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-}
-else {
-const err91 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-if(data78.fsType !== undefined){
-if(typeof data78.fsType !== "string"){
-const err92 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-}
-if(data78.readOnly !== undefined){
-if(typeof data78.readOnly !== "boolean"){
-const err93 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-}
-}
-else {
-const err94 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(data.scaleIO !== undefined){
-if(!(validate99(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
-errors = vErrors.length;
-}
-}
-if(data.projected !== undefined){
-if(!(validate101(data.projected, {instancePath:instancePath+"/projected",parentData:data,parentDataProperty:"projected",rootData}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
-errors = vErrors.length;
-}
-}
-if(data.storageos !== undefined){
-if(!(validate115(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
-errors = vErrors.length;
-}
-}
-if(data.csi !== undefined){
-if(!(validate117(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
-errors = vErrors.length;
-}
-}
-if(data.ephemeral !== undefined){
-if(!(validate119(data.ephemeral, {instancePath:instancePath+"/ephemeral",parentData:data,parentDataProperty:"ephemeral",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
-errors = vErrors.length;
-}
-}
-if(data.image !== undefined){
-let data87 = data.image;
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-if(data87.reference !== undefined){
-if(typeof data87.reference !== "string"){
-const err95 = {instancePath:instancePath+"/image/reference",schemaPath:"#/definitions/io.k8s.api.core.v1.ImageVolumeSource/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-if(data87.pullPolicy !== undefined){
-if(typeof data87.pullPolicy !== "string"){
-const err96 = {instancePath:instancePath+"/image/pullPolicy",schemaPath:"#/definitions/io.k8s.api.core.v1.ImageVolumeSource/properties/pullPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-}
-}
-else {
-const err97 = {instancePath:instancePath+"/image",schemaPath:"#/definitions/io.k8s.api.core.v1.ImageVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-}
-}
-else {
-const err98 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-validate80.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
 
-const schema148 = {"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"},"command":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"workingDir":{"type":"string"},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort"}},"env":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvVar"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"volumeMounts":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeMount"}},"livenessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"readinessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"lifecycle":{"$ref":"#/definitions/io.k8s.api.core.v1.Lifecycle"},"terminationMessagePath":{"type":"string"},"imagePullPolicy":{"type":"string"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.SecurityContext"},"stdin":{"type":"boolean"},"stdinOnce":{"type":"boolean"},"tty":{"type":"boolean"},"envFrom":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvFromSource"}},"terminationMessagePolicy":{"type":"string"},"volumeDevices":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeDevice"}},"startupProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"resizePolicy":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy"}},"restartPolicy":{"type":"string"},"restartPolicyRules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerRestartRule"}}}};
-const schema149 = {"type":"object","properties":{"name":{"type":"string"},"hostPort":{"type":"integer"},"containerPort":{"type":"integer"},"protocol":{"type":"string"},"hostIP":{"type":"string"}}};
-const schema159 = {"type":"object","properties":{"name":{"type":"string"},"readOnly":{"type":"boolean"},"mountPath":{"type":"string"},"subPath":{"type":"string"},"mountPropagation":{"type":"string"},"subPathExpr":{"type":"string"},"recursiveReadOnly":{"type":"string"},"bindMountOptions":{"type":"array","items":{"type":"string"}}}};
-const schema180 = {"type":"object","properties":{"name":{"type":"string"},"devicePath":{"type":"string"}}};
-const schema181 = {"type":"object","properties":{"resourceName":{"type":"string"},"restartPolicy":{"type":"string"}}};
-const schema150 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"valueFrom":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvVarSource"}}};
-const schema151 = {"type":"object","properties":{"fieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector"},"resourceFieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector"},"configMapKeyRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapKeySelector"},"secretKeyRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretKeySelector"},"fileKeyRef":{"$ref":"#/definitions/io.k8s.api.core.v1.FileKeySelector"}}};
-const schema154 = {"type":"object","properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}};
-const schema155 = {"type":"object","properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}};
-const schema156 = {"type":"object","properties":{"volumeName":{"type":"string"},"path":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}};
+const schema108 = {"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"},"command":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"workingDir":{"type":"string"},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort"}},"env":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvVar"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"volumeMounts":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeMount"}},"livenessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"readinessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"lifecycle":{"$ref":"#/definitions/io.k8s.api.core.v1.Lifecycle"},"terminationMessagePath":{"type":"string"},"imagePullPolicy":{"type":"string"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.SecurityContext"},"stdin":{"type":"boolean"},"stdinOnce":{"type":"boolean"},"tty":{"type":"boolean"},"envFrom":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvFromSource"}},"terminationMessagePolicy":{"type":"string"},"volumeDevices":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeDevice"}},"startupProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"resizePolicy":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy"}},"restartPolicy":{"type":"string"},"restartPolicyRules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerRestartRule"}}}};
+const schema109 = {"type":"object","properties":{"name":{"type":"string"},"hostPort":{"type":"integer"},"containerPort":{"type":"integer"},"protocol":{"type":"string"},"hostIP":{"type":"string"}}};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.fieldRef !== undefined){
-let data0 = data.fieldRef;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.apiVersion !== undefined){
-if(typeof data0.apiVersion !== "string"){
-const err0 = {instancePath:instancePath+"/fieldRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10395,9 +9000,10 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data0.fieldPath !== undefined){
-if(typeof data0.fieldPath !== "string"){
-const err1 = {instancePath:instancePath+"/fieldRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hostPort !== undefined){
+let data1 = data.hostPort;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/hostPort",schemaPath:"#/properties/hostPort/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10407,9 +9013,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/fieldRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.containerPort !== undefined){
+let data2 = data.containerPort;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/containerPort",schemaPath:"#/properties/containerPort/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10419,12 +9026,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.resourceFieldRef !== undefined){
-let data3 = data.resourceFieldRef;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.containerName !== undefined){
-if(typeof data3.containerName !== "string"){
-const err3 = {instancePath:instancePath+"/resourceFieldRef/containerName",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/properties/containerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocol !== undefined){
+if(typeof data.protocol !== "string"){
+const err3 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10434,9 +9038,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data3.resource !== undefined){
-if(typeof data3.resource !== "string"){
-const err4 = {instancePath:instancePath+"/resourceFieldRef/resource",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hostIP !== undefined){
+if(typeof data.hostIP !== "string"){
+const err4 = {instancePath:instancePath+"/hostIP",schemaPath:"#/properties/hostIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10446,10 +9050,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data3.divisor !== undefined){
-let data6 = data3.divisor;
-if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err5 = {instancePath:instancePath+"/resourceFieldRef/divisor",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/properties/divisor/type",keyword:"type",params:{type: schema119.properties.divisor.type},message:"must be string,number"};
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10458,201 +9061,247 @@ vErrors.push(err5);
 }
 errors++;
 }
+validate261.errors = vErrors;
+return errors === 0;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/resourceFieldRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
+
+const schema110 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"valueFrom":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvVarSource"}}};
+const schema111 = {"type":"object","properties":{"fieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectFieldSelector"},"resourceFieldRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceFieldSelector"},"configMapKeyRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapKeySelector"},"secretKeyRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretKeySelector"},"fileKeyRef":{"$ref":"#/definitions/io.k8s.api.core.v1.FileKeySelector"}}};
+const schema112 = {"type":"object","properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}};
+
+function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err0];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err0);
 }
 errors++;
 }
 }
-if(data.configMapKeyRef !== undefined){
-let data7 = data.configMapKeyRef;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.name !== undefined){
-if(typeof data7.name !== "string"){
-const err7 = {instancePath:instancePath+"/configMapKeyRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapKeySelector/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err1 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err1];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err1);
 }
 errors++;
 }
 }
-if(data7.key !== undefined){
-if(typeof data7.key !== "string"){
-const err8 = {instancePath:instancePath+"/configMapKeyRef/key",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapKeySelector/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err2 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err2];
 }
 else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data7.optional !== undefined){
-if(typeof data7.optional !== "boolean"){
-const err9 = {instancePath:instancePath+"/configMapKeyRef/optional",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapKeySelector/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/configMapKeyRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapKeySelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err3];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err3);
+}
+errors++;
+}
+validate267.errors = vErrors;
+return errors === 0;
+}
+
+const schema113 = {"type":"object","properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}};
+
+function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
 }
 errors++;
 }
 }
-if(data.secretKeyRef !== undefined){
-let data11 = data.secretKeyRef;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.name !== undefined){
-if(typeof data11.name !== "string"){
-const err11 = {instancePath:instancePath+"/secretKeyRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretKeySelector/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err1 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err1];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err1);
 }
 errors++;
 }
 }
-if(data11.key !== undefined){
-if(typeof data11.key !== "string"){
-const err12 = {instancePath:instancePath+"/secretKeyRef/key",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretKeySelector/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err2 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err2];
 }
 else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data11.optional !== undefined){
-if(typeof data11.optional !== "boolean"){
-const err13 = {instancePath:instancePath+"/secretKeyRef/optional",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretKeySelector/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/secretKeyRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretKeySelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.fileKeyRef !== undefined){
-let data15 = data.fileKeyRef;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.volumeName !== undefined){
-if(typeof data15.volumeName !== "string"){
-const err15 = {instancePath:instancePath+"/fileKeyRef/volumeName",schemaPath:"#/definitions/io.k8s.api.core.v1.FileKeySelector/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data15.path !== undefined){
-if(typeof data15.path !== "string"){
-const err16 = {instancePath:instancePath+"/fileKeyRef/path",schemaPath:"#/definitions/io.k8s.api.core.v1.FileKeySelector/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data15.key !== undefined){
-if(typeof data15.key !== "string"){
-const err17 = {instancePath:instancePath+"/fileKeyRef/key",schemaPath:"#/definitions/io.k8s.api.core.v1.FileKeySelector/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data15.optional !== undefined){
-if(typeof data15.optional !== "boolean"){
-const err18 = {instancePath:instancePath+"/fileKeyRef/optional",schemaPath:"#/definitions/io.k8s.api.core.v1.FileKeySelector/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/fileKeyRef",schemaPath:"#/definitions/io.k8s.api.core.v1.FileKeySelector/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err3];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err3);
+}
+errors++;
+}
+validate269.errors = vErrors;
+return errors === 0;
+}
+
+const schema114 = {"type":"object","properties":{"volumeName":{"type":"string"},"path":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}};
+
+function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeName !== undefined){
+if(typeof data.volumeName !== "string"){
+const err0 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err2 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err3 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err4];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err4);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate271.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.fieldRef !== undefined){
+if(!(validate205(data.fieldRef, {instancePath:instancePath+"/fieldRef",parentData:data,parentDataProperty:"fieldRef",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
+errors = vErrors.length;
+}
+}
+if(data.resourceFieldRef !== undefined){
+if(!(validate207(data.resourceFieldRef, {instancePath:instancePath+"/resourceFieldRef",parentData:data,parentDataProperty:"resourceFieldRef",rootData}))){
+vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);
+errors = vErrors.length;
+}
+}
+if(data.configMapKeyRef !== undefined){
+if(!(validate267(data.configMapKeyRef, {instancePath:instancePath+"/configMapKeyRef",parentData:data,parentDataProperty:"configMapKeyRef",rootData}))){
+vErrors = vErrors === null ? validate267.errors : vErrors.concat(validate267.errors);
+errors = vErrors.length;
+}
+}
+if(data.secretKeyRef !== undefined){
+if(!(validate269(data.secretKeyRef, {instancePath:instancePath+"/secretKeyRef",parentData:data,parentDataProperty:"secretKeyRef",rootData}))){
+vErrors = vErrors === null ? validate269.errors : vErrors.concat(validate269.errors);
+errors = vErrors.length;
+}
+}
+if(data.fileKeyRef !== undefined){
+if(!(validate271(data.fileKeyRef, {instancePath:instancePath+"/fileKeyRef",parentData:data,parentDataProperty:"fileKeyRef",rootData}))){
+vErrors = vErrors === null ? validate271.errors : vErrors.concat(validate271.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate264.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -10681,8 +9330,8 @@ errors++;
 }
 }
 if(data.valueFrom !== undefined){
-if(!(validate128(data.valueFrom, {instancePath:instancePath+"/valueFrom",parentData:data,parentDataProperty:"valueFrom",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate264(data.valueFrom, {instancePath:instancePath+"/valueFrom",parentData:data,parentDataProperty:"valueFrom",rootData}))){
+vErrors = vErrors === null ? validate264.errors : vErrors.concat(validate264.errors);
 errors = vErrors.length;
 }
 }
@@ -10697,14 +9346,58 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate263.errors = vErrors;
 return errors === 0;
 }
 
-const schema157 = {"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"type":["string","number"]}},"requests":{"type":"object","additionalProperties":{"type":["string","number"]}},"claims":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceClaim"}}}};
-const schema158 = {"type":"object","properties":{"name":{"type":"string"},"request":{"type":"string"}}};
+const schema115 = {"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"type":["string","number"]}},"requests":{"type":"object","additionalProperties":{"type":["string","number"]}},"claims":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceClaim"}}}};
+const schema116 = {"type":"object","properties":{"name":{"type":"string"},"request":{"type":"string"}}};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.request !== undefined){
+if(typeof data.request !== "string"){
+const err1 = {instancePath:instancePath+"/request",schemaPath:"#/properties/request/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate276.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -10714,7 +9407,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
 if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
-const err0 = {instancePath:instancePath+"/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: schema157.properties.limits.additionalProperties.type},message:"must be string,number"};
+const err0 = {instancePath:instancePath+"/limits/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: schema115.properties.limits.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10742,7 +9435,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 let data3 = data2[key1];
 if((typeof data3 !== "string") && (!(typeof data3 == "number"))){
-const err2 = {instancePath:instancePath+"/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/requests/additionalProperties/type",keyword:"type",params:{type: schema157.properties.requests.additionalProperties.type},message:"must be string,number"};
+const err2 = {instancePath:instancePath+"/requests/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/requests/additionalProperties/type",keyword:"type",params:{type: schema115.properties.requests.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10769,11 +9462,14 @@ let data4 = data.claims;
 if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err4 = {instancePath:instancePath+"/claims/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceClaim/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate276(data4[i0], {instancePath:instancePath+"/claims/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate276.errors : vErrors.concat(validate276.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/claims",schemaPath:"#/properties/claims/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10783,9 +9479,90 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data5.request !== undefined){
-if(typeof data5.request !== "string"){
-const err5 = {instancePath:instancePath+"/claims/" + i0+"/request",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceClaim/properties/request/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate275.errors = vErrors;
+return errors === 0;
+}
+
+const schema117 = {"type":"object","properties":{"name":{"type":"string"},"readOnly":{"type":"boolean"},"mountPath":{"type":"string"},"subPath":{"type":"string"},"mountPropagation":{"type":"string"},"subPathExpr":{"type":"string"},"recursiveReadOnly":{"type":"string"},"bindMountOptions":{"type":"array","items":{"type":"string"}}}};
+
+function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err1 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.mountPath !== undefined){
+if(typeof data.mountPath !== "string"){
+const err2 = {instancePath:instancePath+"/mountPath",schemaPath:"#/properties/mountPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.subPath !== undefined){
+if(typeof data.subPath !== "string"){
+const err3 = {instancePath:instancePath+"/subPath",schemaPath:"#/properties/subPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.mountPropagation !== undefined){
+if(typeof data.mountPropagation !== "string"){
+const err4 = {instancePath:instancePath+"/mountPropagation",schemaPath:"#/properties/mountPropagation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.subPathExpr !== undefined){
+if(typeof data.subPathExpr !== "string"){
+const err5 = {instancePath:instancePath+"/subPathExpr",schemaPath:"#/properties/subPathExpr/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10795,9 +9572,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/claims/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceClaim/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.recursiveReadOnly !== undefined){
+if(typeof data.recursiveReadOnly !== "string"){
+const err6 = {instancePath:instancePath+"/recursiveReadOnly",schemaPath:"#/properties/recursiveReadOnly/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10807,9 +9584,13 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/claims",schemaPath:"#/properties/claims/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.bindMountOptions !== undefined){
+let data7 = data.bindMountOptions;
+if(Array.isArray(data7)){
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data7[i0] !== "string"){
+const err7 = {instancePath:instancePath+"/bindMountOptions/" + i0,schemaPath:"#/properties/bindMountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10821,7 +9602,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/bindMountOptions",schemaPath:"#/properties/bindMountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10830,18 +9611,120 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate131.errors = vErrors;
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate279.errors = vErrors;
 return errors === 0;
 }
 
-const schema160 = {"type":"object","properties":{"exec":{"$ref":"#/definitions/io.k8s.api.core.v1.ExecAction"},"httpGet":{"$ref":"#/definitions/io.k8s.api.core.v1.HTTPGetAction"},"tcpSocket":{"$ref":"#/definitions/io.k8s.api.core.v1.TCPSocketAction"},"grpc":{"$ref":"#/definitions/io.k8s.api.core.v1.GRPCAction"},"initialDelaySeconds":{"type":"integer"},"timeoutSeconds":{"type":"integer"},"periodSeconds":{"type":"integer"},"successThreshold":{"type":"integer"},"failureThreshold":{"type":"integer"},"terminationGracePeriodSeconds":{"type":"integer"}}};
-const schema161 = {"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}}};
-const schema164 = {"type":"object","properties":{"port":{"type":["string","integer"]},"host":{"type":"string"}}};
-const schema165 = {"type":"object","properties":{"port":{"type":"integer"},"service":{"type":"string"},"mode":{"type":"string"}}};
-const schema162 = {"type":"object","properties":{"path":{"type":"string"},"port":{"type":["string","integer"]},"host":{"type":"string"},"scheme":{"type":"string"},"httpHeaders":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HTTPHeader"}},"protocol":{"type":"string"}}};
-const schema163 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}};
+const schema118 = {"type":"object","properties":{"exec":{"$ref":"#/definitions/io.k8s.api.core.v1.ExecAction"},"httpGet":{"$ref":"#/definitions/io.k8s.api.core.v1.HTTPGetAction"},"tcpSocket":{"$ref":"#/definitions/io.k8s.api.core.v1.TCPSocketAction"},"grpc":{"$ref":"#/definitions/io.k8s.api.core.v1.GRPCAction"},"initialDelaySeconds":{"type":"integer"},"timeoutSeconds":{"type":"integer"},"periodSeconds":{"type":"integer"},"successThreshold":{"type":"integer"},"failureThreshold":{"type":"integer"},"terminationGracePeriodSeconds":{"type":"integer"}}};
+const schema119 = {"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}}};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.command !== undefined){
+let data0 = data.command;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/command/" + i0,schemaPath:"#/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate282.errors = vErrors;
+return errors === 0;
+}
+
+const schema120 = {"type":"object","properties":{"path":{"type":"string"},"port":{"type":["string","integer"]},"host":{"type":"string"},"scheme":{"type":"string"},"httpHeaders":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HTTPHeader"}},"protocol":{"type":"string"}}};
+const schema121 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}};
+
+function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.value !== undefined){
+if(typeof data.value !== "string"){
+const err1 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate285.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -10860,7 +9743,7 @@ errors++;
 if(data.port !== undefined){
 let data1 = data.port;
 if((typeof data1 !== "string") && (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))))){
-const err1 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: schema162.properties.port.type},message:"must be string,integer"};
+const err1 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: schema120.properties.port.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10899,98 +9782,60 @@ let data4 = data.httpHeaders;
 if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err4 = {instancePath:instancePath+"/httpHeaders/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.HTTPHeader/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate285(data4[i0], {instancePath:instancePath+"/httpHeaders/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate285.errors : vErrors.concat(validate285.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/httpHeaders",schemaPath:"#/properties/httpHeaders/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data5.value !== undefined){
-if(typeof data5.value !== "string"){
-const err5 = {instancePath:instancePath+"/httpHeaders/" + i0+"/value",schemaPath:"#/definitions/io.k8s.api.core.v1.HTTPHeader/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/httpHeaders/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.HTTPHeader/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/httpHeaders",schemaPath:"#/properties/httpHeaders/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
 }
 errors++;
 }
 }
 if(data.protocol !== undefined){
 if(typeof data.protocol !== "string"){
-const err8 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err5];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err5);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err6];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err6);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate284.errors = vErrors;
 return errors === 0;
 }
 
+const schema122 = {"type":"object","properties":{"port":{"type":["string","integer"]},"host":{"type":"string"}}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.exec !== undefined){
-let data0 = data.exec;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.command !== undefined){
-let data1 = data0.command;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data1[i0] !== "string"){
-const err0 = {instancePath:instancePath+"/exec/command/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ExecAction/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.port !== undefined){
+let data0 = data.port;
+if((typeof data0 !== "string") && (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))))){
+const err0 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: schema122.properties.port.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11000,9 +9845,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-}
-else {
-const err1 = {instancePath:instancePath+"/exec/command",schemaPath:"#/definitions/io.k8s.api.core.v1.ExecAction/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.host !== undefined){
+if(typeof data.host !== "string"){
+const err1 = {instancePath:instancePath+"/host",schemaPath:"#/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11014,7 +9859,53 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/exec",schemaPath:"#/definitions/io.k8s.api.core.v1.ExecAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate288.errors = vErrors;
+return errors === 0;
+}
+
+const schema123 = {"type":"object","properties":{"port":{"type":"integer"},"service":{"type":"string"},"mode":{"type":"string"}}};
+
+function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.port !== undefined){
+let data0 = data.port;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.service !== undefined){
+if(typeof data.service !== "string"){
+const err1 = {instancePath:instancePath+"/service",schemaPath:"#/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+if(typeof data.mode !== "string"){
+const err2 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11024,19 +9915,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.httpGet !== undefined){
-if(!(validate134(data.httpGet, {instancePath:instancePath+"/httpGet",parentData:data,parentDataProperty:"httpGet",rootData}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
-errors = vErrors.length;
 }
-}
-if(data.tcpSocket !== undefined){
-let data4 = data.tcpSocket;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.port !== undefined){
-let data5 = data4.port;
-if((typeof data5 !== "string") && (!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))))){
-const err3 = {instancePath:instancePath+"/tcpSocket/port",schemaPath:"#/definitions/io.k8s.api.core.v1.TCPSocketAction/properties/port/type",keyword:"type",params:{type: schema164.properties.port.type},message:"must be string,integer"};
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11045,194 +9926,144 @@ vErrors.push(err3);
 }
 errors++;
 }
+validate290.errors = vErrors;
+return errors === 0;
 }
-if(data4.host !== undefined){
-if(typeof data4.host !== "string"){
-const err4 = {instancePath:instancePath+"/tcpSocket/host",schemaPath:"#/definitions/io.k8s.api.core.v1.TCPSocketAction/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
+
+
+function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.exec !== undefined){
+if(!(validate282(data.exec, {instancePath:instancePath+"/exec",parentData:data,parentDataProperty:"exec",rootData}))){
+vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
+errors = vErrors.length;
 }
-else {
-vErrors.push(err4);
 }
-errors++;
+if(data.httpGet !== undefined){
+if(!(validate284(data.httpGet, {instancePath:instancePath+"/httpGet",parentData:data,parentDataProperty:"httpGet",rootData}))){
+vErrors = vErrors === null ? validate284.errors : vErrors.concat(validate284.errors);
+errors = vErrors.length;
 }
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/tcpSocket",schemaPath:"#/definitions/io.k8s.api.core.v1.TCPSocketAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
+if(data.tcpSocket !== undefined){
+if(!(validate288(data.tcpSocket, {instancePath:instancePath+"/tcpSocket",parentData:data,parentDataProperty:"tcpSocket",rootData}))){
+vErrors = vErrors === null ? validate288.errors : vErrors.concat(validate288.errors);
+errors = vErrors.length;
 }
 }
 if(data.grpc !== undefined){
-let data7 = data.grpc;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.port !== undefined){
-let data8 = data7.port;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err6 = {instancePath:instancePath+"/grpc/port",schemaPath:"#/definitions/io.k8s.api.core.v1.GRPCAction/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data7.service !== undefined){
-if(typeof data7.service !== "string"){
-const err7 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/definitions/io.k8s.api.core.v1.GRPCAction/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data7.mode !== undefined){
-if(typeof data7.mode !== "string"){
-const err8 = {instancePath:instancePath+"/grpc/mode",schemaPath:"#/definitions/io.k8s.api.core.v1.GRPCAction/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/grpc",schemaPath:"#/definitions/io.k8s.api.core.v1.GRPCAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
+if(!(validate290(data.grpc, {instancePath:instancePath+"/grpc",parentData:data,parentDataProperty:"grpc",rootData}))){
+vErrors = vErrors === null ? validate290.errors : vErrors.concat(validate290.errors);
+errors = vErrors.length;
 }
 }
 if(data.initialDelaySeconds !== undefined){
-let data11 = data.initialDelaySeconds;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err10 = {instancePath:instancePath+"/initialDelaySeconds",schemaPath:"#/properties/initialDelaySeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data4 = data.initialDelaySeconds;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err0 = {instancePath:instancePath+"/initialDelaySeconds",schemaPath:"#/properties/initialDelaySeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err0];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err0);
 }
 errors++;
 }
 }
 if(data.timeoutSeconds !== undefined){
-let data12 = data.timeoutSeconds;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err11 = {instancePath:instancePath+"/timeoutSeconds",schemaPath:"#/properties/timeoutSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data5 = data.timeoutSeconds;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err1 = {instancePath:instancePath+"/timeoutSeconds",schemaPath:"#/properties/timeoutSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err1];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err1);
 }
 errors++;
 }
 }
 if(data.periodSeconds !== undefined){
-let data13 = data.periodSeconds;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-const err12 = {instancePath:instancePath+"/periodSeconds",schemaPath:"#/properties/periodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data6 = data.periodSeconds;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err2 = {instancePath:instancePath+"/periodSeconds",schemaPath:"#/properties/periodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err2];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 if(data.successThreshold !== undefined){
-let data14 = data.successThreshold;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err13 = {instancePath:instancePath+"/successThreshold",schemaPath:"#/properties/successThreshold/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data7 = data.successThreshold;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err3 = {instancePath:instancePath+"/successThreshold",schemaPath:"#/properties/successThreshold/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err3];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err3);
 }
 errors++;
 }
 }
 if(data.failureThreshold !== undefined){
-let data15 = data.failureThreshold;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err14 = {instancePath:instancePath+"/failureThreshold",schemaPath:"#/properties/failureThreshold/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data8 = data.failureThreshold;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err4 = {instancePath:instancePath+"/failureThreshold",schemaPath:"#/properties/failureThreshold/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err4];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err4);
 }
 errors++;
 }
 }
 if(data.terminationGracePeriodSeconds !== undefined){
-let data16 = data.terminationGracePeriodSeconds;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err15 = {instancePath:instancePath+"/terminationGracePeriodSeconds",schemaPath:"#/properties/terminationGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data9 = data.terminationGracePeriodSeconds;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err5 = {instancePath:instancePath+"/terminationGracePeriodSeconds",schemaPath:"#/properties/terminationGracePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err5];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err5);
 }
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err6];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err6);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate281.errors = vErrors;
 return errors === 0;
 }
 
-const schema166 = {"type":"object","properties":{"postStart":{"$ref":"#/definitions/io.k8s.api.core.v1.LifecycleHandler"},"preStop":{"$ref":"#/definitions/io.k8s.api.core.v1.LifecycleHandler"},"stopSignal":{"type":"string"}}};
-const schema167 = {"type":"object","properties":{"exec":{"$ref":"#/definitions/io.k8s.api.core.v1.ExecAction"},"httpGet":{"$ref":"#/definitions/io.k8s.api.core.v1.HTTPGetAction"},"tcpSocket":{"$ref":"#/definitions/io.k8s.api.core.v1.TCPSocketAction"},"sleep":{"$ref":"#/definitions/io.k8s.api.core.v1.SleepAction"}}};
-const schema170 = {"type":"object","properties":{"seconds":{"type":"integer"}}};
+const schema124 = {"type":"object","properties":{"postStart":{"$ref":"#/definitions/io.k8s.api.core.v1.LifecycleHandler"},"preStop":{"$ref":"#/definitions/io.k8s.api.core.v1.LifecycleHandler"},"stopSignal":{"type":"string"}}};
+const schema125 = {"type":"object","properties":{"exec":{"$ref":"#/definitions/io.k8s.api.core.v1.ExecAction"},"httpGet":{"$ref":"#/definitions/io.k8s.api.core.v1.HTTPGetAction"},"tcpSocket":{"$ref":"#/definitions/io.k8s.api.core.v1.TCPSocketAction"},"sleep":{"$ref":"#/definitions/io.k8s.api.core.v1.SleepAction"}}};
+const schema126 = {"type":"object","properties":{"seconds":{"type":"integer"}}};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.exec !== undefined){
-let data0 = data.exec;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.command !== undefined){
-let data1 = data0.command;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data1[i0] !== "string"){
-const err0 = {instancePath:instancePath+"/exec/command/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ExecAction/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seconds !== undefined){
+let data0 = data.seconds;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11244,7 +10075,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/exec/command",schemaPath:"#/definitions/io.k8s.api.core.v1.ExecAction/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11253,122 +10084,68 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-}
-else {
-const err2 = {instancePath:instancePath+"/exec",schemaPath:"#/definitions/io.k8s.api.core.v1.ExecAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.httpGet !== undefined){
-if(!(validate134(data.httpGet, {instancePath:instancePath+"/httpGet",parentData:data,parentDataProperty:"httpGet",rootData}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
-errors = vErrors.length;
-}
-}
-if(data.tcpSocket !== undefined){
-let data4 = data.tcpSocket;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.port !== undefined){
-let data5 = data4.port;
-if((typeof data5 !== "string") && (!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))))){
-const err3 = {instancePath:instancePath+"/tcpSocket/port",schemaPath:"#/definitions/io.k8s.api.core.v1.TCPSocketAction/properties/port/type",keyword:"type",params:{type: schema164.properties.port.type},message:"must be string,integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data4.host !== undefined){
-if(typeof data4.host !== "string"){
-const err4 = {instancePath:instancePath+"/tcpSocket/host",schemaPath:"#/definitions/io.k8s.api.core.v1.TCPSocketAction/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/tcpSocket",schemaPath:"#/definitions/io.k8s.api.core.v1.TCPSocketAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.sleep !== undefined){
-let data7 = data.sleep;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.seconds !== undefined){
-let data8 = data7.seconds;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err6 = {instancePath:instancePath+"/sleep/seconds",schemaPath:"#/definitions/io.k8s.api.core.v1.SleepAction/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/sleep",schemaPath:"#/definitions/io.k8s.api.core.v1.SleepAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate139.errors = vErrors;
+validate299.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.exec !== undefined){
+if(!(validate282(data.exec, {instancePath:instancePath+"/exec",parentData:data,parentDataProperty:"exec",rootData}))){
+vErrors = vErrors === null ? validate282.errors : vErrors.concat(validate282.errors);
+errors = vErrors.length;
+}
+}
+if(data.httpGet !== undefined){
+if(!(validate284(data.httpGet, {instancePath:instancePath+"/httpGet",parentData:data,parentDataProperty:"httpGet",rootData}))){
+vErrors = vErrors === null ? validate284.errors : vErrors.concat(validate284.errors);
+errors = vErrors.length;
+}
+}
+if(data.tcpSocket !== undefined){
+if(!(validate288(data.tcpSocket, {instancePath:instancePath+"/tcpSocket",parentData:data,parentDataProperty:"tcpSocket",rootData}))){
+vErrors = vErrors === null ? validate288.errors : vErrors.concat(validate288.errors);
+errors = vErrors.length;
+}
+}
+if(data.sleep !== undefined){
+if(!(validate299(data.sleep, {instancePath:instancePath+"/sleep",parentData:data,parentDataProperty:"sleep",rootData}))){
+vErrors = vErrors === null ? validate299.errors : vErrors.concat(validate299.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate295.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.postStart !== undefined){
-if(!(validate139(data.postStart, {instancePath:instancePath+"/postStart",parentData:data,parentDataProperty:"postStart",rootData}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate295(data.postStart, {instancePath:instancePath+"/postStart",parentData:data,parentDataProperty:"postStart",rootData}))){
+vErrors = vErrors === null ? validate295.errors : vErrors.concat(validate295.errors);
 errors = vErrors.length;
 }
 }
 if(data.preStop !== undefined){
-if(!(validate139(data.preStop, {instancePath:instancePath+"/preStop",parentData:data,parentDataProperty:"preStop",rootData}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate295(data.preStop, {instancePath:instancePath+"/preStop",parentData:data,parentDataProperty:"preStop",rootData}))){
+vErrors = vErrors === null ? validate295.errors : vErrors.concat(validate295.errors);
 errors = vErrors.length;
 }
 }
@@ -11395,31 +10172,24 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate294.errors = vErrors;
 return errors === 0;
 }
 
-const schema171 = {"type":"object","properties":{"capabilities":{"$ref":"#/definitions/io.k8s.api.core.v1.Capabilities"},"privileged":{"type":"boolean"},"seLinuxOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.SELinuxOptions"},"runAsUser":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"readOnlyRootFilesystem":{"type":"boolean"},"allowPrivilegeEscalation":{"type":"boolean"},"runAsGroup":{"type":"integer"},"procMount":{"type":"string"},"windowsOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions"},"seccompProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.SeccompProfile"},"appArmorProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.AppArmorProfile"}}};
-const schema172 = {"type":"object","properties":{"add":{"type":"array","items":{"type":"string"}},"drop":{"type":"array","items":{"type":"string"}}}};
-const schema173 = {"type":"object","properties":{"user":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"level":{"type":"string"}}};
-const schema174 = {"type":"object","properties":{"gmsaCredentialSpecName":{"type":"string"},"gmsaCredentialSpec":{"type":"string"},"runAsUserName":{"type":"string"},"hostProcess":{"type":"boolean"}}};
-const schema175 = {"type":"object","properties":{"type":{"type":"string"},"localhostProfile":{"type":"string"}}};
-const schema176 = {"type":"object","properties":{"type":{"type":"string"},"localhostProfile":{"type":"string"}}};
+const schema127 = {"type":"object","properties":{"capabilities":{"$ref":"#/definitions/io.k8s.api.core.v1.Capabilities"},"privileged":{"type":"boolean"},"seLinuxOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.SELinuxOptions"},"runAsUser":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"readOnlyRootFilesystem":{"type":"boolean"},"allowPrivilegeEscalation":{"type":"boolean"},"runAsGroup":{"type":"integer"},"procMount":{"type":"string"},"windowsOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions"},"seccompProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.SeccompProfile"},"appArmorProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.AppArmorProfile"}}};
+const schema128 = {"type":"object","properties":{"add":{"type":"array","items":{"type":"string"}},"drop":{"type":"array","items":{"type":"string"}}}};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.capabilities !== undefined){
-let data0 = data.capabilities;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.add !== undefined){
-let data1 = data0.add;
-if(Array.isArray(data1)){
-const len0 = data1.length;
+if(data.add !== undefined){
+let data0 = data.add;
+if(Array.isArray(data0)){
+const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(typeof data1[i0] !== "string"){
-const err0 = {instancePath:instancePath+"/capabilities/add/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.Capabilities/properties/add/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data0[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/add/" + i0,schemaPath:"#/properties/add/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11431,7 +10201,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/capabilities/add",schemaPath:"#/definitions/io.k8s.api.core.v1.Capabilities/properties/add/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err1 = {instancePath:instancePath+"/add",schemaPath:"#/properties/add/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11441,13 +10211,13 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data0.drop !== undefined){
-let data3 = data0.drop;
-if(Array.isArray(data3)){
-const len1 = data3.length;
+if(data.drop !== undefined){
+let data2 = data.drop;
+if(Array.isArray(data2)){
+const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(typeof data3[i1] !== "string"){
-const err2 = {instancePath:instancePath+"/capabilities/drop/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.Capabilities/properties/drop/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data2[i1] !== "string"){
+const err2 = {instancePath:instancePath+"/drop/" + i1,schemaPath:"#/properties/drop/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11459,7 +10229,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/capabilities/drop",schemaPath:"#/definitions/io.k8s.api.core.v1.Capabilities/properties/drop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/drop",schemaPath:"#/properties/drop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11471,7 +10241,316 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/capabilities",schemaPath:"#/definitions/io.k8s.api.core.v1.Capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate305.errors = vErrors;
+return errors === 0;
+}
+
+const schema129 = {"type":"object","properties":{"user":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"level":{"type":"string"}}};
+
+function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user !== undefined){
+if(typeof data.user !== "string"){
+const err0 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.role !== undefined){
+if(typeof data.role !== "string"){
+const err1 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.level !== undefined){
+if(typeof data.level !== "string"){
+const err3 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate307.errors = vErrors;
+return errors === 0;
+}
+
+const schema130 = {"type":"object","properties":{"gmsaCredentialSpecName":{"type":"string"},"gmsaCredentialSpec":{"type":"string"},"runAsUserName":{"type":"string"},"hostProcess":{"type":"boolean"}}};
+
+function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.gmsaCredentialSpecName !== undefined){
+if(typeof data.gmsaCredentialSpecName !== "string"){
+const err0 = {instancePath:instancePath+"/gmsaCredentialSpecName",schemaPath:"#/properties/gmsaCredentialSpecName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.gmsaCredentialSpec !== undefined){
+if(typeof data.gmsaCredentialSpec !== "string"){
+const err1 = {instancePath:instancePath+"/gmsaCredentialSpec",schemaPath:"#/properties/gmsaCredentialSpec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.runAsUserName !== undefined){
+if(typeof data.runAsUserName !== "string"){
+const err2 = {instancePath:instancePath+"/runAsUserName",schemaPath:"#/properties/runAsUserName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.hostProcess !== undefined){
+if(typeof data.hostProcess !== "boolean"){
+const err3 = {instancePath:instancePath+"/hostProcess",schemaPath:"#/properties/hostProcess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate309.errors = vErrors;
+return errors === 0;
+}
+
+const schema131 = {"type":"object","properties":{"type":{"type":"string"},"localhostProfile":{"type":"string"}}};
+
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err0 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.localhostProfile !== undefined){
+if(typeof data.localhostProfile !== "string"){
+const err1 = {instancePath:instancePath+"/localhostProfile",schemaPath:"#/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate311.errors = vErrors;
+return errors === 0;
+}
+
+const schema132 = {"type":"object","properties":{"type":{"type":"string"},"localhostProfile":{"type":"string"}}};
+
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err0 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.localhostProfile !== undefined){
+if(typeof data.localhostProfile !== "string"){
+const err1 = {instancePath:instancePath+"/localhostProfile",schemaPath:"#/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate313.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.capabilities !== undefined){
+if(!(validate305(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData}))){
+vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
+errors = vErrors.length;
+}
+}
+if(data.privileged !== undefined){
+if(typeof data.privileged !== "boolean"){
+const err0 = {instancePath:instancePath+"/privileged",schemaPath:"#/properties/privileged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.seLinuxOptions !== undefined){
+if(!(validate307(data.seLinuxOptions, {instancePath:instancePath+"/seLinuxOptions",parentData:data,parentDataProperty:"seLinuxOptions",rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+errors = vErrors.length;
+}
+}
+if(data.runAsUser !== undefined){
+let data3 = data.runAsUser;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err1 = {instancePath:instancePath+"/runAsUser",schemaPath:"#/properties/runAsUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.runAsNonRoot !== undefined){
+if(typeof data.runAsNonRoot !== "boolean"){
+const err2 = {instancePath:instancePath+"/runAsNonRoot",schemaPath:"#/properties/runAsNonRoot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.readOnlyRootFilesystem !== undefined){
+if(typeof data.readOnlyRootFilesystem !== "boolean"){
+const err3 = {instancePath:instancePath+"/readOnlyRootFilesystem",schemaPath:"#/properties/readOnlyRootFilesystem/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.allowPrivilegeEscalation !== undefined){
+if(typeof data.allowPrivilegeEscalation !== "boolean"){
+const err4 = {instancePath:instancePath+"/allowPrivilegeEscalation",schemaPath:"#/properties/allowPrivilegeEscalation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11481,9 +10560,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.privileged !== undefined){
-if(typeof data.privileged !== "boolean"){
-const err5 = {instancePath:instancePath+"/privileged",schemaPath:"#/properties/privileged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.runAsGroup !== undefined){
+let data7 = data.runAsGroup;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err5 = {instancePath:instancePath+"/runAsGroup",schemaPath:"#/properties/runAsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11493,12 +10573,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.seLinuxOptions !== undefined){
-let data6 = data.seLinuxOptions;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.user !== undefined){
-if(typeof data6.user !== "string"){
-const err6 = {instancePath:instancePath+"/seLinuxOptions/user",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.procMount !== undefined){
+if(typeof data.procMount !== "string"){
+const err6 = {instancePath:instancePath+"/procMount",schemaPath:"#/properties/procMount/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11508,9 +10585,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data6.role !== undefined){
-if(typeof data6.role !== "string"){
-const err7 = {instancePath:instancePath+"/seLinuxOptions/role",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.windowsOptions !== undefined){
+if(!(validate309(data.windowsOptions, {instancePath:instancePath+"/windowsOptions",parentData:data,parentDataProperty:"windowsOptions",rootData}))){
+vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
+errors = vErrors.length;
+}
+}
+if(data.seccompProfile !== undefined){
+if(!(validate311(data.seccompProfile, {instancePath:instancePath+"/seccompProfile",parentData:data,parentDataProperty:"seccompProfile",rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+errors = vErrors.length;
+}
+}
+if(data.appArmorProfile !== undefined){
+if(!(validate313(data.appArmorProfile, {instancePath:instancePath+"/appArmorProfile",parentData:data,parentDataProperty:"appArmorProfile",rootData}))){
+vErrors = vErrors === null ? validate313.errors : vErrors.concat(validate313.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11519,278 +10614,103 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data6.type !== undefined){
-if(typeof data6.type !== "string"){
-const err8 = {instancePath:instancePath+"/seLinuxOptions/type",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data6.level !== undefined){
-if(typeof data6.level !== "string"){
-const err9 = {instancePath:instancePath+"/seLinuxOptions/level",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/seLinuxOptions",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.runAsUser !== undefined){
-let data11 = data.runAsUser;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err11 = {instancePath:instancePath+"/runAsUser",schemaPath:"#/properties/runAsUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.runAsNonRoot !== undefined){
-if(typeof data.runAsNonRoot !== "boolean"){
-const err12 = {instancePath:instancePath+"/runAsNonRoot",schemaPath:"#/properties/runAsNonRoot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.readOnlyRootFilesystem !== undefined){
-if(typeof data.readOnlyRootFilesystem !== "boolean"){
-const err13 = {instancePath:instancePath+"/readOnlyRootFilesystem",schemaPath:"#/properties/readOnlyRootFilesystem/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.allowPrivilegeEscalation !== undefined){
-if(typeof data.allowPrivilegeEscalation !== "boolean"){
-const err14 = {instancePath:instancePath+"/allowPrivilegeEscalation",schemaPath:"#/properties/allowPrivilegeEscalation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.runAsGroup !== undefined){
-let data15 = data.runAsGroup;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err15 = {instancePath:instancePath+"/runAsGroup",schemaPath:"#/properties/runAsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.procMount !== undefined){
-if(typeof data.procMount !== "string"){
-const err16 = {instancePath:instancePath+"/procMount",schemaPath:"#/properties/procMount/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.windowsOptions !== undefined){
-let data17 = data.windowsOptions;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.gmsaCredentialSpecName !== undefined){
-if(typeof data17.gmsaCredentialSpecName !== "string"){
-const err17 = {instancePath:instancePath+"/windowsOptions/gmsaCredentialSpecName",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/gmsaCredentialSpecName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data17.gmsaCredentialSpec !== undefined){
-if(typeof data17.gmsaCredentialSpec !== "string"){
-const err18 = {instancePath:instancePath+"/windowsOptions/gmsaCredentialSpec",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/gmsaCredentialSpec/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data17.runAsUserName !== undefined){
-if(typeof data17.runAsUserName !== "string"){
-const err19 = {instancePath:instancePath+"/windowsOptions/runAsUserName",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/runAsUserName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data17.hostProcess !== undefined){
-if(typeof data17.hostProcess !== "boolean"){
-const err20 = {instancePath:instancePath+"/windowsOptions/hostProcess",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/hostProcess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/windowsOptions",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.seccompProfile !== undefined){
-let data22 = data.seccompProfile;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(data22.type !== undefined){
-if(typeof data22.type !== "string"){
-const err22 = {instancePath:instancePath+"/seccompProfile/type",schemaPath:"#/definitions/io.k8s.api.core.v1.SeccompProfile/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data22.localhostProfile !== undefined){
-if(typeof data22.localhostProfile !== "string"){
-const err23 = {instancePath:instancePath+"/seccompProfile/localhostProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.SeccompProfile/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/seccompProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.SeccompProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.appArmorProfile !== undefined){
-let data25 = data.appArmorProfile;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.type !== undefined){
-if(typeof data25.type !== "string"){
-const err25 = {instancePath:instancePath+"/appArmorProfile/type",schemaPath:"#/definitions/io.k8s.api.core.v1.AppArmorProfile/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data25.localhostProfile !== undefined){
-if(typeof data25.localhostProfile !== "string"){
-const err26 = {instancePath:instancePath+"/appArmorProfile/localhostProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.AppArmorProfile/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/appArmorProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.AppArmorProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-}
-else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-validate144.errors = vErrors;
+validate304.errors = vErrors;
 return errors === 0;
 }
 
-const schema177 = {"type":"object","properties":{"prefix":{"type":"string"},"configMapRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapEnvSource"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretEnvSource"}}};
-const schema178 = {"type":"object","properties":{"name":{"type":"string"},"optional":{"type":"boolean"}}};
-const schema179 = {"type":"object","properties":{"name":{"type":"string"},"optional":{"type":"boolean"}}};
+const schema133 = {"type":"object","properties":{"prefix":{"type":"string"},"configMapRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapEnvSource"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretEnvSource"}}};
+const schema134 = {"type":"object","properties":{"name":{"type":"string"},"optional":{"type":"boolean"}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err1 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate317.errors = vErrors;
+return errors === 0;
+}
+
+const schema135 = {"type":"object","properties":{"name":{"type":"string"},"optional":{"type":"boolean"}}};
+
+function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.optional !== undefined){
+if(typeof data.optional !== "boolean"){
+const err1 = {instancePath:instancePath+"/optional",schemaPath:"#/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate319.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -11807,11 +10727,53 @@ errors++;
 }
 }
 if(data.configMapRef !== undefined){
-let data1 = data.configMapRef;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.name !== undefined){
-if(typeof data1.name !== "string"){
-const err1 = {instancePath:instancePath+"/configMapRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapEnvSource/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate317(data.configMapRef, {instancePath:instancePath+"/configMapRef",parentData:data,parentDataProperty:"configMapRef",rootData}))){
+vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+errors = vErrors.length;
+}
+}
+if(data.secretRef !== undefined){
+if(!(validate319(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate319.errors : vErrors.concat(validate319.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate316.errors = vErrors;
+return errors === 0;
+}
+
+const schema136 = {"type":"object","properties":{"name":{"type":"string"},"devicePath":{"type":"string"}}};
+
+function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.devicePath !== undefined){
+if(typeof data.devicePath !== "string"){
+const err1 = {instancePath:instancePath+"/devicePath",schemaPath:"#/properties/devicePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11821,9 +10783,105 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.optional !== undefined){
-if(typeof data1.optional !== "boolean"){
-const err2 = {instancePath:instancePath+"/configMapRef/optional",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapEnvSource/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate322.errors = vErrors;
+return errors === 0;
+}
+
+const schema137 = {"type":"object","properties":{"resourceName":{"type":"string"},"restartPolicy":{"type":"string"}}};
+
+function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.resourceName !== undefined){
+if(typeof data.resourceName !== "string"){
+const err0 = {instancePath:instancePath+"/resourceName",schemaPath:"#/properties/resourceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.restartPolicy !== undefined){
+if(typeof data.restartPolicy !== "string"){
+const err1 = {instancePath:instancePath+"/restartPolicy",schemaPath:"#/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate325.errors = vErrors;
+return errors === 0;
+}
+
+const schema138 = {"type":"object","properties":{"action":{"type":"string"},"exitCodes":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"}}};
+const schema139 = {"type":"object","properties":{"operator":{"type":"string"},"values":{"type":"array","items":{"type":"integer"}}}};
+
+function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err0 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.values !== undefined){
+let data1 = data.values;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err1 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11835,7 +10893,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/configMapRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ConfigMapEnvSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11844,65 +10902,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.secretRef !== undefined){
-let data4 = data.secretRef;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err4 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretEnvSource/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data4.optional !== undefined){
-if(typeof data4.optional !== "boolean"){
-const err5 = {instancePath:instancePath+"/secretRef/optional",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretEnvSource/properties/optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretEnvSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate146.errors = vErrors;
+validate328.errors = vErrors;
 return errors === 0;
 }
 
-const schema182 = {"type":"object","properties":{"action":{"type":"string"},"exitCodes":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"}}};
-const schema183 = {"type":"object","properties":{"operator":{"type":"string"},"values":{"type":"array","items":{"type":"integer"}}}};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -11919,11 +10924,14 @@ errors++;
 }
 }
 if(data.exitCodes !== undefined){
-let data1 = data.exitCodes;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.operator !== undefined){
-if(typeof data1.operator !== "string"){
-const err1 = {instancePath:instancePath+"/exitCodes/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate328(data.exitCodes, {instancePath:instancePath+"/exitCodes",parentData:data,parentDataProperty:"exitCodes",rootData}))){
+vErrors = vErrors === null ? validate328.errors : vErrors.concat(validate328.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11932,65 +10940,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data1.values !== undefined){
-let data3 = data1.values;
-if(Array.isArray(data3)){
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err2 = {instancePath:instancePath+"/exitCodes/values/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes/properties/values/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/exitCodes/values",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/exitCodes",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate149.errors = vErrors;
+validate327.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -12091,11 +11046,14 @@ let data7 = data.ports;
 if(Array.isArray(data7)){
 const len2 = data7.length;
 for(let i2=0; i2<len2; i2++){
-let data8 = data7[i2];
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.name !== undefined){
-if(typeof data8.name !== "string"){
-const err7 = {instancePath:instancePath+"/ports/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate261(data7[i2], {instancePath:instancePath+"/ports/" + i2,parentData:data7,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate261.errors : vErrors.concat(validate261.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/ports",schemaPath:"#/properties/ports/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12105,10 +11063,19 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data8.hostPort !== undefined){
-let data10 = data8.hostPort;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err8 = {instancePath:instancePath+"/ports/" + i2+"/hostPort",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/hostPort/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.env !== undefined){
+let data9 = data.env;
+if(Array.isArray(data9)){
+const len3 = data9.length;
+for(let i3=0; i3<len3; i3++){
+if(!(validate263(data9[i3], {instancePath:instancePath+"/env/" + i3,parentData:data9,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate263.errors : vErrors.concat(validate263.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12118,10 +11085,25 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data8.containerPort !== undefined){
-let data11 = data8.containerPort;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err9 = {instancePath:instancePath+"/ports/" + i2+"/containerPort",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/containerPort/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.resources !== undefined){
+if(!(validate275(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
+vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
+errors = vErrors.length;
+}
+}
+if(data.volumeMounts !== undefined){
+let data12 = data.volumeMounts;
+if(Array.isArray(data12)){
+const len4 = data12.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate279(data12[i4], {instancePath:instancePath+"/volumeMounts/" + i4,parentData:data12,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate279.errors : vErrors.concat(validate279.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/volumeMounts",schemaPath:"#/properties/volumeMounts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12131,9 +11113,27 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data8.protocol !== undefined){
-if(typeof data8.protocol !== "string"){
-const err10 = {instancePath:instancePath+"/ports/" + i2+"/protocol",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.livenessProbe !== undefined){
+if(!(validate281(data.livenessProbe, {instancePath:instancePath+"/livenessProbe",parentData:data,parentDataProperty:"livenessProbe",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+}
+if(data.readinessProbe !== undefined){
+if(!(validate281(data.readinessProbe, {instancePath:instancePath+"/readinessProbe",parentData:data,parentDataProperty:"readinessProbe",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+}
+if(data.lifecycle !== undefined){
+if(!(validate294(data.lifecycle, {instancePath:instancePath+"/lifecycle",parentData:data,parentDataProperty:"lifecycle",rootData}))){
+vErrors = vErrors === null ? validate294.errors : vErrors.concat(validate294.errors);
+errors = vErrors.length;
+}
+}
+if(data.terminationMessagePath !== undefined){
+if(typeof data.terminationMessagePath !== "string"){
+const err10 = {instancePath:instancePath+"/terminationMessagePath",schemaPath:"#/properties/terminationMessagePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12143,9 +11143,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data8.hostIP !== undefined){
-if(typeof data8.hostIP !== "string"){
-const err11 = {instancePath:instancePath+"/ports/" + i2+"/hostIP",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/hostIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.imagePullPolicy !== undefined){
+if(typeof data.imagePullPolicy !== "string"){
+const err11 = {instancePath:instancePath+"/imagePullPolicy",schemaPath:"#/properties/imagePullPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12155,9 +11155,15 @@ vErrors.push(err11);
 errors++;
 }
 }
+if(data.securityContext !== undefined){
+if(!(validate304(data.securityContext, {instancePath:instancePath+"/securityContext",parentData:data,parentDataProperty:"securityContext",rootData}))){
+vErrors = vErrors === null ? validate304.errors : vErrors.concat(validate304.errors);
+errors = vErrors.length;
 }
-else {
-const err12 = {instancePath:instancePath+"/ports/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data.stdin !== undefined){
+if(typeof data.stdin !== "boolean"){
+const err12 = {instancePath:instancePath+"/stdin",schemaPath:"#/properties/stdin/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12167,9 +11173,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/ports",schemaPath:"#/properties/ports/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.stdinOnce !== undefined){
+if(typeof data.stdinOnce !== "boolean"){
+const err13 = {instancePath:instancePath+"/stdinOnce",schemaPath:"#/properties/stdinOnce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12179,19 +11185,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.env !== undefined){
-let data14 = data.env;
-if(Array.isArray(data14)){
-const len3 = data14.length;
-for(let i3=0; i3<len3; i3++){
-if(!(validate127(data14[i3], {instancePath:instancePath+"/env/" + i3,parentData:data14,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.tty !== undefined){
+if(typeof data.tty !== "boolean"){
+const err14 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12201,22 +11197,19 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.resources !== undefined){
-if(!(validate131(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(data.envFrom !== undefined){
+let data23 = data.envFrom;
+if(Array.isArray(data23)){
+const len5 = data23.length;
+for(let i5=0; i5<len5; i5++){
+if(!(validate316(data23[i5], {instancePath:instancePath+"/envFrom/" + i5,parentData:data23,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 }
-if(data.volumeMounts !== undefined){
-let data17 = data.volumeMounts;
-if(Array.isArray(data17)){
-const len4 = data17.length;
-for(let i4=0; i4<len4; i4++){
-let data18 = data17[i4];
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.name !== undefined){
-if(typeof data18.name !== "string"){
-const err15 = {instancePath:instancePath+"/volumeMounts/" + i4+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err15 = {instancePath:instancePath+"/envFrom",schemaPath:"#/properties/envFrom/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12226,9 +11219,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data18.readOnly !== undefined){
-if(typeof data18.readOnly !== "boolean"){
-const err16 = {instancePath:instancePath+"/volumeMounts/" + i4+"/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.terminationMessagePolicy !== undefined){
+if(typeof data.terminationMessagePolicy !== "string"){
+const err16 = {instancePath:instancePath+"/terminationMessagePolicy",schemaPath:"#/properties/terminationMessagePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12238,9 +11231,19 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data18.mountPath !== undefined){
-if(typeof data18.mountPath !== "string"){
-const err17 = {instancePath:instancePath+"/volumeMounts/" + i4+"/mountPath",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/mountPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeDevices !== undefined){
+let data26 = data.volumeDevices;
+if(Array.isArray(data26)){
+const len6 = data26.length;
+for(let i6=0; i6<len6; i6++){
+if(!(validate322(data26[i6], {instancePath:instancePath+"/volumeDevices/" + i6,parentData:data26,parentDataProperty:i6,rootData}))){
+vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/volumeDevices",schemaPath:"#/properties/volumeDevices/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12250,9 +11253,25 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data18.subPath !== undefined){
-if(typeof data18.subPath !== "string"){
-const err18 = {instancePath:instancePath+"/volumeMounts/" + i4+"/subPath",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/subPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.startupProbe !== undefined){
+if(!(validate281(data.startupProbe, {instancePath:instancePath+"/startupProbe",parentData:data,parentDataProperty:"startupProbe",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+}
+if(data.resizePolicy !== undefined){
+let data29 = data.resizePolicy;
+if(Array.isArray(data29)){
+const len7 = data29.length;
+for(let i7=0; i7<len7; i7++){
+if(!(validate325(data29[i7], {instancePath:instancePath+"/resizePolicy/" + i7,parentData:data29,parentDataProperty:i7,rootData}))){
+vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/resizePolicy",schemaPath:"#/properties/resizePolicy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12262,9 +11281,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data18.mountPropagation !== undefined){
-if(typeof data18.mountPropagation !== "string"){
-const err19 = {instancePath:instancePath+"/volumeMounts/" + i4+"/mountPropagation",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/mountPropagation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restartPolicy !== undefined){
+if(typeof data.restartPolicy !== "string"){
+const err19 = {instancePath:instancePath+"/restartPolicy",schemaPath:"#/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12274,9 +11293,19 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data18.subPathExpr !== undefined){
-if(typeof data18.subPathExpr !== "string"){
-const err20 = {instancePath:instancePath+"/volumeMounts/" + i4+"/subPathExpr",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/subPathExpr/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restartPolicyRules !== undefined){
+let data32 = data.restartPolicyRules;
+if(Array.isArray(data32)){
+const len8 = data32.length;
+for(let i8=0; i8<len8; i8++){
+if(!(validate327(data32[i8], {instancePath:instancePath+"/restartPolicyRules/" + i8,parentData:data32,parentDataProperty:i8,rootData}))){
+vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/restartPolicyRules",schemaPath:"#/properties/restartPolicyRules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12286,9 +11315,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data18.recursiveReadOnly !== undefined){
-if(typeof data18.recursiveReadOnly !== "string"){
-const err21 = {instancePath:instancePath+"/volumeMounts/" + i4+"/recursiveReadOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/recursiveReadOnly/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12297,355 +11326,20 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data18.bindMountOptions !== undefined){
-let data26 = data18.bindMountOptions;
-if(Array.isArray(data26)){
-const len5 = data26.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data26[i5] !== "string"){
-const err22 = {instancePath:instancePath+"/volumeMounts/" + i4+"/bindMountOptions/" + i5,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/bindMountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/volumeMounts/" + i4+"/bindMountOptions",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/bindMountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/volumeMounts/" + i4,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/volumeMounts",schemaPath:"#/properties/volumeMounts/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.livenessProbe !== undefined){
-if(!(validate133(data.livenessProbe, {instancePath:instancePath+"/livenessProbe",parentData:data,parentDataProperty:"livenessProbe",rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
-errors = vErrors.length;
-}
-}
-if(data.readinessProbe !== undefined){
-if(!(validate133(data.readinessProbe, {instancePath:instancePath+"/readinessProbe",parentData:data,parentDataProperty:"readinessProbe",rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
-errors = vErrors.length;
-}
-}
-if(data.lifecycle !== undefined){
-if(!(validate138(data.lifecycle, {instancePath:instancePath+"/lifecycle",parentData:data,parentDataProperty:"lifecycle",rootData}))){
-vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
-errors = vErrors.length;
-}
-}
-if(data.terminationMessagePath !== undefined){
-if(typeof data.terminationMessagePath !== "string"){
-const err26 = {instancePath:instancePath+"/terminationMessagePath",schemaPath:"#/properties/terminationMessagePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.imagePullPolicy !== undefined){
-if(typeof data.imagePullPolicy !== "string"){
-const err27 = {instancePath:instancePath+"/imagePullPolicy",schemaPath:"#/properties/imagePullPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.securityContext !== undefined){
-if(!(validate144(data.securityContext, {instancePath:instancePath+"/securityContext",parentData:data,parentDataProperty:"securityContext",rootData}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
-errors = vErrors.length;
-}
-}
-if(data.stdin !== undefined){
-if(typeof data.stdin !== "boolean"){
-const err28 = {instancePath:instancePath+"/stdin",schemaPath:"#/properties/stdin/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.stdinOnce !== undefined){
-if(typeof data.stdinOnce !== "boolean"){
-const err29 = {instancePath:instancePath+"/stdinOnce",schemaPath:"#/properties/stdinOnce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.tty !== undefined){
-if(typeof data.tty !== "boolean"){
-const err30 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.envFrom !== undefined){
-let data37 = data.envFrom;
-if(Array.isArray(data37)){
-const len6 = data37.length;
-for(let i6=0; i6<len6; i6++){
-if(!(validate146(data37[i6], {instancePath:instancePath+"/envFrom/" + i6,parentData:data37,parentDataProperty:i6,rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/envFrom",schemaPath:"#/properties/envFrom/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.terminationMessagePolicy !== undefined){
-if(typeof data.terminationMessagePolicy !== "string"){
-const err32 = {instancePath:instancePath+"/terminationMessagePolicy",schemaPath:"#/properties/terminationMessagePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.volumeDevices !== undefined){
-let data40 = data.volumeDevices;
-if(Array.isArray(data40)){
-const len7 = data40.length;
-for(let i7=0; i7<len7; i7++){
-let data41 = data40[i7];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.name !== undefined){
-if(typeof data41.name !== "string"){
-const err33 = {instancePath:instancePath+"/volumeDevices/" + i7+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeDevice/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data41.devicePath !== undefined){
-if(typeof data41.devicePath !== "string"){
-const err34 = {instancePath:instancePath+"/volumeDevices/" + i7+"/devicePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeDevice/properties/devicePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/volumeDevices/" + i7,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeDevice/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/volumeDevices",schemaPath:"#/properties/volumeDevices/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data.startupProbe !== undefined){
-if(!(validate133(data.startupProbe, {instancePath:instancePath+"/startupProbe",parentData:data,parentDataProperty:"startupProbe",rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
-errors = vErrors.length;
-}
-}
-if(data.resizePolicy !== undefined){
-let data45 = data.resizePolicy;
-if(Array.isArray(data45)){
-const len8 = data45.length;
-for(let i8=0; i8<len8; i8++){
-let data46 = data45[i8];
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-if(data46.resourceName !== undefined){
-if(typeof data46.resourceName !== "string"){
-const err37 = {instancePath:instancePath+"/resizePolicy/" + i8+"/resourceName",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy/properties/resourceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data46.restartPolicy !== undefined){
-if(typeof data46.restartPolicy !== "string"){
-const err38 = {instancePath:instancePath+"/resizePolicy/" + i8+"/restartPolicy",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/resizePolicy/" + i8,schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/resizePolicy",schemaPath:"#/properties/resizePolicy/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data.restartPolicy !== undefined){
-if(typeof data.restartPolicy !== "string"){
-const err41 = {instancePath:instancePath+"/restartPolicy",schemaPath:"#/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.restartPolicyRules !== undefined){
-let data50 = data.restartPolicyRules;
-if(Array.isArray(data50)){
-const len9 = data50.length;
-for(let i9=0; i9<len9; i9++){
-if(!(validate149(data50[i9], {instancePath:instancePath+"/restartPolicyRules/" + i9,parentData:data50,parentDataProperty:i9,rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/restartPolicyRules",schemaPath:"#/properties/restartPolicyRules/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-}
-else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-validate126.errors = vErrors;
+validate260.errors = vErrors;
 return errors === 0;
 }
 
-const schema184 = {"type":"object","properties":{"seLinuxOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.SELinuxOptions"},"runAsUser":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"supplementalGroups":{"type":"array","items":{"type":"integer"}},"fsGroup":{"type":"integer"},"runAsGroup":{"type":"integer"},"sysctls":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Sysctl"}},"windowsOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions"},"fsGroupChangePolicy":{"type":"string"},"seccompProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.SeccompProfile"},"appArmorProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.AppArmorProfile"},"supplementalGroupsPolicy":{"type":"string"},"seLinuxChangePolicy":{"type":"string"}}};
-const schema186 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}};
+const schema140 = {"type":"object","properties":{"seLinuxOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.SELinuxOptions"},"runAsUser":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"supplementalGroups":{"type":"array","items":{"type":"integer"}},"fsGroup":{"type":"integer"},"runAsGroup":{"type":"integer"},"sysctls":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Sysctl"}},"windowsOptions":{"$ref":"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions"},"fsGroupChangePolicy":{"type":"string"},"seccompProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.SeccompProfile"},"appArmorProfile":{"$ref":"#/definitions/io.k8s.api.core.v1.AppArmorProfile"},"supplementalGroupsPolicy":{"type":"string"},"seLinuxChangePolicy":{"type":"string"}}};
+const schema141 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.seLinuxOptions !== undefined){
-let data0 = data.seLinuxOptions;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.user !== undefined){
-if(typeof data0.user !== "string"){
-const err0 = {instancePath:instancePath+"/seLinuxOptions/user",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -12655,9 +11349,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data0.role !== undefined){
-if(typeof data0.role !== "string"){
-const err1 = {instancePath:instancePath+"/seLinuxOptions/role",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.value !== undefined){
+if(typeof data.value !== "string"){
+const err1 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -12667,9 +11361,65 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data0.type !== undefined){
-if(typeof data0.type !== "string"){
-const err2 = {instancePath:instancePath+"/seLinuxOptions/type",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate334.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.seLinuxOptions !== undefined){
+if(!(validate307(data.seLinuxOptions, {instancePath:instancePath+"/seLinuxOptions",parentData:data,parentDataProperty:"seLinuxOptions",rootData}))){
+vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+errors = vErrors.length;
+}
+}
+if(data.runAsUser !== undefined){
+let data1 = data.runAsUser;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err0 = {instancePath:instancePath+"/runAsUser",schemaPath:"#/properties/runAsUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.runAsNonRoot !== undefined){
+if(typeof data.runAsNonRoot !== "boolean"){
+const err1 = {instancePath:instancePath+"/runAsNonRoot",schemaPath:"#/properties/runAsNonRoot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.supplementalGroups !== undefined){
+let data3 = data.supplementalGroups;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err2 = {instancePath:instancePath+"/supplementalGroups/" + i0,schemaPath:"#/properties/supplementalGroups/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -12679,9 +11429,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data0.level !== undefined){
-if(typeof data0.level !== "string"){
-const err3 = {instancePath:instancePath+"/seLinuxOptions/level",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err3 = {instancePath:instancePath+"/supplementalGroups",schemaPath:"#/properties/supplementalGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12691,9 +11441,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/seLinuxOptions",schemaPath:"#/definitions/io.k8s.api.core.v1.SELinuxOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.fsGroup !== undefined){
+let data5 = data.fsGroup;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err4 = {instancePath:instancePath+"/fsGroup",schemaPath:"#/properties/fsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12703,10 +11454,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.runAsUser !== undefined){
-let data5 = data.runAsUser;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err5 = {instancePath:instancePath+"/runAsUser",schemaPath:"#/properties/runAsUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.runAsGroup !== undefined){
+let data6 = data.runAsGroup;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err5 = {instancePath:instancePath+"/runAsGroup",schemaPath:"#/properties/runAsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12716,9 +11467,19 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.runAsNonRoot !== undefined){
-if(typeof data.runAsNonRoot !== "boolean"){
-const err6 = {instancePath:instancePath+"/runAsNonRoot",schemaPath:"#/properties/runAsNonRoot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.sysctls !== undefined){
+let data7 = data.sysctls;
+if(Array.isArray(data7)){
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate334(data7[i1], {instancePath:instancePath+"/sysctls/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/sysctls",schemaPath:"#/properties/sysctls/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12728,14 +11489,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.supplementalGroups !== undefined){
-let data7 = data.supplementalGroups;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err7 = {instancePath:instancePath+"/supplementalGroups/" + i0,schemaPath:"#/properties/supplementalGroups/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.windowsOptions !== undefined){
+if(!(validate309(data.windowsOptions, {instancePath:instancePath+"/windowsOptions",parentData:data,parentDataProperty:"windowsOptions",rootData}))){
+vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
+errors = vErrors.length;
+}
+}
+if(data.fsGroupChangePolicy !== undefined){
+if(typeof data.fsGroupChangePolicy !== "string"){
+const err7 = {instancePath:instancePath+"/fsGroupChangePolicy",schemaPath:"#/properties/fsGroupChangePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12745,9 +11507,21 @@ vErrors.push(err7);
 errors++;
 }
 }
+if(data.seccompProfile !== undefined){
+if(!(validate311(data.seccompProfile, {instancePath:instancePath+"/seccompProfile",parentData:data,parentDataProperty:"seccompProfile",rootData}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+errors = vErrors.length;
 }
-else {
-const err8 = {instancePath:instancePath+"/supplementalGroups",schemaPath:"#/properties/supplementalGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+}
+if(data.appArmorProfile !== undefined){
+if(!(validate313(data.appArmorProfile, {instancePath:instancePath+"/appArmorProfile",parentData:data,parentDataProperty:"appArmorProfile",rootData}))){
+vErrors = vErrors === null ? validate313.errors : vErrors.concat(validate313.errors);
+errors = vErrors.length;
+}
+}
+if(data.supplementalGroupsPolicy !== undefined){
+if(typeof data.supplementalGroupsPolicy !== "string"){
+const err8 = {instancePath:instancePath+"/supplementalGroupsPolicy",schemaPath:"#/properties/supplementalGroupsPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12757,10 +11531,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.fsGroup !== undefined){
-let data9 = data.fsGroup;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/fsGroup",schemaPath:"#/properties/fsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.seLinuxChangePolicy !== undefined){
+if(typeof data.seLinuxChangePolicy !== "string"){
+const err9 = {instancePath:instancePath+"/seLinuxChangePolicy",schemaPath:"#/properties/seLinuxChangePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12770,10 +11543,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.runAsGroup !== undefined){
-let data10 = data.runAsGroup;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err10 = {instancePath:instancePath+"/runAsGroup",schemaPath:"#/properties/runAsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12782,259 +11554,15 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.sysctls !== undefined){
-let data11 = data.sysctls;
-if(Array.isArray(data11)){
-const len1 = data11.length;
-for(let i1=0; i1<len1; i1++){
-let data12 = data11[i1];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err11 = {instancePath:instancePath+"/sysctls/" + i1+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.Sysctl/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data12.value !== undefined){
-if(typeof data12.value !== "string"){
-const err12 = {instancePath:instancePath+"/sysctls/" + i1+"/value",schemaPath:"#/definitions/io.k8s.api.core.v1.Sysctl/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/sysctls/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.Sysctl/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/sysctls",schemaPath:"#/properties/sysctls/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.windowsOptions !== undefined){
-let data15 = data.windowsOptions;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.gmsaCredentialSpecName !== undefined){
-if(typeof data15.gmsaCredentialSpecName !== "string"){
-const err15 = {instancePath:instancePath+"/windowsOptions/gmsaCredentialSpecName",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/gmsaCredentialSpecName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data15.gmsaCredentialSpec !== undefined){
-if(typeof data15.gmsaCredentialSpec !== "string"){
-const err16 = {instancePath:instancePath+"/windowsOptions/gmsaCredentialSpec",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/gmsaCredentialSpec/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data15.runAsUserName !== undefined){
-if(typeof data15.runAsUserName !== "string"){
-const err17 = {instancePath:instancePath+"/windowsOptions/runAsUserName",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/runAsUserName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data15.hostProcess !== undefined){
-if(typeof data15.hostProcess !== "boolean"){
-const err18 = {instancePath:instancePath+"/windowsOptions/hostProcess",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/properties/hostProcess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/windowsOptions",schemaPath:"#/definitions/io.k8s.api.core.v1.WindowsSecurityContextOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.fsGroupChangePolicy !== undefined){
-if(typeof data.fsGroupChangePolicy !== "string"){
-const err20 = {instancePath:instancePath+"/fsGroupChangePolicy",schemaPath:"#/properties/fsGroupChangePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.seccompProfile !== undefined){
-let data21 = data.seccompProfile;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(data21.type !== undefined){
-if(typeof data21.type !== "string"){
-const err21 = {instancePath:instancePath+"/seccompProfile/type",schemaPath:"#/definitions/io.k8s.api.core.v1.SeccompProfile/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data21.localhostProfile !== undefined){
-if(typeof data21.localhostProfile !== "string"){
-const err22 = {instancePath:instancePath+"/seccompProfile/localhostProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.SeccompProfile/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/seccompProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.SeccompProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.appArmorProfile !== undefined){
-let data24 = data.appArmorProfile;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-if(data24.type !== undefined){
-if(typeof data24.type !== "string"){
-const err24 = {instancePath:instancePath+"/appArmorProfile/type",schemaPath:"#/definitions/io.k8s.api.core.v1.AppArmorProfile/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data24.localhostProfile !== undefined){
-if(typeof data24.localhostProfile !== "string"){
-const err25 = {instancePath:instancePath+"/appArmorProfile/localhostProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.AppArmorProfile/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/appArmorProfile",schemaPath:"#/definitions/io.k8s.api.core.v1.AppArmorProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.supplementalGroupsPolicy !== undefined){
-if(typeof data.supplementalGroupsPolicy !== "string"){
-const err27 = {instancePath:instancePath+"/supplementalGroupsPolicy",schemaPath:"#/properties/supplementalGroupsPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.seLinuxChangePolicy !== undefined){
-if(typeof data.seLinuxChangePolicy !== "string"){
-const err28 = {instancePath:instancePath+"/seLinuxChangePolicy",schemaPath:"#/properties/seLinuxChangePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-validate152.errors = vErrors;
+validate332.errors = vErrors;
 return errors === 0;
 }
 
-const schema191 = {"type":"object","properties":{"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAffinity"},"podAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinity"},"podAntiAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAntiAffinity"}}};
-const schema192 = {"type":"object","properties":{"requiredDuringSchedulingIgnoredDuringExecution":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"},"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PreferredSchedulingTerm"}}}};
-const schema193 = {"type":"object","properties":{"weight":{"type":"integer"},"preference":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}};
+const schema142 = {"type":"object","properties":{"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAffinity"},"podAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinity"},"podAntiAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAntiAffinity"}}};
+const schema143 = {"type":"object","properties":{"requiredDuringSchedulingIgnoredDuringExecution":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"},"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PreferredSchedulingTerm"}}}};
+const schema144 = {"type":"object","properties":{"weight":{"type":"integer"},"preference":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate344(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13052,8 +11580,8 @@ errors++;
 }
 }
 if(data.preference !== undefined){
-if(!(validate70(data.preference, {instancePath:instancePath+"/preference",parentData:data,parentDataProperty:"preference",rootData}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate154(data.preference, {instancePath:instancePath+"/preference",parentData:data,parentDataProperty:"preference",rootData}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 }
@@ -13068,18 +11596,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate344.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.requiredDuringSchedulingIgnoredDuringExecution !== undefined){
-if(!(validate69(data.requiredDuringSchedulingIgnoredDuringExecution, {instancePath:instancePath+"/requiredDuringSchedulingIgnoredDuringExecution",parentData:data,parentDataProperty:"requiredDuringSchedulingIgnoredDuringExecution",rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate153(data.requiredDuringSchedulingIgnoredDuringExecution, {instancePath:instancePath+"/requiredDuringSchedulingIgnoredDuringExecution",parentData:data,parentDataProperty:"requiredDuringSchedulingIgnoredDuringExecution",rootData}))){
+vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
 errors = vErrors.length;
 }
 }
@@ -13088,8 +11616,8 @@ let data1 = data.preferredDuringSchedulingIgnoredDuringExecution;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate157(data1[i0], {instancePath:instancePath+"/preferredDuringSchedulingIgnoredDuringExecution/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+if(!(validate344(data1[i0], {instancePath:instancePath+"/preferredDuringSchedulingIgnoredDuringExecution/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate344.errors : vErrors.concat(validate344.errors);
 errors = vErrors.length;
 }
 }
@@ -13116,20 +11644,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate342.errors = vErrors;
 return errors === 0;
 }
 
-const schema194 = {"type":"object","properties":{"requiredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinityTerm"}},"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.WeightedPodAffinityTerm"}}}};
-const schema195 = {"type":"object","properties":{"labelSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"namespaces":{"type":"array","items":{"type":"string"}},"topologyKey":{"type":"string"},"namespaceSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"matchLabelKeys":{"type":"array","items":{"type":"string"}},"mismatchLabelKeys":{"type":"array","items":{"type":"string"}}}};
+const schema145 = {"type":"object","properties":{"requiredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinityTerm"}},"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.WeightedPodAffinityTerm"}}}};
+const schema146 = {"type":"object","properties":{"labelSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"namespaces":{"type":"array","items":{"type":"string"}},"topologyKey":{"type":"string"},"namespaceSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"matchLabelKeys":{"type":"array","items":{"type":"string"}},"mismatchLabelKeys":{"type":"array","items":{"type":"string"}}}};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.labelSelector !== undefined){
-if(!(validate40(data.labelSelector, {instancePath:instancePath+"/labelSelector",parentData:data,parentDataProperty:"labelSelector",rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate68(data.labelSelector, {instancePath:instancePath+"/labelSelector",parentData:data,parentDataProperty:"labelSelector",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -13174,8 +11702,8 @@ errors++;
 }
 }
 if(data.namespaceSelector !== undefined){
-if(!(validate40(data.namespaceSelector, {instancePath:instancePath+"/namespaceSelector",parentData:data,parentDataProperty:"namespaceSelector",rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate68(data.namespaceSelector, {instancePath:instancePath+"/namespaceSelector",parentData:data,parentDataProperty:"namespaceSelector",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -13246,13 +11774,13 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate349.errors = vErrors;
 return errors === 0;
 }
 
-const schema196 = {"type":"object","properties":{"weight":{"type":"integer"},"podAffinityTerm":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinityTerm"}}};
+const schema147 = {"type":"object","properties":{"weight":{"type":"integer"},"podAffinityTerm":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinityTerm"}}};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13270,8 +11798,8 @@ errors++;
 }
 }
 if(data.podAffinityTerm !== undefined){
-if(!(validate162(data.podAffinityTerm, {instancePath:instancePath+"/podAffinityTerm",parentData:data,parentDataProperty:"podAffinityTerm",rootData}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate349(data.podAffinityTerm, {instancePath:instancePath+"/podAffinityTerm",parentData:data,parentDataProperty:"podAffinityTerm",rootData}))){
+vErrors = vErrors === null ? validate349.errors : vErrors.concat(validate349.errors);
 errors = vErrors.length;
 }
 }
@@ -13286,12 +11814,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate353.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13300,8 +11828,8 @@ let data0 = data.requiredDuringSchedulingIgnoredDuringExecution;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate162(data0[i0], {instancePath:instancePath+"/requiredDuringSchedulingIgnoredDuringExecution/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate349(data0[i0], {instancePath:instancePath+"/requiredDuringSchedulingIgnoredDuringExecution/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate349.errors : vErrors.concat(validate349.errors);
 errors = vErrors.length;
 }
 }
@@ -13322,8 +11850,8 @@ let data2 = data.preferredDuringSchedulingIgnoredDuringExecution;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate166(data2[i1], {instancePath:instancePath+"/preferredDuringSchedulingIgnoredDuringExecution/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate353(data2[i1], {instancePath:instancePath+"/preferredDuringSchedulingIgnoredDuringExecution/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate353.errors : vErrors.concat(validate353.errors);
 errors = vErrors.length;
 }
 }
@@ -13350,13 +11878,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate348.errors = vErrors;
 return errors === 0;
 }
 
-const schema197 = {"type":"object","properties":{"requiredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinityTerm"}},"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.WeightedPodAffinityTerm"}}}};
+const schema148 = {"type":"object","properties":{"requiredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodAffinityTerm"}},"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.WeightedPodAffinityTerm"}}}};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate357(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13365,8 +11893,8 @@ let data0 = data.requiredDuringSchedulingIgnoredDuringExecution;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate162(data0[i0], {instancePath:instancePath+"/requiredDuringSchedulingIgnoredDuringExecution/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate349(data0[i0], {instancePath:instancePath+"/requiredDuringSchedulingIgnoredDuringExecution/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate349.errors : vErrors.concat(validate349.errors);
 errors = vErrors.length;
 }
 }
@@ -13387,8 +11915,8 @@ let data2 = data.preferredDuringSchedulingIgnoredDuringExecution;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate166(data2[i1], {instancePath:instancePath+"/preferredDuringSchedulingIgnoredDuringExecution/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate353(data2[i1], {instancePath:instancePath+"/preferredDuringSchedulingIgnoredDuringExecution/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate353.errors : vErrors.concat(validate353.errors);
 errors = vErrors.length;
 }
 }
@@ -13415,30 +11943,30 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate357.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate341(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.nodeAffinity !== undefined){
-if(!(validate155(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+if(!(validate342(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
+vErrors = vErrors === null ? validate342.errors : vErrors.concat(validate342.errors);
 errors = vErrors.length;
 }
 }
 if(data.podAffinity !== undefined){
-if(!(validate161(data.podAffinity, {instancePath:instancePath+"/podAffinity",parentData:data,parentDataProperty:"podAffinity",rootData}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate348(data.podAffinity, {instancePath:instancePath+"/podAffinity",parentData:data,parentDataProperty:"podAffinity",rootData}))){
+vErrors = vErrors === null ? validate348.errors : vErrors.concat(validate348.errors);
 errors = vErrors.length;
 }
 }
 if(data.podAntiAffinity !== undefined){
-if(!(validate170(data.podAntiAffinity, {instancePath:instancePath+"/podAntiAffinity",parentData:data,parentDataProperty:"podAntiAffinity",rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate357(data.podAntiAffinity, {instancePath:instancePath+"/podAntiAffinity",parentData:data,parentDataProperty:"podAntiAffinity",rootData}))){
+vErrors = vErrors === null ? validate357.errors : vErrors.concat(validate357.errors);
 errors = vErrors.length;
 }
 }
@@ -13453,14 +11981,201 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate341.errors = vErrors;
 return errors === 0;
 }
 
-const schema200 = {"type":"object","properties":{"nameservers":{"type":"array","items":{"type":"string"}},"searches":{"type":"array","items":{"type":"string"}},"options":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodDNSConfigOption"}}}};
-const schema201 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}};
+const schema149 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"tolerationSeconds":{"type":"integer"}}};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err0 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err1 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.value !== undefined){
+if(typeof data.value !== "string"){
+const err2 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.effect !== undefined){
+if(typeof data.effect !== "string"){
+const err3 = {instancePath:instancePath+"/effect",schemaPath:"#/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.tolerationSeconds !== undefined){
+let data4 = data.tolerationSeconds;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err4 = {instancePath:instancePath+"/tolerationSeconds",schemaPath:"#/properties/tolerationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate363.errors = vErrors;
+return errors === 0;
+}
+
+const schema150 = {"type":"object","properties":{"ip":{"type":"string"},"hostnames":{"type":"array","items":{"type":"string"}}}};
+
+function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ip !== undefined){
+if(typeof data.ip !== "string"){
+const err0 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.hostnames !== undefined){
+let data1 = data.hostnames;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data1[i0] !== "string"){
+const err1 = {instancePath:instancePath+"/hostnames/" + i0,schemaPath:"#/properties/hostnames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/hostnames",schemaPath:"#/properties/hostnames/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate365.errors = vErrors;
+return errors === 0;
+}
+
+const schema151 = {"type":"object","properties":{"nameservers":{"type":"array","items":{"type":"string"}},"searches":{"type":"array","items":{"type":"string"}},"options":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodDNSConfigOption"}}}};
+const schema152 = {"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}};
+
+function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.value !== undefined){
+if(typeof data.value !== "string"){
+const err1 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate368.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13525,11 +12240,14 @@ let data4 = data.options;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-let data5 = data4[i2];
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err4 = {instancePath:instancePath+"/options/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodDNSConfigOption/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate368(data4[i2], {instancePath:instancePath+"/options/" + i2,parentData:data4,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13539,9 +12257,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data5.value !== undefined){
-if(typeof data5.value !== "string"){
-const err5 = {instancePath:instancePath+"/options/" + i2+"/value",schemaPath:"#/definitions/io.k8s.api.core.v1.PodDNSConfigOption/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13550,49 +12268,46 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/options/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.PodDNSConfigOption/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate176.errors = vErrors;
+validate367.errors = vErrors;
 return errors === 0;
 }
 
-const schema203 = {"type":"object","properties":{"maxSkew":{"type":"integer"},"topologyKey":{"type":"string"},"whenUnsatisfiable":{"type":"string"},"labelSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"minDomains":{"type":"integer"},"nodeAffinityPolicy":{"type":"string"},"nodeTaintsPolicy":{"type":"string"},"matchLabelKeys":{"type":"array","items":{"type":"string"}}}};
+const schema153 = {"type":"object","properties":{"conditionType":{"type":"string"}}};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.conditionType !== undefined){
+if(typeof data.conditionType !== "string"){
+const err0 = {instancePath:instancePath+"/conditionType",schemaPath:"#/properties/conditionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate371.errors = vErrors;
+return errors === 0;
+}
+
+const schema154 = {"type":"object","properties":{"maxSkew":{"type":"integer"},"topologyKey":{"type":"string"},"whenUnsatisfiable":{"type":"string"},"labelSelector":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"minDomains":{"type":"integer"},"nodeAffinityPolicy":{"type":"string"},"nodeTaintsPolicy":{"type":"string"},"matchLabelKeys":{"type":"array","items":{"type":"string"}}}};
+
+function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13634,8 +12349,8 @@ errors++;
 }
 }
 if(data.labelSelector !== undefined){
-if(!(validate40(data.labelSelector, {instancePath:instancePath+"/labelSelector",parentData:data,parentDataProperty:"labelSelector",rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate68(data.labelSelector, {instancePath:instancePath+"/labelSelector",parentData:data,parentDataProperty:"labelSelector",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -13715,13 +12430,13 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate178.errors = vErrors;
+validate373.errors = vErrors;
 return errors === 0;
 }
 
-const schema204 = {"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"},"command":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"workingDir":{"type":"string"},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort"}},"env":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvVar"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"volumeMounts":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeMount"}},"livenessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"readinessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"lifecycle":{"$ref":"#/definitions/io.k8s.api.core.v1.Lifecycle"},"terminationMessagePath":{"type":"string"},"imagePullPolicy":{"type":"string"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.SecurityContext"},"stdin":{"type":"boolean"},"stdinOnce":{"type":"boolean"},"tty":{"type":"boolean"},"envFrom":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvFromSource"}},"terminationMessagePolicy":{"type":"string"},"volumeDevices":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeDevice"}},"startupProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"resizePolicy":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy"}},"restartPolicy":{"type":"string"},"restartPolicyRules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerRestartRule"}},"targetContainerName":{"type":"string"}}};
+const schema155 = {"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"},"command":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"workingDir":{"type":"string"},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerPort"}},"env":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvVar"}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"volumeMounts":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeMount"}},"livenessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"readinessProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"lifecycle":{"$ref":"#/definitions/io.k8s.api.core.v1.Lifecycle"},"terminationMessagePath":{"type":"string"},"imagePullPolicy":{"type":"string"},"securityContext":{"$ref":"#/definitions/io.k8s.api.core.v1.SecurityContext"},"stdin":{"type":"boolean"},"stdinOnce":{"type":"boolean"},"tty":{"type":"boolean"},"envFrom":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EnvFromSource"}},"terminationMessagePolicy":{"type":"string"},"volumeDevices":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeDevice"}},"startupProbe":{"$ref":"#/definitions/io.k8s.api.core.v1.Probe"},"resizePolicy":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy"}},"restartPolicy":{"type":"string"},"restartPolicyRules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerRestartRule"}},"targetContainerName":{"type":"string"}}};
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -13822,11 +12537,14 @@ let data7 = data.ports;
 if(Array.isArray(data7)){
 const len2 = data7.length;
 for(let i2=0; i2<len2; i2++){
-let data8 = data7[i2];
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.name !== undefined){
-if(typeof data8.name !== "string"){
-const err7 = {instancePath:instancePath+"/ports/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate261(data7[i2], {instancePath:instancePath+"/ports/" + i2,parentData:data7,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate261.errors : vErrors.concat(validate261.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/ports",schemaPath:"#/properties/ports/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13836,10 +12554,19 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data8.hostPort !== undefined){
-let data10 = data8.hostPort;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err8 = {instancePath:instancePath+"/ports/" + i2+"/hostPort",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/hostPort/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.env !== undefined){
+let data9 = data.env;
+if(Array.isArray(data9)){
+const len3 = data9.length;
+for(let i3=0; i3<len3; i3++){
+if(!(validate263(data9[i3], {instancePath:instancePath+"/env/" + i3,parentData:data9,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate263.errors : vErrors.concat(validate263.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13849,10 +12576,25 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data8.containerPort !== undefined){
-let data11 = data8.containerPort;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err9 = {instancePath:instancePath+"/ports/" + i2+"/containerPort",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/containerPort/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.resources !== undefined){
+if(!(validate275(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
+vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
+errors = vErrors.length;
+}
+}
+if(data.volumeMounts !== undefined){
+let data12 = data.volumeMounts;
+if(Array.isArray(data12)){
+const len4 = data12.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate279(data12[i4], {instancePath:instancePath+"/volumeMounts/" + i4,parentData:data12,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate279.errors : vErrors.concat(validate279.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/volumeMounts",schemaPath:"#/properties/volumeMounts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13862,9 +12604,27 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data8.protocol !== undefined){
-if(typeof data8.protocol !== "string"){
-const err10 = {instancePath:instancePath+"/ports/" + i2+"/protocol",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.livenessProbe !== undefined){
+if(!(validate281(data.livenessProbe, {instancePath:instancePath+"/livenessProbe",parentData:data,parentDataProperty:"livenessProbe",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+}
+if(data.readinessProbe !== undefined){
+if(!(validate281(data.readinessProbe, {instancePath:instancePath+"/readinessProbe",parentData:data,parentDataProperty:"readinessProbe",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+}
+if(data.lifecycle !== undefined){
+if(!(validate294(data.lifecycle, {instancePath:instancePath+"/lifecycle",parentData:data,parentDataProperty:"lifecycle",rootData}))){
+vErrors = vErrors === null ? validate294.errors : vErrors.concat(validate294.errors);
+errors = vErrors.length;
+}
+}
+if(data.terminationMessagePath !== undefined){
+if(typeof data.terminationMessagePath !== "string"){
+const err10 = {instancePath:instancePath+"/terminationMessagePath",schemaPath:"#/properties/terminationMessagePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13874,9 +12634,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data8.hostIP !== undefined){
-if(typeof data8.hostIP !== "string"){
-const err11 = {instancePath:instancePath+"/ports/" + i2+"/hostIP",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/properties/hostIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.imagePullPolicy !== undefined){
+if(typeof data.imagePullPolicy !== "string"){
+const err11 = {instancePath:instancePath+"/imagePullPolicy",schemaPath:"#/properties/imagePullPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13886,9 +12646,15 @@ vErrors.push(err11);
 errors++;
 }
 }
+if(data.securityContext !== undefined){
+if(!(validate304(data.securityContext, {instancePath:instancePath+"/securityContext",parentData:data,parentDataProperty:"securityContext",rootData}))){
+vErrors = vErrors === null ? validate304.errors : vErrors.concat(validate304.errors);
+errors = vErrors.length;
 }
-else {
-const err12 = {instancePath:instancePath+"/ports/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerPort/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data.stdin !== undefined){
+if(typeof data.stdin !== "boolean"){
+const err12 = {instancePath:instancePath+"/stdin",schemaPath:"#/properties/stdin/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13898,9 +12664,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/ports",schemaPath:"#/properties/ports/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.stdinOnce !== undefined){
+if(typeof data.stdinOnce !== "boolean"){
+const err13 = {instancePath:instancePath+"/stdinOnce",schemaPath:"#/properties/stdinOnce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13910,19 +12676,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.env !== undefined){
-let data14 = data.env;
-if(Array.isArray(data14)){
-const len3 = data14.length;
-for(let i3=0; i3<len3; i3++){
-if(!(validate127(data14[i3], {instancePath:instancePath+"/env/" + i3,parentData:data14,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.tty !== undefined){
+if(typeof data.tty !== "boolean"){
+const err14 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13932,22 +12688,19 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.resources !== undefined){
-if(!(validate131(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(data.envFrom !== undefined){
+let data23 = data.envFrom;
+if(Array.isArray(data23)){
+const len5 = data23.length;
+for(let i5=0; i5<len5; i5++){
+if(!(validate316(data23[i5], {instancePath:instancePath+"/envFrom/" + i5,parentData:data23,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 }
-if(data.volumeMounts !== undefined){
-let data17 = data.volumeMounts;
-if(Array.isArray(data17)){
-const len4 = data17.length;
-for(let i4=0; i4<len4; i4++){
-let data18 = data17[i4];
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.name !== undefined){
-if(typeof data18.name !== "string"){
-const err15 = {instancePath:instancePath+"/volumeMounts/" + i4+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err15 = {instancePath:instancePath+"/envFrom",schemaPath:"#/properties/envFrom/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -13957,9 +12710,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data18.readOnly !== undefined){
-if(typeof data18.readOnly !== "boolean"){
-const err16 = {instancePath:instancePath+"/volumeMounts/" + i4+"/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.terminationMessagePolicy !== undefined){
+if(typeof data.terminationMessagePolicy !== "string"){
+const err16 = {instancePath:instancePath+"/terminationMessagePolicy",schemaPath:"#/properties/terminationMessagePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13969,9 +12722,19 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data18.mountPath !== undefined){
-if(typeof data18.mountPath !== "string"){
-const err17 = {instancePath:instancePath+"/volumeMounts/" + i4+"/mountPath",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/mountPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeDevices !== undefined){
+let data26 = data.volumeDevices;
+if(Array.isArray(data26)){
+const len6 = data26.length;
+for(let i6=0; i6<len6; i6++){
+if(!(validate322(data26[i6], {instancePath:instancePath+"/volumeDevices/" + i6,parentData:data26,parentDataProperty:i6,rootData}))){
+vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/volumeDevices",schemaPath:"#/properties/volumeDevices/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -13981,9 +12744,25 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data18.subPath !== undefined){
-if(typeof data18.subPath !== "string"){
-const err18 = {instancePath:instancePath+"/volumeMounts/" + i4+"/subPath",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/subPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.startupProbe !== undefined){
+if(!(validate281(data.startupProbe, {instancePath:instancePath+"/startupProbe",parentData:data,parentDataProperty:"startupProbe",rootData}))){
+vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+errors = vErrors.length;
+}
+}
+if(data.resizePolicy !== undefined){
+let data29 = data.resizePolicy;
+if(Array.isArray(data29)){
+const len7 = data29.length;
+for(let i7=0; i7<len7; i7++){
+if(!(validate325(data29[i7], {instancePath:instancePath+"/resizePolicy/" + i7,parentData:data29,parentDataProperty:i7,rootData}))){
+vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/resizePolicy",schemaPath:"#/properties/resizePolicy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -13993,9 +12772,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data18.mountPropagation !== undefined){
-if(typeof data18.mountPropagation !== "string"){
-const err19 = {instancePath:instancePath+"/volumeMounts/" + i4+"/mountPropagation",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/mountPropagation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restartPolicy !== undefined){
+if(typeof data.restartPolicy !== "string"){
+const err19 = {instancePath:instancePath+"/restartPolicy",schemaPath:"#/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -14005,9 +12784,19 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data18.subPathExpr !== undefined){
-if(typeof data18.subPathExpr !== "string"){
-const err20 = {instancePath:instancePath+"/volumeMounts/" + i4+"/subPathExpr",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/subPathExpr/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restartPolicyRules !== undefined){
+let data32 = data.restartPolicyRules;
+if(Array.isArray(data32)){
+const len8 = data32.length;
+for(let i8=0; i8<len8; i8++){
+if(!(validate327(data32[i8], {instancePath:instancePath+"/restartPolicyRules/" + i8,parentData:data32,parentDataProperty:i8,rootData}))){
+vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/restartPolicyRules",schemaPath:"#/properties/restartPolicyRules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -14017,9 +12806,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data18.recursiveReadOnly !== undefined){
-if(typeof data18.recursiveReadOnly !== "string"){
-const err21 = {instancePath:instancePath+"/volumeMounts/" + i4+"/recursiveReadOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/recursiveReadOnly/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.targetContainerName !== undefined){
+if(typeof data.targetContainerName !== "string"){
+const err21 = {instancePath:instancePath+"/targetContainerName",schemaPath:"#/properties/targetContainerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -14029,13 +12818,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data18.bindMountOptions !== undefined){
-let data26 = data18.bindMountOptions;
-if(Array.isArray(data26)){
-const len5 = data26.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data26[i5] !== "string"){
-const err22 = {instancePath:instancePath+"/volumeMounts/" + i4+"/bindMountOptions/" + i5,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/bindMountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -14044,340 +12829,214 @@ vErrors.push(err22);
 }
 errors++;
 }
+validate376.errors = vErrors;
+return errors === 0;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/volumeMounts/" + i4+"/bindMountOptions",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/properties/bindMountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+
+const schema156 = {"type":"object","properties":{"name":{"type":"string"}}};
+
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err0];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err0);
 }
 errors++;
 }
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/volumeMounts/" + i4,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeMount/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err1];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err1);
+}
+errors++;
+}
+validate391.errors = vErrors;
+return errors === 0;
+}
+
+const schema157 = {"type":"object","properties":{"name":{"type":"string"}}};
+
+function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
 }
 errors++;
 }
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/volumeMounts",schemaPath:"#/properties/volumeMounts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err1];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err1);
+}
+errors++;
+}
+validate393.errors = vErrors;
+return errors === 0;
+}
+
+const schema158 = {"type":"object","properties":{"name":{"type":"string"},"resourceClaimName":{"type":"string"},"resourceClaimTemplateName":{"type":"string"}}};
+
+function validate395(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
 }
 errors++;
 }
 }
-if(data.livenessProbe !== undefined){
-if(!(validate133(data.livenessProbe, {instancePath:instancePath+"/livenessProbe",parentData:data,parentDataProperty:"livenessProbe",rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
-errors = vErrors.length;
-}
-}
-if(data.readinessProbe !== undefined){
-if(!(validate133(data.readinessProbe, {instancePath:instancePath+"/readinessProbe",parentData:data,parentDataProperty:"readinessProbe",rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
-errors = vErrors.length;
-}
-}
-if(data.lifecycle !== undefined){
-if(!(validate138(data.lifecycle, {instancePath:instancePath+"/lifecycle",parentData:data,parentDataProperty:"lifecycle",rootData}))){
-vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
-errors = vErrors.length;
-}
-}
-if(data.terminationMessagePath !== undefined){
-if(typeof data.terminationMessagePath !== "string"){
-const err26 = {instancePath:instancePath+"/terminationMessagePath",schemaPath:"#/properties/terminationMessagePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resourceClaimName !== undefined){
+if(typeof data.resourceClaimName !== "string"){
+const err1 = {instancePath:instancePath+"/resourceClaimName",schemaPath:"#/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err1];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err1);
 }
 errors++;
 }
 }
-if(data.imagePullPolicy !== undefined){
-if(typeof data.imagePullPolicy !== "string"){
-const err27 = {instancePath:instancePath+"/imagePullPolicy",schemaPath:"#/properties/imagePullPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resourceClaimTemplateName !== undefined){
+if(typeof data.resourceClaimTemplateName !== "string"){
+const err2 = {instancePath:instancePath+"/resourceClaimTemplateName",schemaPath:"#/properties/resourceClaimTemplateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err2];
 }
 else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.securityContext !== undefined){
-if(!(validate144(data.securityContext, {instancePath:instancePath+"/securityContext",parentData:data,parentDataProperty:"securityContext",rootData}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
-errors = vErrors.length;
-}
-}
-if(data.stdin !== undefined){
-if(typeof data.stdin !== "boolean"){
-const err28 = {instancePath:instancePath+"/stdin",schemaPath:"#/properties/stdin/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.stdinOnce !== undefined){
-if(typeof data.stdinOnce !== "boolean"){
-const err29 = {instancePath:instancePath+"/stdinOnce",schemaPath:"#/properties/stdinOnce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.tty !== undefined){
-if(typeof data.tty !== "boolean"){
-const err30 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.envFrom !== undefined){
-let data37 = data.envFrom;
-if(Array.isArray(data37)){
-const len6 = data37.length;
-for(let i6=0; i6<len6; i6++){
-if(!(validate146(data37[i6], {instancePath:instancePath+"/envFrom/" + i6,parentData:data37,parentDataProperty:i6,rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/envFrom",schemaPath:"#/properties/envFrom/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.terminationMessagePolicy !== undefined){
-if(typeof data.terminationMessagePolicy !== "string"){
-const err32 = {instancePath:instancePath+"/terminationMessagePolicy",schemaPath:"#/properties/terminationMessagePolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.volumeDevices !== undefined){
-let data40 = data.volumeDevices;
-if(Array.isArray(data40)){
-const len7 = data40.length;
-for(let i7=0; i7<len7; i7++){
-let data41 = data40[i7];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.name !== undefined){
-if(typeof data41.name !== "string"){
-const err33 = {instancePath:instancePath+"/volumeDevices/" + i7+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeDevice/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data41.devicePath !== undefined){
-if(typeof data41.devicePath !== "string"){
-const err34 = {instancePath:instancePath+"/volumeDevices/" + i7+"/devicePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeDevice/properties/devicePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/volumeDevices/" + i7,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeDevice/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err3];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err3);
+}
+errors++;
+}
+validate395.errors = vErrors;
+return errors === 0;
+}
+
+const schema159 = {"type":"object","properties":{"podGroupName":{"type":"string"}}};
+
+function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.podGroupName !== undefined){
+if(typeof data.podGroupName !== "string"){
+const err0 = {instancePath:instancePath+"/podGroupName",schemaPath:"#/properties/podGroupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
 }
 errors++;
 }
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/volumeDevices",schemaPath:"#/properties/volumeDevices/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err1];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err1);
+}
+errors++;
+}
+validate398.errors = vErrors;
+return errors === 0;
+}
+
+const schema160 = {"type":"object","properties":{"name":{"type":"string"},"priority":{"type":"integer"}}};
+
+function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
 }
 errors++;
 }
 }
-if(data.startupProbe !== undefined){
-if(!(validate133(data.startupProbe, {instancePath:instancePath+"/startupProbe",parentData:data,parentDataProperty:"startupProbe",rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
-errors = vErrors.length;
-}
-}
-if(data.resizePolicy !== undefined){
-let data45 = data.resizePolicy;
-if(Array.isArray(data45)){
-const len8 = data45.length;
-for(let i8=0; i8<len8; i8++){
-let data46 = data45[i8];
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-if(data46.resourceName !== undefined){
-if(typeof data46.resourceName !== "string"){
-const err37 = {instancePath:instancePath+"/resizePolicy/" + i8+"/resourceName",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy/properties/resourceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.priority !== undefined){
+let data1 = data.priority;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err1];
 }
 else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data46.restartPolicy !== undefined){
-if(typeof data46.restartPolicy !== "string"){
-const err38 = {instancePath:instancePath+"/resizePolicy/" + i8+"/restartPolicy",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/resizePolicy/" + i8,schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerResizePolicy/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
+vErrors.push(err1);
 }
 errors++;
 }
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/resizePolicy",schemaPath:"#/properties/resizePolicy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err2];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.restartPolicy !== undefined){
-if(typeof data.restartPolicy !== "string"){
-const err41 = {instancePath:instancePath+"/restartPolicy",schemaPath:"#/properties/restartPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.restartPolicyRules !== undefined){
-let data50 = data.restartPolicyRules;
-if(Array.isArray(data50)){
-const len9 = data50.length;
-for(let i9=0; i9<len9; i9++){
-if(!(validate149(data50[i9], {instancePath:instancePath+"/restartPolicyRules/" + i9,parentData:data50,parentDataProperty:i9,rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/restartPolicyRules",schemaPath:"#/properties/restartPolicyRules/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.targetContainerName !== undefined){
-if(typeof data.targetContainerName !== "string"){
-const err43 = {instancePath:instancePath+"/targetContainerName",schemaPath:"#/properties/targetContainerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-}
-else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-validate181.errors = vErrors;
+validate400.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -14386,8 +13045,8 @@ let data0 = data.volumes;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate80(data0[i0], {instancePath:instancePath+"/volumes/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate169(data0[i0], {instancePath:instancePath+"/volumes/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 }
@@ -14408,8 +13067,8 @@ let data2 = data.containers;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate126(data2[i1], {instancePath:instancePath+"/containers/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate260(data2[i1], {instancePath:instancePath+"/containers/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);
 errors = vErrors.length;
 }
 }
@@ -14614,8 +13273,8 @@ errors++;
 }
 }
 if(data.securityContext !== undefined){
-if(!(validate152(data.securityContext, {instancePath:instancePath+"/securityContext",parentData:data,parentDataProperty:"securityContext",rootData}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate332(data.securityContext, {instancePath:instancePath+"/securityContext",parentData:data,parentDataProperty:"securityContext",rootData}))){
+vErrors = vErrors === null ? validate332.errors : vErrors.concat(validate332.errors);
 errors = vErrors.length;
 }
 }
@@ -14624,11 +13283,14 @@ let data17 = data.imagePullSecrets;
 if(Array.isArray(data17)){
 const len2 = data17.length;
 for(let i2=0; i2<len2; i2++){
-let data18 = data17[i2];
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.name !== undefined){
-if(typeof data18.name !== "string"){
-const err17 = {instancePath:instancePath+"/imagePullSecrets/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate183(data17[i2], {instancePath:instancePath+"/imagePullSecrets/" + i2,parentData:data17,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/imagePullSecrets",schemaPath:"#/properties/imagePullSecrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -14638,9 +13300,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/imagePullSecrets/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.hostname !== undefined){
+if(typeof data.hostname !== "string"){
+const err18 = {instancePath:instancePath+"/hostname",schemaPath:"#/properties/hostname/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -14650,9 +13312,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/imagePullSecrets",schemaPath:"#/properties/imagePullSecrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.subdomain !== undefined){
+if(typeof data.subdomain !== "string"){
+const err19 = {instancePath:instancePath+"/subdomain",schemaPath:"#/properties/subdomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -14662,9 +13324,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.hostname !== undefined){
-if(typeof data.hostname !== "string"){
-const err20 = {instancePath:instancePath+"/hostname",schemaPath:"#/properties/hostname/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.affinity !== undefined){
+if(!(validate341(data.affinity, {instancePath:instancePath+"/affinity",parentData:data,parentDataProperty:"affinity",rootData}))){
+vErrors = vErrors === null ? validate341.errors : vErrors.concat(validate341.errors);
+errors = vErrors.length;
+}
+}
+if(data.schedulerName !== undefined){
+if(typeof data.schedulerName !== "string"){
+const err20 = {instancePath:instancePath+"/schedulerName",schemaPath:"#/properties/schedulerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -14674,9 +13342,19 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.subdomain !== undefined){
-if(typeof data.subdomain !== "string"){
-const err21 = {instancePath:instancePath+"/subdomain",schemaPath:"#/properties/subdomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.initContainers !== undefined){
+let data23 = data.initContainers;
+if(Array.isArray(data23)){
+const len3 = data23.length;
+for(let i3=0; i3<len3; i3++){
+if(!(validate260(data23[i3], {instancePath:instancePath+"/initContainers/" + i3,parentData:data23,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/initContainers",schemaPath:"#/properties/initContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -14686,15 +13364,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.affinity !== undefined){
-if(!(validate154(data.affinity, {instancePath:instancePath+"/affinity",parentData:data,parentDataProperty:"affinity",rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
-errors = vErrors.length;
-}
-}
-if(data.schedulerName !== undefined){
-if(typeof data.schedulerName !== "string"){
-const err22 = {instancePath:instancePath+"/schedulerName",schemaPath:"#/properties/schedulerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.automountServiceAccountToken !== undefined){
+if(typeof data.automountServiceAccountToken !== "boolean"){
+const err22 = {instancePath:instancePath+"/automountServiceAccountToken",schemaPath:"#/properties/automountServiceAccountToken/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -14704,19 +13376,19 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.initContainers !== undefined){
-let data24 = data.initContainers;
-if(Array.isArray(data24)){
-const len3 = data24.length;
-for(let i3=0; i3<len3; i3++){
-if(!(validate126(data24[i3], {instancePath:instancePath+"/initContainers/" + i3,parentData:data24,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(data.tolerations !== undefined){
+let data26 = data.tolerations;
+if(Array.isArray(data26)){
+const len4 = data26.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate363(data26[i4], {instancePath:instancePath+"/tolerations/" + i4,parentData:data26,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/initContainers",schemaPath:"#/properties/initContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err23 = {instancePath:instancePath+"/tolerations",schemaPath:"#/properties/tolerations/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -14726,9 +13398,19 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.automountServiceAccountToken !== undefined){
-if(typeof data.automountServiceAccountToken !== "boolean"){
-const err24 = {instancePath:instancePath+"/automountServiceAccountToken",schemaPath:"#/properties/automountServiceAccountToken/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.hostAliases !== undefined){
+let data28 = data.hostAliases;
+if(Array.isArray(data28)){
+const len5 = data28.length;
+for(let i5=0; i5<len5; i5++){
+if(!(validate365(data28[i5], {instancePath:instancePath+"/hostAliases/" + i5,parentData:data28,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate365.errors : vErrors.concat(validate365.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/hostAliases",schemaPath:"#/properties/hostAliases/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -14738,16 +13420,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.tolerations !== undefined){
-let data27 = data.tolerations;
-if(Array.isArray(data27)){
-const len4 = data27.length;
-for(let i4=0; i4<len4; i4++){
-let data28 = data27[i4];
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.key !== undefined){
-if(typeof data28.key !== "string"){
-const err25 = {instancePath:instancePath+"/tolerations/" + i4+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.priorityClassName !== undefined){
+if(typeof data.priorityClassName !== "string"){
+const err25 = {instancePath:instancePath+"/priorityClassName",schemaPath:"#/properties/priorityClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -14757,9 +13432,10 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data28.operator !== undefined){
-if(typeof data28.operator !== "string"){
-const err26 = {instancePath:instancePath+"/tolerations/" + i4+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.priority !== undefined){
+let data31 = data.priority;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+const err26 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -14769,9 +13445,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data28.value !== undefined){
-if(typeof data28.value !== "string"){
-const err27 = {instancePath:instancePath+"/tolerations/" + i4+"/value",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dnsConfig !== undefined){
+if(!(validate367(data.dnsConfig, {instancePath:instancePath+"/dnsConfig",parentData:data,parentDataProperty:"dnsConfig",rootData}))){
+vErrors = vErrors === null ? validate367.errors : vErrors.concat(validate367.errors);
+errors = vErrors.length;
+}
+}
+if(data.shareProcessNamespace !== undefined){
+if(typeof data.shareProcessNamespace !== "boolean"){
+const err27 = {instancePath:instancePath+"/shareProcessNamespace",schemaPath:"#/properties/shareProcessNamespace/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -14781,9 +13463,19 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data28.effect !== undefined){
-if(typeof data28.effect !== "string"){
-const err28 = {instancePath:instancePath+"/tolerations/" + i4+"/effect",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.readinessGates !== undefined){
+let data34 = data.readinessGates;
+if(Array.isArray(data34)){
+const len6 = data34.length;
+for(let i6=0; i6<len6; i6++){
+if(!(validate371(data34[i6], {instancePath:instancePath+"/readinessGates/" + i6,parentData:data34,parentDataProperty:i6,rootData}))){
+vErrors = vErrors === null ? validate371.errors : vErrors.concat(validate371.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/readinessGates",schemaPath:"#/properties/readinessGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -14793,10 +13485,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data28.tolerationSeconds !== undefined){
-let data33 = data28.tolerationSeconds;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-const err29 = {instancePath:instancePath+"/tolerations/" + i4+"/tolerationSeconds",schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/properties/tolerationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.runtimeClassName !== undefined){
+if(typeof data.runtimeClassName !== "string"){
+const err29 = {instancePath:instancePath+"/runtimeClassName",schemaPath:"#/properties/runtimeClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -14806,9 +13497,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
-else {
-const err30 = {instancePath:instancePath+"/tolerations/" + i4,schemaPath:"#/definitions/io.k8s.api.core.v1.Toleration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enableServiceLinks !== undefined){
+if(typeof data.enableServiceLinks !== "boolean"){
+const err30 = {instancePath:instancePath+"/enableServiceLinks",schemaPath:"#/properties/enableServiceLinks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -14818,9 +13509,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/tolerations",schemaPath:"#/properties/tolerations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.preemptionPolicy !== undefined){
+if(typeof data.preemptionPolicy !== "string"){
+const err31 = {instancePath:instancePath+"/preemptionPolicy",schemaPath:"#/properties/preemptionPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -14830,16 +13521,13 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.hostAliases !== undefined){
-let data34 = data.hostAliases;
-if(Array.isArray(data34)){
-const len5 = data34.length;
-for(let i5=0; i5<len5; i5++){
-let data35 = data34[i5];
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-if(data35.ip !== undefined){
-if(typeof data35.ip !== "string"){
-const err32 = {instancePath:instancePath+"/hostAliases/" + i5+"/ip",schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.overhead !== undefined){
+let data39 = data.overhead;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key2 in data39){
+let data40 = data39[key2];
+if((typeof data40 !== "string") && (!(typeof data40 == "number"))){
+const err32 = {instancePath:instancePath+"/overhead/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/overhead/additionalProperties/type",keyword:"type",params:{type: schema74.properties.overhead.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -14849,13 +13537,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data35.hostnames !== undefined){
-let data37 = data35.hostnames;
-if(Array.isArray(data37)){
-const len6 = data37.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data37[i6] !== "string"){
-const err33 = {instancePath:instancePath+"/hostAliases/" + i5+"/hostnames/" + i6,schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/hostnames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err33 = {instancePath:instancePath+"/overhead",schemaPath:"#/properties/overhead/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -14865,9 +13549,19 @@ vErrors.push(err33);
 errors++;
 }
 }
+if(data.topologySpreadConstraints !== undefined){
+let data41 = data.topologySpreadConstraints;
+if(Array.isArray(data41)){
+const len7 = data41.length;
+for(let i7=0; i7<len7; i7++){
+if(!(validate373(data41[i7], {instancePath:instancePath+"/topologySpreadConstraints/" + i7,parentData:data41,parentDataProperty:i7,rootData}))){
+vErrors = vErrors === null ? validate373.errors : vErrors.concat(validate373.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err34 = {instancePath:instancePath+"/hostAliases/" + i5+"/hostnames",schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/properties/hostnames/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err34 = {instancePath:instancePath+"/topologySpreadConstraints",schemaPath:"#/properties/topologySpreadConstraints/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -14877,9 +13571,19 @@ vErrors.push(err34);
 errors++;
 }
 }
+if(data.ephemeralContainers !== undefined){
+let data43 = data.ephemeralContainers;
+if(Array.isArray(data43)){
+const len8 = data43.length;
+for(let i8=0; i8<len8; i8++){
+if(!(validate376(data43[i8], {instancePath:instancePath+"/ephemeralContainers/" + i8,parentData:data43,parentDataProperty:i8,rootData}))){
+vErrors = vErrors === null ? validate376.errors : vErrors.concat(validate376.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err35 = {instancePath:instancePath+"/hostAliases/" + i5,schemaPath:"#/definitions/io.k8s.api.core.v1.HostAlias/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/ephemeralContainers",schemaPath:"#/properties/ephemeralContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -14889,9 +13593,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath:instancePath+"/hostAliases",schemaPath:"#/properties/hostAliases/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.setHostnameAsFQDN !== undefined){
+if(typeof data.setHostnameAsFQDN !== "boolean"){
+const err36 = {instancePath:instancePath+"/setHostnameAsFQDN",schemaPath:"#/properties/setHostnameAsFQDN/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -14901,9 +13605,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.priorityClassName !== undefined){
-if(typeof data.priorityClassName !== "string"){
-const err37 = {instancePath:instancePath+"/priorityClassName",schemaPath:"#/properties/priorityClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.os !== undefined){
+if(!(validate391(data.os, {instancePath:instancePath+"/os",parentData:data,parentDataProperty:"os",rootData}))){
+vErrors = vErrors === null ? validate391.errors : vErrors.concat(validate391.errors);
+errors = vErrors.length;
+}
+}
+if(data.hostUsers !== undefined){
+if(typeof data.hostUsers !== "boolean"){
+const err37 = {instancePath:instancePath+"/hostUsers",schemaPath:"#/properties/hostUsers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -14913,10 +13623,19 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data.priority !== undefined){
-let data40 = data.priority;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-const err38 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.schedulingGates !== undefined){
+let data48 = data.schedulingGates;
+if(Array.isArray(data48)){
+const len9 = data48.length;
+for(let i9=0; i9<len9; i9++){
+if(!(validate393(data48[i9], {instancePath:instancePath+"/schedulingGates/" + i9,parentData:data48,parentDataProperty:i9,rootData}))){
+vErrors = vErrors === null ? validate393.errors : vErrors.concat(validate393.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/schedulingGates",schemaPath:"#/properties/schedulingGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -14926,15 +13645,19 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.dnsConfig !== undefined){
-if(!(validate176(data.dnsConfig, {instancePath:instancePath+"/dnsConfig",parentData:data,parentDataProperty:"dnsConfig",rootData}))){
-vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
+if(data.resourceClaims !== undefined){
+let data50 = data.resourceClaims;
+if(Array.isArray(data50)){
+const len10 = data50.length;
+for(let i10=0; i10<len10; i10++){
+if(!(validate395(data50[i10], {instancePath:instancePath+"/resourceClaims/" + i10,parentData:data50,parentDataProperty:i10,rootData}))){
+vErrors = vErrors === null ? validate395.errors : vErrors.concat(validate395.errors);
 errors = vErrors.length;
 }
 }
-if(data.shareProcessNamespace !== undefined){
-if(typeof data.shareProcessNamespace !== "boolean"){
-const err39 = {instancePath:instancePath+"/shareProcessNamespace",schemaPath:"#/properties/shareProcessNamespace/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err39 = {instancePath:instancePath+"/resourceClaims",schemaPath:"#/properties/resourceClaims/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -14944,16 +13667,15 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.readinessGates !== undefined){
-let data43 = data.readinessGates;
-if(Array.isArray(data43)){
-const len7 = data43.length;
-for(let i7=0; i7<len7; i7++){
-let data44 = data43[i7];
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-if(data44.conditionType !== undefined){
-if(typeof data44.conditionType !== "string"){
-const err40 = {instancePath:instancePath+"/readinessGates/" + i7+"/conditionType",schemaPath:"#/definitions/io.k8s.api.core.v1.PodReadinessGate/properties/conditionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resources !== undefined){
+if(!(validate275(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
+vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
+errors = vErrors.length;
+}
+}
+if(data.hostnameOverride !== undefined){
+if(typeof data.hostnameOverride !== "string"){
+const err40 = {instancePath:instancePath+"/hostnameOverride",schemaPath:"#/properties/hostnameOverride/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -14963,9 +13685,25 @@ vErrors.push(err40);
 errors++;
 }
 }
+if(data.schedulingGroup !== undefined){
+if(!(validate398(data.schedulingGroup, {instancePath:instancePath+"/schedulingGroup",parentData:data,parentDataProperty:"schedulingGroup",rootData}))){
+vErrors = vErrors === null ? validate398.errors : vErrors.concat(validate398.errors);
+errors = vErrors.length;
+}
+}
+if(data.evictionResponders !== undefined){
+let data55 = data.evictionResponders;
+if(Array.isArray(data55)){
+const len11 = data55.length;
+for(let i11=0; i11<len11; i11++){
+if(!(validate400(data55[i11], {instancePath:instancePath+"/evictionResponders/" + i11,parentData:data55,parentDataProperty:i11,rootData}))){
+vErrors = vErrors === null ? validate400.errors : vErrors.concat(validate400.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err41 = {instancePath:instancePath+"/readinessGates/" + i7,schemaPath:"#/definitions/io.k8s.api.core.v1.PodReadinessGate/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/evictionResponders",schemaPath:"#/properties/evictionResponders/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -14977,7 +13715,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/readinessGates",schemaPath:"#/properties/readinessGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -14986,413 +13724,20 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data.runtimeClassName !== undefined){
-if(typeof data.runtimeClassName !== "string"){
-const err43 = {instancePath:instancePath+"/runtimeClassName",schemaPath:"#/properties/runtimeClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data.enableServiceLinks !== undefined){
-if(typeof data.enableServiceLinks !== "boolean"){
-const err44 = {instancePath:instancePath+"/enableServiceLinks",schemaPath:"#/properties/enableServiceLinks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data.preemptionPolicy !== undefined){
-if(typeof data.preemptionPolicy !== "string"){
-const err45 = {instancePath:instancePath+"/preemptionPolicy",schemaPath:"#/properties/preemptionPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-if(data.overhead !== undefined){
-let data49 = data.overhead;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-for(const key2 in data49){
-let data50 = data49[key2];
-if((typeof data50 !== "string") && (!(typeof data50 == "number"))){
-const err46 = {instancePath:instancePath+"/overhead/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/overhead/additionalProperties/type",keyword:"type",params:{type: schema93.properties.overhead.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/overhead",schemaPath:"#/properties/overhead/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-if(data.topologySpreadConstraints !== undefined){
-let data51 = data.topologySpreadConstraints;
-if(Array.isArray(data51)){
-const len8 = data51.length;
-for(let i8=0; i8<len8; i8++){
-if(!(validate178(data51[i8], {instancePath:instancePath+"/topologySpreadConstraints/" + i8,parentData:data51,parentDataProperty:i8,rootData}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/topologySpreadConstraints",schemaPath:"#/properties/topologySpreadConstraints/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data.ephemeralContainers !== undefined){
-let data53 = data.ephemeralContainers;
-if(Array.isArray(data53)){
-const len9 = data53.length;
-for(let i9=0; i9<len9; i9++){
-if(!(validate181(data53[i9], {instancePath:instancePath+"/ephemeralContainers/" + i9,parentData:data53,parentDataProperty:i9,rootData}))){
-vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/ephemeralContainers",schemaPath:"#/properties/ephemeralContainers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-if(data.setHostnameAsFQDN !== undefined){
-if(typeof data.setHostnameAsFQDN !== "boolean"){
-const err50 = {instancePath:instancePath+"/setHostnameAsFQDN",schemaPath:"#/properties/setHostnameAsFQDN/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-if(data.os !== undefined){
-let data56 = data.os;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.name !== undefined){
-if(typeof data56.name !== "string"){
-const err51 = {instancePath:instancePath+"/os/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodOS/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/os",schemaPath:"#/definitions/io.k8s.api.core.v1.PodOS/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(data.hostUsers !== undefined){
-if(typeof data.hostUsers !== "boolean"){
-const err53 = {instancePath:instancePath+"/hostUsers",schemaPath:"#/properties/hostUsers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(data.schedulingGates !== undefined){
-let data59 = data.schedulingGates;
-if(Array.isArray(data59)){
-const len10 = data59.length;
-for(let i10=0; i10<len10; i10++){
-let data60 = data59[i10];
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.name !== undefined){
-if(typeof data60.name !== "string"){
-const err54 = {instancePath:instancePath+"/schedulingGates/" + i10+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGate/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-}
-else {
-const err55 = {instancePath:instancePath+"/schedulingGates/" + i10,schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGate/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/schedulingGates",schemaPath:"#/properties/schedulingGates/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-if(data.resourceClaims !== undefined){
-let data62 = data.resourceClaims;
-if(Array.isArray(data62)){
-const len11 = data62.length;
-for(let i11=0; i11<len11; i11++){
-let data63 = data62[i11];
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.name !== undefined){
-if(typeof data63.name !== "string"){
-const err57 = {instancePath:instancePath+"/resourceClaims/" + i11+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(data63.resourceClaimName !== undefined){
-if(typeof data63.resourceClaimName !== "string"){
-const err58 = {instancePath:instancePath+"/resourceClaims/" + i11+"/resourceClaimName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-if(data63.resourceClaimTemplateName !== undefined){
-if(typeof data63.resourceClaimTemplateName !== "string"){
-const err59 = {instancePath:instancePath+"/resourceClaims/" + i11+"/resourceClaimTemplateName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/properties/resourceClaimTemplateName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-}
-else {
-const err60 = {instancePath:instancePath+"/resourceClaims/" + i11,schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaim/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/resourceClaims",schemaPath:"#/properties/resourceClaims/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-}
-if(data.resources !== undefined){
-if(!(validate131(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
-errors = vErrors.length;
-}
-}
-if(data.hostnameOverride !== undefined){
-if(typeof data.hostnameOverride !== "string"){
-const err62 = {instancePath:instancePath+"/hostnameOverride",schemaPath:"#/properties/hostnameOverride/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(data.schedulingGroup !== undefined){
-let data69 = data.schedulingGroup;
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.podGroupName !== undefined){
-if(typeof data69.podGroupName !== "string"){
-const err63 = {instancePath:instancePath+"/schedulingGroup/podGroupName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup/properties/podGroupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/schedulingGroup",schemaPath:"#/definitions/io.k8s.api.core.v1.PodSchedulingGroup/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(data.evictionResponders !== undefined){
-let data71 = data.evictionResponders;
-if(Array.isArray(data71)){
-const len12 = data71.length;
-for(let i12=0; i12<len12; i12++){
-let data72 = data71[i12];
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.name !== undefined){
-if(typeof data72.name !== "string"){
-const err65 = {instancePath:instancePath+"/evictionResponders/" + i12+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(data72.priority !== undefined){
-let data74 = data72.priority;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-const err66 = {instancePath:instancePath+"/evictionResponders/" + i12+"/priority",schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-}
-else {
-const err67 = {instancePath:instancePath+"/evictionResponders/" + i12,schemaPath:"#/definitions/io.k8s.api.core.v1.EvictionResponder/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-}
-else {
-const err68 = {instancePath:instancePath+"/evictionResponders",schemaPath:"#/properties/evictionResponders/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-}
-else {
-const err69 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-validate79.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
 
-const schema214 = {"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodCondition"}},"message":{"type":"string"},"reason":{"type":"string"},"hostIP":{"type":"string"},"podIP":{"type":"string"},"startTime":{"type":"string"},"containerStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStatus"}},"qosClass":{"type":"string"},"initContainerStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStatus"}},"nominatedNodeName":{"type":"string"},"podIPs":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodIP"}},"ephemeralContainerStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStatus"}},"resize":{"type":"string"},"resourceClaimStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodResourceClaimStatus"}},"hostIPs":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HostIP"}},"observedGeneration":{"type":"integer"},"extendedResourceClaimStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.PodExtendedResourceClaimStatus"},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"]}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"nodeAllocatableResourceClaimStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus"}},"volumeHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodVolumeHealth"}}}};
-const schema215 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"lastProbeTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"observedGeneration":{"type":"integer"}}};
-const schema228 = {"type":"object","properties":{"ip":{"type":"string"}}};
-const schema229 = {"type":"object","properties":{"name":{"type":"string"},"resourceClaimName":{"type":"string"}}};
-const schema230 = {"type":"object","properties":{"ip":{"type":"string"}}};
-const schema216 = {"type":"object","properties":{"name":{"type":"string"},"state":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerState"},"lastState":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerState"},"ready":{"type":"boolean"},"restartCount":{"type":"integer"},"image":{"type":"string"},"imageID":{"type":"string"},"containerID":{"type":"string"},"started":{"type":"boolean"},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"]}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"volumeMounts":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeMountStatus"}},"user":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerUser"},"allocatedResourcesStatus":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceStatus"}},"stopSignal":{"type":"string"}}};
-const schema217 = {"type":"object","properties":{"waiting":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStateWaiting"},"running":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStateRunning"},"terminated":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated"}}};
-const schema218 = {"type":"object","properties":{"reason":{"type":"string"},"message":{"type":"string"}}};
-const schema219 = {"type":"object","properties":{"startedAt":{"type":"string"}}};
-const schema220 = {"type":"object","properties":{"exitCode":{"type":"integer"},"signal":{"type":"integer"},"reason":{"type":"string"},"message":{"type":"string"},"startedAt":{"type":"string"},"finishedAt":{"type":"string"},"containerID":{"type":"string"}}};
+const schema161 = {"type":"object","properties":{"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodCondition"}},"message":{"type":"string"},"reason":{"type":"string"},"hostIP":{"type":"string"},"podIP":{"type":"string"},"startTime":{"type":"string"},"containerStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStatus"}},"qosClass":{"type":"string"},"initContainerStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStatus"}},"nominatedNodeName":{"type":"string"},"podIPs":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodIP"}},"ephemeralContainerStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStatus"}},"resize":{"type":"string"},"resourceClaimStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodResourceClaimStatus"}},"hostIPs":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.HostIP"}},"observedGeneration":{"type":"integer"},"extendedResourceClaimStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.PodExtendedResourceClaimStatus"},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"]}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"nodeAllocatableResourceClaimStatuses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus"}},"volumeHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.PodVolumeHealth"}}}};
+const schema162 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"lastProbeTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"observedGeneration":{"type":"integer"}}};
 
-function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.waiting !== undefined){
-let data0 = data.waiting;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.reason !== undefined){
-if(typeof data0.reason !== "string"){
-const err0 = {instancePath:instancePath+"/waiting/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateWaiting/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err0 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15402,9 +13747,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data0.message !== undefined){
-if(typeof data0.message !== "string"){
-const err1 = {instancePath:instancePath+"/waiting/message",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateWaiting/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+if(typeof data.status !== "string"){
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15414,9 +13759,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/waiting",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateWaiting/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.lastProbeTime !== undefined){
+if(typeof data.lastProbeTime !== "string"){
+const err2 = {instancePath:instancePath+"/lastProbeTime",schemaPath:"#/properties/lastProbeTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -15426,12 +13771,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.running !== undefined){
-let data3 = data.running;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.startedAt !== undefined){
-if(typeof data3.startedAt !== "string"){
-const err3 = {instancePath:instancePath+"/running/startedAt",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateRunning/properties/startedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastTransitionTime !== undefined){
+if(typeof data.lastTransitionTime !== "string"){
+const err3 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -15441,9 +13783,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/running",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateRunning/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err4 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -15453,13 +13795,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.terminated !== undefined){
-let data5 = data.terminated;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.exitCode !== undefined){
-let data6 = data5.exitCode;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err5 = {instancePath:instancePath+"/terminated/exitCode",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -15469,10 +13807,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data5.signal !== undefined){
-let data7 = data5.signal;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err6 = {instancePath:instancePath+"/terminated/signal",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/signal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.observedGeneration !== undefined){
+let data6 = data.observedGeneration;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err6 = {instancePath:instancePath+"/observedGeneration",schemaPath:"#/properties/observedGeneration/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -15482,9 +13820,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data5.reason !== undefined){
-if(typeof data5.reason !== "string"){
-const err7 = {instancePath:instancePath+"/terminated/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15493,96 +13831,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data5.message !== undefined){
-if(typeof data5.message !== "string"){
-const err8 = {instancePath:instancePath+"/terminated/message",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data5.startedAt !== undefined){
-if(typeof data5.startedAt !== "string"){
-const err9 = {instancePath:instancePath+"/terminated/startedAt",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/startedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data5.finishedAt !== undefined){
-if(typeof data5.finishedAt !== "string"){
-const err10 = {instancePath:instancePath+"/terminated/finishedAt",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/finishedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data5.containerID !== undefined){
-if(typeof data5.containerID !== "string"){
-const err11 = {instancePath:instancePath+"/terminated/containerID",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/properties/containerID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/terminated",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate196.errors = vErrors;
+validate404.errors = vErrors;
 return errors === 0;
 }
 
-const schema221 = {"type":"object","properties":{"name":{"type":"string"},"mountPath":{"type":"string"},"readOnly":{"type":"boolean"},"recursiveReadOnly":{"type":"string"},"volumeStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeStatus"}}};
-const schema222 = {"type":"object","properties":{"image":{"$ref":"#/definitions/io.k8s.api.core.v1.ImageVolumeStatus"}}};
-const schema223 = {"type":"object","properties":{"imageRef":{"type":"string"}}};
+const schema163 = {"type":"object","properties":{"name":{"type":"string"},"state":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerState"},"lastState":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerState"},"ready":{"type":"boolean"},"restartCount":{"type":"integer"},"image":{"type":"string"},"imageID":{"type":"string"},"containerID":{"type":"string"},"started":{"type":"boolean"},"allocatedResources":{"type":"object","additionalProperties":{"type":["string","number"]}},"resources":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceRequirements"},"volumeMounts":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeMountStatus"}},"user":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerUser"},"allocatedResourcesStatus":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceStatus"}},"stopSignal":{"type":"string"}}};
+const schema164 = {"type":"object","properties":{"waiting":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStateWaiting"},"running":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStateRunning"},"terminated":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerStateTerminated"}}};
+const schema165 = {"type":"object","properties":{"reason":{"type":"string"},"message":{"type":"string"}}};
 
-function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.image !== undefined){
-let data0 = data.image;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.imageRef !== undefined){
-if(typeof data0.imageRef !== "string"){
-const err0 = {instancePath:instancePath+"/image/imageRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ImageVolumeStatus/properties/imageRef/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err0 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15592,9 +13855,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-}
-else {
-const err1 = {instancePath:instancePath+"/image",schemaPath:"#/definitions/io.k8s.api.core.v1.ImageVolumeStatus/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err1 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15615,12 +13878,251 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate201.errors = vErrors;
+validate408.errors = vErrors;
+return errors === 0;
+}
+
+const schema166 = {"type":"object","properties":{"startedAt":{"type":"string"}}};
+
+function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.startedAt !== undefined){
+if(typeof data.startedAt !== "string"){
+const err0 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate410.errors = vErrors;
+return errors === 0;
+}
+
+const schema167 = {"type":"object","properties":{"exitCode":{"type":"integer"},"signal":{"type":"integer"},"reason":{"type":"string"},"message":{"type":"string"},"startedAt":{"type":"string"},"finishedAt":{"type":"string"},"containerID":{"type":"string"}}};
+
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.exitCode !== undefined){
+let data0 = data.exitCode;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/exitCode",schemaPath:"#/properties/exitCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.signal !== undefined){
+let data1 = data.signal;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/signal",schemaPath:"#/properties/signal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err2 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.startedAt !== undefined){
+if(typeof data.startedAt !== "string"){
+const err4 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.finishedAt !== undefined){
+if(typeof data.finishedAt !== "string"){
+const err5 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.containerID !== undefined){
+if(typeof data.containerID !== "string"){
+const err6 = {instancePath:instancePath+"/containerID",schemaPath:"#/properties/containerID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate412.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.waiting !== undefined){
+if(!(validate408(data.waiting, {instancePath:instancePath+"/waiting",parentData:data,parentDataProperty:"waiting",rootData}))){
+vErrors = vErrors === null ? validate408.errors : vErrors.concat(validate408.errors);
+errors = vErrors.length;
+}
+}
+if(data.running !== undefined){
+if(!(validate410(data.running, {instancePath:instancePath+"/running",parentData:data,parentDataProperty:"running",rootData}))){
+vErrors = vErrors === null ? validate410.errors : vErrors.concat(validate410.errors);
+errors = vErrors.length;
+}
+}
+if(data.terminated !== undefined){
+if(!(validate412(data.terminated, {instancePath:instancePath+"/terminated",parentData:data,parentDataProperty:"terminated",rootData}))){
+vErrors = vErrors === null ? validate412.errors : vErrors.concat(validate412.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate407.errors = vErrors;
+return errors === 0;
+}
+
+const schema168 = {"type":"object","properties":{"name":{"type":"string"},"mountPath":{"type":"string"},"readOnly":{"type":"boolean"},"recursiveReadOnly":{"type":"string"},"volumeStatus":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeStatus"}}};
+const schema169 = {"type":"object","properties":{"image":{"$ref":"#/definitions/io.k8s.api.core.v1.ImageVolumeStatus"}}};
+const schema170 = {"type":"object","properties":{"imageRef":{"type":"string"}}};
+
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.imageRef !== undefined){
+if(typeof data.imageRef !== "string"){
+const err0 = {instancePath:instancePath+"/imageRef",schemaPath:"#/properties/imageRef/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate419.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.image !== undefined){
+if(!(validate419(data.image, {instancePath:instancePath+"/image",parentData:data,parentDataProperty:"image",rootData}))){
+vErrors = vErrors === null ? validate419.errors : vErrors.concat(validate419.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate418.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15673,8 +14175,8 @@ errors++;
 }
 }
 if(data.volumeStatus !== undefined){
-if(!(validate201(data.volumeStatus, {instancePath:instancePath+"/volumeStatus",parentData:data,parentDataProperty:"volumeStatus",rootData}))){
-vErrors = vErrors === null ? validate201.errors : vErrors.concat(validate201.errors);
+if(!(validate418(data.volumeStatus, {instancePath:instancePath+"/volumeStatus",parentData:data,parentDataProperty:"volumeStatus",rootData}))){
+vErrors = vErrors === null ? validate418.errors : vErrors.concat(validate418.errors);
 errors = vErrors.length;
 }
 }
@@ -15689,24 +14191,21 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate200.errors = vErrors;
+validate417.errors = vErrors;
 return errors === 0;
 }
 
-const schema224 = {"type":"object","properties":{"linux":{"$ref":"#/definitions/io.k8s.api.core.v1.LinuxContainerUser"}}};
-const schema225 = {"type":"object","properties":{"uid":{"type":"integer"},"gid":{"type":"integer"},"supplementalGroups":{"type":"array","items":{"type":"integer"}}}};
+const schema171 = {"type":"object","properties":{"linux":{"$ref":"#/definitions/io.k8s.api.core.v1.LinuxContainerUser"}}};
+const schema172 = {"type":"object","properties":{"uid":{"type":"integer"},"gid":{"type":"integer"},"supplementalGroups":{"type":"array","items":{"type":"integer"}}}};
 
-function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate424(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.linux !== undefined){
-let data0 = data.linux;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uid !== undefined){
-let data1 = data0.uid;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err0 = {instancePath:instancePath+"/linux/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.LinuxContainerUser/properties/uid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.uid !== undefined){
+let data0 = data.uid;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -15716,10 +14215,10 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data0.gid !== undefined){
-let data2 = data0.gid;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err1 = {instancePath:instancePath+"/linux/gid",schemaPath:"#/definitions/io.k8s.api.core.v1.LinuxContainerUser/properties/gid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.gid !== undefined){
+let data1 = data.gid;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/gid",schemaPath:"#/properties/gid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15729,14 +14228,14 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data0.supplementalGroups !== undefined){
-let data3 = data0.supplementalGroups;
-if(Array.isArray(data3)){
-const len0 = data3.length;
+if(data.supplementalGroups !== undefined){
+let data2 = data.supplementalGroups;
+if(Array.isArray(data2)){
+const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err2 = {instancePath:instancePath+"/linux/supplementalGroups/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.LinuxContainerUser/properties/supplementalGroups/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err2 = {instancePath:instancePath+"/supplementalGroups/" + i0,schemaPath:"#/properties/supplementalGroups/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -15748,7 +14247,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/linux/supplementalGroups",schemaPath:"#/definitions/io.k8s.api.core.v1.LinuxContainerUser/properties/supplementalGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/supplementalGroups",schemaPath:"#/properties/supplementalGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -15760,7 +14259,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/linux",schemaPath:"#/definitions/io.k8s.api.core.v1.LinuxContainerUser/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -15769,26 +14268,96 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate204.errors = vErrors;
+validate424.errors = vErrors;
 return errors === 0;
 }
 
-const schema226 = {"type":"object","properties":{"name":{"type":"string"},"resources":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceHealth"}}}};
-const schema227 = {"type":"object","properties":{"resourceID":{"type":"string"},"health":{"type":"string"},"message":{"type":"string"}}};
 
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.linux !== undefined){
+if(!(validate424(data.linux, {instancePath:instancePath+"/linux",parentData:data,parentDataProperty:"linux",rootData}))){
+vErrors = vErrors === null ? validate424.errors : vErrors.concat(validate424.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate423.errors = vErrors;
+return errors === 0;
+}
+
+const schema173 = {"type":"object","properties":{"name":{"type":"string"},"resources":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ResourceHealth"}}}};
+const schema174 = {"type":"object","properties":{"resourceID":{"type":"string"},"health":{"type":"string"},"message":{"type":"string"}}};
+
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.resourceID !== undefined){
+if(typeof data.resourceID !== "string"){
+const err0 = {instancePath:instancePath+"/resourceID",schemaPath:"#/properties/resourceID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.health !== undefined){
+if(typeof data.health !== "string"){
+const err1 = {instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate428.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate427(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15809,11 +14378,14 @@ let data1 = data.resources;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.resourceID !== undefined){
-if(typeof data2.resourceID !== "string"){
-const err1 = {instancePath:instancePath+"/resources/" + i0+"/resourceID",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceHealth/properties/resourceID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate428(data1[i0], {instancePath:instancePath+"/resources/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate428.errors : vErrors.concat(validate428.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15823,9 +14395,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.health !== undefined){
-if(typeof data2.health !== "string"){
-const err2 = {instancePath:instancePath+"/resources/" + i0+"/health",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceHealth/properties/health/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -15834,60 +14406,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data2.message !== undefined){
-if(typeof data2.message !== "string"){
-const err3 = {instancePath:instancePath+"/resources/" + i0+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceHealth/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/resources/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ResourceHealth/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate206.errors = vErrors;
+validate427.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15904,14 +14428,14 @@ errors++;
 }
 }
 if(data.state !== undefined){
-if(!(validate196(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
+if(!(validate407(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate407.errors : vErrors.concat(validate407.errors);
 errors = vErrors.length;
 }
 }
 if(data.lastState !== undefined){
-if(!(validate196(data.lastState, {instancePath:instancePath+"/lastState",parentData:data,parentDataProperty:"lastState",rootData}))){
-vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
+if(!(validate407(data.lastState, {instancePath:instancePath+"/lastState",parentData:data,parentDataProperty:"lastState",rootData}))){
+vErrors = vErrors === null ? validate407.errors : vErrors.concat(validate407.errors);
 errors = vErrors.length;
 }
 }
@@ -15994,7 +14518,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key0 in data9){
 let data10 = data9[key0];
 if((typeof data10 !== "string") && (!(typeof data10 == "number"))){
-const err7 = {instancePath:instancePath+"/allocatedResources/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema216.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
+const err7 = {instancePath:instancePath+"/allocatedResources/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema163.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -16017,8 +14541,8 @@ errors++;
 }
 }
 if(data.resources !== undefined){
-if(!(validate131(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate275(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
+vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
 errors = vErrors.length;
 }
 }
@@ -16027,8 +14551,8 @@ let data12 = data.volumeMounts;
 if(Array.isArray(data12)){
 const len0 = data12.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate200(data12[i0], {instancePath:instancePath+"/volumeMounts/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
+if(!(validate417(data12[i0], {instancePath:instancePath+"/volumeMounts/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate417.errors : vErrors.concat(validate417.errors);
 errors = vErrors.length;
 }
 }
@@ -16045,8 +14569,8 @@ errors++;
 }
 }
 if(data.user !== undefined){
-if(!(validate204(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData}))){
-vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
+if(!(validate423(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData}))){
+vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
 errors = vErrors.length;
 }
 }
@@ -16055,8 +14579,8 @@ let data15 = data.allocatedResourcesStatus;
 if(Array.isArray(data15)){
 const len1 = data15.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate206(data15[i1], {instancePath:instancePath+"/allocatedResourcesStatus/" + i1,parentData:data15,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
+if(!(validate427(data15[i1], {instancePath:instancePath+"/allocatedResourcesStatus/" + i1,parentData:data15,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate427.errors : vErrors.concat(validate427.errors);
 errors = vErrors.length;
 }
 }
@@ -16095,27 +14619,19 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate195.errors = vErrors;
+validate406.errors = vErrors;
 return errors === 0;
 }
 
-const schema231 = {"type":"object","properties":{"requestMappings":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerExtendedResourceRequest"}},"resourceClaimName":{"type":"string"}}};
-const schema232 = {"type":"object","properties":{"containerName":{"type":"string"},"resourceName":{"type":"string"},"requestName":{"type":"string"}}};
+const schema175 = {"type":"object","properties":{"ip":{"type":"string"}}};
 
-function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.requestMappings !== undefined){
-let data0 = data.requestMappings;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.containerName !== undefined){
-if(typeof data1.containerName !== "string"){
-const err0 = {instancePath:instancePath+"/requestMappings/" + i0+"/containerName",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerExtendedResourceRequest/properties/containerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ip !== undefined){
+if(typeof data.ip !== "string"){
+const err0 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -16125,9 +14641,42 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data1.resourceName !== undefined){
-if(typeof data1.resourceName !== "string"){
-const err1 = {instancePath:instancePath+"/requestMappings/" + i0+"/resourceName",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerExtendedResourceRequest/properties/resourceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate433.errors = vErrors;
+return errors === 0;
+}
+
+const schema176 = {"type":"object","properties":{"name":{"type":"string"},"resourceClaimName":{"type":"string"}}};
+
+function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.resourceClaimName !== undefined){
+if(typeof data.resourceClaimName !== "string"){
+const err1 = {instancePath:instancePath+"/resourceClaimName",schemaPath:"#/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -16137,9 +14686,88 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.requestName !== undefined){
-if(typeof data1.requestName !== "string"){
-const err2 = {instancePath:instancePath+"/requestMappings/" + i0+"/requestName",schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerExtendedResourceRequest/properties/requestName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate436.errors = vErrors;
+return errors === 0;
+}
+
+const schema177 = {"type":"object","properties":{"ip":{"type":"string"}}};
+
+function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ip !== undefined){
+if(typeof data.ip !== "string"){
+const err0 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate438.errors = vErrors;
+return errors === 0;
+}
+
+const schema178 = {"type":"object","properties":{"requestMappings":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerExtendedResourceRequest"}},"resourceClaimName":{"type":"string"}}};
+const schema179 = {"type":"object","properties":{"containerName":{"type":"string"},"resourceName":{"type":"string"},"requestName":{"type":"string"}}};
+
+function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.containerName !== undefined){
+if(typeof data.containerName !== "string"){
+const err0 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.resourceName !== undefined){
+if(typeof data.resourceName !== "string"){
+const err1 = {instancePath:instancePath+"/resourceName",schemaPath:"#/properties/resourceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.requestName !== undefined){
+if(typeof data.requestName !== "string"){
+const err2 = {instancePath:instancePath+"/requestName",schemaPath:"#/properties/requestName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -16151,7 +14779,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/requestMappings/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ContainerExtendedResourceRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -16160,51 +14788,172 @@ vErrors.push(err3);
 }
 errors++;
 }
+validate441.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.requestMappings !== undefined){
+let data0 = data.requestMappings;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate441(data0[i0], {instancePath:instancePath+"/requestMappings/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate441.errors : vErrors.concat(validate441.errors);
+errors = vErrors.length;
+}
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/requestMappings",schemaPath:"#/properties/requestMappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err0 = {instancePath:instancePath+"/requestMappings",schemaPath:"#/properties/requestMappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err0];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err0);
 }
 errors++;
 }
 }
 if(data.resourceClaimName !== undefined){
 if(typeof data.resourceClaimName !== "string"){
-const err5 = {instancePath:instancePath+"/resourceClaimName",schemaPath:"#/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/resourceClaimName",schemaPath:"#/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err1];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err1);
 }
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err2];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err2);
 }
 errors++;
 }
-validate211.errors = vErrors;
+validate440.errors = vErrors;
 return errors === 0;
 }
 
-const schema233 = {"type":"object","properties":{"resourceClaimName":{"type":"string"},"containers":{"type":"array","items":{"type":"string"}},"mapping":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAllocatableMappedResources"}},"overhead":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAllocatableOverheadResources"}}}};
-const schema234 = {"type":"object","properties":{"name":{"type":"string"},"quantity":{"type":["string","number"]}}};
-const schema235 = {"type":"object","properties":{"name":{"type":"string"},"perPod":{"type":["string","number"]},"perContainer":{"type":["string","number"]}}};
+const schema180 = {"type":"object","properties":{"resourceClaimName":{"type":"string"},"containers":{"type":"array","items":{"type":"string"}},"mapping":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAllocatableMappedResources"}},"overhead":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAllocatableOverheadResources"}}}};
+const schema181 = {"type":"object","properties":{"name":{"type":"string"},"quantity":{"type":["string","number"]}}};
 
-function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate446(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data1 = data.quantity;
+if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
+const err1 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: schema181.properties.quantity.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate446.errors = vErrors;
+return errors === 0;
+}
+
+const schema182 = {"type":"object","properties":{"name":{"type":"string"},"perPod":{"type":["string","number"]},"perContainer":{"type":["string","number"]}}};
+
+function validate448(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.perPod !== undefined){
+let data1 = data.perPod;
+if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
+const err1 = {instancePath:instancePath+"/perPod",schemaPath:"#/properties/perPod/type",keyword:"type",params:{type: schema182.properties.perPod.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.perContainer !== undefined){
+let data2 = data.perContainer;
+if((typeof data2 !== "string") && (!(typeof data2 == "number"))){
+const err2 = {instancePath:instancePath+"/perContainer",schemaPath:"#/properties/perContainer/type",keyword:"type",params:{type: schema182.properties.perContainer.type},message:"must be string,number"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate448.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate445(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16253,11 +15002,14 @@ let data3 = data.mapping;
 if(Array.isArray(data3)){
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
-let data4 = data3[i1];
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err3 = {instancePath:instancePath+"/mapping/" + i1+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableMappedResources/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate446(data3[i1], {instancePath:instancePath+"/mapping/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate446.errors : vErrors.concat(validate446.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/mapping",schemaPath:"#/properties/mapping/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -16267,10 +15019,19 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data4.quantity !== undefined){
-let data6 = data4.quantity;
-if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err4 = {instancePath:instancePath+"/mapping/" + i1+"/quantity",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableMappedResources/properties/quantity/type",keyword:"type",params:{type: schema234.properties.quantity.type},message:"must be string,number"};
+if(data.overhead !== undefined){
+let data5 = data.overhead;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate448(data5[i2], {instancePath:instancePath+"/overhead/" + i2,parentData:data5,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate448.errors : vErrors.concat(validate448.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/overhead",schemaPath:"#/properties/overhead/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -16282,7 +15043,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/mapping/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableMappedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -16291,106 +15052,13 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/mapping",schemaPath:"#/properties/mapping/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.overhead !== undefined){
-let data7 = data.overhead;
-if(Array.isArray(data7)){
-const len2 = data7.length;
-for(let i2=0; i2<len2; i2++){
-let data8 = data7[i2];
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.name !== undefined){
-if(typeof data8.name !== "string"){
-const err7 = {instancePath:instancePath+"/overhead/" + i2+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableOverheadResources/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data8.perPod !== undefined){
-let data10 = data8.perPod;
-if((typeof data10 !== "string") && (!(typeof data10 == "number"))){
-const err8 = {instancePath:instancePath+"/overhead/" + i2+"/perPod",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableOverheadResources/properties/perPod/type",keyword:"type",params:{type: schema235.properties.perPod.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data8.perContainer !== undefined){
-let data11 = data8.perContainer;
-if((typeof data11 !== "string") && (!(typeof data11 == "number"))){
-const err9 = {instancePath:instancePath+"/overhead/" + i2+"/perContainer",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableOverheadResources/properties/perContainer/type",keyword:"type",params:{type: schema235.properties.perContainer.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/overhead/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeAllocatableOverheadResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/overhead",schemaPath:"#/properties/overhead/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate214.errors = vErrors;
+validate445.errors = vErrors;
 return errors === 0;
 }
 
-const schema236 = {"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition"}},"lastTransitionTime":{"type":"string"}}};
+const schema183 = {"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition"}},"lastTransitionTime":{"type":"string"}}};
 
-function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate451(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16411,11 +15079,14 @@ let data1 = data.healthConditions;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.status !== undefined){
-if(typeof data2.status !== "string"){
-const err1 = {instancePath:instancePath+"/healthConditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate85(data1[i0], {instancePath:instancePath+"/healthConditions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/healthConditions",schemaPath:"#/properties/healthConditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -16425,9 +15096,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.reason !== undefined){
-if(typeof data2.reason !== "string"){
-const err2 = {instancePath:instancePath+"/healthConditions/" + i0+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastTransitionTime !== undefined){
+if(typeof data.lastTransitionTime !== "string"){
+const err2 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -16437,9 +15108,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.message !== undefined){
-if(typeof data2.message !== "string"){
-const err3 = {instancePath:instancePath+"/healthConditions/" + i0+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -16448,60 +15119,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/healthConditions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.VolumeHealthCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/healthConditions",schemaPath:"#/properties/healthConditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.lastTransitionTime !== undefined){
-if(typeof data.lastTransitionTime !== "string"){
-const err6 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate216.errors = vErrors;
+validate451.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate403(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16522,11 +15145,14 @@ let data1 = data.conditions;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.type !== undefined){
-if(typeof data2.type !== "string"){
-const err1 = {instancePath:instancePath+"/conditions/" + i0+"/type",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate404(data1[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate404.errors : vErrors.concat(validate404.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -16536,9 +15162,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.status !== undefined){
-if(typeof data2.status !== "string"){
-const err2 = {instancePath:instancePath+"/conditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -16548,9 +15174,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data2.lastProbeTime !== undefined){
-if(typeof data2.lastProbeTime !== "string"){
-const err3 = {instancePath:instancePath+"/conditions/" + i0+"/lastProbeTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/lastProbeTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err3 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -16560,9 +15186,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.lastTransitionTime !== undefined){
-if(typeof data2.lastTransitionTime !== "string"){
-const err4 = {instancePath:instancePath+"/conditions/" + i0+"/lastTransitionTime",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hostIP !== undefined){
+if(typeof data.hostIP !== "string"){
+const err4 = {instancePath:instancePath+"/hostIP",schemaPath:"#/properties/hostIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -16572,9 +15198,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.reason !== undefined){
-if(typeof data2.reason !== "string"){
-const err5 = {instancePath:instancePath+"/conditions/" + i0+"/reason",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.podIP !== undefined){
+if(typeof data.podIP !== "string"){
+const err5 = {instancePath:instancePath+"/podIP",schemaPath:"#/properties/podIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -16584,9 +15210,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data2.message !== undefined){
-if(typeof data2.message !== "string"){
-const err6 = {instancePath:instancePath+"/conditions/" + i0+"/message",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.startTime !== undefined){
+if(typeof data.startTime !== "string"){
+const err6 = {instancePath:instancePath+"/startTime",schemaPath:"#/properties/startTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -16596,10 +15222,19 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data2.observedGeneration !== undefined){
-let data9 = data2.observedGeneration;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err7 = {instancePath:instancePath+"/conditions/" + i0+"/observedGeneration",schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/properties/observedGeneration/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.containerStatuses !== undefined){
+let data8 = data.containerStatuses;
+if(Array.isArray(data8)){
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate406(data8[i1], {instancePath:instancePath+"/containerStatuses/" + i1,parentData:data8,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate406.errors : vErrors.concat(validate406.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/containerStatuses",schemaPath:"#/properties/containerStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -16609,9 +15244,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.PodCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.qosClass !== undefined){
+if(typeof data.qosClass !== "string"){
+const err8 = {instancePath:instancePath+"/qosClass",schemaPath:"#/properties/qosClass/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -16621,9 +15256,19 @@ vErrors.push(err8);
 errors++;
 }
 }
+if(data.initContainerStatuses !== undefined){
+let data11 = data.initContainerStatuses;
+if(Array.isArray(data11)){
+const len2 = data11.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate406(data11[i2], {instancePath:instancePath+"/initContainerStatuses/" + i2,parentData:data11,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate406.errors : vErrors.concat(validate406.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err9 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/initContainerStatuses",schemaPath:"#/properties/initContainerStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -16633,9 +15278,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err10 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.nominatedNodeName !== undefined){
+if(typeof data.nominatedNodeName !== "string"){
+const err10 = {instancePath:instancePath+"/nominatedNodeName",schemaPath:"#/properties/nominatedNodeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -16645,9 +15290,19 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.reason !== undefined){
-if(typeof data.reason !== "string"){
-const err11 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.podIPs !== undefined){
+let data14 = data.podIPs;
+if(Array.isArray(data14)){
+const len3 = data14.length;
+for(let i3=0; i3<len3; i3++){
+if(!(validate433(data14[i3], {instancePath:instancePath+"/podIPs/" + i3,parentData:data14,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate433.errors : vErrors.concat(validate433.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/podIPs",schemaPath:"#/properties/podIPs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -16657,9 +15312,19 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.hostIP !== undefined){
-if(typeof data.hostIP !== "string"){
-const err12 = {instancePath:instancePath+"/hostIP",schemaPath:"#/properties/hostIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ephemeralContainerStatuses !== undefined){
+let data16 = data.ephemeralContainerStatuses;
+if(Array.isArray(data16)){
+const len4 = data16.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate406(data16[i4], {instancePath:instancePath+"/ephemeralContainerStatuses/" + i4,parentData:data16,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate406.errors : vErrors.concat(validate406.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/ephemeralContainerStatuses",schemaPath:"#/properties/ephemeralContainerStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -16669,9 +15334,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.podIP !== undefined){
-if(typeof data.podIP !== "string"){
-const err13 = {instancePath:instancePath+"/podIP",schemaPath:"#/properties/podIP/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resize !== undefined){
+if(typeof data.resize !== "string"){
+const err13 = {instancePath:instancePath+"/resize",schemaPath:"#/properties/resize/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -16681,9 +15346,19 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.startTime !== undefined){
-if(typeof data.startTime !== "string"){
-const err14 = {instancePath:instancePath+"/startTime",schemaPath:"#/properties/startTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resourceClaimStatuses !== undefined){
+let data19 = data.resourceClaimStatuses;
+if(Array.isArray(data19)){
+const len5 = data19.length;
+for(let i5=0; i5<len5; i5++){
+if(!(validate436(data19[i5], {instancePath:instancePath+"/resourceClaimStatuses/" + i5,parentData:data19,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/resourceClaimStatuses",schemaPath:"#/properties/resourceClaimStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -16693,19 +15368,19 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.containerStatuses !== undefined){
-let data15 = data.containerStatuses;
-if(Array.isArray(data15)){
-const len1 = data15.length;
-for(let i1=0; i1<len1; i1++){
-if(!(validate195(data15[i1], {instancePath:instancePath+"/containerStatuses/" + i1,parentData:data15,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+if(data.hostIPs !== undefined){
+let data21 = data.hostIPs;
+if(Array.isArray(data21)){
+const len6 = data21.length;
+for(let i6=0; i6<len6; i6++){
+if(!(validate438(data21[i6], {instancePath:instancePath+"/hostIPs/" + i6,parentData:data21,parentDataProperty:i6,rootData}))){
+vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/containerStatuses",schemaPath:"#/properties/containerStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/hostIPs",schemaPath:"#/properties/hostIPs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -16715,9 +15390,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.qosClass !== undefined){
-if(typeof data.qosClass !== "string"){
-const err16 = {instancePath:instancePath+"/qosClass",schemaPath:"#/properties/qosClass/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.observedGeneration !== undefined){
+let data23 = data.observedGeneration;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err16 = {instancePath:instancePath+"/observedGeneration",schemaPath:"#/properties/observedGeneration/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -16727,19 +15403,19 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.initContainerStatuses !== undefined){
-let data18 = data.initContainerStatuses;
-if(Array.isArray(data18)){
-const len2 = data18.length;
-for(let i2=0; i2<len2; i2++){
-if(!(validate195(data18[i2], {instancePath:instancePath+"/initContainerStatuses/" + i2,parentData:data18,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+if(data.extendedResourceClaimStatus !== undefined){
+if(!(validate440(data.extendedResourceClaimStatus, {instancePath:instancePath+"/extendedResourceClaimStatus",parentData:data,parentDataProperty:"extendedResourceClaimStatus",rootData}))){
+vErrors = vErrors === null ? validate440.errors : vErrors.concat(validate440.errors);
 errors = vErrors.length;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/initContainerStatuses",schemaPath:"#/properties/initContainerStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.allocatedResources !== undefined){
+let data25 = data.allocatedResources;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+for(const key0 in data25){
+let data26 = data25[key0];
+if((typeof data26 !== "string") && (!(typeof data26 == "number"))){
+const err17 = {instancePath:instancePath+"/allocatedResources/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema161.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -16749,9 +15425,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.nominatedNodeName !== undefined){
-if(typeof data.nominatedNodeName !== "string"){
-const err18 = {instancePath:instancePath+"/nominatedNodeName",schemaPath:"#/properties/nominatedNodeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err18 = {instancePath:instancePath+"/allocatedResources",schemaPath:"#/properties/allocatedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -16761,16 +15437,25 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.podIPs !== undefined){
-let data21 = data.podIPs;
-if(Array.isArray(data21)){
-const len3 = data21.length;
-for(let i3=0; i3<len3; i3++){
-let data22 = data21[i3];
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(data22.ip !== undefined){
-if(typeof data22.ip !== "string"){
-const err19 = {instancePath:instancePath+"/podIPs/" + i3+"/ip",schemaPath:"#/definitions/io.k8s.api.core.v1.PodIP/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resources !== undefined){
+if(!(validate275(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
+vErrors = vErrors === null ? validate275.errors : vErrors.concat(validate275.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodeAllocatableResourceClaimStatuses !== undefined){
+let data28 = data.nodeAllocatableResourceClaimStatuses;
+if(Array.isArray(data28)){
+const len7 = data28.length;
+for(let i7=0; i7<len7; i7++){
+if(!(validate445(data28[i7], {instancePath:instancePath+"/nodeAllocatableResourceClaimStatuses/" + i7,parentData:data28,parentDataProperty:i7,rootData}))){
+vErrors = vErrors === null ? validate445.errors : vErrors.concat(validate445.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/nodeAllocatableResourceClaimStatuses",schemaPath:"#/properties/nodeAllocatableResourceClaimStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -16780,9 +15465,19 @@ vErrors.push(err19);
 errors++;
 }
 }
+if(data.volumeHealth !== undefined){
+let data30 = data.volumeHealth;
+if(Array.isArray(data30)){
+const len8 = data30.length;
+for(let i8=0; i8<len8; i8++){
+if(!(validate451(data30[i8], {instancePath:instancePath+"/volumeHealth/" + i8,parentData:data30,parentDataProperty:i8,rootData}))){
+vErrors = vErrors === null ? validate451.errors : vErrors.concat(validate451.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err20 = {instancePath:instancePath+"/podIPs/" + i3,schemaPath:"#/definitions/io.k8s.api.core.v1.PodIP/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/volumeHealth",schemaPath:"#/properties/volumeHealth/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -16794,7 +15489,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/podIPs",schemaPath:"#/properties/podIPs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -16803,253 +15498,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data.ephemeralContainerStatuses !== undefined){
-let data24 = data.ephemeralContainerStatuses;
-if(Array.isArray(data24)){
-const len4 = data24.length;
-for(let i4=0; i4<len4; i4++){
-if(!(validate195(data24[i4], {instancePath:instancePath+"/ephemeralContainerStatuses/" + i4,parentData:data24,parentDataProperty:i4,rootData}))){
-vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/ephemeralContainerStatuses",schemaPath:"#/properties/ephemeralContainerStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.resize !== undefined){
-if(typeof data.resize !== "string"){
-const err23 = {instancePath:instancePath+"/resize",schemaPath:"#/properties/resize/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.resourceClaimStatuses !== undefined){
-let data27 = data.resourceClaimStatuses;
-if(Array.isArray(data27)){
-const len5 = data27.length;
-for(let i5=0; i5<len5; i5++){
-let data28 = data27[i5];
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.name !== undefined){
-if(typeof data28.name !== "string"){
-const err24 = {instancePath:instancePath+"/resourceClaimStatuses/" + i5+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaimStatus/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data28.resourceClaimName !== undefined){
-if(typeof data28.resourceClaimName !== "string"){
-const err25 = {instancePath:instancePath+"/resourceClaimStatuses/" + i5+"/resourceClaimName",schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaimStatus/properties/resourceClaimName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/resourceClaimStatuses/" + i5,schemaPath:"#/definitions/io.k8s.api.core.v1.PodResourceClaimStatus/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/resourceClaimStatuses",schemaPath:"#/properties/resourceClaimStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.hostIPs !== undefined){
-let data31 = data.hostIPs;
-if(Array.isArray(data31)){
-const len6 = data31.length;
-for(let i6=0; i6<len6; i6++){
-let data32 = data31[i6];
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if(data32.ip !== undefined){
-if(typeof data32.ip !== "string"){
-const err28 = {instancePath:instancePath+"/hostIPs/" + i6+"/ip",schemaPath:"#/definitions/io.k8s.api.core.v1.HostIP/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/hostIPs/" + i6,schemaPath:"#/definitions/io.k8s.api.core.v1.HostIP/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/hostIPs",schemaPath:"#/properties/hostIPs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.observedGeneration !== undefined){
-let data34 = data.observedGeneration;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-const err31 = {instancePath:instancePath+"/observedGeneration",schemaPath:"#/properties/observedGeneration/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.extendedResourceClaimStatus !== undefined){
-if(!(validate211(data.extendedResourceClaimStatus, {instancePath:instancePath+"/extendedResourceClaimStatus",parentData:data,parentDataProperty:"extendedResourceClaimStatus",rootData}))){
-vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
-errors = vErrors.length;
-}
-}
-if(data.allocatedResources !== undefined){
-let data36 = data.allocatedResources;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-for(const key0 in data36){
-let data37 = data36[key0];
-if((typeof data37 !== "string") && (!(typeof data37 == "number"))){
-const err32 = {instancePath:instancePath+"/allocatedResources/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatedResources/additionalProperties/type",keyword:"type",params:{type: schema214.properties.allocatedResources.additionalProperties.type},message:"must be string,number"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/allocatedResources",schemaPath:"#/properties/allocatedResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data.resources !== undefined){
-if(!(validate131(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
-errors = vErrors.length;
-}
-}
-if(data.nodeAllocatableResourceClaimStatuses !== undefined){
-let data39 = data.nodeAllocatableResourceClaimStatuses;
-if(Array.isArray(data39)){
-const len7 = data39.length;
-for(let i7=0; i7<len7; i7++){
-if(!(validate214(data39[i7], {instancePath:instancePath+"/nodeAllocatableResourceClaimStatuses/" + i7,parentData:data39,parentDataProperty:i7,rootData}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/nodeAllocatableResourceClaimStatuses",schemaPath:"#/properties/nodeAllocatableResourceClaimStatuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.volumeHealth !== undefined){
-let data41 = data.volumeHealth;
-if(Array.isArray(data41)){
-const len8 = data41.length;
-for(let i8=0; i8<len8; i8++){
-if(!(validate216(data41[i8], {instancePath:instancePath+"/volumeHealth/" + i8,parentData:data41,parentDataProperty:i8,rootData}))){
-vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/volumeHealth",schemaPath:"#/properties/volumeHealth/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-validate194.errors = vErrors;
+validate403.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -17078,20 +15532,20 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate79(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate168(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate194(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate194.errors : vErrors.concat(validate194.errors);
+if(!(validate403(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate403.errors : vErrors.concat(validate403.errors);
 errors = vErrors.length;
 }
 }
@@ -17106,27 +15560,27 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate166(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
 errors = vErrors.length;
 }
-validate76.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
 
-export const ServiceAccount = validate220;
-const schema238 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ServiceAccount"};
-const schema239 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"secrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"automountServiceAccountToken":{"type":"boolean"}}};
+export const ServiceAccount = validate456;
+const schema184 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ServiceAccount"};
+const schema185 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"secrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"automountServiceAccountToken":{"type":"boolean"}}};
 
-function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate457(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -17155,8 +15609,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -17165,11 +15619,14 @@ let data3 = data.secrets;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.kind !== undefined){
-if(typeof data4.kind !== "string"){
-const err2 = {instancePath:instancePath+"/secrets/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate38(data3[i0], {instancePath:instancePath+"/secrets/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -17179,9 +15636,19 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data4.namespace !== undefined){
-if(typeof data4.namespace !== "string"){
-const err3 = {instancePath:instancePath+"/secrets/" + i0+"/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.imagePullSecrets !== undefined){
+let data5 = data.imagePullSecrets;
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate183(data5[i1], {instancePath:instancePath+"/imagePullSecrets/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/imagePullSecrets",schemaPath:"#/properties/imagePullSecrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -17191,9 +15658,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err4 = {instancePath:instancePath+"/secrets/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.automountServiceAccountToken !== undefined){
+if(typeof data.automountServiceAccountToken !== "boolean"){
+const err4 = {instancePath:instancePath+"/automountServiceAccountToken",schemaPath:"#/properties/automountServiceAccountToken/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -17203,9 +15670,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data4.uid !== undefined){
-if(typeof data4.uid !== "string"){
-const err5 = {instancePath:instancePath+"/secrets/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -17214,146 +15681,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data4.apiVersion !== undefined){
-if(typeof data4.apiVersion !== "string"){
-const err6 = {instancePath:instancePath+"/secrets/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data4.resourceVersion !== undefined){
-if(typeof data4.resourceVersion !== "string"){
-const err7 = {instancePath:instancePath+"/secrets/" + i0+"/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.fieldPath !== undefined){
-if(typeof data4.fieldPath !== "string"){
-const err8 = {instancePath:instancePath+"/secrets/" + i0+"/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.imagePullSecrets !== undefined){
-let data12 = data.imagePullSecrets;
-if(Array.isArray(data12)){
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-let data13 = data12[i1];
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.name !== undefined){
-if(typeof data13.name !== "string"){
-const err11 = {instancePath:instancePath+"/imagePullSecrets/" + i1+"/name",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/imagePullSecrets/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.LocalObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/imagePullSecrets",schemaPath:"#/properties/imagePullSecrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.automountServiceAccountToken !== undefined){
-if(typeof data.automountServiceAccountToken !== "boolean"){
-const err14 = {instancePath:instancePath+"/automountServiceAccountToken",schemaPath:"#/properties/automountServiceAccountToken/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-validate221.errors = vErrors;
+validate457.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
+if(!(validate457(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate457.errors : vErrors.concat(validate457.errors);
 errors = vErrors.length;
 }
-validate220.errors = vErrors;
+validate456.errors = vErrors;
 return errors === 0;
 }
 

@@ -2,16 +2,251 @@
 import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 import __import0 from "ajv/dist/runtime/ucs2length.js";
 
-export const ClusterRoleBinding = validate10;
-const schema11 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.ClusterRoleBinding"};
-const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"subjects":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.Subject"}},"roleRef":{"$ref":"#/definitions/io.k8s.api.rbac.v1.RoleRef"}}};
-const schema17 = {"type":"object","properties":{"kind":{"type":"string"},"apiGroup":{"type":"string"},"name":{"type":"string","minLength":1},"namespace":{"type":"string"}},"required":["name"]};
-const schema18 = {"type":"object","properties":{"apiGroup":{"type":"string","enum":["rbac.authorization.k8s.io"]},"kind":{"type":"string"},"name":{"type":"string","format":"pathSegment","minLength":1}},"required":["name"]};
-const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+export const ClusterRoleBinding = validate21;
+const schema6 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.ClusterRoleBinding"};
+const schema8 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"subjects":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.Subject"}},"roleRef":{"$ref":"#/definitions/io.k8s.api.rbac.v1.RoleRef"}}};
+const schema9 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema10 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.uid === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err4 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+if(typeof data.uid !== "string"){
+const err7 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.controller !== undefined){
+if(typeof data.controller !== "boolean"){
+const err8 = {instancePath:instancePath+"/controller",schemaPath:"#/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.blockOwnerDeletion !== undefined){
+if(typeof data.blockOwnerDeletion !== "boolean"){
+const err9 = {instancePath:instancePath+"/blockOwnerDeletion",schemaPath:"#/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+const schema11 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.manager !== undefined){
+if(typeof data.manager !== "string"){
+const err0 = {instancePath:instancePath+"/manager",schemaPath:"#/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.operation !== undefined){
+if(typeof data.operation !== "string"){
+const err1 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err2 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.time !== undefined){
+if(typeof data.time !== "string"){
+const err3 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.fieldsType !== undefined){
+if(typeof data.fieldsType !== "string"){
+const err4 = {instancePath:instancePath+"/fieldsType",schemaPath:"#/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.fieldsV1 !== undefined){
+let data5 = data.fieldsV1;
+if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
+const err5 = {instancePath:instancePath+"/fieldsV1",schemaPath:"#/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.subresource !== undefined){
+if(typeof data.subresource !== "string"){
+const err6 = {instancePath:instancePath+"/subresource",schemaPath:"#/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -196,10 +431,14 @@ let data14 = data.ownerReferences;
 if(Array.isArray(data14)){
 const len0 = data14.length;
 for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(!(validate25(data14[i0], {instancePath:instancePath+"/ownerReferences/" + i0,parentData:data14,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -208,8 +447,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data.finalizers !== undefined){
+let data16 = data.finalizers;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data16[i1] !== "string"){
+const err15 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -218,8 +463,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -228,8 +475,20 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+}
+if(data.managedFields !== undefined){
+let data18 = data.managedFields;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate27(data18[i2], {instancePath:instancePath+"/managedFields/" + i2,parentData:data18,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -238,9 +497,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -249,254 +509,207 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate13.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
+const schema12 = {"type":"object","properties":{"kind":{"type":"string"},"apiGroup":{"type":"string"},"name":{"type":"string","minLength":1},"namespace":{"type":"string"}},"required":["name"]};
 const func2 = (__import0.default ?? __import0);
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.apiGroup !== undefined){
+if(typeof data.apiGroup !== "string"){
+const err2 = {instancePath:instancePath+"/apiGroup",schemaPath:"#/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.namespace !== undefined){
+if(typeof data.namespace !== "string"){
+const err5 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+
+const schema13 = {"type":"object","properties":{"apiGroup":{"type":"string","enum":["rbac.authorization.k8s.io"]},"kind":{"type":"string"},"name":{"type":"string","format":"pathSegment","minLength":1}},"required":["name"]};
 const formats0 = __formats.pathSegment;
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.apiGroup !== undefined){
+let data0 = data.apiGroup;
+if(typeof data0 !== "string"){
+const err1 = {instancePath:instancePath+"/apiGroup",schemaPath:"#/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(data0 === "rbac.authorization.k8s.io")){
+const err2 = {instancePath:instancePath+"/apiGroup",schemaPath:"#/properties/apiGroup/enum",keyword:"enum",params:{allowedValues: schema13.properties.apiGroup.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(formats0.validate(data2))){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/format",keyword:"format",params:{format: "pathSegment"},message:"must match format \""+"pathSegment"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -525,8 +738,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -535,10 +748,14 @@ let data3 = data.subjects;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.name === undefined){
-const err2 = {instancePath:instancePath+"/subjects/" + i0,schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(!(validate30(data3[i0], {instancePath:instancePath+"/subjects/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/subjects",schemaPath:"#/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -547,9 +764,96 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data4.kind !== undefined){
-if(typeof data4.kind !== "string"){
-const err3 = {instancePath:instancePath+"/subjects/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.roleRef !== undefined){
+if(!(validate32(data.roleRef, {instancePath:instancePath+"/roleRef",parentData:data,parentDataProperty:"roleRef",rootData}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+export const ClusterRole = validate35;
+const schema14 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.ClusterRole"};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"rules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.PolicyRule"}},"aggregationRule":{"$ref":"#/definitions/io.k8s.api.rbac.v1.AggregationRule"}}};
+const schema16 = {"type":"object","properties":{"verbs":{"type":"array","items":{"type":"string"}},"apiGroups":{"type":"array","items":{"type":"string"}},"resources":{"type":"array","items":{"type":"string"}},"resourceNames":{"type":"array","items":{"type":"string"}},"nonResourceURLs":{"type":"array","items":{"type":"string"}}}};
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.verbs !== undefined){
+let data0 = data.verbs;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/verbs/" + i0,schemaPath:"#/properties/verbs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/verbs",schemaPath:"#/properties/verbs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.apiGroups !== undefined){
+let data2 = data.apiGroups;
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data2[i1] !== "string"){
+const err2 = {instancePath:instancePath+"/apiGroups/" + i1,schemaPath:"#/properties/apiGroups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/apiGroups",schemaPath:"#/properties/apiGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -559,9 +863,13 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data4.apiGroup !== undefined){
-if(typeof data4.apiGroup !== "string"){
-const err4 = {instancePath:instancePath+"/subjects/" + i0+"/apiGroup",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resources !== undefined){
+let data4 = data.resources;
+if(Array.isArray(data4)){
+const len2 = data4.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data4[i2] !== "string"){
+const err4 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"#/properties/resources/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -571,11 +879,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data4.name !== undefined){
-let data7 = data4.name;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err5 = {instancePath:instancePath+"/subjects/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err5 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -585,8 +891,13 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/subjects/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.resourceNames !== undefined){
+let data6 = data.resourceNames;
+if(Array.isArray(data6)){
+const len3 = data6.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data6[i3] !== "string"){
+const err6 = {instancePath:instancePath+"/resourceNames/" + i3,schemaPath:"#/properties/resourceNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -596,9 +907,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data4.namespace !== undefined){
-if(typeof data4.namespace !== "string"){
-const err7 = {instancePath:instancePath+"/subjects/" + i0+"/namespace",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err7 = {instancePath:instancePath+"/resourceNames",schemaPath:"#/properties/resourceNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -608,9 +919,13 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/subjects/" + i0,schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.nonResourceURLs !== undefined){
+let data8 = data.nonResourceURLs;
+if(Array.isArray(data8)){
+const len4 = data8.length;
+for(let i4=0; i4<len4; i4++){
+if(typeof data8[i4] !== "string"){
+const err8 = {instancePath:instancePath+"/nonResourceURLs/" + i4,schemaPath:"#/properties/nonResourceURLs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -622,7 +937,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/subjects",schemaPath:"#/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/nonResourceURLs",schemaPath:"#/properties/nonResourceURLs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -632,11 +947,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.roleRef !== undefined){
-let data9 = data.roleRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name === undefined){
-const err10 = {instancePath:instancePath+"/roleRef",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -645,126 +958,122 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data9.apiGroup !== undefined){
-let data10 = data9.apiGroup;
-if(typeof data10 !== "string"){
-const err11 = {instancePath:instancePath+"/roleRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(!(data10 === "rbac.authorization.k8s.io")){
-const err12 = {instancePath:instancePath+"/roleRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/apiGroup/enum",keyword:"enum",params:{allowedValues: schema18.properties.apiGroup.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data9.kind !== undefined){
-if(typeof data9.kind !== "string"){
-const err13 = {instancePath:instancePath+"/roleRef/kind",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data9.name !== undefined){
-let data12 = data9.name;
-if(typeof data12 === "string"){
-if(func2(data12) < 1){
-const err14 = {instancePath:instancePath+"/roleRef/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(!(formats0.validate(data12))){
-const err15 = {instancePath:instancePath+"/roleRef/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/name/format",keyword:"format",params:{format: "pathSegment"},message:"must match format \""+"pathSegment"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/roleRef/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/roleRef",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-validate12.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
-errors = vErrors.length;
-}
-validate10.errors = vErrors;
-return errors === 0;
-}
-
-export const ClusterRole = validate16;
-const schema19 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.ClusterRole"};
-const schema20 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"rules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.PolicyRule"}},"aggregationRule":{"$ref":"#/definitions/io.k8s.api.rbac.v1.AggregationRule"}}};
-const schema21 = {"type":"object","properties":{"verbs":{"type":"array","items":{"type":"string"}},"apiGroups":{"type":"array","items":{"type":"string"}},"resources":{"type":"array","items":{"type":"string"}},"resourceNames":{"type":"array","items":{"type":"string"}},"nonResourceURLs":{"type":"array","items":{"type":"string"}}}};
-const schema22 = {"type":"object","properties":{"clusterRoleSelectors":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}}}};
-const schema23 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
-const schema24 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
+const schema17 = {"type":"object","properties":{"clusterRoleSelectors":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}}}};
+const schema18 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
 const formats2 = __formats.labelKey;
 const formats4 = __formats.labelValue;
+const schema19 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.key === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.operator === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.key !== undefined){
+let data0 = data.key;
+if(typeof data0 === "string"){
+if(!(formats2.validate(data0))){
+const err2 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err4 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.values !== undefined){
+let data2 = data.values;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data2[i0] !== "string"){
+const err5 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -839,10 +1148,14 @@ let data2 = data.matchExpressions;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.key === undefined){
-const err5 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(!(validate42(data2[i0], {instancePath:instancePath+"/matchExpressions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -851,8 +1164,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data3.operator === undefined){
-const err6 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -861,112 +1176,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data3.key !== undefined){
-let data4 = data3.key;
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err7 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data3.operator !== undefined){
-if(typeof data3.operator !== "string"){
-const err9 = {instancePath:instancePath+"/matchExpressions/" + i0+"/operator",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data3.values !== undefined){
-let data6 = data3.values;
-if(Array.isArray(data6)){
-const len1 = data6.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data6[i1] !== "string"){
-const err10 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values/" + i1,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate20.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -975,8 +1190,8 @@ let data0 = data.clusterRoleSelectors;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate20(data0[i0], {instancePath:instancePath+"/clusterRoleSelectors/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+if(!(validate41(data0[i0], {instancePath:instancePath+"/clusterRoleSelectors/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 }
@@ -1003,12 +1218,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1037,8 +1252,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -1047,15 +1262,14 @@ let data3 = data.rules;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.verbs !== undefined){
-let data5 = data4.verbs;
-if(Array.isArray(data5)){
-const len1 = data5.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data5[i1] !== "string"){
-const err2 = {instancePath:instancePath+"/rules/" + i0+"/verbs/" + i1,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/verbs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate38(data3[i0], {instancePath:instancePath+"/rules/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1065,9 +1279,15 @@ vErrors.push(err2);
 errors++;
 }
 }
+if(data.aggregationRule !== undefined){
+if(!(validate40(data.aggregationRule, {instancePath:instancePath+"/aggregationRule",parentData:data,parentDataProperty:"aggregationRule",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err3 = {instancePath:instancePath+"/rules/" + i0+"/verbs",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/verbs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1076,181 +1296,27 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data4.apiGroups !== undefined){
-let data7 = data4.apiGroups;
-if(Array.isArray(data7)){
-const len2 = data7.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data7[i2] !== "string"){
-const err4 = {instancePath:instancePath+"/rules/" + i0+"/apiGroups/" + i2,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/apiGroups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/rules/" + i0+"/apiGroups",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/apiGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data4.resources !== undefined){
-let data9 = data4.resources;
-if(Array.isArray(data9)){
-const len3 = data9.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data9[i3] !== "string"){
-const err6 = {instancePath:instancePath+"/rules/" + i0+"/resources/" + i3,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resources/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/rules/" + i0+"/resources",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.resourceNames !== undefined){
-let data11 = data4.resourceNames;
-if(Array.isArray(data11)){
-const len4 = data11.length;
-for(let i4=0; i4<len4; i4++){
-if(typeof data11[i4] !== "string"){
-const err8 = {instancePath:instancePath+"/rules/" + i0+"/resourceNames/" + i4,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resourceNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/rules/" + i0+"/resourceNames",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resourceNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data4.nonResourceURLs !== undefined){
-let data13 = data4.nonResourceURLs;
-if(Array.isArray(data13)){
-const len5 = data13.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data13[i5] !== "string"){
-const err10 = {instancePath:instancePath+"/rules/" + i0+"/nonResourceURLs/" + i5,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/nonResourceURLs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/rules/" + i0+"/nonResourceURLs",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/nonResourceURLs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.aggregationRule !== undefined){
-if(!(validate19(data.aggregationRule, {instancePath:instancePath+"/aggregationRule",parentData:data,parentDataProperty:"aggregationRule",rootData}))){
-vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate17.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if(!(validate36(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
-validate16.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const RoleBinding = validate24;
-const schema25 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.RoleBinding"};
-const schema26 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"subjects":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.Subject"}},"roleRef":{"$ref":"#/definitions/io.k8s.api.rbac.v1.RoleRef"}}};
+export const RoleBinding = validate47;
+const schema20 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.RoleBinding"};
+const schema21 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"subjects":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.Subject"}},"roleRef":{"$ref":"#/definitions/io.k8s.api.rbac.v1.RoleRef"}}};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1279,8 +1345,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -1289,10 +1355,14 @@ let data3 = data.subjects;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.name === undefined){
-const err2 = {instancePath:instancePath+"/subjects/" + i0,schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(!(validate30(data3[i0], {instancePath:instancePath+"/subjects/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/subjects",schemaPath:"#/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1301,9 +1371,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data4.kind !== undefined){
-if(typeof data4.kind !== "string"){
-const err3 = {instancePath:instancePath+"/subjects/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.roleRef !== undefined){
+if(!(validate32(data.roleRef, {instancePath:instancePath+"/roleRef",parentData:data,parentDataProperty:"roleRef",rootData}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1312,207 +1389,27 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data4.apiGroup !== undefined){
-if(typeof data4.apiGroup !== "string"){
-const err4 = {instancePath:instancePath+"/subjects/" + i0+"/apiGroup",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data4.name !== undefined){
-let data7 = data4.name;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err5 = {instancePath:instancePath+"/subjects/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/subjects/" + i0+"/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data4.namespace !== undefined){
-if(typeof data4.namespace !== "string"){
-const err7 = {instancePath:instancePath+"/subjects/" + i0+"/namespace",schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/subjects/" + i0,schemaPath:"#/definitions/io.k8s.api.rbac.v1.Subject/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/subjects",schemaPath:"#/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.roleRef !== undefined){
-let data9 = data.roleRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name === undefined){
-const err10 = {instancePath:instancePath+"/roleRef",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data9.apiGroup !== undefined){
-let data10 = data9.apiGroup;
-if(typeof data10 !== "string"){
-const err11 = {instancePath:instancePath+"/roleRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/apiGroup/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(!(data10 === "rbac.authorization.k8s.io")){
-const err12 = {instancePath:instancePath+"/roleRef/apiGroup",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/apiGroup/enum",keyword:"enum",params:{allowedValues: schema18.properties.apiGroup.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data9.kind !== undefined){
-if(typeof data9.kind !== "string"){
-const err13 = {instancePath:instancePath+"/roleRef/kind",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data9.name !== undefined){
-let data12 = data9.name;
-if(typeof data12 === "string"){
-if(func2(data12) < 1){
-const err14 = {instancePath:instancePath+"/roleRef/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(!(formats0.validate(data12))){
-const err15 = {instancePath:instancePath+"/roleRef/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/name/format",keyword:"format",params:{format: "pathSegment"},message:"must match format \""+"pathSegment"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/roleRef/name",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/roleRef",schemaPath:"#/definitions/io.k8s.api.rbac.v1.RoleRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-validate25.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
-validate24.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate28;
-const schema29 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.Role"};
-const schema30 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"rules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.PolicyRule"}}}};
+export const Role = validate53;
+const schema22 = {"$ref":"types#/definitions/io.k8s.api.rbac.v1.Role"};
+const schema23 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"rules":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.rbac.v1.PolicyRule"}}}};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1541,8 +1438,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -1551,15 +1448,14 @@ let data3 = data.rules;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.verbs !== undefined){
-let data5 = data4.verbs;
-if(Array.isArray(data5)){
-const len1 = data5.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data5[i1] !== "string"){
-const err2 = {instancePath:instancePath+"/rules/" + i0+"/verbs/" + i1,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/verbs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate38(data3[i0], {instancePath:instancePath+"/rules/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1571,7 +1467,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/rules/" + i0+"/verbs",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/verbs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1580,167 +1476,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data4.apiGroups !== undefined){
-let data7 = data4.apiGroups;
-if(Array.isArray(data7)){
-const len2 = data7.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data7[i2] !== "string"){
-const err4 = {instancePath:instancePath+"/rules/" + i0+"/apiGroups/" + i2,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/apiGroups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/rules/" + i0+"/apiGroups",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/apiGroups/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data4.resources !== undefined){
-let data9 = data4.resources;
-if(Array.isArray(data9)){
-const len3 = data9.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data9[i3] !== "string"){
-const err6 = {instancePath:instancePath+"/rules/" + i0+"/resources/" + i3,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resources/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/rules/" + i0+"/resources",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.resourceNames !== undefined){
-let data11 = data4.resourceNames;
-if(Array.isArray(data11)){
-const len4 = data11.length;
-for(let i4=0; i4<len4; i4++){
-if(typeof data11[i4] !== "string"){
-const err8 = {instancePath:instancePath+"/rules/" + i0+"/resourceNames/" + i4,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resourceNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/rules/" + i0+"/resourceNames",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/resourceNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data4.nonResourceURLs !== undefined){
-let data13 = data4.nonResourceURLs;
-if(Array.isArray(data13)){
-const len5 = data13.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data13[i5] !== "string"){
-const err10 = {instancePath:instancePath+"/rules/" + i0+"/nonResourceURLs/" + i5,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/nonResourceURLs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/rules/" + i0+"/nonResourceURLs",schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/properties/nonResourceURLs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"#/definitions/io.k8s.api.rbac.v1.PolicyRule/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate29.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
-validate28.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
 

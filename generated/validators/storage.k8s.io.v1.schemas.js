@@ -2,14 +2,251 @@
 import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 import __import0 from "ajv/dist/runtime/ucs2length.js";
 
-export const CSIDriver = validate10;
-const schema11 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSIDriver"};
-const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSIDriverSpec"}},"required":["spec"]};
-const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+export const CSIDriver = validate21;
+const schema6 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSIDriver"};
+const schema8 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSIDriverSpec"}},"required":["spec"]};
+const schema9 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema10 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.uid === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err4 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+if(typeof data.uid !== "string"){
+const err7 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.controller !== undefined){
+if(typeof data.controller !== "boolean"){
+const err8 = {instancePath:instancePath+"/controller",schemaPath:"#/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.blockOwnerDeletion !== undefined){
+if(typeof data.blockOwnerDeletion !== "boolean"){
+const err9 = {instancePath:instancePath+"/blockOwnerDeletion",schemaPath:"#/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+const schema11 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.manager !== undefined){
+if(typeof data.manager !== "string"){
+const err0 = {instancePath:instancePath+"/manager",schemaPath:"#/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.operation !== undefined){
+if(typeof data.operation !== "string"){
+const err1 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err2 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.time !== undefined){
+if(typeof data.time !== "string"){
+const err3 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.fieldsType !== undefined){
+if(typeof data.fieldsType !== "string"){
+const err4 = {instancePath:instancePath+"/fieldsType",schemaPath:"#/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.fieldsV1 !== undefined){
+let data5 = data.fieldsV1;
+if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
+const err5 = {instancePath:instancePath+"/fieldsV1",schemaPath:"#/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.subresource !== undefined){
+if(typeof data.subresource !== "string"){
+const err6 = {instancePath:instancePath+"/subresource",schemaPath:"#/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -194,10 +431,14 @@ let data14 = data.ownerReferences;
 if(Array.isArray(data14)){
 const len0 = data14.length;
 for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(!(validate25(data14[i0], {instancePath:instancePath+"/ownerReferences/" + i0,parentData:data14,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -206,8 +447,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data.finalizers !== undefined){
+let data16 = data.finalizers;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data16[i1] !== "string"){
+const err15 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -216,8 +463,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -226,8 +475,20 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+}
+if(data.managedFields !== undefined){
+let data18 = data.managedFields;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate27(data18[i2], {instancePath:instancePath+"/managedFields/" + i2,parentData:data18,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -236,9 +497,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -247,254 +509,59 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate13.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"type":"object","properties":{"attachRequired":{"type":"boolean"},"podInfoOnMount":{"type":"boolean"},"volumeLifecycleModes":{"type":"array","items":{"type":"string","enum":["Persistent","Ephemeral"]}},"storageCapacity":{"type":"boolean"},"fsGroupPolicy":{"type":"string","enum":["File","None","ReadWriteOnceWithFSType"]},"tokenRequests":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.TokenRequest"}},"requiresRepublish":{"type":"boolean"},"seLinuxMount":{"type":"boolean"},"nodeAllocatableUpdatePeriodSeconds":{"type":"integer"},"serviceAccountTokenInSecrets":{"type":"boolean"},"preventPodSchedulingIfMissing":{"type":"boolean"}}};
-const schema18 = {"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"}}};
+const schema12 = {"type":"object","properties":{"attachRequired":{"type":"boolean"},"podInfoOnMount":{"type":"boolean"},"volumeLifecycleModes":{"type":"array","items":{"type":"string","enum":["Persistent","Ephemeral"]}},"storageCapacity":{"type":"boolean"},"fsGroupPolicy":{"type":"string","enum":["File","None","ReadWriteOnceWithFSType"]},"tokenRequests":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.TokenRequest"}},"requiresRepublish":{"type":"boolean"},"seLinuxMount":{"type":"boolean"},"nodeAllocatableUpdatePeriodSeconds":{"type":"integer"},"serviceAccountTokenInSecrets":{"type":"boolean"},"preventPodSchedulingIfMissing":{"type":"boolean"}}};
+const schema13 = {"type":"object","properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer"}}};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.audience !== undefined){
+if(typeof data.audience !== "string"){
+const err0 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.expirationSeconds !== undefined){
+let data1 = data.expirationSeconds;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/expirationSeconds",schemaPath:"#/properties/expirationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -539,7 +606,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!((data3 === "Persistent") || (data3 === "Ephemeral"))){
-const err3 = {instancePath:instancePath+"/volumeLifecycleModes/" + i0,schemaPath:"#/properties/volumeLifecycleModes/items/enum",keyword:"enum",params:{allowedValues: schema17.properties.volumeLifecycleModes.items.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/volumeLifecycleModes/" + i0,schemaPath:"#/properties/volumeLifecycleModes/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.volumeLifecycleModes.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -586,7 +653,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((data5 === "File") || (data5 === "None")) || (data5 === "ReadWriteOnceWithFSType"))){
-const err7 = {instancePath:instancePath+"/fsGroupPolicy",schemaPath:"#/properties/fsGroupPolicy/enum",keyword:"enum",params:{allowedValues: schema17.properties.fsGroupPolicy.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/fsGroupPolicy",schemaPath:"#/properties/fsGroupPolicy/enum",keyword:"enum",params:{allowedValues: schema12.properties.fsGroupPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -601,11 +668,14 @@ let data6 = data.tokenRequests;
 if(Array.isArray(data6)){
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
-let data7 = data6[i1];
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.audience !== undefined){
-if(typeof data7.audience !== "string"){
-const err8 = {instancePath:instancePath+"/tokenRequests/" + i1+"/audience",schemaPath:"#/definitions/io.k8s.api.storage.v1.TokenRequest/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate31(data6[i1], {instancePath:instancePath+"/tokenRequests/" + i1,parentData:data6,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/tokenRequests",schemaPath:"#/properties/tokenRequests/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -615,10 +685,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data7.expirationSeconds !== undefined){
-let data9 = data7.expirationSeconds;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err9 = {instancePath:instancePath+"/tokenRequests/" + i1+"/expirationSeconds",schemaPath:"#/definitions/io.k8s.api.storage.v1.TokenRequest/properties/expirationSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.requiresRepublish !== undefined){
+if(typeof data.requiresRepublish !== "boolean"){
+const err9 = {instancePath:instancePath+"/requiresRepublish",schemaPath:"#/properties/requiresRepublish/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -628,9 +697,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/tokenRequests/" + i1,schemaPath:"#/definitions/io.k8s.api.storage.v1.TokenRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.seLinuxMount !== undefined){
+if(typeof data.seLinuxMount !== "boolean"){
+const err10 = {instancePath:instancePath+"/seLinuxMount",schemaPath:"#/properties/seLinuxMount/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -640,9 +709,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/tokenRequests",schemaPath:"#/properties/tokenRequests/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.nodeAllocatableUpdatePeriodSeconds !== undefined){
+let data10 = data.nodeAllocatableUpdatePeriodSeconds;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err11 = {instancePath:instancePath+"/nodeAllocatableUpdatePeriodSeconds",schemaPath:"#/properties/nodeAllocatableUpdatePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -652,9 +722,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.requiresRepublish !== undefined){
-if(typeof data.requiresRepublish !== "boolean"){
-const err12 = {instancePath:instancePath+"/requiresRepublish",schemaPath:"#/properties/requiresRepublish/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.serviceAccountTokenInSecrets !== undefined){
+if(typeof data.serviceAccountTokenInSecrets !== "boolean"){
+const err12 = {instancePath:instancePath+"/serviceAccountTokenInSecrets",schemaPath:"#/properties/serviceAccountTokenInSecrets/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -664,9 +734,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.seLinuxMount !== undefined){
-if(typeof data.seLinuxMount !== "boolean"){
-const err13 = {instancePath:instancePath+"/seLinuxMount",schemaPath:"#/properties/seLinuxMount/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.preventPodSchedulingIfMissing !== undefined){
+if(typeof data.preventPodSchedulingIfMissing !== "boolean"){
+const err13 = {instancePath:instancePath+"/preventPodSchedulingIfMissing",schemaPath:"#/properties/preventPodSchedulingIfMissing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -676,10 +746,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.nodeAllocatableUpdatePeriodSeconds !== undefined){
-let data12 = data.nodeAllocatableUpdatePeriodSeconds;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err14 = {instancePath:instancePath+"/nodeAllocatableUpdatePeriodSeconds",schemaPath:"#/properties/nodeAllocatableUpdatePeriodSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -688,48 +757,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.serviceAccountTokenInSecrets !== undefined){
-if(typeof data.serviceAccountTokenInSecrets !== "boolean"){
-const err15 = {instancePath:instancePath+"/serviceAccountTokenInSecrets",schemaPath:"#/properties/serviceAccountTokenInSecrets/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.preventPodSchedulingIfMissing !== undefined){
-if(typeof data.preventPodSchedulingIfMissing !== "boolean"){
-const err16 = {instancePath:instancePath+"/preventPodSchedulingIfMissing",schemaPath:"#/properties/preventPodSchedulingIfMissing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-validate15.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -768,14 +801,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if(!(validate30(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 }
@@ -790,32 +823,77 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
-validate10.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const CSINode = validate18;
-const schema19 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSINode"};
-const schema20 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeStatus"}},"required":["spec"]};
-const schema21 = {"type":"object","properties":{"drivers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeDriver"}}},"required":["drivers"]};
-const schema22 = {"type":"object","properties":{"name":{"type":"string","format":"csiDriverName","minLength":1},"nodeID":{"type":"string","minLength":1},"topologyKeys":{"type":"array","items":{"type":"string"}},"allocatable":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources"}},"required":["name","nodeID"]};
-const schema23 = {"type":"object","properties":{"count":{"type":"integer","minimum":0}}};
+export const CSINode = validate35;
+const schema14 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSINode"};
+const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeStatus"}},"required":["spec"]};
+const schema16 = {"type":"object","properties":{"drivers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.CSINodeDriver"}}},"required":["drivers"]};
+const schema17 = {"type":"object","properties":{"name":{"type":"string","format":"csiDriverName","minLength":1},"nodeID":{"type":"string","minLength":1},"topologyKeys":{"type":"array","items":{"type":"string"}},"allocatable":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources"}},"required":["name","nodeID"]};
 const formats0 = __formats.csiDriverName;
 const func2 = (__import0.default ?? __import0);
+const schema18 = {"type":"object","properties":{"count":{"type":"integer","minimum":0}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.count !== undefined){
+let data0 = data.count;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -928,12 +1006,14 @@ errors++;
 }
 }
 if(data.allocatable !== undefined){
-let data4 = data.allocatable;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.count !== undefined){
-let data5 = data4.count;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err9 = {instancePath:instancePath+"/allocatable/count",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(validate40(data.allocatable, {instancePath:instancePath+"/allocatable",parentData:data,parentDataProperty:"allocatable",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -942,48 +1022,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err10 = {instancePath:instancePath+"/allocatable/count",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/allocatable",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeNodeResources/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate22.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1002,8 +1046,8 @@ let data0 = data.drivers;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate22(data0[i0], {instancePath:instancePath+"/drivers/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate39(data0[i0], {instancePath:instancePath+"/drivers/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
@@ -1030,15 +1074,107 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
 
-const schema24 = {"type":"object","properties":{"storageHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealth"}}}};
-const schema25 = {"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition"}}}};
-const schema26 = {"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"accessMode":{"type":"string"},"volumeMode":{"type":"string"},"lastTransitionTime":{"type":"string"}}};
+const schema19 = {"type":"object","properties":{"storageHealth":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealth"}}}};
+const schema20 = {"type":"object","properties":{"name":{"type":"string"},"healthConditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition"}}}};
+const schema21 = {"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},"accessMode":{"type":"string"},"volumeMode":{"type":"string"},"lastTransitionTime":{"type":"string"}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status !== undefined){
+if(typeof data.status !== "string"){
+const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+if(typeof data.reason !== "string"){
+const err1 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.accessMode !== undefined){
+if(typeof data.accessMode !== "string"){
+const err3 = {instancePath:instancePath+"/accessMode",schemaPath:"#/properties/accessMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.volumeMode !== undefined){
+if(typeof data.volumeMode !== "string"){
+const err4 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.lastTransitionTime !== undefined){
+if(typeof data.lastTransitionTime !== "string"){
+const err5 = {instancePath:instancePath+"/lastTransitionTime",schemaPath:"#/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1059,11 +1195,14 @@ let data1 = data.healthConditions;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.status !== undefined){
-if(typeof data2.status !== "string"){
-const err1 = {instancePath:instancePath+"/healthConditions/" + i0+"/status",schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate46(data1[i0], {instancePath:instancePath+"/healthConditions/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/healthConditions",schemaPath:"#/properties/healthConditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1073,9 +1212,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data2.reason !== undefined){
-if(typeof data2.reason !== "string"){
-const err2 = {instancePath:instancePath+"/healthConditions/" + i0+"/reason",schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1084,96 +1223,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data2.message !== undefined){
-if(typeof data2.message !== "string"){
-const err3 = {instancePath:instancePath+"/healthConditions/" + i0+"/message",schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data2.accessMode !== undefined){
-if(typeof data2.accessMode !== "string"){
-const err4 = {instancePath:instancePath+"/healthConditions/" + i0+"/accessMode",schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/properties/accessMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data2.volumeMode !== undefined){
-if(typeof data2.volumeMode !== "string"){
-const err5 = {instancePath:instancePath+"/healthConditions/" + i0+"/volumeMode",schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data2.lastTransitionTime !== undefined){
-if(typeof data2.lastTransitionTime !== "string"){
-const err6 = {instancePath:instancePath+"/healthConditions/" + i0+"/lastTransitionTime",schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/properties/lastTransitionTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/healthConditions/" + i0,schemaPath:"#/definitions/io.k8s.api.storage.v1.StorageHealthCondition/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/healthConditions",schemaPath:"#/properties/healthConditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-validate26.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1182,8 +1237,8 @@ let data0 = data.storageHealth;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate26(data0[i0], {instancePath:instancePath+"/storageHealth/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate45(data0[i0], {instancePath:instancePath+"/storageHealth/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
@@ -1210,12 +1265,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1254,20 +1309,20 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate21(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate38(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate25(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate44(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
@@ -1282,42 +1337,35 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate19(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+if(!(validate36(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
-validate18.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const StorageClass = validate30;
-const schema27 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.StorageClass"};
-const schema28 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"provisioner":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}},"reclaimPolicy":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"allowVolumeExpansion":{"type":"boolean"},"volumeBindingMode":{"type":"string","enum":["Immediate","WaitForFirstConsumer"]},"allowedTopologies":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorTerm"}}},"required":["provisioner"]};
-const schema29 = {"type":"object","properties":{"matchLabelExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement"}}}};
-const schema30 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"values":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["key"]};
+export const StorageClass = validate51;
+const schema22 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.StorageClass"};
+const schema23 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"provisioner":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}},"reclaimPolicy":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"allowVolumeExpansion":{"type":"boolean"},"volumeBindingMode":{"type":"string","enum":["Immediate","WaitForFirstConsumer"]},"allowedTopologies":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorTerm"}}},"required":["provisioner"]};
+const schema24 = {"type":"object","properties":{"matchLabelExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement"}}}};
+const schema25 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"values":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["key"]};
 const formats4 = __formats.labelKey;
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.matchLabelExpressions !== undefined){
-let data0 = data.matchLabelExpressions;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.key === undefined){
-const err0 = {instancePath:instancePath+"/matchLabelExpressions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data.key === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1326,11 +1374,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data1.key !== undefined){
-let data2 = data1.key;
-if(typeof data2 === "string"){
-if(!(formats4.validate(data2))){
-const err1 = {instancePath:instancePath+"/matchLabelExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
+if(data.key !== undefined){
+let data0 = data.key;
+if(typeof data0 === "string"){
+if(!(formats4.validate(data0))){
+const err1 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1341,7 +1389,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/matchLabelExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1351,11 +1399,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data1.values !== undefined){
-let data3 = data1.values;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err3 = {instancePath:instancePath+"/matchLabelExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.values !== undefined){
+let data1 = data.values;
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err3 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1364,10 +1412,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-const len1 = data3.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data3[i1] !== "string"){
-const err4 = {instancePath:instancePath+"/matchLabelExpressions/" + i0+"/values/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data1[i0] !== "string"){
+const err4 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1379,7 +1427,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/matchLabelExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err5 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1391,7 +1439,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/matchLabelExpressions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.TopologySelectorLabelRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1400,37 +1448,55 @@ vErrors.push(err6);
 }
 errors++;
 }
+validate55.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.matchLabelExpressions !== undefined){
+let data0 = data.matchLabelExpressions;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate55(data0[i0], {instancePath:instancePath+"/matchLabelExpressions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+errors = vErrors.length;
+}
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/matchLabelExpressions",schemaPath:"#/properties/matchLabelExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err0 = {instancePath:instancePath+"/matchLabelExpressions",schemaPath:"#/properties/matchLabelExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err0];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err0);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err1];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err1);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
 
 const formats2 = __formats.anyCaseQualifiedName;
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1469,8 +1535,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -1601,7 +1667,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data10 === "Immediate") || (data10 === "WaitForFirstConsumer"))){
-const err13 = {instancePath:instancePath+"/volumeBindingMode",schemaPath:"#/properties/volumeBindingMode/enum",keyword:"enum",params:{allowedValues: schema28.properties.volumeBindingMode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/volumeBindingMode",schemaPath:"#/properties/volumeBindingMode/enum",keyword:"enum",params:{allowedValues: schema23.properties.volumeBindingMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1616,8 +1682,8 @@ let data11 = data.allowedTopologies;
 if(Array.isArray(data11)){
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate33(data11[i1], {instancePath:instancePath+"/allowedTopologies/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate54(data11[i1], {instancePath:instancePath+"/allowedTopologies/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -1644,30 +1710,135 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
-validate30.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
 
-export const CSIStorageCapacity = validate36;
-const schema31 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSIStorageCapacity"};
-const schema32 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"nodeTopology":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"storageClassName":{"type":"string","format":"dns1123Subdomain"},"capacity":{"type":["string","number"]},"maximumVolumeSize":{"type":["string","number"]}},"required":["storageClassName"]};
-const schema33 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
-const schema34 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
+export const CSIStorageCapacity = validate59;
+const schema26 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.CSIStorageCapacity"};
+const schema27 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"nodeTopology":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"storageClassName":{"type":"string","format":"dns1123Subdomain"},"capacity":{"type":["string","number"]},"maximumVolumeSize":{"type":["string","number"]}},"required":["storageClassName"]};
+const schema28 = {"type":"object","properties":{"matchLabels":{"type":"object","additionalProperties":{"type":"string","format":"labelValue"},"propertyNames":{"format":"labelKey"}},"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}}}};
 const formats8 = __formats.labelValue;
+const schema29 = {"type":"object","properties":{"key":{"type":"string","format":"labelKey"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}},"required":["key","operator"]};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.key === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.operator === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.key !== undefined){
+let data0 = data.key;
+if(typeof data0 === "string"){
+if(!(formats4.validate(data0))){
+const err2 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err4 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.values !== undefined){
+let data2 = data.values;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data2[i0] !== "string"){
+const err5 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1742,10 +1913,14 @@ let data2 = data.matchExpressions;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.key === undefined){
-const err5 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(!(validate63(data2[i0], {instancePath:instancePath+"/matchExpressions/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1754,8 +1929,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data3.operator === undefined){
-const err6 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1764,113 +1941,13 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data3.key !== undefined){
-let data4 = data3.key;
-if(typeof data4 === "string"){
-if(!(formats4.validate(data4))){
-const err7 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/format",keyword:"format",params:{format: "labelKey"},message:"must match format \""+"labelKey"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data3.operator !== undefined){
-if(typeof data3.operator !== "string"){
-const err9 = {instancePath:instancePath+"/matchExpressions/" + i0+"/operator",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data3.values !== undefined){
-let data6 = data3.values;
-if(Array.isArray(data6)){
-const len1 = data6.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data6[i1] !== "string"){
-const err10 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values/" + i1,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate39.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
 
 const formats12 = __formats.dns1123Subdomain;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1909,14 +1986,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.nodeTopology !== undefined){
-if(!(validate39(data.nodeTopology, {instancePath:instancePath+"/nodeTopology",parentData:data,parentDataProperty:"nodeTopology",rootData}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate62(data.nodeTopology, {instancePath:instancePath+"/nodeTopology",parentData:data,parentDataProperty:"nodeTopology",rootData}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -1948,7 +2025,7 @@ errors++;
 if(data.capacity !== undefined){
 let data5 = data.capacity;
 if((typeof data5 !== "string") && (!(typeof data5 == "number"))){
-const err5 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema32.properties.capacity.type},message:"must be string,number"};
+const err5 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema27.properties.capacity.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1961,7 +2038,7 @@ errors++;
 if(data.maximumVolumeSize !== undefined){
 let data6 = data.maximumVolumeSize;
 if((typeof data6 !== "string") && (!(typeof data6 == "number"))){
-const err6 = {instancePath:instancePath+"/maximumVolumeSize",schemaPath:"#/properties/maximumVolumeSize/type",keyword:"type",params:{type: schema32.properties.maximumVolumeSize.type},message:"must be string,number"};
+const err6 = {instancePath:instancePath+"/maximumVolumeSize",schemaPath:"#/properties/maximumVolumeSize/type",keyword:"type",params:{type: schema27.properties.maximumVolumeSize.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1982,48 +2059,537 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
-validate36.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
 
-export const VolumeAttachment = validate42;
-const schema35 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.VolumeAttachment"};
-const schema36 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}};
-const schema37 = {"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]};
-const schema38 = {"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}};
-const schema39 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
-const schema40 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
-const schema41 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
-const schema42 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
-const schema43 = {"type":"object","properties":{"endpoints":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}},"required":["endpoints","path"]};
-const schema44 = {"type":"object","properties":{"server":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"}},"required":["server","path"]};
-const schema53 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
-const schema54 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
-const schema57 = {"type":"object","properties":{"secretName":{"type":"string","minLength":1},"shareName":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}},"required":["secretName","shareName"]};
-const schema58 = {"type":"object","properties":{"volumePath":{"type":"string","minLength":1},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}},"required":["volumePath"]};
-const schema59 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
-const schema60 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string","enum":["None","ReadOnly","ReadWrite"]},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string","enum":["Dedicated","Managed","Shared"]}},"required":["diskName","diskURI"]};
-const schema61 = {"type":"object","properties":{"pdID":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["pdID"]};
-const schema62 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
-const schema65 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
-const schema67 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
+export const VolumeAttachment = validate67;
+const schema30 = {"$ref":"types#/definitions/io.k8s.api.storage.v1.VolumeAttachment"};
+const schema31 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSpec"},"status":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentStatus"}}};
+const schema32 = {"type":"object","properties":{"attacher":{"type":"string","format":"csiDriverName","minLength":1},"source":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeAttachmentSource"},"nodeName":{"type":"string","format":"dns1123Subdomain"}},"required":["attacher","source","nodeName"]};
+const schema33 = {"type":"object","properties":{"persistentVolumeName":{"type":"string"},"inlineVolumeSpec":{"$ref":"#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec"}}};
+const schema34 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"gcePersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"awsElasticBlockStore":{"$ref":"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"hostPath":{"$ref":"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource"},"glusterfs":{"$ref":"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"nfs":{"$ref":"#/definitions/io.k8s.api.core.v1.NFSVolumeSource"},"rbd":{"$ref":"#/definitions/io.k8s.api.core.v1.RBDPersistentVolumeSource"},"iscsi":{"$ref":"#/definitions/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"cinder":{"$ref":"#/definitions/io.k8s.api.core.v1.CinderPersistentVolumeSource"},"cephfs":{"$ref":"#/definitions/io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"fc":{"$ref":"#/definitions/io.k8s.api.core.v1.FCVolumeSource"},"flocker":{"$ref":"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource"},"flexVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.FlexPersistentVolumeSource"},"azureFile":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"vsphereVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"quobyte":{"$ref":"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource"},"azureDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource"},"photonPersistentDisk":{"$ref":"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"portworxVolume":{"$ref":"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource"},"scaleIO":{"$ref":"#/definitions/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"local":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalVolumeSource"},"storageos":{"$ref":"#/definitions/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"csi":{"$ref":"#/definitions/io.k8s.api.core.v1.CSIPersistentVolumeSource"},"accessModes":{"type":"array","items":{"type":"string"}},"claimRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"persistentVolumeReclaimPolicy":{"type":"string"},"storageClassName":{"type":"string"},"mountOptions":{"type":"array","items":{"type":"string"}},"volumeMode":{"type":"string"},"nodeAffinity":{"$ref":"#/definitions/io.k8s.api.core.v1.VolumeNodeAffinity"},"volumeAttributesClassName":{"type":"string"}}};
 const formats16 = __formats.quantity;
-const schema45 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"image":{"type":"string","minLength":1},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors","image"]};
-const schema46 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
+const schema35 = {"type":"object","properties":{"pdName":{"type":"string"},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.pdName !== undefined){
+if(typeof data.pdName !== "string"){
+const err0 = {instancePath:instancePath+"/pdName",schemaPath:"#/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err1 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.partition !== undefined){
+let data2 = data.partition;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err3 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+
+const schema36 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"partition":{"type":"integer"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumeID !== undefined){
+let data0 = data.volumeID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.partition !== undefined){
+let data2 = data.partition;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err4 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err5 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+
+const schema37 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"type":{"type":"string","enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]}},"required":["path"]};
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path !== undefined){
+let data0 = data.path;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!((((((((data1 === "") || (data1 === "BlockDevice")) || (data1 === "CharDevice")) || (data1 === "Directory")) || (data1 === "DirectoryOrCreate")) || (data1 === "File")) || (data1 === "FileOrCreate")) || (data1 === "Socket"))){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema37.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+
+const schema38 = {"type":"object","properties":{"endpoints":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"endpointsNamespace":{"type":"string"}},"required":["endpoints","path"]};
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpoints === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.endpoints !== undefined){
+let data0 = data.endpoints;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/endpoints",schemaPath:"#/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/endpoints",schemaPath:"#/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+let data1 = data.path;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.endpointsNamespace !== undefined){
+if(typeof data.endpointsNamespace !== "string"){
+const err7 = {instancePath:instancePath+"/endpointsNamespace",schemaPath:"#/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate79.errors = vErrors;
+return errors === 0;
+}
+
+const schema39 = {"type":"object","properties":{"server":{"type":"string","minLength":1},"path":{"type":"string","minLength":1},"readOnly":{"type":"boolean"}},"required":["server","path"]};
+
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.server === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.server !== undefined){
+let data0 = data.server;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+let data1 = data.path;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err6 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+
+const schema40 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"image":{"type":"string","minLength":1},"fsType":{"type":"string"},"pool":{"type":"string"},"user":{"type":"string"},"keyring":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors","image"]};
+const schema41 = {"type":"object","properties":{"name":{"type":"string"},"namespace":{"type":"string"}}};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.namespace !== undefined){
+if(typeof data.namespace !== "string"){
+const err1 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2159,11 +2725,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data7 = data.secretRef;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.name !== undefined){
-if(typeof data7.name !== "string"){
-const err11 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err11 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2173,9 +2742,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data7.namespace !== undefined){
-if(typeof data7.namespace !== "string"){
-const err12 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2184,49 +2753,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err14 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-validate48.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-const schema47 = {"type":"object","properties":{"targetPortal":{"type":"string","minLength":1},"iqn":{"type":"string","minLength":1},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}},"required":["targetPortal","iqn"]};
+const schema42 = {"type":"object","properties":{"targetPortal":{"type":"string","minLength":1},"iqn":{"type":"string","minLength":1},"lun":{"type":"integer"},"iscsiInterface":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"portals":{"type":"array","items":{"type":"string"}},"chapAuthDiscovery":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"chapAuthSession":{"type":"boolean"},"initiatorName":{"type":"string"}},"required":["targetPortal","iqn"]};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2390,11 +2923,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data9 = data.secretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err13 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.chapAuthSession !== undefined){
+if(typeof data.chapAuthSession !== "boolean"){
+const err13 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2404,9 +2940,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data9.namespace !== undefined){
-if(typeof data9.namespace !== "string"){
-const err14 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.initiatorName !== undefined){
+if(typeof data.initiatorName !== "string"){
+const err14 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2418,7 +2954,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2427,49 +2963,13 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.chapAuthSession !== undefined){
-if(typeof data.chapAuthSession !== "boolean"){
-const err16 = {instancePath:instancePath+"/chapAuthSession",schemaPath:"#/properties/chapAuthSession/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.initiatorName !== undefined){
-if(typeof data.initiatorName !== "string"){
-const err17 = {instancePath:instancePath+"/initiatorName",schemaPath:"#/properties/initiatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-validate50.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-const schema49 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["volumeID"]};
+const schema43 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["volumeID"]};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2533,11 +3033,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data3 = data.secretRef;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.name !== undefined){
-if(typeof data3.name !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2546,49 +3049,13 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data3.namespace !== undefined){
-if(typeof data3.namespace !== "string"){
-const err6 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate52.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
 
-const schema51 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors"]};
+const schema44 = {"type":"object","properties":{"monitors":{"type":"array","items":{"type":"string"},"minItems":1},"path":{"type":"string"},"user":{"type":"string"},"secretFile":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"}},"required":["monitors"]};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2677,11 +3144,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data5 = data.secretRef;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err7 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2691,9 +3161,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data5.namespace !== undefined){
-if(typeof data5.namespace !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2702,49 +3172,172 @@ vErrors.push(err8);
 }
 errors++;
 }
+validate93.errors = vErrors;
+return errors === 0;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+
+const schema45 = {"type":"object","properties":{"targetWWNs":{"type":"array","items":{"type":"string"}},"lun":{"type":"integer"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"wwids":{"type":"array","items":{"type":"string"}}}};
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.targetWWNs !== undefined){
+let data0 = data.targetWWNs;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/targetWWNs/" + i0,schemaPath:"#/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err0];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/targetWWNs",schemaPath:"#/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.lun !== undefined){
+let data2 = data.lun;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/lun",schemaPath:"#/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
 }
 if(data.readOnly !== undefined){
 if(typeof data.readOnly !== "boolean"){
-const err10 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err4];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.wwids !== undefined){
+let data5 = data.wwids;
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data5[i1] !== "string"){
+const err5 = {instancePath:instancePath+"/wwids/" + i1,schemaPath:"#/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/wwids",schemaPath:"#/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err6];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err6);
 }
 errors++;
 }
-validate54.errors = vErrors;
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate96.errors = vErrors;
 return errors === 0;
 }
 
-const schema55 = {"type":"object","properties":{"driver":{"type":"string","minLength":1},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driver"]};
+const schema46 = {"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.datasetName !== undefined){
+if(typeof data.datasetName !== "string"){
+const err0 = {instancePath:instancePath+"/datasetName",schemaPath:"#/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.datasetUUID !== undefined){
+if(typeof data.datasetUUID !== "string"){
+const err1 = {instancePath:instancePath+"/datasetUUID",schemaPath:"#/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+
+const schema47 = {"type":"object","properties":{"driver":{"type":"string","minLength":1},"fsType":{"type":"string"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"readOnly":{"type":"boolean"},"options":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driver"]};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2796,11 +3389,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err4 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2810,9 +3406,12 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.namespace !== undefined){
-if(typeof data2.namespace !== "string"){
-const err5 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.options !== undefined){
+let data4 = data.options;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key0 in data4){
+if(typeof data4[key0] !== "string"){
+const err5 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2824,7 +3423,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2834,9 +3433,112 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+
+const schema48 = {"type":"object","properties":{"secretName":{"type":"string","minLength":1},"shareName":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"secretNamespace":{"type":"string"}},"required":["secretName","shareName"]};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.secretName === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.shareName === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.secretName !== undefined){
+let data0 = data.secretName;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/secretName",schemaPath:"#/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/secretName",schemaPath:"#/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.shareName !== undefined){
+let data1 = data.shareName;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/shareName",schemaPath:"#/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/shareName",schemaPath:"#/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
 if(data.readOnly !== undefined){
 if(typeof data.readOnly !== "boolean"){
-const err7 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err6 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.secretNamespace !== undefined){
+if(typeof data.secretNamespace !== "string"){
+const err7 = {instancePath:instancePath+"/secretNamespace",schemaPath:"#/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2846,12 +3548,308 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data6 = data.options;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key0 in data6){
-if(typeof data6[key0] !== "string"){
-const err8 = {instancePath:instancePath+"/options/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/options/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate103.errors = vErrors;
+return errors === 0;
+}
+
+const schema49 = {"type":"object","properties":{"volumePath":{"type":"string","minLength":1},"fsType":{"type":"string"},"storagePolicyName":{"type":"string"},"storagePolicyID":{"type":"string"}},"required":["volumePath"]};
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumePath === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumePath !== undefined){
+let data0 = data.volumePath;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumePath",schemaPath:"#/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumePath",schemaPath:"#/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.storagePolicyName !== undefined){
+if(typeof data.storagePolicyName !== "string"){
+const err4 = {instancePath:instancePath+"/storagePolicyName",schemaPath:"#/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.storagePolicyID !== undefined){
+if(typeof data.storagePolicyID !== "string"){
+const err5 = {instancePath:instancePath+"/storagePolicyID",schemaPath:"#/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+
+const schema50 = {"type":"object","properties":{"registry":{"type":"string"},"volume":{"type":"string"},"readOnly":{"type":"boolean"},"user":{"type":"string"},"group":{"type":"string"},"tenant":{"type":"string"}}};
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.registry !== undefined){
+if(typeof data.registry !== "string"){
+const err0 = {instancePath:instancePath+"/registry",schemaPath:"#/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.volume !== undefined){
+if(typeof data.volume !== "string"){
+const err1 = {instancePath:instancePath+"/volume",schemaPath:"#/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err2 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(typeof data.user !== "string"){
+const err3 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.group !== undefined){
+if(typeof data.group !== "string"){
+const err4 = {instancePath:instancePath+"/group",schemaPath:"#/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.tenant !== undefined){
+if(typeof data.tenant !== "string"){
+const err5 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate107.errors = vErrors;
+return errors === 0;
+}
+
+const schema51 = {"type":"object","properties":{"diskName":{"type":"string","minLength":1},"diskURI":{"type":"string","minLength":1},"cachingMode":{"type":"string","enum":["None","ReadOnly","ReadWrite"]},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"kind":{"type":"string","enum":["Dedicated","Managed","Shared"]}},"required":["diskName","diskURI"]};
+
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.diskName === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.diskURI === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.diskName !== undefined){
+let data0 = data.diskName;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/diskName",schemaPath:"#/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/diskName",schemaPath:"#/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.diskURI !== undefined){
+let data1 = data.diskURI;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/diskURI",schemaPath:"#/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/diskURI",schemaPath:"#/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.cachingMode !== undefined){
+let data2 = data.cachingMode;
+if(typeof data2 !== "string"){
+const err6 = {instancePath:instancePath+"/cachingMode",schemaPath:"#/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!(((data2 === "None") || (data2 === "ReadOnly")) || (data2 === "ReadWrite"))){
+const err7 = {instancePath:instancePath+"/cachingMode",schemaPath:"#/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema51.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err8 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2861,9 +3859,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err9 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2873,9 +3871,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.kind !== undefined){
+let data5 = data.kind;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2884,13 +3883,183 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate56.errors = vErrors;
+if(!(((data5 === "Dedicated") || (data5 === "Managed")) || (data5 === "Shared"))){
+const err11 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema51.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate109.errors = vErrors;
 return errors === 0;
 }
 
-const schema63 = {"type":"object","properties":{"gateway":{"type":"string","minLength":1},"system":{"type":"string","minLength":1},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["gateway","system","secretRef","volumeName"]};
+const schema52 = {"type":"object","properties":{"pdID":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["pdID"]};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.pdID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.pdID !== undefined){
+let data0 = data.pdID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/pdID",schemaPath:"#/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/pdID",schemaPath:"#/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate111.errors = vErrors;
+return errors === 0;
+}
+
+const schema53 = {"type":"object","properties":{"volumeID":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["volumeID"]};
+
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.volumeID === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.volumeID !== undefined){
+let data0 = data.volumeID;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/volumeID",schemaPath:"#/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err4 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+
+const schema54 = {"type":"object","properties":{"gateway":{"type":"string","minLength":1},"system":{"type":"string","minLength":1},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"sslEnabled":{"type":"boolean"},"protectionDomain":{"type":"string"},"storagePool":{"type":"string"},"storageMode":{"type":"string"},"volumeName":{"type":"string","minLength":1},"fsType":{"type":"string"},"readOnly":{"type":"boolean"}},"required":["gateway","system","secretRef","volumeName"]};
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2985,11 +4154,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data2 = data.secretRef;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.sslEnabled !== undefined){
+if(typeof data.sslEnabled !== "boolean"){
+const err8 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2999,9 +4171,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data2.namespace !== undefined){
-if(typeof data2.namespace !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protectionDomain !== undefined){
+if(typeof data.protectionDomain !== "string"){
+const err9 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3011,9 +4183,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.storagePool !== undefined){
+if(typeof data.storagePool !== "string"){
+const err10 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3023,9 +4195,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.sslEnabled !== undefined){
-if(typeof data.sslEnabled !== "boolean"){
-const err11 = {instancePath:instancePath+"/sslEnabled",schemaPath:"#/properties/sslEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.storageMode !== undefined){
+if(typeof data.storageMode !== "string"){
+const err11 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3035,9 +4207,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.protectionDomain !== undefined){
-if(typeof data.protectionDomain !== "string"){
-const err12 = {instancePath:instancePath+"/protectionDomain",schemaPath:"#/properties/protectionDomain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.volumeName !== undefined){
+let data7 = data.volumeName;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err12 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3047,9 +4221,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.storagePool !== undefined){
-if(typeof data.storagePool !== "string"){
-const err13 = {instancePath:instancePath+"/storagePool",schemaPath:"#/properties/storagePool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err13 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3059,9 +4232,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.storageMode !== undefined){
-if(typeof data.storageMode !== "string"){
-const err14 = {instancePath:instancePath+"/storageMode",schemaPath:"#/properties/storageMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err14 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3071,11 +4244,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.volumeName !== undefined){
-let data9 = data.volumeName;
-if(typeof data9 === "string"){
-if(func2(data9) < 1){
-const err15 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.readOnly !== undefined){
+if(typeof data.readOnly !== "boolean"){
+const err15 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3085,8 +4256,9 @@ vErrors.push(err15);
 errors++;
 }
 }
+}
 else {
-const err16 = {instancePath:instancePath+"/volumeName",schemaPath:"#/properties/volumeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3095,49 +4267,186 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.fsType !== undefined){
-if(typeof data.fsType !== "string"){
-const err17 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.readOnly !== undefined){
-if(typeof data.readOnly !== "boolean"){
-const err18 = {instancePath:instancePath+"/readOnly",schemaPath:"#/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate58.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
 
-const schema66 = {"type":"object","properties":{"volumeName":{"type":"string","minLength":1},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"required":["volumeName"]};
+const schema55 = {"type":"object","properties":{"path":{"type":"string","minLength":1},"fsType":{"type":"string"}},"required":["path"]};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.path !== undefined){
+let data0 = data.path;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.fsType !== undefined){
+if(typeof data.fsType !== "string"){
+const err3 = {instancePath:instancePath+"/fsType",schemaPath:"#/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate118.errors = vErrors;
+return errors === 0;
+}
+
+const schema56 = {"type":"object","properties":{"volumeName":{"type":"string","minLength":1},"volumeNamespace":{"type":"string"},"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"required":["volumeName"]};
+const schema57 = {"type":"object","properties":{"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"apiVersion":{"type":"string"},"resourceVersion":{"type":"string"},"fieldPath":{"type":"string"}}};
+
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err0 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.namespace !== undefined){
+if(typeof data.namespace !== "string"){
+const err1 = {instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+if(typeof data.uid !== "string"){
+const err3 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err4 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.resourceVersion !== undefined){
+if(typeof data.resourceVersion !== "string"){
+const err5 = {instancePath:instancePath+"/resourceVersion",schemaPath:"#/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.fieldPath !== undefined){
+if(typeof data.fieldPath !== "string"){
+const err6 = {instancePath:instancePath+"/fieldPath",schemaPath:"#/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3213,11 +4522,14 @@ errors++;
 }
 }
 if(data.secretRef !== undefined){
-let data4 = data.secretRef;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.kind !== undefined){
-if(typeof data4.kind !== "string"){
-const err6 = {instancePath:instancePath+"/secretRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate121(data.secretRef, {instancePath:instancePath+"/secretRef",parentData:data,parentDataProperty:"secretRef",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3226,109 +4538,13 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data4.namespace !== undefined){
-if(typeof data4.namespace !== "string"){
-const err7 = {instancePath:instancePath+"/secretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data4.name !== undefined){
-if(typeof data4.name !== "string"){
-const err8 = {instancePath:instancePath+"/secretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data4.uid !== undefined){
-if(typeof data4.uid !== "string"){
-const err9 = {instancePath:instancePath+"/secretRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data4.apiVersion !== undefined){
-if(typeof data4.apiVersion !== "string"){
-const err10 = {instancePath:instancePath+"/secretRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data4.resourceVersion !== undefined){
-if(typeof data4.resourceVersion !== "string"){
-const err11 = {instancePath:instancePath+"/secretRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data4.fieldPath !== undefined){
-if(typeof data4.fieldPath !== "string"){
-const err12 = {instancePath:instancePath+"/secretRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/secretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate60.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
 
-const schema68 = {"type":"object","properties":{"driver":{"type":"string","format":"csiDriverName","minLength":1},"volumeHandle":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["driver","volumeHandle"]};
+const schema58 = {"type":"object","properties":{"driver":{"type":"string","format":"csiDriverName","minLength":1},"volumeHandle":{"type":"string","minLength":1},"readOnly":{"type":"boolean"},"fsType":{"type":"string"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string"}},"controllerPublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeStageSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodePublishSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"controllerExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"},"nodeExpandSecretRef":{"$ref":"#/definitions/io.k8s.api.core.v1.SecretReference"}},"required":["driver","volumeHandle"]};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3464,11 +4680,38 @@ errors++;
 }
 }
 if(data.controllerPublishSecretRef !== undefined){
-let data6 = data.controllerPublishSecretRef;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.name !== undefined){
-if(typeof data6.name !== "string"){
-const err11 = {instancePath:instancePath+"/controllerPublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate84(data.controllerPublishSecretRef, {instancePath:instancePath+"/controllerPublishSecretRef",parentData:data,parentDataProperty:"controllerPublishSecretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodeStageSecretRef !== undefined){
+if(!(validate84(data.nodeStageSecretRef, {instancePath:instancePath+"/nodeStageSecretRef",parentData:data,parentDataProperty:"nodeStageSecretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodePublishSecretRef !== undefined){
+if(!(validate84(data.nodePublishSecretRef, {instancePath:instancePath+"/nodePublishSecretRef",parentData:data,parentDataProperty:"nodePublishSecretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.controllerExpandSecretRef !== undefined){
+if(!(validate84(data.controllerExpandSecretRef, {instancePath:instancePath+"/controllerExpandSecretRef",parentData:data,parentDataProperty:"controllerExpandSecretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.nodeExpandSecretRef !== undefined){
+if(!(validate84(data.nodeExpandSecretRef, {instancePath:instancePath+"/nodeExpandSecretRef",parentData:data,parentDataProperty:"nodeExpandSecretRef",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3477,221 +4720,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data6.namespace !== undefined){
-if(typeof data6.namespace !== "string"){
-const err12 = {instancePath:instancePath+"/controllerPublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/controllerPublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.nodeStageSecretRef !== undefined){
-let data9 = data.nodeStageSecretRef;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err14 = {instancePath:instancePath+"/nodeStageSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data9.namespace !== undefined){
-if(typeof data9.namespace !== "string"){
-const err15 = {instancePath:instancePath+"/nodeStageSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/nodeStageSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.nodePublishSecretRef !== undefined){
-let data12 = data.nodePublishSecretRef;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err17 = {instancePath:instancePath+"/nodePublishSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data12.namespace !== undefined){
-if(typeof data12.namespace !== "string"){
-const err18 = {instancePath:instancePath+"/nodePublishSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/nodePublishSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.controllerExpandSecretRef !== undefined){
-let data15 = data.controllerExpandSecretRef;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/controllerExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.namespace !== undefined){
-if(typeof data15.namespace !== "string"){
-const err21 = {instancePath:instancePath+"/controllerExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/controllerExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.nodeExpandSecretRef !== undefined){
-let data18 = data.nodeExpandSecretRef;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.name !== undefined){
-if(typeof data18.name !== "string"){
-const err23 = {instancePath:instancePath+"/nodeExpandSecretRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data18.namespace !== undefined){
-if(typeof data18.namespace !== "string"){
-const err24 = {instancePath:instancePath+"/nodeExpandSecretRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/nodeExpandSecretRef",schemaPath:"#/definitions/io.k8s.api.core.v1.SecretReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-validate62.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
 
-const schema75 = {"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}};
-const schema76 = {"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}};
-const schema77 = {"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}};
-const schema78 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}};
+const schema59 = {"type":"object","properties":{"required":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelector"}}};
+const schema60 = {"type":"object","properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorTerm"}}}};
+const schema61 = {"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}},"matchFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement"}}}};
+const schema62 = {"type":"object","properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"}}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.matchExpressions !== undefined){
-let data0 = data.matchExpressions;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.key !== undefined){
-if(typeof data1.key !== "string"){
-const err0 = {instancePath:instancePath+"/matchExpressions/" + i0+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err0 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3701,9 +4745,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data1.operator !== undefined){
-if(typeof data1.operator !== "string"){
-const err1 = {instancePath:instancePath+"/matchExpressions/" + i0+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.operator !== undefined){
+if(typeof data.operator !== "string"){
+const err1 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3713,13 +4757,13 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.values !== undefined){
-let data4 = data1.values;
-if(Array.isArray(data4)){
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data4[i1] !== "string"){
-const err2 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.values !== undefined){
+let data2 = data.values;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data2[i0] !== "string"){
+const err2 = {instancePath:instancePath+"/values/" + i0,schemaPath:"#/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3731,7 +4775,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/matchExpressions/" + i0+"/values",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3743,7 +4787,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/matchExpressions/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3752,119 +4796,76 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate135.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.matchExpressions !== undefined){
+let data0 = data.matchExpressions;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate135(data0[i0], {instancePath:instancePath+"/matchExpressions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err0 = {instancePath:instancePath+"/matchExpressions",schemaPath:"#/properties/matchExpressions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err0];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err0);
 }
 errors++;
 }
 }
 if(data.matchFields !== undefined){
-let data6 = data.matchFields;
-if(Array.isArray(data6)){
-const len2 = data6.length;
-for(let i2=0; i2<len2; i2++){
-let data7 = data6[i2];
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.key !== undefined){
-if(typeof data7.key !== "string"){
-const err6 = {instancePath:instancePath+"/matchFields/" + i2+"/key",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
+let data2 = data.matchFields;
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate135(data2[i1], {instancePath:instancePath+"/matchFields/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data7.operator !== undefined){
-if(typeof data7.operator !== "string"){
-const err7 = {instancePath:instancePath+"/matchFields/" + i2+"/operator",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/matchFields",schemaPath:"#/properties/matchFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err1];
 }
 else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data7.values !== undefined){
-let data10 = data7.values;
-if(Array.isArray(data10)){
-const len3 = data10.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data10[i3] !== "string"){
-const err8 = {instancePath:instancePath+"/matchFields/" + i2+"/values/" + i3,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
+vErrors.push(err1);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/matchFields/" + i2+"/values",schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err2];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/matchFields/" + i2,schemaPath:"#/definitions/io.k8s.api.core.v1.NodeSelectorRequirement/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/matchFields",schemaPath:"#/properties/matchFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate66.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3873,8 +4874,8 @@ let data0 = data.nodeSelectorTerms;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate66(data0[i0], {instancePath:instancePath+"/nodeSelectorTerms/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate134(data0[i0], {instancePath:instancePath+"/nodeSelectorTerms/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
 errors = vErrors.length;
 }
 }
@@ -3901,18 +4902,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.required !== undefined){
-if(!(validate65(data.required, {instancePath:instancePath+"/required",parentData:data,parentDataProperty:"required",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate133(data.required, {instancePath:instancePath+"/required",parentData:data,parentDataProperty:"required",rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 }
@@ -3927,12 +4928,12 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3942,7 +4943,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
 if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
-const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema39.properties.capacity.additionalProperties.type},message:"must be string,number"};
+const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema34.properties.capacity.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3977,11 +4978,144 @@ errors++;
 }
 }
 if(data.gcePersistentDisk !== undefined){
-let data2 = data.gcePersistentDisk;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.pdName !== undefined){
-if(typeof data2.pdName !== "string"){
-const err3 = {instancePath:instancePath+"/gcePersistentDisk/pdName",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/pdName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate73(data.gcePersistentDisk, {instancePath:instancePath+"/gcePersistentDisk",parentData:data,parentDataProperty:"gcePersistentDisk",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+}
+if(data.awsElasticBlockStore !== undefined){
+if(!(validate75(data.awsElasticBlockStore, {instancePath:instancePath+"/awsElasticBlockStore",parentData:data,parentDataProperty:"awsElasticBlockStore",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+}
+if(data.hostPath !== undefined){
+if(!(validate77(data.hostPath, {instancePath:instancePath+"/hostPath",parentData:data,parentDataProperty:"hostPath",rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+errors = vErrors.length;
+}
+}
+if(data.glusterfs !== undefined){
+if(!(validate79(data.glusterfs, {instancePath:instancePath+"/glusterfs",parentData:data,parentDataProperty:"glusterfs",rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+errors = vErrors.length;
+}
+}
+if(data.nfs !== undefined){
+if(!(validate81(data.nfs, {instancePath:instancePath+"/nfs",parentData:data,parentDataProperty:"nfs",rootData}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+}
+if(data.rbd !== undefined){
+if(!(validate83(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+errors = vErrors.length;
+}
+}
+if(data.iscsi !== undefined){
+if(!(validate87(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+errors = vErrors.length;
+}
+}
+if(data.cinder !== undefined){
+if(!(validate90(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+}
+if(data.cephfs !== undefined){
+if(!(validate93(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+}
+if(data.fc !== undefined){
+if(!(validate96(data.fc, {instancePath:instancePath+"/fc",parentData:data,parentDataProperty:"fc",rootData}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+errors = vErrors.length;
+}
+}
+if(data.flocker !== undefined){
+if(!(validate98(data.flocker, {instancePath:instancePath+"/flocker",parentData:data,parentDataProperty:"flocker",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+errors = vErrors.length;
+}
+}
+if(data.flexVolume !== undefined){
+if(!(validate100(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+}
+if(data.azureFile !== undefined){
+if(!(validate103(data.azureFile, {instancePath:instancePath+"/azureFile",parentData:data,parentDataProperty:"azureFile",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+}
+if(data.vsphereVolume !== undefined){
+if(!(validate105(data.vsphereVolume, {instancePath:instancePath+"/vsphereVolume",parentData:data,parentDataProperty:"vsphereVolume",rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.quobyte !== undefined){
+if(!(validate107(data.quobyte, {instancePath:instancePath+"/quobyte",parentData:data,parentDataProperty:"quobyte",rootData}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+}
+if(data.azureDisk !== undefined){
+if(!(validate109(data.azureDisk, {instancePath:instancePath+"/azureDisk",parentData:data,parentDataProperty:"azureDisk",rootData}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+errors = vErrors.length;
+}
+}
+if(data.photonPersistentDisk !== undefined){
+if(!(validate111(data.photonPersistentDisk, {instancePath:instancePath+"/photonPersistentDisk",parentData:data,parentDataProperty:"photonPersistentDisk",rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+errors = vErrors.length;
+}
+}
+if(data.portworxVolume !== undefined){
+if(!(validate113(data.portworxVolume, {instancePath:instancePath+"/portworxVolume",parentData:data,parentDataProperty:"portworxVolume",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+}
+if(data.scaleIO !== undefined){
+if(!(validate115(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+}
+if(data.local !== undefined){
+if(!(validate118(data.local, {instancePath:instancePath+"/local",parentData:data,parentDataProperty:"local",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+}
+if(data.storageos !== undefined){
+if(!(validate120(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
+}
+}
+if(data.csi !== undefined){
+if(!(validate124(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+errors = vErrors.length;
+}
+}
+if(data.accessModes !== undefined){
+let data24 = data.accessModes;
+if(Array.isArray(data24)){
+const len0 = data24.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data24[i0] !== "string"){
+const err3 = {instancePath:instancePath+"/accessModes/" + i0,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3991,9 +5125,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data2.fsType !== undefined){
-if(typeof data2.fsType !== "string"){
-const err4 = {instancePath:instancePath+"/gcePersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4003,10 +5137,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.partition !== undefined){
-let data5 = data2.partition;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err5 = {instancePath:instancePath+"/gcePersistentDisk/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.claimRef !== undefined){
+if(!(validate121(data.claimRef, {instancePath:instancePath+"/claimRef",parentData:data,parentDataProperty:"claimRef",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+}
+if(data.persistentVolumeReclaimPolicy !== undefined){
+if(typeof data.persistentVolumeReclaimPolicy !== "string"){
+const err5 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4016,9 +5155,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data2.readOnly !== undefined){
-if(typeof data2.readOnly !== "boolean"){
-const err6 = {instancePath:instancePath+"/gcePersistentDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.storageClassName !== undefined){
+if(typeof data.storageClassName !== "string"){
+const err6 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4028,9 +5167,13 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/gcePersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.mountOptions !== undefined){
+let data29 = data.mountOptions;
+if(Array.isArray(data29)){
+const len1 = data29.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data29[i1] !== "string"){
+const err7 = {instancePath:instancePath+"/mountOptions/" + i1,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4040,11 +5183,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.awsElasticBlockStore !== undefined){
-let data7 = data.awsElasticBlockStore;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.volumeID === undefined){
-const err8 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
+}
+else {
+const err8 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4053,11 +5194,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data7.volumeID !== undefined){
-let data8 = data7.volumeID;
-if(typeof data8 === "string"){
-if(func2(data8) < 1){
-const err9 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.volumeMode !== undefined){
+if(typeof data.volumeMode !== "string"){
+const err9 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4067,8 +5207,15 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/awsElasticBlockStore/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.nodeAffinity !== undefined){
+if(!(validate132(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
+errors = vErrors.length;
+}
+}
+if(data.volumeAttributesClassName !== undefined){
+if(typeof data.volumeAttributesClassName !== "string"){
+const err10 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4078,9 +5225,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data7.fsType !== undefined){
-if(typeof data7.fsType !== "string"){
-const err11 = {instancePath:instancePath+"/awsElasticBlockStore/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4089,1379 +5236,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data7.partition !== undefined){
-let data10 = data7.partition;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err12 = {instancePath:instancePath+"/awsElasticBlockStore/partition",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/partition/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data7.readOnly !== undefined){
-if(typeof data7.readOnly !== "boolean"){
-const err13 = {instancePath:instancePath+"/awsElasticBlockStore/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/awsElasticBlockStore",schemaPath:"#/definitions/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.hostPath !== undefined){
-let data12 = data.hostPath;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.path === undefined){
-const err15 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data12.path !== undefined){
-let data13 = data12.path;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err16 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/hostPath/path",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data12.type !== undefined){
-let data14 = data12.type;
-if(typeof data14 !== "string"){
-const err18 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!((((((((data14 === "") || (data14 === "BlockDevice")) || (data14 === "CharDevice")) || (data14 === "Directory")) || (data14 === "DirectoryOrCreate")) || (data14 === "File")) || (data14 === "FileOrCreate")) || (data14 === "Socket"))){
-const err19 = {instancePath:instancePath+"/hostPath/type",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.properties.type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/hostPath",schemaPath:"#/definitions/io.k8s.api.core.v1.HostPathVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.glusterfs !== undefined){
-let data15 = data.glusterfs;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.endpoints === undefined){
-const err21 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "endpoints"},message:"must have required property '"+"endpoints"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data15.path === undefined){
-const err22 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data15.endpoints !== undefined){
-let data16 = data15.endpoints;
-if(typeof data16 === "string"){
-if(func2(data16) < 1){
-const err23 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/glusterfs/endpoints",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpoints/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data15.path !== undefined){
-let data17 = data15.path;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err25 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/glusterfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data15.readOnly !== undefined){
-if(typeof data15.readOnly !== "boolean"){
-const err27 = {instancePath:instancePath+"/glusterfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data15.endpointsNamespace !== undefined){
-if(typeof data15.endpointsNamespace !== "string"){
-const err28 = {instancePath:instancePath+"/glusterfs/endpointsNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/properties/endpointsNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/glusterfs",schemaPath:"#/definitions/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.nfs !== undefined){
-let data20 = data.nfs;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.server === undefined){
-const err30 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(data20.path === undefined){
-const err31 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if(data20.server !== undefined){
-let data21 = data20.server;
-if(typeof data21 === "string"){
-if(func2(data21) < 1){
-const err32 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/nfs/server",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data20.path !== undefined){
-let data22 = data20.path;
-if(typeof data22 === "string"){
-if(func2(data22) < 1){
-const err34 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/nfs/path",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data20.readOnly !== undefined){
-if(typeof data20.readOnly !== "boolean"){
-const err36 = {instancePath:instancePath+"/nfs/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/nfs",schemaPath:"#/definitions/io.k8s.api.core.v1.NFSVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data.rbd !== undefined){
-if(!(validate48(data.rbd, {instancePath:instancePath+"/rbd",parentData:data,parentDataProperty:"rbd",rootData}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
-errors = vErrors.length;
-}
-}
-if(data.iscsi !== undefined){
-if(!(validate50(data.iscsi, {instancePath:instancePath+"/iscsi",parentData:data,parentDataProperty:"iscsi",rootData}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
-errors = vErrors.length;
-}
-}
-if(data.cinder !== undefined){
-if(!(validate52(data.cinder, {instancePath:instancePath+"/cinder",parentData:data,parentDataProperty:"cinder",rootData}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
-errors = vErrors.length;
-}
-}
-if(data.cephfs !== undefined){
-if(!(validate54(data.cephfs, {instancePath:instancePath+"/cephfs",parentData:data,parentDataProperty:"cephfs",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-errors = vErrors.length;
-}
-}
-if(data.fc !== undefined){
-let data28 = data.fc;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.targetWWNs !== undefined){
-let data29 = data28.targetWWNs;
-if(Array.isArray(data29)){
-const len0 = data29.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data29[i0] !== "string"){
-const err38 = {instancePath:instancePath+"/fc/targetWWNs/" + i0,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/fc/targetWWNs",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/targetWWNs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data28.lun !== undefined){
-let data31 = data28.lun;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-const err40 = {instancePath:instancePath+"/fc/lun",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/lun/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data28.fsType !== undefined){
-if(typeof data28.fsType !== "string"){
-const err41 = {instancePath:instancePath+"/fc/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data28.readOnly !== undefined){
-if(typeof data28.readOnly !== "boolean"){
-const err42 = {instancePath:instancePath+"/fc/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data28.wwids !== undefined){
-let data34 = data28.wwids;
-if(Array.isArray(data34)){
-const len1 = data34.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data34[i1] !== "string"){
-const err43 = {instancePath:instancePath+"/fc/wwids/" + i1,schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/fc/wwids",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/properties/wwids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/fc",schemaPath:"#/definitions/io.k8s.api.core.v1.FCVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-if(data.flocker !== undefined){
-let data36 = data.flocker;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.datasetName !== undefined){
-if(typeof data36.datasetName !== "string"){
-const err46 = {instancePath:instancePath+"/flocker/datasetName",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data36.datasetUUID !== undefined){
-if(typeof data36.datasetUUID !== "string"){
-const err47 = {instancePath:instancePath+"/flocker/datasetUUID",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/properties/datasetUUID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/flocker",schemaPath:"#/definitions/io.k8s.api.core.v1.FlockerVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data.flexVolume !== undefined){
-if(!(validate56(data.flexVolume, {instancePath:instancePath+"/flexVolume",parentData:data,parentDataProperty:"flexVolume",rootData}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-errors = vErrors.length;
-}
-}
-if(data.azureFile !== undefined){
-let data40 = data.azureFile;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.secretName === undefined){
-const err49 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "secretName"},message:"must have required property '"+"secretName"+"'"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-if(data40.shareName === undefined){
-const err50 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/required",keyword:"required",params:{missingProperty: "shareName"},message:"must have required property '"+"shareName"+"'"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-if(data40.secretName !== undefined){
-let data41 = data40.secretName;
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err51 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/azureFile/secretName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(data40.shareName !== undefined){
-let data42 = data40.shareName;
-if(typeof data42 === "string"){
-if(func2(data42) < 1){
-const err53 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/azureFile/shareName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/shareName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-if(data40.readOnly !== undefined){
-if(typeof data40.readOnly !== "boolean"){
-const err55 = {instancePath:instancePath+"/azureFile/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(data40.secretNamespace !== undefined){
-if(typeof data40.secretNamespace !== "string"){
-const err56 = {instancePath:instancePath+"/azureFile/secretNamespace",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/properties/secretNamespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/azureFile",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureFilePersistentVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(data.vsphereVolume !== undefined){
-let data45 = data.vsphereVolume;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.volumePath === undefined){
-const err58 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/required",keyword:"required",params:{missingProperty: "volumePath"},message:"must have required property '"+"volumePath"+"'"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-if(data45.volumePath !== undefined){
-let data46 = data45.volumePath;
-if(typeof data46 === "string"){
-if(func2(data46) < 1){
-const err59 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-else {
-const err60 = {instancePath:instancePath+"/vsphereVolume/volumePath",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/volumePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(data45.fsType !== undefined){
-if(typeof data45.fsType !== "string"){
-const err61 = {instancePath:instancePath+"/vsphereVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-}
-if(data45.storagePolicyName !== undefined){
-if(typeof data45.storagePolicyName !== "string"){
-const err62 = {instancePath:instancePath+"/vsphereVolume/storagePolicyName",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(data45.storagePolicyID !== undefined){
-if(typeof data45.storagePolicyID !== "string"){
-const err63 = {instancePath:instancePath+"/vsphereVolume/storagePolicyID",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/properties/storagePolicyID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/vsphereVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(data.quobyte !== undefined){
-let data50 = data.quobyte;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.registry !== undefined){
-if(typeof data50.registry !== "string"){
-const err65 = {instancePath:instancePath+"/quobyte/registry",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(data50.volume !== undefined){
-if(typeof data50.volume !== "string"){
-const err66 = {instancePath:instancePath+"/quobyte/volume",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-if(data50.readOnly !== undefined){
-if(typeof data50.readOnly !== "boolean"){
-const err67 = {instancePath:instancePath+"/quobyte/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(data50.user !== undefined){
-if(typeof data50.user !== "string"){
-const err68 = {instancePath:instancePath+"/quobyte/user",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-if(data50.group !== undefined){
-if(typeof data50.group !== "string"){
-const err69 = {instancePath:instancePath+"/quobyte/group",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(data50.tenant !== undefined){
-if(typeof data50.tenant !== "string"){
-const err70 = {instancePath:instancePath+"/quobyte/tenant",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/quobyte",schemaPath:"#/definitions/io.k8s.api.core.v1.QuobyteVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(data.azureDisk !== undefined){
-let data57 = data.azureDisk;
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.diskName === undefined){
-const err72 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskName"},message:"must have required property '"+"diskName"+"'"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-if(data57.diskURI === undefined){
-const err73 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/required",keyword:"required",params:{missingProperty: "diskURI"},message:"must have required property '"+"diskURI"+"'"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-if(data57.diskName !== undefined){
-let data58 = data57.diskName;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err74 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-else {
-const err75 = {instancePath:instancePath+"/azureDisk/diskName",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-if(data57.diskURI !== undefined){
-let data59 = data57.diskURI;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err76 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-else {
-const err77 = {instancePath:instancePath+"/azureDisk/diskURI",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/diskURI/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-if(data57.cachingMode !== undefined){
-let data60 = data57.cachingMode;
-if(typeof data60 !== "string"){
-const err78 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-if(!(((data60 === "None") || (data60 === "ReadOnly")) || (data60 === "ReadWrite"))){
-const err79 = {instancePath:instancePath+"/azureDisk/cachingMode",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/enum",keyword:"enum",params:{allowedValues: schema60.properties.cachingMode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(data57.fsType !== undefined){
-if(typeof data57.fsType !== "string"){
-const err80 = {instancePath:instancePath+"/azureDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-}
-if(data57.readOnly !== undefined){
-if(typeof data57.readOnly !== "boolean"){
-const err81 = {instancePath:instancePath+"/azureDisk/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-if(data57.kind !== undefined){
-let data63 = data57.kind;
-if(typeof data63 !== "string"){
-const err82 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-if(!(((data63 === "Dedicated") || (data63 === "Managed")) || (data63 === "Shared"))){
-const err83 = {instancePath:instancePath+"/azureDisk/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema60.properties.kind.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-}
-else {
-const err84 = {instancePath:instancePath+"/azureDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.AzureDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-if(data.photonPersistentDisk !== undefined){
-let data64 = data.photonPersistentDisk;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.pdID === undefined){
-const err85 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/required",keyword:"required",params:{missingProperty: "pdID"},message:"must have required property '"+"pdID"+"'"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-if(data64.pdID !== undefined){
-let data65 = data64.pdID;
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err86 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-else {
-const err87 = {instancePath:instancePath+"/photonPersistentDisk/pdID",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/pdID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-}
-if(data64.fsType !== undefined){
-if(typeof data64.fsType !== "string"){
-const err88 = {instancePath:instancePath+"/photonPersistentDisk/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-}
-else {
-const err89 = {instancePath:instancePath+"/photonPersistentDisk",schemaPath:"#/definitions/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-}
-if(data.portworxVolume !== undefined){
-let data67 = data.portworxVolume;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.volumeID === undefined){
-const err90 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/required",keyword:"required",params:{missingProperty: "volumeID"},message:"must have required property '"+"volumeID"+"'"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-if(data67.volumeID !== undefined){
-let data68 = data67.volumeID;
-if(typeof data68 === "string"){
-if(func2(data68) < 1){
-const err91 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-else {
-const err92 = {instancePath:instancePath+"/portworxVolume/volumeID",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/volumeID/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-}
-if(data67.fsType !== undefined){
-if(typeof data67.fsType !== "string"){
-const err93 = {instancePath:instancePath+"/portworxVolume/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-}
-if(data67.readOnly !== undefined){
-if(typeof data67.readOnly !== "boolean"){
-const err94 = {instancePath:instancePath+"/portworxVolume/readOnly",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-}
-else {
-const err95 = {instancePath:instancePath+"/portworxVolume",schemaPath:"#/definitions/io.k8s.api.core.v1.PortworxVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-if(data.scaleIO !== undefined){
-if(!(validate58(data.scaleIO, {instancePath:instancePath+"/scaleIO",parentData:data,parentDataProperty:"scaleIO",rootData}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
-errors = vErrors.length;
-}
-}
-if(data.local !== undefined){
-let data72 = data.local;
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.path === undefined){
-const err96 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-if(data72.path !== undefined){
-let data73 = data72.path;
-if(typeof data73 === "string"){
-if(func2(data73) < 1){
-const err97 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/local/path",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-if(data72.fsType !== undefined){
-if(typeof data72.fsType !== "string"){
-const err99 = {instancePath:instancePath+"/local/fsType",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/properties/fsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-}
-}
-}
-else {
-const err100 = {instancePath:instancePath+"/local",schemaPath:"#/definitions/io.k8s.api.core.v1.LocalVolumeSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-}
-if(data.storageos !== undefined){
-if(!(validate60(data.storageos, {instancePath:instancePath+"/storageos",parentData:data,parentDataProperty:"storageos",rootData}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
-errors = vErrors.length;
-}
-}
-if(data.csi !== undefined){
-if(!(validate62(data.csi, {instancePath:instancePath+"/csi",parentData:data,parentDataProperty:"csi",rootData}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
-errors = vErrors.length;
-}
-}
-if(data.accessModes !== undefined){
-let data77 = data.accessModes;
-if(Array.isArray(data77)){
-const len2 = data77.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data77[i2] !== "string"){
-const err101 = {instancePath:instancePath+"/accessModes/" + i2,schemaPath:"#/properties/accessModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-}
-}
-else {
-const err102 = {instancePath:instancePath+"/accessModes",schemaPath:"#/properties/accessModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-}
-if(data.claimRef !== undefined){
-let data79 = data.claimRef;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.kind !== undefined){
-if(typeof data79.kind !== "string"){
-const err103 = {instancePath:instancePath+"/claimRef/kind",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-if(data79.namespace !== undefined){
-if(typeof data79.namespace !== "string"){
-const err104 = {instancePath:instancePath+"/claimRef/namespace",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(data79.name !== undefined){
-if(typeof data79.name !== "string"){
-const err105 = {instancePath:instancePath+"/claimRef/name",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-}
-if(data79.uid !== undefined){
-if(typeof data79.uid !== "string"){
-const err106 = {instancePath:instancePath+"/claimRef/uid",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-}
-if(data79.apiVersion !== undefined){
-if(typeof data79.apiVersion !== "string"){
-const err107 = {instancePath:instancePath+"/claimRef/apiVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-}
-if(data79.resourceVersion !== undefined){
-if(typeof data79.resourceVersion !== "string"){
-const err108 = {instancePath:instancePath+"/claimRef/resourceVersion",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/resourceVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-if(data79.fieldPath !== undefined){
-if(typeof data79.fieldPath !== "string"){
-const err109 = {instancePath:instancePath+"/claimRef/fieldPath",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/properties/fieldPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-}
-}
-else {
-const err110 = {instancePath:instancePath+"/claimRef",schemaPath:"#/definitions/io.k8s.api.core.v1.ObjectReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(data.persistentVolumeReclaimPolicy !== undefined){
-if(typeof data.persistentVolumeReclaimPolicy !== "string"){
-const err111 = {instancePath:instancePath+"/persistentVolumeReclaimPolicy",schemaPath:"#/properties/persistentVolumeReclaimPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
-}
-if(data.storageClassName !== undefined){
-if(typeof data.storageClassName !== "string"){
-const err112 = {instancePath:instancePath+"/storageClassName",schemaPath:"#/properties/storageClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(data.mountOptions !== undefined){
-let data89 = data.mountOptions;
-if(Array.isArray(data89)){
-const len3 = data89.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data89[i3] !== "string"){
-const err113 = {instancePath:instancePath+"/mountOptions/" + i3,schemaPath:"#/properties/mountOptions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-}
-else {
-const err114 = {instancePath:instancePath+"/mountOptions",schemaPath:"#/properties/mountOptions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-}
-}
-if(data.volumeMode !== undefined){
-if(typeof data.volumeMode !== "string"){
-const err115 = {instancePath:instancePath+"/volumeMode",schemaPath:"#/properties/volumeMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(data.nodeAffinity !== undefined){
-if(!(validate64(data.nodeAffinity, {instancePath:instancePath+"/nodeAffinity",parentData:data,parentDataProperty:"nodeAffinity",rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
-errors = vErrors.length;
-}
-}
-if(data.volumeAttributesClassName !== undefined){
-if(typeof data.volumeAttributesClassName !== "string"){
-const err116 = {instancePath:instancePath+"/volumeAttributesClassName",schemaPath:"#/properties/volumeAttributesClassName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-}
-}
-else {
-const err117 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-validate47.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5478,8 +5258,8 @@ errors++;
 }
 }
 if(data.inlineVolumeSpec !== undefined){
-if(!(validate47(data.inlineVolumeSpec, {instancePath:instancePath+"/inlineVolumeSpec",parentData:data,parentDataProperty:"inlineVolumeSpec",rootData}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate72(data.inlineVolumeSpec, {instancePath:instancePath+"/inlineVolumeSpec",parentData:data,parentDataProperty:"inlineVolumeSpec",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
@@ -5494,12 +5274,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5569,8 +5349,8 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate46(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate71(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
@@ -5610,14 +5390,71 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
 
-const schema80 = {"type":"object","properties":{"attached":{"type":"boolean"},"attachmentMetadata":{"type":"object","additionalProperties":{"type":"string"}},"attachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"},"detachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"}}};
-const schema81 = {"type":"object","properties":{"time":{"type":"string"},"message":{"type":"string"},"errorCode":{"type":"integer"}}};
+const schema63 = {"type":"object","properties":{"attached":{"type":"boolean"},"attachmentMetadata":{"type":"object","additionalProperties":{"type":"string"}},"attachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"},"detachError":{"$ref":"#/definitions/io.k8s.api.storage.v1.VolumeError"}}};
+const schema64 = {"type":"object","properties":{"time":{"type":"string"},"message":{"type":"string"},"errorCode":{"type":"integer"}}};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.time !== undefined){
+if(typeof data.time !== "string"){
+const err0 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err1 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.errorCode !== undefined){
+let data2 = data.errorCode;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/errorCode",schemaPath:"#/properties/errorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate145.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5661,11 +5498,20 @@ errors++;
 }
 }
 if(data.attachError !== undefined){
-let data3 = data.attachError;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.time !== undefined){
-if(typeof data3.time !== "string"){
-const err3 = {instancePath:instancePath+"/attachError/time",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate145(data.attachError, {instancePath:instancePath+"/attachError",parentData:data,parentDataProperty:"attachError",rootData}))){
+vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+errors = vErrors.length;
+}
+}
+if(data.detachError !== undefined){
+if(!(validate145(data.detachError, {instancePath:instancePath+"/detachError",parentData:data,parentDataProperty:"detachError",rootData}))){
+vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5674,113 +5520,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data3.message !== undefined){
-if(typeof data3.message !== "string"){
-const err4 = {instancePath:instancePath+"/attachError/message",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data3.errorCode !== undefined){
-let data6 = data3.errorCode;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err5 = {instancePath:instancePath+"/attachError/errorCode",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/properties/errorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/attachError",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.detachError !== undefined){
-let data7 = data.detachError;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.time !== undefined){
-if(typeof data7.time !== "string"){
-const err7 = {instancePath:instancePath+"/detachError/time",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data7.message !== undefined){
-if(typeof data7.message !== "string"){
-const err8 = {instancePath:instancePath+"/detachError/message",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data7.errorCode !== undefined){
-let data10 = data7.errorCode;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err9 = {instancePath:instancePath+"/detachError/errorCode",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/properties/errorCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/detachError",schemaPath:"#/definitions/io.k8s.api.storage.v1.VolumeError/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate73.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -5809,20 +5554,20 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate45(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate70(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate73(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate144(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
 errors = vErrors.length;
 }
 }
@@ -5837,19 +5582,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
-validate42.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
 

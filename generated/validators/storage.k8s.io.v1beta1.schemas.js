@@ -2,14 +2,251 @@
 import { ajvFormats as __formats } from '../../runtime/validation/index.js';
 import __import0 from "ajv/dist/runtime/ucs2length.js";
 
-export const VolumeAttributesClass = validate10;
-const schema11 = {"$ref":"types#/definitions/io.k8s.api.storage.v1beta1.VolumeAttributesClass"};
-const schema13 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"driverName":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driverName"]};
-const schema14 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
-const schema15 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
-const schema16 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+export const VolumeAttributesClass = validate21;
+const schema6 = {"$ref":"types#/definitions/io.k8s.api.storage.v1beta1.VolumeAttributesClass"};
+const schema8 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"driverName":{"type":"string","format":"anyCaseQualifiedName","minLength":1},"parameters":{"type":"object","additionalProperties":{"type":"string"}}},"required":["driverName"]};
+const schema9 = {"type":"object","properties":{"name":{"type":"string"},"generateName":{"type":"string"},"namespace":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"generation":{"type":"integer"},"creationTimestamp":{"type":"string"},"deletionTimestamp":{"type":"string"},"deletionGracePeriodSeconds":{"type":"integer"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"ownerReferences":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}},"finalizers":{"type":"array","items":{"type":"string"}},"managedFields":{"type":"array","items":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}}}};
+const schema10 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"controller":{"type":"boolean"},"blockOwnerDeletion":{"type":"boolean"}},"required":["apiVersion","kind","name","uid"]};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.uid === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err4 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+if(typeof data.uid !== "string"){
+const err7 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.controller !== undefined){
+if(typeof data.controller !== "boolean"){
+const err8 = {instancePath:instancePath+"/controller",schemaPath:"#/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.blockOwnerDeletion !== undefined){
+if(typeof data.blockOwnerDeletion !== "boolean"){
+const err9 = {instancePath:instancePath+"/blockOwnerDeletion",schemaPath:"#/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+const schema11 = {"type":"object","properties":{"manager":{"type":"string"},"operation":{"type":"string"},"apiVersion":{"type":"string"},"time":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"type":"object"},"subresource":{"type":"string"}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.manager !== undefined){
+if(typeof data.manager !== "string"){
+const err0 = {instancePath:instancePath+"/manager",schemaPath:"#/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.operation !== undefined){
+if(typeof data.operation !== "string"){
+const err1 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err2 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.time !== undefined){
+if(typeof data.time !== "string"){
+const err3 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.fieldsType !== undefined){
+if(typeof data.fieldsType !== "string"){
+const err4 = {instancePath:instancePath+"/fieldsType",schemaPath:"#/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.fieldsV1 !== undefined){
+let data5 = data.fieldsV1;
+if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
+const err5 = {instancePath:instancePath+"/fieldsV1",schemaPath:"#/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.subresource !== undefined){
+if(typeof data.subresource !== "string"){
+const err6 = {instancePath:instancePath+"/subresource",schemaPath:"#/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -194,10 +431,14 @@ let data14 = data.ownerReferences;
 if(Array.isArray(data14)){
 const len0 = data14.length;
 for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.apiVersion === undefined){
-const err14 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "apiVersion"},message:"must have required property '"+"apiVersion"+"'"};
+if(!(validate25(data14[i0], {instancePath:instancePath+"/ownerReferences/" + i0,parentData:data14,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -206,8 +447,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data15.kind === undefined){
-const err15 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data.finalizers !== undefined){
+let data16 = data.finalizers;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data16[i1] !== "string"){
+const err15 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -216,8 +463,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data15.name === undefined){
-const err16 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -226,8 +475,20 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data15.uid === undefined){
-const err17 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+}
+if(data.managedFields !== undefined){
+let data18 = data.managedFields;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate27(data18[i2], {instancePath:instancePath+"/managedFields/" + i2,parentData:data18,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -236,9 +497,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data15.apiVersion !== undefined){
-if(typeof data15.apiVersion !== "string"){
-const err18 = {instancePath:instancePath+"/ownerReferences/" + i0+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -247,254 +509,14 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data15.kind !== undefined){
-if(typeof data15.kind !== "string"){
-const err19 = {instancePath:instancePath+"/ownerReferences/" + i0+"/kind",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data15.name !== undefined){
-if(typeof data15.name !== "string"){
-const err20 = {instancePath:instancePath+"/ownerReferences/" + i0+"/name",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data15.uid !== undefined){
-if(typeof data15.uid !== "string"){
-const err21 = {instancePath:instancePath+"/ownerReferences/" + i0+"/uid",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data15.controller !== undefined){
-if(typeof data15.controller !== "boolean"){
-const err22 = {instancePath:instancePath+"/ownerReferences/" + i0+"/controller",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data15.blockOwnerDeletion !== undefined){
-if(typeof data15.blockOwnerDeletion !== "boolean"){
-const err23 = {instancePath:instancePath+"/ownerReferences/" + i0+"/blockOwnerDeletion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/blockOwnerDeletion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/ownerReferences/" + i0,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/ownerReferences",schemaPath:"#/properties/ownerReferences/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.finalizers !== undefined){
-let data22 = data.finalizers;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/finalizers/" + i1,schemaPath:"#/properties/finalizers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/finalizers",schemaPath:"#/properties/finalizers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.managedFields !== undefined){
-let data24 = data.managedFields;
-if(Array.isArray(data24)){
-const len2 = data24.length;
-for(let i2=0; i2<len2; i2++){
-let data25 = data24[i2];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.manager !== undefined){
-if(typeof data25.manager !== "string"){
-const err28 = {instancePath:instancePath+"/managedFields/" + i2+"/manager",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/manager/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data25.operation !== undefined){
-if(typeof data25.operation !== "string"){
-const err29 = {instancePath:instancePath+"/managedFields/" + i2+"/operation",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data25.apiVersion !== undefined){
-if(typeof data25.apiVersion !== "string"){
-const err30 = {instancePath:instancePath+"/managedFields/" + i2+"/apiVersion",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data25.time !== undefined){
-if(typeof data25.time !== "string"){
-const err31 = {instancePath:instancePath+"/managedFields/" + i2+"/time",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data25.fieldsType !== undefined){
-if(typeof data25.fieldsType !== "string"){
-const err32 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsType",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data25.fieldsV1 !== undefined){
-let data31 = data25.fieldsV1;
-if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-const err33 = {instancePath:instancePath+"/managedFields/" + i2+"/fieldsV1",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/fieldsV1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data25.subresource !== undefined){
-if(typeof data25.subresource !== "string"){
-const err34 = {instancePath:instancePath+"/managedFields/" + i2+"/subresource",schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/properties/subresource/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/managedFields/" + i2,schemaPath:"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/managedFields",schemaPath:"#/properties/managedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate13.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
 const formats0 = __formats.anyCaseQualifiedName;
 const func2 = (__import0.default ?? __import0);
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -533,8 +555,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate13(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
@@ -611,19 +633,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
-validate10.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 

@@ -40,6 +40,9 @@ function schemasModule(model: Model, gv: GroupVersionModel, ids: string[], sourc
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
+    // Every referenced type is its own function, called where it is used: inlining small types
+    // at each use copied ObjectMeta, Container and the like into hundreds of places.
+    inlineRefs: false,
     code: { source: true, esm: true, formats: _`__formats`, lines: true },
   });
   for (const name of FORMAT_NAMES) ajv.addFormat(name, { type: 'string', validate: () => true });
