@@ -90,7 +90,7 @@ export function toWatchEvent(store: Store, event: StorageWatchEvent, predicate: 
   if (event.created || prev === undefined) return matches ? { type: 'ADDED', object: obj } : undefined;
   if (matches) return { type: prevMatches ? 'MODIFIED' : 'ADDED', object: obj };
   if (!prevMatches) return undefined;
-  const last = prev;
-  metaOf(last).resourceVersion = String(event.kv.modRevision);
+  // The cache's objects are shared and frozen: the stamped one is a copy.
+  const last = { ...prev, metadata: { ...metaOf(prev), resourceVersion: String(event.kv.modRevision) } };
   return { type: 'DELETED', object: last };
 }

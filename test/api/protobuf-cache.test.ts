@@ -45,11 +45,11 @@ describe('protobuf bytes kept per stored version', () => {
     expect(hex(encodeObject(root, CM_LIST, first))).toBe(fresh);
     const items = first.items as JsonObject[];
     for (const item of items) expect(cachedEncoding(item, CM)).toBeDefined();
-    // A later LIST decodes new objects of the same versions: their kept bytes are reused.
+    // A later LIST hands out the same decoded versions (decoded once), with their kept bytes.
     const second = await cachedList();
     const nameOf = (i: JsonObject) => (i.metadata as { name: string }).name;
     for (const item of second.items as JsonObject[]) {
-      expect(item).not.toBe(items.find((i) => nameOf(i) === nameOf(item)));
+      expect(item).toBe(items.find((i) => nameOf(i) === nameOf(item)));
       expect(cachedEncoding(item, CM)).toBe(cachedEncoding(items.find((i) => nameOf(i) === nameOf(item))!, CM));
     }
     expect(hex(encodeObject(root, CM_LIST, second))).toBe(fresh);
@@ -67,10 +67,15 @@ describe('protobuf bytes kept per stored version', () => {
     expect(hex(encodeObject(root, CM_LIST, list))).toBe(hex(encodeObject(root, CM_LIST, copyOf(list))));
   });
 
-  it('ignores the kept bytes of an object whose resourceVersion was changed', async () => {
+  it('hands out frozen objects, and encodes a changed copy afresh', async () => {
     const list = await cachedList();
     encodeObject(root, CM_LIST, list);
-    const item = (list.items as KubeObject[])[0];
+    const shared = (list.items as KubeObject[])[0];
+    // Shared by every reader of the version: a write to it throws instead of changing what others are sent.
+    expect(() => {
+      shared.metadata!.resourceVersion = '1';
+    }).toThrow(TypeError);
+    const item = structuredClone(shared);
     item.metadata!.resourceVersion = '999999';
     item.data = { key: 'edited' };
     // Type meta of its own, so it can be sent as one object (the message does not carry it).
@@ -87,7 +92,7 @@ describe('protobuf bytes kept per stored version', () => {
     const event = { type: 'put' as const, kv, created: true };
     const one = toWatchEvent(store, event, predicate)!;
     const two = toWatchEvent(store, event, predicate)!;
-    expect(one.object).not.toBe(two.object);
+    expect(one.object).toBe(two.object);
     const frameOne = encodeWatchEventFrame(root, one.type, CM, one.object as JsonObject);
     expect(cachedEncoding(two.object as JsonObject, CM)).toBeDefined();
     const frameTwo = encodeWatchEventFrame(root, two.type, CM, two.object as JsonObject);

@@ -18,10 +18,35 @@ const origins = new WeakMap<object, KeyValue>();
 
 const encodings = new WeakMap<KeyValue, Map<string, Uint8Array>>();
 
-/** `store.decode` of a KeyValue the watch cache holds, remembering where the object came from. */
+/** Each store's decoded objects by the KeyValue they came from (two views of a kind decode apart). */
+const decodedByStore = new WeakMap<Store, WeakMap<KeyValue, KubeObject>>();
+
+/** List items (the object less apiVersion and kind) by the decoded object they stand for. */
+const listItems = new WeakMap<KubeObject, KubeObject>();
+
+/** Freezes a decoded JSON value all the way down: it is shared by every reader of its version. */
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/**
+ * `store.decode` of a KeyValue the watch cache holds, remembering where the object came from.
+ * A version is decoded once however many lists and watchers read it, as kube-apiserver's watch
+ * cache keeps decoded objects; the object is frozen, so a reader that means to change it must
+ * copy it (an accidental write throws rather than corrupting what others are sent).
+ */
 export function decodeFromCache(store: Store, kv: KeyValue): KubeObject {
-  const obj = store.decode(kv.value, kv.modRevision);
-  tag(obj, kv);
+  let decoded = decodedByStore.get(store);
+  if (!decoded) decodedByStore.set(store, (decoded = new WeakMap()));
+  let obj = decoded.get(kv);
+  if (!obj) {
+    obj = store.decode(kv.value, kv.modRevision);
+    deepFreeze(obj);
+    tag(obj, kv);
+    decoded.set(kv, obj);
+  }
   return obj;
 }
 
@@ -31,9 +56,17 @@ function tag(obj: object, kv: KeyValue): void {
 
 /** A list item: the object without apiVersion and kind, still known as the cache's version. */
 export function withoutTypeMeta(obj: KubeObject): KubeObject {
+  const kept = listItems.get(obj);
+  if (kept) return kept;
   const { apiVersion: _a, kind: _k, ...rest } = obj;
   const kv = origins.get(obj);
-  if (kv) tag(rest, kv);
+  if (kv) {
+    tag(rest, kv);
+    if (Object.isFrozen(obj)) {
+      Object.freeze(rest);
+      listItems.set(obj, rest);
+    }
+  }
   return rest;
 }
 
