@@ -15,6 +15,8 @@ export interface FieldModel extends RawConstraints {
   type: TypeRef;
   description: string;
   required: boolean;
+  /** Listed as required in OpenAPI only; absence is left to the kind's own rules, which report it their way. */
+  openAPIRequired: boolean;
   default?: unknown;
   tag?: number;
   protoName: string;

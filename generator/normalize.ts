@@ -27,6 +27,7 @@ function implicitField(name: 'apiVersion' | 'kind'): FieldModel {
     type: { kind: 'scalar', name: 'string' },
     description: DESCRIPTIONS[name],
     required: false,
+    openAPIRequired: false,
     protoName: name,
     reportAtField: false,
     immutable: false,
@@ -121,7 +122,7 @@ class Normalizer {
   }
 
   field(name: string, f: RawField, type: TypeRef, protoMessage: string | undefined): FieldModel {
-    const { type: _type, tag, protoName, protoMessage: _pm, description, required, reportAtField, immutable, writeOnly, goPointer, jsonInline, ...rest } = f;
+    const { type: _type, tag, protoName, protoMessage: _pm, description, required, openAPIRequired, reportAtField, immutable, writeOnly, goPointer, jsonInline, ...rest } = f;
     return {
       ...rest,
       name,
@@ -131,6 +132,7 @@ class Normalizer {
       ...(protoMessage ? { protoMessage } : {}),
       description: description ?? '',
       required: required ?? false,
+      openAPIRequired: openAPIRequired ?? false,
       reportAtField: reportAtField ?? false,
       immutable: immutable ?? false,
       writeOnly: writeOnly ?? false,

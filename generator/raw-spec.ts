@@ -32,6 +32,7 @@ export interface RawField extends RawConstraints {
   protoMessage?: string;
   description?: string;
   required?: boolean;
+  openAPIRequired?: boolean;
   default?: unknown;
   minItems?: number;
   maxItems?: number;

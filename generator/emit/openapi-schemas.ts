@@ -63,7 +63,7 @@ export function definitionOf(model: Model, style: OpenAPIStyle, t: TypeModel): S
   const required: string[] = [];
   for (const f of jsonFields(model, t)) {
     properties[f.name] = propertySchema(model, style, f);
-    if (f.required) required.push(f.name);
+    if (f.required || f.openAPIRequired) required.push(f.name);
   }
   const def: Schema = { type: 'object', properties };
   if (t.description) def.description = t.description;

@@ -1,5 +1,6 @@
 // Generic ObjectMeta rules (ValidateObjectMeta / ValidateObjectMetaUpdate), through a generated validator.
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LABEL_MSG, SUBDOMAIN_MSG, validatorOf } from './kinds.js';
 
@@ -50,6 +51,15 @@ describe('ObjectMeta on create', () => {
     expect(cm.validate({ metadata: { name: 'a', namespace: 'd', ownerReferences: [{ apiVersion: '', kind: 'K', name: 'n', uid: 'u' }] } })).toEqual([
       { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.apiVersion', message: 'Invalid value: "": version must not be empty' },
     ]);
+    // Absent members are only "must not be empty", unindexed: OpenAPI lists them as required, but
+    // kube-apiserver validates owner references by hand and reports no Required value.
+    expect(cm.validate({ metadata: { name: 'a', namespace: 'd', ownerReferences: [{ kind: 'X' }] } })).toEqual([
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.apiVersion', message: 'Invalid value: "": version must not be empty' },
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.name', message: 'Invalid value: "": name must not be empty' },
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.uid', message: 'Invalid value: "": uid must not be empty' },
+    ]);
+    const swagger = JSON.parse(readFileSync(new URL('../../generated/openapi/v2/swagger.json', import.meta.url), 'utf8'));
+    expect(swagger.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference'].required).toEqual(['apiVersion', 'kind', 'name', 'uid']);
     const causes = cm.validate({ metadata: { name: 'a', namespace: 'd', ownerReferences: [ref, { ...ref, name: 'p', uid: '2' }] } });
     expect(causes.map((c) => [c.field, c.message?.endsWith('Found "true" in references for ConfigMap/o and ConfigMap/p')])).toEqual([['metadata.ownerReferences', true]]);
   });
