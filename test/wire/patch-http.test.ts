@@ -230,3 +230,27 @@ describe('application/apply-patch+yaml and fieldValidation', () => {
     expect(warningsOf(r.headers)).toEqual([]);
   });
 });
+
+// force is read as kube's parameter codec reads booleans: only "0" and "false" (any case) are
+// false; an empty value is true.
+describe('apply force query parameter', () => {
+  const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+  const body = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sa-force\ndata:\n  a: "${value}"\n`;
+
+  beforeAll(async () => {
+    const r = await wire.call('PATCH', `${NS}/sa-force?fieldManager=owner`, { headers: APPLY, body: body('1') });
+    expect(r.status).toBe(201);
+  });
+
+  it.each([
+    ['force=false', 'force=false', 409],
+    ['force=FALSE', 'force=FALSE', 409],
+    ['force=0', 'force=0', 409],
+    ['force=1', 'force=1', 200],
+    ['an empty force', 'force=', 200],
+  ])('%s', async (_name, query, status) => {
+    const r = await wire.call('PATCH', `${NS}/sa-force?fieldManager=other-${status}-${query.length}&${query}`, { headers: APPLY, body: body(`${query.length}`) });
+    expect(r.status).toBe(status);
+    if (status === 409) expect(r.json<{ reason: string }>().reason).toBe('Conflict');
+  });
+});

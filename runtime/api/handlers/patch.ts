@@ -26,6 +26,7 @@ import { encodeJSON } from '../serializers.js';
 import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
 import { fieldValidation, readBody, respond, writeOptions } from './context.js';
+import { queryBool } from './list.js';
 import { applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
 
 export interface PatchEngineOptions {
@@ -211,7 +212,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
     const result = await applyToStore(ctx.store, ctx.info.namespace || undefined, ctx.info.name, config, {
       ...options,
       fieldManager: options.fieldManager ?? '',
-      force: force === 'true',
+      force: queryBool(ctx.query, 'force') === true,
       subresource: ctx.info.subresource,
       // CBOR refuses repeated keys while decoding; YAML and JSON bodies are checked here.
       afterApply: cbor ? undefined : () => strictDecodeApplyPatch(ctx, body, directive),
