@@ -254,3 +254,24 @@ describe('apply force query parameter', () => {
     if (status === 409) expect(r.json<{ reason: string }>().reason).toBe('Conflict');
   });
 });
+
+// Merge patch bodies that are not objects: Warn (the default) and Strict decode the patch into a
+// map first, and json-patch's MergePatch refuses a null patch.
+describe('application/merge-patch+json bodies that are not objects', () => {
+  it.each([
+    ['an array', 'arr', '[1]', 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ['a string', 'str', '"x"', 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}'],
+    ['null', 'null', 'null', 'Invalid JSON Patch'],
+  ])('refuses %s with a 400', async (_name, suffix, body, message) => {
+    await createConfigMap(`mp-bad-${suffix}`, { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-bad-${suffix}`, { headers: { 'content-type': 'application/merge-patch+json' }, body });
+    expect(r.status).toBe(400);
+    expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message });
+  });
+
+  it('accepts an object', async () => {
+    await createConfigMap('mp-ok', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-ok`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":{"b":"2"}}' });
+    expect(r.status).toBe(200);
+  });
+});

@@ -61,6 +61,11 @@ function patchDuplicates(patch: Uint8Array, options: PatchEngineOptions | undefi
 
 function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: ResourceDefinition, options?: PatchEngineOptions & { strictErrors?: string[] }): KubeObject {
   const parsed = parsePatch(patch);
+  // Warn and Strict first decode the patch into a map (json-patch's MergePatch then refuses null).
+  if (options && options.fieldValidation !== 'Ignore' && parsed !== null && !isPlainObject(parsed)) {
+    throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type map[string]interface {}`);
+  }
+  if (parsed === null) throw badRequest('Invalid JSON Patch');
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   const result = applyMergePatch(existing, parsed);
   if (!isPlainObject(result)) throw badRequest('the patch must be a JSON object');
