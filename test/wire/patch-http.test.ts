@@ -182,3 +182,96 @@ describe('fieldValidation and repeated members', () => {
     expect(got.json<{ extra?: unknown }>().extra).toBeUndefined();
   });
 });
+
+// Server-side apply decodes its body a second time, strictly, after the merge: repeated keys of a
+// YAML or JSON body are a 400 under Strict, one Warning each under Warn (the default), nothing
+// under Ignore.
+describe('application/apply-patch+yaml and fieldValidation', () => {
+  const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+  const yamlBody = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n`;
+  const jsonBody = (name: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},\n"data":{"a":"1","a":"2"}}`;
+  const apply = (name: string, body: string, validation?: string) =>
+    wire.call('PATCH', `${NS}/${name}?fieldManager=test${validation ? `&fieldValidation=${validation}` : ''}`, { headers: APPLY, body });
+
+  it.each([
+    ['YAML', 'sa-strict-yaml', yamlBody, 7],
+    ['JSON', 'sa-strict-json', jsonBody, 2],
+  ])('refuses a %s body with a repeated key under Strict', async (_kind, name, body, line) => {
+    const r = await apply(name, body(name), 'Strict');
+    expect(r.status).toBe(400);
+    const status = r.json<{ reason: string; message: string }>();
+    expect(status.reason).toBe('BadRequest');
+    expect(status.message).toBe(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line ${line}: key "a" already set in map`);
+    expect((await wire.call('GET', `${NS}/${name}`)).status).toBe(404);
+  });
+
+  it.each([
+    ['YAML', 'sa-warn-yaml', yamlBody, 7, undefined],
+    ['JSON', 'sa-warn-json', jsonBody, 2, 'Warn'],
+  ])('warns of a %s body with a repeated key under Warn', async (_kind, name, body, line, validation) => {
+    const r = await apply(name, body(name), validation);
+    expect(r.status).toBe(201);
+    expect(warningsOf(r.headers)).toEqual([`299 - "line ${line}: key \\"a\\" already set in map"`]);
+    expect(r.json<{ data: Record<string, string> }>().data).toEqual({ a: '2' });
+  });
+
+  it.each([
+    ['YAML', 'sa-ignore-yaml', yamlBody],
+    ['JSON', 'sa-ignore-json', jsonBody],
+  ])('says nothing of a %s body with a repeated key under Ignore', async (_kind, name, body) => {
+    const r = await apply(name, body(name), 'Ignore');
+    expect(r.status).toBe(201);
+    expect(warningsOf(r.headers)).toEqual([]);
+  });
+
+  it('accepts a body without repeated keys under Strict', async () => {
+    const r = await apply('sa-strict-ok', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sa-strict-ok\ndata:\n  a: "1"\n', 'Strict');
+    expect(r.status).toBe(201);
+    expect(warningsOf(r.headers)).toEqual([]);
+  });
+});
+
+// force is read as kube's parameter codec reads booleans: only "0" and "false" (any case) are
+// false; an empty value is true.
+describe('apply force query parameter', () => {
+  const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+  const body = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sa-force\ndata:\n  a: "${value}"\n`;
+
+  beforeAll(async () => {
+    const r = await wire.call('PATCH', `${NS}/sa-force?fieldManager=owner`, { headers: APPLY, body: body('1') });
+    expect(r.status).toBe(201);
+  });
+
+  it.each([
+    ['force=false', 'force=false', 409],
+    ['force=FALSE', 'force=FALSE', 409],
+    ['force=0', 'force=0', 409],
+    ['force=1', 'force=1', 200],
+    ['an empty force', 'force=', 200],
+  ])('%s', async (_name, query, status) => {
+    const r = await wire.call('PATCH', `${NS}/sa-force?fieldManager=other-${status}-${query.length}&${query}`, { headers: APPLY, body: body(`${query.length}`) });
+    expect(r.status).toBe(status);
+    if (status === 409) expect(r.json<{ reason: string }>().reason).toBe('Conflict');
+  });
+});
+
+// Merge patch bodies that are not objects: Warn (the default) and Strict decode the patch into a
+// map first, and json-patch's MergePatch refuses a null patch.
+describe('application/merge-patch+json bodies that are not objects', () => {
+  it.each([
+    ['an array', 'arr', '[1]', 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ['a string', 'str', '"x"', 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}'],
+    ['null', 'null', 'null', 'Invalid JSON Patch'],
+  ])('refuses %s with a 400', async (_name, suffix, body, message) => {
+    await createConfigMap(`mp-bad-${suffix}`, { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-bad-${suffix}`, { headers: { 'content-type': 'application/merge-patch+json' }, body });
+    expect(r.status).toBe(400);
+    expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message });
+  });
+
+  it('accepts an object', async () => {
+    await createConfigMap('mp-ok', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-ok`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":{"b":"2"}}' });
+    expect(r.status).toBe(200);
+  });
+});

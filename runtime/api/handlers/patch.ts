@@ -19,13 +19,14 @@ import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.j
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
 import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
-import { scanJsonMembers } from '../duplicate-fields.js';
+import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
 import { encodeJSON } from '../serializers.js';
 import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
 import { fieldValidation, readBody, respond, writeOptions } from './context.js';
+import { queryBool } from './list.js';
 import { applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
 
 export interface PatchEngineOptions {
@@ -60,6 +61,11 @@ function patchDuplicates(patch: Uint8Array, options: PatchEngineOptions | undefi
 
 function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: ResourceDefinition, options?: PatchEngineOptions & { strictErrors?: string[] }): KubeObject {
   const parsed = parsePatch(patch);
+  // Warn and Strict first decode the patch into a map (json-patch's MergePatch then refuses null).
+  if (options && options.fieldValidation !== 'Ignore' && parsed !== null && !isPlainObject(parsed)) {
+    throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type map[string]interface {}`);
+  }
+  if (parsed === null) throw badRequest('Invalid JSON Patch');
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   const result = applyMergePatch(existing, parsed);
   if (!isPlainObject(result)) throw badRequest('the patch must be a JSON object');
@@ -178,6 +184,23 @@ function decodeCborApplyPatch(body: Uint8Array): KubeObject {
   return value as KubeObject;
 }
 
+/**
+ * kube-apiserver decodes an apply body a second time, strictly, unless fieldValidation is Ignore:
+ * go-yaml's repeated keys (JSON bodies are read as YAML too) fail a Strict request with a 400 and
+ * become one Warning each under Warn.
+ */
+function strictDecodeApplyPatch(ctx: HandlerContext, body: Uint8Array, directive: FieldValidation): void {
+  if (directive === 'Ignore') return;
+  const lines = scanYamlDuplicates(Buffer.from(body).toString('utf8')).map((d) => d.message);
+  if (lines.length === 0) return;
+  if (directive === 'Warn') {
+    // A retried apply runs this again; each complaint is told once.
+    for (const line of lines) if (!ctx.warnings.includes(line)) ctx.warnings.push(line);
+    return;
+  }
+  throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${lines.join('\n  ')}`);
+}
+
 export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const options = writeOptions(ctx, 'PatchOptions');
   const directive = fieldValidation(ctx, 'PatchOptions');
@@ -189,12 +212,15 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const force = ctx.query.get('force');
   if (patchType === 'application/apply-patch+yaml' || patchType === 'application/apply-patch+cbor') {
     const body = await readBody(ctx.request);
-    const config = patchType === 'application/apply-patch+cbor' ? decodeCborApplyPatch(body) : body;
+    const cbor = patchType === 'application/apply-patch+cbor';
+    const config = cbor ? decodeCborApplyPatch(body) : body;
     const result = await applyToStore(ctx.store, ctx.info.namespace || undefined, ctx.info.name, config, {
       ...options,
       fieldManager: options.fieldManager ?? '',
-      force: force === 'true',
+      force: queryBool(ctx.query, 'force') === true,
       subresource: ctx.info.subresource,
+      // CBOR refuses repeated keys while decoding; YAML and JSON bodies are checked here.
+      afterApply: cbor ? undefined : () => strictDecodeApplyPatch(ctx, body, directive),
     });
     return respond(ctx, result.created ? 201 : 200, result.object);
   }

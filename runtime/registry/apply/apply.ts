@@ -15,6 +15,11 @@ export interface ApplyOptions {
   /** `force=true`: take conflicting fields from their managers. */
   force: boolean;
   subresource?: string;
+  /**
+   * Runs once the intent has been merged, before anything is written: kube-apiserver's strict
+   * decoding of the apply body (fieldValidation) comes after the field manager's own errors.
+   */
+  afterApply?: () => void;
 }
 
 /**
@@ -74,7 +79,9 @@ export function applyEngine(options: ApplyOptions) {
     checkConfig(config, definition);
     const meta = existing ? metaOf(existing) : isPlainObject(config.metadata) ? (config.metadata as { name?: string; namespace?: string }) : {};
     const where = describe(definition, meta.namespace, meta.name ?? '');
-    return fieldManagerFor(definition, options.subresource).apply(existing, config, options.fieldManager, options.force, where);
+    const applied = fieldManagerFor(definition, options.subresource).apply(existing, config, options.fieldManager, options.force, where);
+    options.afterApply?.();
+    return applied;
   };
 }
 
