@@ -36,6 +36,7 @@ export const resources: ResourceDefinition[] = [
     protobufListType: "k8s.io.api.core.v1.ConfigMapList",
     openAPIName: "io.k8s.api.core.v1.ConfigMap",
     tracksGeneration: false,
+    strategy: "configmap",
     storagePrefix: "configmaps",
     validator: gv0.ConfigMap,
   },
