@@ -290,6 +290,7 @@ export const resources: ResourceDefinition[] = [
     protobufListType: "k8s.io.api.core.v1.ServiceAccountList",
     openAPIName: "io.k8s.api.core.v1.ServiceAccount",
     tracksGeneration: false,
+    strategy: "serviceaccount",
     storagePrefix: "serviceaccounts",
     validator: gv0.ServiceAccount,
   },
