@@ -2,6 +2,9 @@
 // status phase rule of ValidateNamespaceStatusUpdate and the indexed finalizer causes of
 // ValidateNamespaceFinalizeUpdate.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SYSTEM_NAMESPACES } from '../../runtime/api/index.js';
+import { startServer } from '../../runtime/index.js';
+import { call, kubeconfigCredentials } from '../server/https-client.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -35,6 +38,21 @@ describe('kubernetes.io/metadata.name', () => {
       const written = await h.call('PUT', `/api/v1/namespaces/u/${sub}`, { ...current, metadata: { ...current.metadata, labels: {} } });
       expect(written.status).toBe(200);
       expect(written.body.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': 'u' });
+    }
+  });
+});
+
+describe('system namespaces created at start', () => {
+  it('carry the name label', async () => {
+    const server = await startServer({ storage: 'memory' });
+    try {
+      const res = await call(server.url, '/api/v1/namespaces', kubeconfigCredentials(server.kubeconfig));
+      expect(res.status).toBe(200);
+      const items = res.json<{ items: { metadata: { name: string; labels?: Record<string, string> } }[] }>().items;
+      expect(items.map((ns) => ns.metadata.name).sort()).toEqual([...SYSTEM_NAMESPACES].sort());
+      for (const ns of items) expect(ns.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': ns.metadata.name });
+    } finally {
+      await server.close();
     }
   });
 });
