@@ -59,6 +59,8 @@ describe('bootstrap token authenticator', () => {
     ['an expiration that does not parse (counted as expired)', TOKEN, secret({ expiration: 'tomorrow' })],
     ['no usage-bootstrap-authentication', TOKEN, secret({ 'usage-bootstrap-authentication': undefined })],
     ['usage-bootstrap-authentication other than "true"', TOKEN, secret({ 'usage-bootstrap-authentication': 'yes' })],
+    ['usage-bootstrap-authentication "false"', TOKEN, secret({ 'usage-bootstrap-authentication': 'false' })],
+    ['usage-bootstrap-authentication "True" (exactly "true" is required)', TOKEN, secret({ 'usage-bootstrap-authentication': 'True' })],
     ['an invalid extra group', TOKEN, secret({ 'auth-extra-groups': 'system:masters' })],
   ])('does not authenticate %s', async (_name, token, found) => {
     expect(await authenticator(found).authenticateToken(token)).toBeUndefined();
@@ -119,6 +121,22 @@ describe('bootstrap tokens over HTTPS', () => {
     const deleted = await call(on.url, '/api/v1/namespaces/kube-system/secrets/bootstrap-token-07401b', kubeconfigCredentials(on.kubeconfig), { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect((await whoami(on, '07401b.f395accd246ae52d')).status).toBe(401);
+  });
+
+  it('stores a token whose usage-bootstrap-authentication is "false", and refuses it with 401', async () => {
+    const created = await call(on.url, '/api/v1/namespaces/kube-system/secrets', kubeconfigCredentials(on.kubeconfig), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'bootstrap-token-0740ff' },
+        type: 'bootstrap.kubernetes.io/token',
+        stringData: { 'token-id': '0740ff', 'token-secret': 'f395accd246ae52d', 'usage-bootstrap-authentication': 'false', 'usage-bootstrap-signing': 'true' },
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect((await whoami(on, '0740ff.f395accd246ae52d')).status).toBe(401);
   });
 
   const kubectl133 = kubectlVersions().find((v) => v.version === '1.33')?.path;

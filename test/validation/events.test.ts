@@ -47,12 +47,14 @@ const req = (field: string): Cause => ({ reason: 'FieldValueRequired', field, me
 const inv = (field: string, message: string): Cause => ({ reason: 'FieldValueInvalid', field, message });
 const QUALIFIED_NAME_MSG =
   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-// kube-apiserver also runs the qualified-name check on an empty controller: three causes.
-const noController: Cause[] = [
-  req('reportingController'),
-  inv('reportingController', 'Invalid value: "": name part must be non-empty'),
-  inv('reportingController', `Invalid value: "": ${QUALIFIED_NAME_MSG}`),
+// kube-apiserver also runs the qualified-name check on an empty controller: three causes, at the
+// field name of the version the request came through.
+const noControllerAt = (field: string): Cause[] => [
+  req(field),
+  inv(field, 'Invalid value: "": name part must be non-empty'),
+  inv(field, `Invalid value: "": ${QUALIFIED_NAME_MSG}`),
 ];
+const noController = noControllerAt('reportingController');
 const stored = (obj: Obj): Obj => ({ ...obj, metadata: { ...(obj.metadata as Obj), resourceVersion: '7', uid: 'u-1', creationTimestamp: '2024-05-01T10:00:00Z' } });
 
 describe('core/v1 Event: legacy rules only', () => {
@@ -72,9 +74,9 @@ describe('core/v1 Event: legacy rules only', () => {
     ['no type, reason or action: lenient', oldEvent({ type: 'Custom', reason: undefined }), []],
     ['a name that is only a path segment', oldEvent({ metadata: meta({ name: 'Pod_A:1' }) }), []],
     [
-      'eventTime set: the new-style fields are required, under their internal names',
+      'eventTime set: the new-style fields are required, the controller under its core/v1 name',
       oldEvent({ eventTime: '2024-05-01T10:00:00.000001Z', reason: undefined }),
-      [...noController, req('reportingInstance'), req('action'), req('reason')],
+      [...noControllerAt('reportingComponent'), req('reportingInstance'), req('action'), req('reason')],
     ],
     [
       'eventTime set: a cluster-scoped object may be reported from kube-system',
@@ -107,8 +109,38 @@ describe('core/v1 Event: legacy rules only', () => {
       'eventTime set: reportingComponent must be a qualified name',
       oldEvent({ eventTime: '2024-05-01T10:00:00.000001Z', reportingComponent: 'bad name', reportingInstance: 'i', action: 'A' }),
       [
-        inv('reportingController', `Invalid value: "bad name": ${QUALIFIED_NAME_MSG}`),
+        inv('reportingComponent', `Invalid value: "bad name": ${QUALIFIED_NAME_MSG}`),
       ],
+    ],
+    // Go's len counts bytes: 100 x "é" is 200 bytes, over the limit of 128.
+    [
+      'eventTime set: limits count UTF-8 bytes, not characters',
+      oldEvent({
+        eventTime: '2024-05-01T10:00:00.000001Z',
+        reportingComponent: 'kubelet',
+        reportingInstance: 'é'.repeat(65),
+        action: 'é'.repeat(65),
+        reason: 'é'.repeat(100),
+        message: 'é'.repeat(513),
+      }),
+      [
+        inv('reportingInstance', 'Invalid value: "": can have at most 128 characters'),
+        inv('action', 'Invalid value: "": can have at most 128 characters'),
+        inv('reason', 'Invalid value: "": can have at most 128 characters'),
+        inv('message', 'Invalid value: "": can have at most 1024 characters'),
+      ],
+    ],
+    [
+      'eventTime set: exactly at the byte limits',
+      oldEvent({
+        eventTime: '2024-05-01T10:00:00.000001Z',
+        reportingComponent: 'kubelet',
+        reportingInstance: 'é'.repeat(64),
+        action: 'é'.repeat(64),
+        reason: 'é'.repeat(64),
+        message: 'é'.repeat(512),
+      }),
+      [],
     ],
   ];
   it.each(cases)('%s', (_name, obj, want) => {
@@ -140,6 +172,8 @@ describe('events.k8s.io/v1 Event: strict rules on create', () => {
     ],
     ['a note over 1 KiB is reported at message', newEvent({ note: 'n'.repeat(1025) }), [inv('message', 'Invalid value: "": can have at most 1024 characters')]],
     ['a note of exactly 1 KiB', newEvent({ note: 'n'.repeat(1024) }), []],
+    ['a note of 1 KiB + 1 in UTF-8 bytes', newEvent({ note: 'é'.repeat(512) + 'n' }), [inv('message', 'Invalid value: "": can have at most 1024 characters')]],
+    ['a reason of 100 x "é" (200 bytes)', newEvent({ reason: 'é'.repeat(100) }), [inv('reason', 'Invalid value: "": can have at most 128 characters')]],
     [
       'the deprecated fields must be unset',
       newEvent({ deprecatedFirstTimestamp: '2024-05-01T10:00:00Z', deprecatedLastTimestamp: '2024-05-01T10:00:00Z', deprecatedCount: 3, deprecatedSource: { component: 'kubelet' } }),

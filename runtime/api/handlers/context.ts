@@ -5,6 +5,7 @@ import { StatusError, badRequest, internalError, isStatusError } from '../../err
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import type { ResourceDefinition } from '../../registry/definition.js';
 import type { KubeObject } from '../../registry/object.js';
+import { dropNullMembers } from '../../registry/null-members.js';
 import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
 import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import type { Store, WriteOptions } from '../../registry/store.js';
@@ -95,6 +96,17 @@ export function dropUnknownFields(ctx: RequestContext, obj: KubeObject, directiv
   ctx.warnings.push(...messages);
 }
 
+/**
+ * Null members as decoding into the kind's Go struct leaves them: absent when optional (see
+ * null-members.ts). Runs on decoded bodies and on patched documents; a patch's own nulls have
+ * already done their work (deleting) by then.
+ */
+export function dropNulls(definition: ResourceDefinition, obj: KubeObject): void {
+  const index = generatedSchemaIndex();
+  const schema = index.component(definition.openAPIName);
+  if (schema) dropNullMembers(obj, schema, index);
+}
+
 /** The 400 of a body the kind's decoder refused (transformDecodeError of the create and update handlers). */
 export function cannotBeHandled(ctx: RequestContext, why: string): StatusError {
   const { kind, version } = ctx.target;
@@ -138,6 +150,7 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   const typeError = textual || format === 'protobuf' ? jsonDecodeError(ctx.store.definition.openAPIName, obj) : undefined;
   if (typeError) throw cannotBeHandled(ctx, typeError);
   dropUnknownFields(ctx, obj, directive, bodyMembers(format, body, directive));
+  dropNulls(ctx.store.definition, obj);
   return obj;
 }
 

@@ -25,7 +25,7 @@ import { goJsonError } from '../serialization.js';
 import { encodeJSON } from '../serializers.js';
 import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
-import { fieldValidation, readBody, respond, writeOptions } from './context.js';
+import { dropNulls, fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { queryBool } from './list.js';
 import { applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
 
@@ -242,6 +242,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
       const result = engine(existing, patch, ctx.store.definition, { fieldValidation: directive, strictErrors });
       checkPatchedTypes(ctx, patchType, result, patch);
       validatePatchedFields(ctx, result, directive, strictErrors);
+      dropNulls(ctx.store.definition, result);
       return result;
     },
     { ...options, subresource: ctx.info.subresource },

@@ -2,12 +2,14 @@
 // unchecked and only the token authenticator and signer later ignore malformed ones; the
 // specification's "Bootstrap tokens" table states their rules, so they are enforced on write
 // with 422 Invalid at data[<key>]: token-id and token-secret present and of [a-z0-9]{6} and
-// [a-z0-9]{16}, the name bootstrap-token-<token-id>, expiration an RFC 3339 time in UTC, the
-// usage flags "true", and every extra group under system:bootstrappers: (cluster-bootstrap's
-// group pattern and message). The token secret is never echoed back.
+// [a-z0-9]{16}, the name bootstrap-token-<token-id>, expiration an RFC 3339 time in UTC, and
+// every extra group under system:bootstrappers: (cluster-bootstrap's group pattern and message).
+// The token secret is never echoed back. The usage-bootstrap-* flags take any value: the spec
+// only says a flag "must be true to allow" its use, so "false" (or anything else) is a valid
+// token that simply is not usable for it; the authenticator and signer require exactly "true".
 
 import type { StatusCause } from '../../errors/status-error.js';
-import { invalid, notSupported, required } from '../../validation/field-errors.js';
+import { invalid, required } from '../../validation/field-errors.js';
 import { isRFC3339, regexError } from '../../validation/formats.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 
@@ -17,7 +19,6 @@ export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
 const TOKEN_ID_FMT = '[a-z0-9]{6}';
 const TOKEN_SECRET_FMT = '[a-z0-9]{16}';
 const BOOTSTRAP_GROUP_PATTERN = 'system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]';
-const USAGE_KEYS = ['usage-bootstrap-authentication', 'usage-bootstrap-signing'];
 
 const whole = (fmt: string): RegExp => new RegExp(`^(?:${fmt})$`);
 
@@ -68,10 +69,6 @@ export function bootstrapTokenCauses(obj: KubeObject): StatusCause[] {
   if (tokenSecret === undefined) causes.push(required('data[token-secret]'));
   else if (tokenSecret !== null && !whole(TOKEN_SECRET_FMT).test(tokenSecret)) causes.push(invalid('data[token-secret]', '<secret contents redacted>', regexError('must be 16 characters of lower-case letters and digits', TOKEN_SECRET_FMT)));
   causes.push(...expirationCauses(data.get('expiration')));
-  for (const key of USAGE_KEYS) {
-    const value = data.get(key);
-    if (typeof value === 'string' && value !== 'true') causes.push(notSupported(`data[${key}]`, value, ['true']));
-  }
   causes.push(...groupCauses(data.get('auth-extra-groups')));
   return causes;
 }

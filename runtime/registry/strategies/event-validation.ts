@@ -1,7 +1,9 @@
 // kube-apiserver's Event rules (pkg/apis/core/validation/events.go), which depend on the API
 // version the request came through and always name the stored (core/v1) fields, whichever view
 // was written: an events.k8s.io/v1 write without a controller is reported at
-// `reportingController`, a `note` too long at `message`. Every write passes the legacy rules;
+// `reportingController`, a `note` too long at `message`. The one exception is the reporting
+// controller of a core/v1 write, which kube names by that version's field, `reportingComponent`.
+// Length limits count bytes, as Go's len does. Every write passes the legacy rules;
 // writes through events.k8s.io/v1 also pass the strict ones, and on update may not change any
 // field but the series (and metadata).
 
@@ -18,8 +20,15 @@ const NOTE_LIMIT = 1024;
 /** A Go time field is zero when absent or null. */
 const isZeroTime = (v: unknown): boolean => v === undefined || v === null || v === '';
 
+/** The API group a write came through: core/v1 ('') or events.k8s.io/v1. */
+export type EventRequestGroup = '' | 'events.k8s.io';
+
+/** Go's len of a string: its UTF-8 bytes, so "é" counts twice. */
+const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+
 /** Rules every Event meets, whichever version wrote it (legacyValidateEvent). */
-export function legacyEventCauses(event: KubeObject): StatusCause[] {
+export function legacyEventCauses(event: KubeObject, requestGroup: EventRequestGroup): StatusCause[] {
+  const controllerField = requestGroup === '' ? 'reportingComponent' : 'reportingController';
   const causes: StatusCause[] = [];
   const namespace = asString(asObject(event.metadata).namespace);
   const involvedNamespace = asString(asObject(event.involvedObject).namespace);
@@ -34,18 +43,18 @@ export function legacyEventCauses(event: KubeObject): StatusCause[] {
   }
   if (!involvedNamespace && namespace !== 'default' && namespace !== 'kube-system') mismatch();
   const controller = asString(event.reportingComponent);
-  if (!controller) causes.push(required('reportingController'));
-  for (const msg of isQualifiedName(controller)) causes.push(invalid('reportingController', controller, msg));
+  if (!controller) causes.push(required(controllerField));
+  for (const msg of isQualifiedName(controller)) causes.push(invalid(controllerField, controller, msg));
   const instance = asString(event.reportingInstance);
   if (!instance) causes.push(required('reportingInstance'));
-  if ([...instance].length > REPORTING_INSTANCE_LIMIT) causes.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_LIMIT} characters`));
+  if (byteLength(instance) > REPORTING_INSTANCE_LIMIT) causes.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_LIMIT} characters`));
   const action = asString(event.action);
   if (!action) causes.push(required('action'));
-  if ([...action].length > ACTION_LIMIT) causes.push(invalid('action', '', `can have at most ${ACTION_LIMIT} characters`));
+  if (byteLength(action) > ACTION_LIMIT) causes.push(invalid('action', '', `can have at most ${ACTION_LIMIT} characters`));
   const reason = asString(event.reason);
   if (!reason) causes.push(required('reason'));
-  if ([...reason].length > REASON_LIMIT) causes.push(invalid('reason', '', `can have at most ${REASON_LIMIT} characters`));
-  if ([...asString(event.message)].length > NOTE_LIMIT) causes.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
+  if (byteLength(reason) > REASON_LIMIT) causes.push(invalid('reason', '', `can have at most ${REASON_LIMIT} characters`));
+  if (byteLength(asString(event.message)) > NOTE_LIMIT) causes.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
   return causes;
 }
 

@@ -41,13 +41,13 @@ export function eventStrategies(def: ResourceDefinition): ResourceStrategies {
     ...base.main,
     validate(obj) {
       const event = stored(obj);
-      const causes: StatusCause[] = [...base.main.validate(obj), ...legacyEventCauses(event)];
+      const causes: StatusCause[] = [...base.main.validate(obj), ...legacyEventCauses(event, strict ? 'events.k8s.io' : '')];
       if (strict) causes.push(...strictCreateCauses(event));
       return causes;
     },
     validateUpdate(obj, old) {
       const event = stored(obj);
-      const causes: StatusCause[] = [...base.main.validateUpdate(obj, old), ...legacyEventCauses(event)];
+      const causes: StatusCause[] = [...base.main.validateUpdate(obj, old), ...legacyEventCauses(event, strict ? 'events.k8s.io' : '')];
       if (strict) causes.push(...strictUpdateCauses(event, stored(old)));
       return causes;
     },

@@ -5,6 +5,7 @@
 
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { configMapStrategies } from './configmap.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
 import { limitRangeStrategies } from './limitrange.js';
@@ -14,6 +15,7 @@ import { persistentVolumeStrategies } from './persistentvolume.js';
 import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
 import { secretStrategies } from './secret.js';
+import { serviceAccountStrategies } from './serviceaccount.js';
 import { storageVersionMigrationStrategies } from './storageversionmigration.js';
 
 /** Whether a feature gate is on. */
@@ -21,7 +23,9 @@ export type FeatureGateCheck = (gate: string) => boolean;
 
 /** A module gets the gates too: some rules change with them (a claim's resize recovery). */
 const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateCheck) => ResourceStrategies> = {
+  configmap: configMapStrategies,
   secret: secretStrategies,
+  serviceaccount: serviceAccountStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
   limitrange: limitRangeStrategies,

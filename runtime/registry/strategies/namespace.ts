@@ -2,8 +2,12 @@
 // finalizer is put into spec.finalizers; spec.finalizers changes only through the `finalize`
 // subresource. A delete first marks the namespace (deletionTimestamp, phase Terminating); it is
 // removed only once spec.finalizers is empty (see namespace-deleter.ts for who empties it).
+// Every write, through any endpoint, ends with the label kubernetes.io/metadata.name set to the
+// namespace's name, so label selectors can pick namespaces by name.
 
-import { forbidden } from '../../errors/status-error.js';
+import { forbidden, type StatusCause } from '../../errors/status-error.js';
+import * as fe from '../../validation/field-errors.js';
+import { isKubeFinalizerName } from '../../validation/formats.js';
 import type { ResourceDefinition } from '../definition.js';
 import { deepClone, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
@@ -11,6 +15,43 @@ import { defaultStrategies, type ResourceStrategies, type Strategy } from '../st
 export const FINALIZER_KUBERNETES = 'kubernetes';
 /** Namespaces NamespaceLifecycle admission refuses to delete. */
 export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
+
+/** v1.LabelMetadataName: kube keeps it equal to the name, whatever a writer sent. */
+export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
+
+/**
+ * kube sets the label both in v1 defaulting and in the strategy's Canonicalize; the latter is the
+ * one that always runs with the final name (generateName is resolved after defaulting).
+ */
+function labelWithName(obj: KubeObject): void {
+  const meta = metaOf(obj);
+  if (!meta.name) return;
+  meta.labels = { ...(isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : {}), [LABEL_METADATA_NAME]: meta.name };
+}
+
+/**
+ * ValidateNamespaceStatusUpdate: the phase must agree with deletionTimestamp. kube names the
+ * field `status.Phase`, with the Go field's capital P.
+ */
+function phaseCauses(obj: KubeObject): StatusCause[] {
+  const phase = namespacePhase(obj);
+  if (!metaOf(obj).deletionTimestamp) {
+    return phase === 'Active' ? [] : [fe.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  }
+  return phase === 'Terminating' ? [] : [fe.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+}
+
+/**
+ * ValidateNamespaceFinalizeUpdate names each bad finalizer by its index (spec.finalizers[i]),
+ * while ValidateNamespace, used by the main resource, reports them all at spec.finalizers.
+ */
+function indexedFinalizerCauses(obj: KubeObject, causes: StatusCause[]): StatusCause[] {
+  const others = causes.filter((c) => c.field !== 'spec.finalizers');
+  const indexed = specFinalizers(obj).flatMap((name, i) =>
+    typeof name === 'string' ? isKubeFinalizerName(name).map((msg) => fe.invalid(`spec.finalizers[${i}]`, name, msg)) : [],
+  );
+  return [...others, ...indexed];
+}
 
 function spec(obj: KubeObject): Record<string, unknown> {
   if (!isPlainObject(obj.spec)) obj.spec = {};
@@ -32,9 +73,14 @@ export function namespaceStrategies(def: ResourceDefinition): ResourceStrategies
     ...base.main,
     prepareForCreate(obj) {
       base.main.prepareForCreate(obj);
+      labelWithName(obj);
       obj.status = { phase: 'Active' };
       const finalizers = specFinalizers(obj);
       if (!finalizers.includes(FINALIZER_KUBERNETES)) spec(obj).finalizers = [...finalizers, FINALIZER_KUBERNETES];
+    },
+    canonicalize(obj) {
+      base.main.canonicalize(obj);
+      labelWithName(obj);
     },
     prepareForUpdate(obj, old) {
       base.main.prepareForUpdate(obj, old);
@@ -47,7 +93,13 @@ export function namespaceStrategies(def: ResourceDefinition): ResourceStrategies
     },
     selectableFields: (obj) => ({ ...base.main.selectableFields(obj), 'status.phase': namespacePhase(obj) }),
   };
-  const status: Strategy = { ...(base.subresources.status ?? main), selectableFields: main.selectableFields };
+  const baseStatus = base.subresources.status ?? main;
+  const status: Strategy = {
+    ...baseStatus,
+    canonicalize: main.canonicalize,
+    validateUpdate: (obj, old) => [...baseStatus.validateUpdate(obj, old), ...phaseCauses(obj)],
+    selectableFields: main.selectableFields,
+  };
   const finalize: Strategy = {
     ...main,
     // finalize writes spec.finalizers (the whole spec) and metadata; status stays as stored.
@@ -56,6 +108,7 @@ export function namespaceStrategies(def: ResourceDefinition): ResourceStrategies
       if (old.status === undefined) delete obj.status;
       else obj.status = deepClone(old.status);
     },
+    validateUpdate: (obj, old) => indexedFinalizerCauses(obj, main.validateUpdate(obj, old)),
   };
   return {
     main,

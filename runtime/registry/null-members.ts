@@ -1,0 +1,65 @@
+// kube-apiserver decodes request bodies (and the documents patches produce) into Go structs, and
+// a JSON null leaves a struct member at its zero value: a nil pointer, map, slice or interface,
+// an empty string, 0, false, an empty struct. Encoding then omits the optional (omitempty)
+// members, so `{"data": null}` is stored and returned as if `data` had never been sent, and the
+// writer's managedFields do not list it. Members the schema marks required are the ones without
+// omitempty (omit-empty.ts reads the schema the same way): those keep a zero value instead, which
+// for maps and lists is null itself. Only struct members are handled; values inside maps and lists
+// are left as sent.
+
+import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Removes (or zeroes, when required) null-valued struct members of `obj` in place, at every depth. */
+export function dropNullMembers(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex): void {
+  walk(obj, schema, index);
+}
+
+function walk(value: unknown, raw: JsonSchema, index: SchemaIndex): void {
+  const schema = index.resolve(raw);
+  if (schema['x-kubernetes-preserve-unknown-fields']) return;
+  if (Array.isArray(value)) {
+    if (schema.items) for (const item of value) walk(item, schema.items, index);
+    return;
+  }
+  if (!isObject(value)) return;
+  if (schema.properties) {
+    const required = new Set(schema.required ?? []);
+    for (const [key, child] of Object.entries(value)) {
+      const prop = schema.properties[key];
+      if (!prop) continue;
+      if (child !== null) walk(child, prop, index);
+      else if (!required.has(key)) delete value[key];
+      else {
+        const zero = zeroValue(index.resolve(prop));
+        if (zero !== undefined) value[key] = zero;
+      }
+    }
+  } else if (isObject(schema.additionalProperties)) {
+    for (const child of Object.values(value)) walk(child, schema.additionalProperties, index);
+  }
+}
+
+/**
+ * The JSON a required member's Go zero value encodes to, for plain strings, numbers, booleans and
+ * structs; undefined (keep the null) for maps and lists, which encode nil as null, and for types
+ * with their own decoding (times, quantities, int-or-string), which treat null as a no-op too but
+ * whose zero value the schema cannot spell.
+ */
+function zeroValue(schema: JsonSchema): unknown {
+  const special = (schema as { format?: string }).format !== undefined || (schema as Record<string, unknown>)['x-kubernetes-int-or-string'] === true;
+  if (special) return undefined;
+  if (schema.properties) return {};
+  switch (schema.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return undefined;
+  }
+}
