@@ -135,9 +135,9 @@ export class Discovery {
       const body = responseEncoder(negotiated, this.root).encode(doc as JsonObject, messageFor(trimmed));
       return { status: 200, contentType: negotiated.contentType, body };
     } catch (err) {
-      // kube-apiserver writes a negotiation failure as a JSON Status whatever was asked for.
+      // kube-apiserver writes a negotiation failure as an indented JSON Status (WriteRawJSON), whatever was asked for.
       if (!isStatusError(err)) throw err;
-      return { status: err.code, contentType: 'application/json', body: encodeJSON(err.toStatus()) };
+      return { status: err.code, contentType: 'application/json', body: encodeJSON(err.toStatus(), true) };
     }
   }
 }
