@@ -1,11 +1,18 @@
 // Discovery: /api, /apis, /api/v1, /apis/<group>, /apis/<group>/<version>, in the legacy forms and,
 // when the client asks for it, as aggregated discovery (apidiscovery.k8s.io v2, and v2beta1 for
 // kubectl 1.27-1.29). The documents are generated; here they are only filtered to what this
-// server serves (feature-gated resources drop out) and negotiated.
+// server serves (feature-gated resources drop out) and negotiated as kube-apiserver negotiates
+// them: the first Accept clause that names an aggregated kind picks the aggregated document, and
+// otherwise the legacy document goes out as JSON, YAML or protobuf (meta/v1 APIVersions,
+// APIGroupList, APIGroup, APIResourceList), with no transformation honoured, or 406.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAccept } from './negotiation.js';
+import type protobuf from 'protobufjs';
+import { isStatusError } from '../errors/status-error.js';
+import { negotiateOutput, selectOutput, type ConvertTarget, type Format } from './negotiation.js';
+import type { JsonObject } from './protobuf/message-plan.js';
+import { encodeJSON, responseEncoder } from './serializers.js';
 import { generatedPath } from '../generated-files.js';
 
 type Json = Record<string, unknown>;
@@ -13,7 +20,7 @@ type Json = Record<string, unknown>;
 export interface DiscoveryResponse {
   status: number;
   contentType: string;
-  body: string;
+  body: string | Uint8Array;
 }
 
 /** Whether a resource (a plural, or `plural/subresource`) of a group version is served. */
@@ -21,6 +28,25 @@ export type ServedFilter = (group: string, version: string, resource: string) =>
 
 const GENERATED = generatedPath('discovery/');
 const AGGREGATED_VERSIONS = ['v2', 'v2beta1'];
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+
+/**
+ * kube-apiserver's DiscoveryEndpointRestrictions: only the aggregated kinds may be asked for. We
+ * have no protobuf messages of apidiscovery.k8s.io, so an aggregated clause is honoured as JSON only.
+ */
+const aggregatedOnly = (t: ConvertTarget, format: Format): boolean =>
+  format === 'json' && t.kind === 'APIGroupDiscoveryList' && t.group === 'apidiscovery.k8s.io' && AGGREGATED_VERSIONS.includes(t.version);
+
+/** The legacy documents honour no transformation (kube-apiserver's DefaultEndpointRestrictions). */
+const noConversion = (): boolean => false;
+
+/** The meta/v1 message of a legacy document, from the shape of its path. */
+function messageFor(path: string): string {
+  if (path === '/api') return `${META}.APIVersions`;
+  if (path === '/apis') return `${META}.APIGroupList`;
+  // /apis/<group> names a group; /api/v1 and /apis/<group>/<version> list resources.
+  return path.startsWith('/apis/') && path.split('/').length === 3 ? `${META}.APIGroup` : `${META}.APIResourceList`;
+}
 
 function load(file: string): Json {
   const doc = JSON.parse(readFileSync(join(GENERATED, file), 'utf8')) as Json;
@@ -28,26 +54,15 @@ function load(file: string): Json {
   return doc;
 }
 
-/** Which aggregated version the Accept header asks for first, or undefined for the legacy form. */
-function aggregatedVersion(accept: string | undefined): string | undefined {
-  if (!accept) return undefined;
-  for (const clause of parseAccept(accept)) {
-    const json = clause.type === 'application' && clause.subType === 'json';
-    const any = (clause.type === '*' || clause.type === 'application') && clause.subType === '*';
-    if (json && clause.params.as === 'APIGroupDiscoveryList' && clause.params.g === 'apidiscovery.k8s.io') {
-      if (AGGREGATED_VERSIONS.includes(clause.params.v)) return clause.params.v;
-      continue;
-    }
-    if ((json && !clause.params.as) || any) return undefined;
-  }
-  return undefined;
-}
-
 export class Discovery {
-  private readonly bodies = new Map<string, string>();
+  private readonly documents = new Map<string, Json>();
   private readonly aggregated = new Map<string, Json>();
 
-  constructor(served: ServedFilter) {
+  /** `root`: the protobuf descriptors; without them the legacy documents are JSON and YAML only. */
+  constructor(
+    served: ServedFilter,
+    private readonly root?: protobuf.Root,
+  ) {
     const resourceLists = new Map<string, Json>();
     for (const file of readdirSync(GENERATED)) {
       const m = /^(api__v1|apis__(.+)__(.+))\.json$/.exec(file);
@@ -60,11 +75,11 @@ export class Discovery {
     }
 
     for (const [groupVersion, list] of resourceLists) {
-      this.bodies.set(groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`, JSON.stringify(list));
+      this.documents.set(groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`, list);
     }
     const apiVersions = load('api.json');
     apiVersions.versions = (apiVersions.versions as string[]).filter((v) => resourceLists.has(v));
-    this.bodies.set('/api', JSON.stringify(apiVersions));
+    this.documents.set('/api', apiVersions);
 
     const groupList = load('apis.json');
     groupList.groups = (groupList.groups as Json[])
@@ -75,9 +90,9 @@ export class Discovery {
       })
       .filter((g) => g.versions.length > 0);
     for (const g of groupList.groups as Json[]) {
-      this.bodies.set(`/apis/${g.name}`, JSON.stringify({ kind: 'APIGroup', apiVersion: 'v1', ...g }));
+      this.documents.set(`/apis/${g.name}`, { kind: 'APIGroup', apiVersion: 'v1', ...g });
     }
-    this.bodies.set('/apis', JSON.stringify(groupList));
+    this.documents.set('/apis', groupList);
 
     for (const [path, file] of [['/api', 'aggregated/api.json'], ['/apis', 'aggregated/apis.json']] as const) {
       const doc = load(file);
@@ -97,19 +112,32 @@ export class Discovery {
     }
   }
 
-  /** The response for a discovery path, or undefined when the path is not a discovery document. */
-  handle(path: string, accept: string | undefined): DiscoveryResponse | undefined {
+  /**
+   * The response for a discovery path, or undefined when the path is not a discovery document.
+   * `pretty`: ?pretty or a curl-like user agent, as for every other response.
+   */
+  handle(path: string, accept: string | undefined, pretty = false): DiscoveryResponse | undefined {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const aggregated = this.aggregated.get(trimmed);
-    const version = aggregated ? aggregatedVersion(accept) : undefined;
+    // The first clause the discovery endpoints can serve decides whether the aggregated form is meant.
+    const version = aggregated ? selectOutput(accept, { allowsConvert: aggregatedOnly, protobufSupported: this.root !== undefined })?.convert?.version : undefined;
     if (aggregated && version) {
       return {
         status: 200,
         contentType: `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`,
-        body: JSON.stringify({ ...aggregated, apiVersion: `apidiscovery.k8s.io/${version}` }),
+        body: encodeJSON({ ...aggregated, apiVersion: `apidiscovery.k8s.io/${version}` }, pretty),
       };
     }
-    const body = this.bodies.get(trimmed);
-    return body === undefined ? undefined : { status: 200, contentType: 'application/json', body };
+    const doc = this.documents.get(trimmed);
+    if (doc === undefined) return undefined;
+    try {
+      const negotiated = negotiateOutput(accept, { allowsConvert: noConversion, protobufSupported: this.root !== undefined, pretty });
+      const body = responseEncoder(negotiated, this.root).encode(doc as JsonObject, messageFor(trimmed));
+      return { status: 200, contentType: negotiated.contentType, body };
+    } catch (err) {
+      // kube-apiserver writes a negotiation failure as an indented JSON Status (WriteRawJSON), whatever was asked for.
+      if (!isStatusError(err)) throw err;
+      return { status: err.code, contentType: 'application/json', body: encodeJSON(err.toStatus(), true) };
+    }
   }
 }

@@ -14,6 +14,8 @@ import { notFoundHandler } from '../server/app.js';
 import { resolveRuntimeConfig } from '../server/runtime-config.js';
 import { openStorage } from '../storage/index.js';
 import { Discovery } from './discovery.js';
+import { bodyInit } from './handlers/context.js';
+import { isPrettyPrint } from './negotiation.js';
 import { createNegotiator } from './negotiator.js';
 import { OpenAPIDocuments } from './openapi.js';
 import { loadDescriptorRoot } from './protobuf/index.js';
@@ -91,8 +93,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
+    const root = loadDescriptorRoot(DESCRIPTORS);
     const negotiator = createNegotiator({
-      root: loadDescriptorRoot(DESCRIPTORS),
+      root,
       cbor,
       columnsFor: (t) => byTarget.get(`${t.group}/${t.version}/${t.kind}`)?.printerColumns,
     });
@@ -109,7 +112,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const served = (def: ResourceDefinition) => [def.plural, ...def.subresources.map((s) => `${def.plural}/${s.name}`)];
     const servedResources = new Set(definitions.flatMap((d) => served(d).map((r) => `${d.group}/${d.version}/${r}`)));
-    const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`));
+    const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`), root);
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
 
     const bootstrapTokens = apiOptions.enableBootstrapTokenAuth ? bootstrapTokenAuthenticator(registry) : undefined;
@@ -120,8 +123,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         const info = c.get('requestInfo');
         if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));
         const accept = c.req.header('accept');
-        const found = discovery.handle(info.path, accept);
-        if (found) return new Response(found.body, { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });
+        const found = discovery.handle(info.path, accept, isPrettyPrint(c.req.query('pretty'), c.req.header('user-agent')));
+        if (found) return new Response(bodyInit(found.body), { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });
         const doc = openapi.handle(info.path, accept);
         if (doc) return new Response(doc.body, { status: doc.status, headers: doc.headers });
         return notFoundHandler(c);

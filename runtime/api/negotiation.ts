@@ -144,6 +144,12 @@ export interface EndpointCapabilities {
   pretty?: boolean;
   /** The CBORServingAndStorage gate: application/cbor is served. */
   cbor?: boolean;
+  /**
+   * Which transformations (`as`, `g`, `v`) the endpoint honours, replacing the resource endpoints'
+   * Table and PartialObjectMetadata (kube-apiserver's EndpointRestrictions): discovery honours none,
+   * or only the aggregated discovery kinds.
+   */
+  allowsConvert?: (target: ConvertTarget, format: Format) => boolean;
 }
 
 export interface NegotiatedMediaType {
@@ -163,6 +169,7 @@ const isMetaVersion = (t: ConvertTarget): boolean => t.group === META_GROUP && (
 /** kube-apiserver's RequestScope.AllowsMediaTypeTransform. */
 function allowsTransform(media: MediaTypeInfo, target: ConvertTarget | undefined, caps: EndpointCapabilities): boolean {
   if (!target) return media.format !== 'protobuf' || caps.protobufSupported !== false;
+  if (caps.allowsConvert) return caps.allowsConvert(target, media.format);
   if (!isMetaVersion(target)) return false;
   switch (target.kind) {
     case 'Table':
@@ -232,6 +239,11 @@ function pick(accept: string | undefined, caps: EndpointCapabilities, restricted
     }
   }
   return undefined;
+}
+
+/** The first media type of Accept the endpoint can serve, or undefined when none is (no 406 thrown). */
+export function selectOutput(accept: string | undefined, caps: EndpointCapabilities = {}): NegotiatedMediaType | undefined {
+  return pick(accept, caps);
 }
 
 /**

@@ -88,16 +88,11 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    const status: Status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: this.message,
-      code: this.code,
-    };
+    // Go's field order (reason and details before code), so every encoder writes what kube-apiserver writes.
+    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message } as Status;
     if (this.reason) status.reason = this.reason;
     if (this.details) status.details = this.details;
+    status.code = this.code;
     return status;
   }
 }

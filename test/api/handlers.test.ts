@@ -64,6 +64,8 @@ describe('resource handler', () => {
     expect(missing.body).toEqual({
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "nope" not found', reason: 'NotFound', details: { name: 'nope', kind: 'configmaps' }, code: 404,
     });
+    // In Go's field order, as kube-apiserver writes a Status: reason and details before code.
+    expect(Object.keys(missing.body)).toEqual(['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code']);
     expect((await call('GET', '/api/v1/namespaces/default/widgets')).status).toBe(404);
     const notAllowed = await call('DELETE', '/api/v1/namespaces');
     expect(notAllowed.status).toBe(405);

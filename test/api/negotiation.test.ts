@@ -9,6 +9,7 @@ import {
   negotiateOutput,
   negotiatePatchType,
   parseAccept,
+  selectOutput,
   type EndpointCapabilities,
 } from '../../runtime/api/negotiation.js';
 import { decodeInput, encodeJSON, encodeYAML, responseEncoder } from '../../runtime/api/serializers.js';
@@ -108,6 +109,26 @@ describe('negotiateOutput', () => {
     expect(negotiateOutput('application/json;pretty=1').pretty).toBe(true);
     expect(negotiateOutput('application/json').pretty).toBe(false);
     expect(negotiateOutput('application/json', { pretty: true }).pretty).toBe(true);
+  });
+});
+
+describe('selectOutput with endpoint restrictions (allowsConvert)', () => {
+  const none: EndpointCapabilities = { allowsConvert: () => false };
+  const aggregated: EndpointCapabilities = { allowsConvert: (t, format) => format === 'json' && t.kind === 'APIGroupDiscoveryList' };
+  it.each<[string, EndpointCapabilities, string | undefined, string | undefined]>([
+    ['application/json;as=Table;v=v1;g=meta.k8s.io', none, undefined, undefined],
+    ['application/json;as=Table;v=v1;g=meta.k8s.io, application/yaml', none, 'application/yaml', undefined],
+    ['application/json;as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io', aggregated, 'application/json', 'APIGroupDiscoveryList'],
+    ['application/yaml;as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io, application/json', aggregated, 'application/json', undefined],
+    ['application/json;as=Table;v=v1;g=meta.k8s.io', aggregated, undefined, undefined],
+  ])('Accept %j', (accept, caps, mediaType, kind) => {
+    const chosen = selectOutput(accept, caps);
+    expect(chosen?.mediaType).toBe(mediaType);
+    expect(chosen?.convert?.kind).toBe(kind);
+  });
+
+  it('negotiateOutput refuses what no clause allows with 406', () => {
+    expect(() => negotiateOutput('application/json;as=Table;v=v1;g=meta.k8s.io', none)).toThrow(expect.objectContaining({ code: 406, reason: 'NotAcceptable' }));
   });
 });
 

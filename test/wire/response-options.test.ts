@@ -135,6 +135,32 @@ describe('protobuf over the wire', () => {
       ['ADDED', 'shape-b'],
     ]);
   });
+
+  it('frames MODIFIED and DELETED events from history as the JSON watch sends them', async () => {
+    const created = await wire.call('POST', NS, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'framed', labels: { set: 'framed' } }, data: { k: 'v1' } }),
+    });
+    expect(created.status).toBe(201);
+    const from = created.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const patched = await wire.call('PATCH', `${NS}/framed`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":{"k":"v2"}}' });
+    expect(patched.status).toBe(200);
+    expect((await wire.call('DELETE', `${NS}/framed`)).status).toBe(200);
+
+    // Watching from the create's resourceVersion replays what came after it, then times out.
+    const path = `${NS}?watch=1&resourceVersion=${from}&timeoutSeconds=1&labelSelector=set%3Dframed`;
+    const r = await wire.call('GET', path, { headers: { accept: PROTOBUF } });
+    expect(r.headers['content-type']).toBe('application/vnd.kubernetes.protobuf;stream=watch');
+    const { frames, rest } = splitFrames(r.raw);
+    expect(rest).toHaveLength(0);
+    const events = frames.map((f) => decodeWatchEvent(root, f, names));
+    expect(events.map((e) => [e.type, (e.object as { data: { k: string } }).data.k])).toEqual([
+      ['MODIFIED', 'v2'],
+      ['DELETED', 'v2'],
+    ]);
+    const json = (await wire.call('GET', path)).text.trim().split('\n').map((line) => JSON.parse(line));
+    expect(events).toEqual(json);
+  });
 });
 
 describe('gzip', () => {
