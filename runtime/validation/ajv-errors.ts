@@ -3,7 +3,7 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { FORMAT_CHECKS } from './formats.js';
+import { formatCauses } from './format-causes.js';
 import { childPath, keyPath, kubePath, valueAt, type TypeTable } from './type-table.js';
 
 /** The part of ajv's ErrorObject we read (kept local so generated code needs no ajv types). */
@@ -76,8 +76,8 @@ export function translateAjvErrors(errors: readonly AjvError[], obj: unknown, ta
         const isKey = err.propertyName !== undefined;
         const subject = isKey ? err.propertyName : value;
         const path = isKey ? keyPath(base, err.propertyName as string) : base;
-        const messages = typeof subject === 'string' ? (FORMAT_CHECKS[name]?.(subject) ?? []) : [];
-        for (const msg of messages.length ? messages : [`must be a valid ${name}`]) causes.push(fe.invalid(path, subject, msg));
+        const found = typeof subject === 'string' ? formatCauses(name, path, subject) : [];
+        causes.push(...(found.length ? found : [fe.invalid(path, subject, `must be a valid ${name}`)]));
         break;
       }
       default:

@@ -10,6 +10,7 @@ import { parse } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
 import { FORMAT_CHECKS } from './formats.js';
+import { formatCauses } from './format-causes.js';
 import { childPath } from './type-table.js';
 
 export interface RuleSpec {
@@ -106,9 +107,8 @@ export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown,
   }
   const value = valueAtFieldPath(self, rule.fieldPath ?? '');
   if (applies !== true || typeof value !== 'string') return [];
-  const check = FORMAT_CHECKS[rule.format];
-  if (!check) return [fe.internal(at, `unknown format ${rule.format}`)];
-  return check(value).map((m) => fe.invalid(at, value, m));
+  if (!FORMAT_CHECKS[rule.format]) return [fe.internal(at, `unknown format ${rule.format}`)];
+  return formatCauses(rule.format, at, value);
 }
 
 /** Evaluates one rule at `path`; returns the cause when it does not hold. */

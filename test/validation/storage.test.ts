@@ -49,7 +49,11 @@ describe('CSIDriver', () => {
   });
 
   it.each<[string, Obj, Cause[]]>([
-    ['a 64-character name', driver({}, `a${'b'.repeat(62)}c`), [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "a${'b'.repeat(62)}c": must be no more than 63 characters` }]],
+    ['a 64-character name (TooLong, as ValidateCSIDriverName reports it)', driver({}, `a${'b'.repeat(62)}c`), [{ reason: 'FieldValueTooLong', field: 'metadata.name', message: 'Too long: may not be more than 63 bytes' }]],
+    ['a 64-character name ending in a dash', driver({}, `a${'b'.repeat(62)}-`), [
+      { reason: 'FieldValueTooLong', field: 'metadata.name', message: 'Too long: may not be more than 63 bytes' },
+      { reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "a${'b'.repeat(62)}-": ${SUBDOMAIN_MSG}` },
+    ]],
     ['a name ending in a dash', driver({}, 'csi-'), [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "csi-": ${SUBDOMAIN_MSG}` }]],
     ['an unknown lifecycle mode, reported at the list', driver({ volumeLifecycleModes: ['Persistent', 'Forever'] }), [{ reason: 'FieldValueNotSupported', field: 'spec.volumeLifecycleModes', message: 'Unsupported value: "Forever": supported values: "Persistent", "Ephemeral"' }]],
     ['an unknown fsGroupPolicy', driver({ fsGroupPolicy: 'Always' }), [{ reason: 'FieldValueNotSupported', field: 'spec.fsGroupPolicy', message: 'Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"' }]],
@@ -96,7 +100,7 @@ describe('CSINode', () => {
     ['a negative volume limit', node([{ name: 'd', nodeID: 'a', allocatable: { count: -1 } }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].allocatable.count', message: 'Invalid value: -1: must be greater than or equal to 0' }]],
     ['an empty topology key', node([{ name: 'd', nodeID: 'a', topologyKeys: [''] }]), [{ reason: 'FieldValueRequired', field: 'spec.drivers[0]', message: 'Required value' }]],
     ['a topology key twice', node([{ name: 'd', nodeID: 'a', topologyKeys: ['zone', 'zone'] }]), [{ reason: 'FieldValueDuplicate', field: 'spec.drivers[0]', message: 'Duplicate value: "zone"' }]],
-    ['a driver name over 63 characters', node([{ name: 'd'.repeat(64), nodeID: 'a' }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].name', message: `Invalid value: "${'d'.repeat(64)}": must be no more than 63 characters` }]],
+    ['a driver name over 63 characters', node([{ name: 'd'.repeat(64), nodeID: 'a' }]), [{ reason: 'FieldValueTooLong', field: 'spec.drivers[0].name', message: 'Too long: may not be more than 63 bytes' }]],
   ])('rejects %s', (_name, obj, causes) => {
     expect(csiNode.validate(obj)).toEqual(causes);
   });
@@ -187,6 +191,7 @@ describe('VolumeAttachment', () => {
     ['an empty volume name', va({ persistentVolumeName: '' }), [{ reason: 'FieldValueRequired', field: 'spec.source.persistentVolumeName', message: 'Required value: must specify non empty persistentVolumeName' }]],
     ['a volume name that is no DNS subdomain', va({ persistentVolumeName: 'PV_1' }), [{ reason: 'FieldValueInvalid', field: 'spec.source.persistentVolumeName', message: `Invalid value: "PV_1": ${SUBDOMAIN_MSG}` }]],
     // kube-apiserver's v1 check (ValidateCSIDriverName) adds the name rule's message for "".
+    ['an attacher over 63 characters', va({ persistentVolumeName: 'pv' }, { attacher: 'a'.repeat(64) }), [{ reason: 'FieldValueTooLong', field: 'spec.attacher', message: 'Too long: may not be more than 63 bytes' }]],
     ['no attacher', va({ persistentVolumeName: 'pv' }, { attacher: '' }), [{ reason: 'FieldValueRequired', field: 'spec.attacher', message: 'Required value' }, { reason: 'FieldValueInvalid', field: 'spec.attacher', message: `Invalid value: "": ${SUBDOMAIN_MSG}` }]],
     ['a node name that is no DNS subdomain', va({ persistentVolumeName: 'pv' }, { nodeName: 'Node_1' }), [{ reason: 'FieldValueInvalid', field: 'spec.nodeName', message: `Invalid value: "Node_1": ${SUBDOMAIN_MSG}` }]],
     ['a negative error code', { ...va({ persistentVolumeName: 'pv' }), status: { attached: false, attachError: { message: 'x', errorCode: -1 } } }, [{ reason: 'FieldValueInvalid', field: 'status.attachError.errorCode', message: 'Invalid value: -1: must be between 0 and 2147483647, inclusive' }]],
