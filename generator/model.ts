@@ -1,7 +1,7 @@
 // The normalized model every emitter reads: all references resolved, every default filled in
 // once (singular names, storage prefixes, stabilities, list kinds, apiVersion/kind fields).
 
-import type { RawConditionalDefault, RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
+import type { MapSize, RawConditionalDefault, RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
 import type { ScalarName } from './scalars.js';
 
 export type TypeRef =
@@ -26,6 +26,7 @@ export interface FieldModel extends RawConstraints {
   values?: RawConstraints;
   keys?: RawConstraints;
   disjointKeys?: { with: string; message: string };
+  mapSize?: MapSize;
   reportAtField: boolean;
   immutable: boolean;
   itemRules?: RawRule[];

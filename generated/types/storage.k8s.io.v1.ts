@@ -580,7 +580,7 @@ export interface components {
             attached?: boolean;
             /** @description The last attach error, if any. */
             attachError?: components["schemas"]["io.k8s.api.storage.v1.VolumeError"];
-            /** @description What the attacher returned, for the mount step. */
+            /** @description What the attacher returned, for the mount step (256 KiB in all). */
             attachmentMetadata?: {
                 [key: string]: string;
             };

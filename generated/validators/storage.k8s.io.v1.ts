@@ -145,7 +145,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "provisioner": { shape: scalar },
-      "parameters": { shape: map(scalar) },
+      "parameters": { shape: map(scalar), mapSize: { "maxEntries": 512, "nonEmptyKeys": true, "maxBytes": 262144 } },
       "reclaimPolicy": { shape: scalar, default: "Delete", pointer: true },
       "mountOptions": { shape: list(scalar) },
       "allowVolumeExpansion": { shape: scalar, pointer: true },
@@ -610,7 +610,7 @@ const types: TypeTable = {
   "io.k8s.api.storage.v1.VolumeAttachmentStatus": {
     fields: {
       "attached": { shape: scalar },
-      "attachmentMetadata": { shape: map(scalar) },
+      "attachmentMetadata": { shape: map(scalar), mapSize: { "maxBytes": 262144 } },
       "attachError": { shape: ref("io.k8s.api.storage.v1.VolumeError"), pointer: true },
       "detachError": { shape: ref("io.k8s.api.storage.v1.VolumeError"), pointer: true },
     },
@@ -619,9 +619,10 @@ const types: TypeTable = {
     fields: {
       "time": { shape: scalar },
       "message": { shape: scalar },
-      "errorCode": { shape: scalar, pointer: true },
+      "errorCode": { shape: scalar, pointer: true, featureGate: "MutableCSINodeAllocatableCount" },
     },
     rules: [
+      compileRule({ "rule": "!has(self.message) || size(bytes(self.message)) <= 1024", "fieldPath": ".message", "reason": "FieldValueTooLong", "limit": 262144 }),
       compileRule({ "rule": "!has(self.errorCode) || self.errorCode >= 0", "fieldPath": ".errorCode", "message": "must be between 0 and 2147483647, inclusive" }),
     ],
   },

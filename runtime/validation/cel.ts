@@ -18,9 +18,11 @@ export interface RuleSpec {
   message?: string;
   /** Relative path from self, e.g. `.data` or `.spec.items`. */
   fieldPath?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported';
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong';
   /** The values a FieldValueNotSupported cause lists. */
   supported?: string[];
+  /** With reason FieldValueTooLong: the limit the message names. */
+  limit?: number;
   /** When set, `rule` is a guard: while it holds, the value at fieldPath must match this named format. */
   format?: string;
   /** CEL giving the bad value shown in the message, instead of the value at fieldPath. */
@@ -149,6 +151,8 @@ export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSe
       return fe.notSupported(at, shown() ?? '', rule.supported ?? []);
     case 'FieldValueDuplicate':
       return fe.duplicate(at, shown());
+    case 'FieldValueTooLong':
+      return fe.tooLong(at, rule.limit ?? -1);
     default:
       return fe.invalid(at, shown() ?? null, message);
   }

@@ -21,6 +21,8 @@ export interface FieldInfo {
   pointer?: boolean;
   /** Keys of this map may not also appear in the named sibling map. */
   disjointKeys?: { with: string; message: string };
+  /** Size rules of a string map, reported at the field (storage's parameters and attachment metadata). */
+  mapSize?: { maxEntries?: number; nonEmptyKeys?: boolean; maxBytes?: number };
   /** Element errors are reported at the field itself, without `[i]` / `[key]` (kube-apiserver quirk). */
   reportAtField?: boolean;
   /** Elements are identified by these keys, which must be unique (only where the spec demands it). */

@@ -68,6 +68,7 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
           if (key in other) out.push(fe.invalid(keyPath(childPath(path, name), key), key, field.disjointKeys.message));
         }
       }
+      if (field.mapSize && isObj(obj[name])) checkMapSize(field.mapSize, obj[name] as Obj, childPath(path, name), out);
       if (field.listMapKeys && Array.isArray(obj[name])) checkListMapKeys(field.listMapKeys, obj[name] as unknown[], childPath(path, name), out);
     }
   }
@@ -139,4 +140,23 @@ function checkListMapKeys(keys: string[], items: unknown[], path: string, out: S
     }
     seen.add(identity);
   });
+}
+
+/**
+ * kube-apiserver's hand-written size rules of a string map (validateParameters): too many
+ * entries ends the check; otherwise each empty key, then the total of keys plus values in bytes.
+ */
+function checkMapSize(limits: NonNullable<FieldInfo['mapSize']>, map: Obj, path: string, out: StatusCause[]): void {
+  const keys = Object.keys(map);
+  if (limits.maxEntries !== undefined && keys.length > limits.maxEntries) {
+    out.push(fe.tooLong(path, limits.maxEntries));
+    return;
+  }
+  let total = 0;
+  for (const key of keys) {
+    if (limits.nonEmptyKeys && key === '') out.push(fe.invalid(path, key, 'field can not be empty.'));
+    const value = map[key];
+    total += Buffer.byteLength(key, 'utf8') + (typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0);
+  }
+  if (limits.maxBytes !== undefined && total > limits.maxBytes) out.push(fe.tooLong(path, limits.maxBytes));
 }

@@ -2,6 +2,8 @@
 // plus the specification's stricter CSIDriver name rule (at most 63 characters).
 
 import { describe, expect, it } from 'vitest';
+import { resources } from '../../generated/registry.js';
+import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { SUBDOMAIN_MSG, validatorOf } from './kinds.js';
 
 type Obj = Record<string, unknown>;
@@ -114,6 +116,14 @@ describe('CSINode', () => {
   });
 });
 
+/** 512 parameters whose keys and values add up to exactly 262144 bytes, both limits of validateParameters. */
+function fullParameters(): Record<string, string> {
+  const params: Record<string, string> = Object.fromEntries(Array.from({ length: 511 }, (_, i) => [`p${i + 1}`, 'v']));
+  const used = Object.entries(params).reduce((n, [k, v]) => n + k.length + v.length, 0);
+  params.p0 = 'x'.repeat(262144 - used - 'p0'.length);
+  return params;
+}
+
 describe('StorageClass', () => {
   const sc = (extra: Obj = {}): Obj => ({ metadata: { name: 'fast' }, provisioner: 'ebs.csi.aws.com', ...extra });
 
@@ -125,6 +135,7 @@ describe('StorageClass', () => {
 
   it.each<[string, Obj]>([
     ['an upper-case provisioner (checked in lower case)', sc({ provisioner: 'kubernetes.io/AWS-EBS' })],
+    ['512 parameters of exactly 256 KiB in all', sc({ parameters: fullParameters() })],
     ['Retain, WaitForFirstConsumer and topologies', sc({ reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['a', 'b'] }] }] })],
   ])('accepts %s', (_name, obj) => {
     expect(storageClass.validate(defaulted(storageClass, obj))).toEqual([]);
@@ -137,6 +148,10 @@ describe('StorageClass', () => {
     ['an unknown volumeBindingMode', sc({ volumeBindingMode: 'Later' }), [{ reason: 'FieldValueNotSupported', field: 'volumeBindingMode', message: 'Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"' }]],
     ['a topology requirement without values', sc({ allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: [] }] }] }), [{ reason: 'FieldValueRequired', field: 'allowedTopologies[0].matchLabelExpressions[0].values', message: 'Required value' }]],
     ['a topology key twice in one term', sc({ allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['a'] }, { key: 'zone', values: ['b'] }] }] }), [{ reason: 'FieldValueDuplicate', field: 'allowedTopologies[0].matchLabelExpressions[1].key', message: 'Duplicate value: "zone"' }]],
+    ['an empty parameter key', sc({ parameters: { '': 'x', type: 'gp3' } }), [{ reason: 'FieldValueInvalid', field: 'parameters', message: 'Invalid value: "": field can not be empty.' }]],
+    ['parameters over 256 KiB in all', sc({ parameters: { a: 'x'.repeat(200000), b: 'y'.repeat(62144) } }), [{ reason: 'FieldValueTooLong', field: 'parameters', message: 'Too long: may not be more than 262144 bytes' }]],
+    // Over 512 entries nothing else of the map is looked at (the empty key is not reported).
+    ['513 parameters, one with an empty key', sc({ parameters: Object.fromEntries(Array.from({ length: 513 }, (_, i) => [i ? `p${i}` : '', 'v'])) }), [{ reason: 'FieldValueTooLong', field: 'parameters', message: 'Too long: may not be more than 512 bytes' }]],
     ['a topology value twice', sc({ allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['a', 'a'] }] }] }), [{ reason: 'FieldValueDuplicate', field: 'allowedTopologies[0].matchLabelExpressions[0].values', message: 'Duplicate value: "a"' }]],
   ])('rejects %s', (_name, obj, causes) => {
     expect(storageClass.validate(defaulted(storageClass, obj))).toEqual(causes);
@@ -182,6 +197,8 @@ describe('VolumeAttachment', () => {
 
   it('accepts a persistent volume source and an inline spec', () => {
     expect(attachment.validate(va({ persistentVolumeName: 'pv-1' }))).toEqual([]);
+    const atLimits = { attached: true, attachmentMetadata: { a: 'x'.repeat(262143) }, attachError: { message: 'x'.repeat(1024) }, detachError: { message: 'x'.repeat(1024) } };
+    expect(attachment.validate({ ...va({ persistentVolumeName: 'pv-1' }), status: atLimits })).toEqual([]);
     expect(attachment.validate(va({ inlineVolumeSpec: { csi: { driver: 'csi.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] } }))).toEqual([]);
   });
 
@@ -190,13 +207,35 @@ describe('VolumeAttachment', () => {
     ['both sources', va({ persistentVolumeName: 'pv', inlineVolumeSpec: {} }), [{ reason: 'FieldValueForbidden', field: 'spec.source', message: 'Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName' }]],
     ['an empty volume name', va({ persistentVolumeName: '' }), [{ reason: 'FieldValueRequired', field: 'spec.source.persistentVolumeName', message: 'Required value: must specify non empty persistentVolumeName' }]],
     ['a volume name that is no DNS subdomain', va({ persistentVolumeName: 'PV_1' }), [{ reason: 'FieldValueInvalid', field: 'spec.source.persistentVolumeName', message: `Invalid value: "PV_1": ${SUBDOMAIN_MSG}` }]],
-    // kube-apiserver's v1 check (ValidateCSIDriverName) adds the name rule's message for "".
     ['an attacher over 63 characters', va({ persistentVolumeName: 'pv' }, { attacher: 'a'.repeat(64) }), [{ reason: 'FieldValueTooLong', field: 'spec.attacher', message: 'Too long: may not be more than 63 bytes' }]],
+    // kube-apiserver's v1 check (ValidateCSIDriverName) adds the name rule's message for "".
     ['no attacher', va({ persistentVolumeName: 'pv' }, { attacher: '' }), [{ reason: 'FieldValueRequired', field: 'spec.attacher', message: 'Required value' }, { reason: 'FieldValueInvalid', field: 'spec.attacher', message: `Invalid value: "": ${SUBDOMAIN_MSG}` }]],
     ['a node name that is no DNS subdomain', va({ persistentVolumeName: 'pv' }, { nodeName: 'Node_1' }), [{ reason: 'FieldValueInvalid', field: 'spec.nodeName', message: `Invalid value: "Node_1": ${SUBDOMAIN_MSG}` }]],
+    // kube-apiserver checks 1024 bytes but its message names the attachment metadata limit.
+    ['an attach error message over 1024 bytes', { ...va({ persistentVolumeName: 'pv' }), status: { attached: false, attachError: { message: 'é'.repeat(513) } } }, [{ reason: 'FieldValueTooLong', field: 'status.attachError.message', message: 'Too long: may not be more than 262144 bytes' }]],
+    ['a detach error message over 1024 bytes', { ...va({ persistentVolumeName: 'pv' }), status: { attached: false, detachError: { message: 'x'.repeat(1025) } } }, [{ reason: 'FieldValueTooLong', field: 'status.detachError.message', message: 'Too long: may not be more than 262144 bytes' }]],
+    ['attachment metadata over 256 KiB', { ...va({ persistentVolumeName: 'pv' }), status: { attached: true, attachmentMetadata: { a: 'x'.repeat(262144) } } }, [{ reason: 'FieldValueTooLong', field: 'status.attachmentMetadata', message: 'Too long: may not be more than 262144 bytes' }]],
     ['a negative error code', { ...va({ persistentVolumeName: 'pv' }), status: { attached: false, attachError: { message: 'x', errorCode: -1 } } }, [{ reason: 'FieldValueInvalid', field: 'status.attachError.errorCode', message: 'Invalid value: -1: must be between 0 and 2147483647, inclusive' }]],
   ])('rejects %s', (_name, obj, causes) => {
     expect(attachment.validate(obj)).toEqual(causes);
+  });
+
+  describe('errorCode, behind MutableCSINodeAllocatableCount', () => {
+    const statusOf = (on: boolean) => strategiesFor(resources.find((r) => r.kind === 'VolumeAttachment')!, (g) => on && g === 'MutableCSINodeAllocatableCount').subresources.status!;
+    const withError = (attachError: Obj): Obj => ({ ...stored(va({ persistentVolumeName: 'pv' })), status: { attached: false, attachError } });
+    const written = (on: boolean, obj: Obj, old: Obj): Obj => {
+      const copy = structuredClone(obj);
+      statusOf(on).prepareForUpdate(copy, old);
+      return (copy.status as Obj).attachError as Obj;
+    };
+
+    it.each<[string, boolean, Obj, Obj]>([
+      ['dropped while the gate is off', false, withError({ message: 'x' }), { message: 'x' }],
+      ['kept while the gate is off when the stored object has one', false, withError({ message: 'y', errorCode: 5 }), { message: 'x', errorCode: 7 }],
+      ['kept while the gate is on', true, withError({ message: 'x' }), { message: 'x', errorCode: 7 }],
+    ])('is %s', (_name, on, old, expected) => {
+      expect(written(on, withError({ message: 'x', errorCode: 7 }), old)).toEqual(expected);
+    });
   });
 
   it('keeps the whole spec', () => {
@@ -215,6 +254,9 @@ describe('VolumeAttributesClass (v1beta1)', () => {
   });
 
   it.each<[string, Obj, Cause[]]>([
+    ['an empty parameter key (the rule StorageClass has)', cls({ parameters: { '': 'x' } }), [{ reason: 'FieldValueInvalid', field: 'parameters', message: 'Invalid value: "": field can not be empty.' }]],
+    ['513 parameters', cls({ parameters: Object.fromEntries(Array.from({ length: 513 }, (_, i) => [`p${i}`, 'v'])) }), [{ reason: 'FieldValueTooLong', field: 'parameters', message: 'Too long: may not be more than 512 bytes' }]],
+    ['parameters over 256 KiB in all', cls({ parameters: { a: 'x'.repeat(262144) } }), [{ reason: 'FieldValueTooLong', field: 'parameters', message: 'Too long: may not be more than 262144 bytes' }]],
     ['no parameters', cls({ parameters: {} }), [{ reason: 'FieldValueRequired', field: 'parameters', message: 'Required value: must contain at least one key/value pair' }]],
     ['no driverName', { metadata: { name: 'gold' }, parameters: { a: 'b' } }, [{ reason: 'FieldValueRequired', field: 'driverName', message: 'Required value' }]],
   ])('rejects %s', (_name, obj, causes) => {
