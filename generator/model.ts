@@ -93,6 +93,7 @@ export interface KindModel {
   nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject: boolean;
   tracksGeneration: boolean;
+  statusResetsMetadata: boolean;
   statusField?: string;
   strategy?: string;
   /** Not stored: create only, answered by the virtual handler named by `strategy`. */

@@ -224,6 +224,7 @@ class Normalizer {
       nameFormat: raw.nameFormat ?? 'dns1123Subdomain',
       returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,
+      statusResetsMetadata: raw.statusResetsMetadata ?? false,
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),
       virtual: raw.virtual ?? false,

@@ -104,6 +104,7 @@ export interface RawKind extends RawType {
   returnDeletedObject?: boolean;
   storageVersion?: string;
   tracksGeneration?: boolean;
+  statusResetsMetadata?: boolean;
   statusField?: string;
   strategy?: string;
   virtual?: boolean;

@@ -91,6 +91,8 @@ export interface ResourceDefinition {
   openAPIName: string;
   /** True when a change of the object's spec bumps metadata.generation (set to 1 on create). */
   tracksGeneration: boolean;
+  /** Status writes take labels, annotations, finalizers, ownerReferences, deletionTimestamp and generation from the stored object. */
+  statusResetsMetadata?: boolean;
   /** DELETE answers with the deleted object, not a Status (kube-apiserver's ReturnDeletedObject; CSIDriver). */
   returnDeletedObject?: boolean;
   /** Top-level fields that are not spec (status and metadata aside), e.g. for the status subresource. */

@@ -106,6 +106,15 @@ describe('StorageVersionMigration validation', () => {
       expect(update({ resourceVersion: '42', conditions: [cond('Running', 'False'), cond('Succeeded')] }, { resourceVersion: '42' })).toEqual([]);
     });
 
+    it('takes labels, annotations, finalizers, ownerReferences and generation from the stored object (ResetObjectMetaForStatus)', () => {
+      const old = { ...stored(svm()), metadata: { name: 'migrate-deployments', resourceVersion: '3', labels: { a: 'old' }, generation: 1 } };
+      const obj = stored(svm(), { resourceVersion: '42' });
+      Object.assign(obj.metadata as Obj, { labels: { a: 'new' }, annotations: { b: 'x' }, finalizers: ['example.com/f'], ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u' }], generation: 5 });
+      status.prepareForUpdate(obj, old);
+      expect(obj.metadata).toEqual({ name: 'migrate-deployments', resourceVersion: '3', labels: { a: 'old' }, generation: 1 });
+      expect(obj.status).toEqual({ resourceVersion: '42' });
+    });
+
     it.each<[string, Obj, Obj, Cause[]]>([
       ['a resourceVersion that is not a number', { resourceVersion: 'abc' }, {}, [
         { reason: 'FieldValueInvalid', field: 'status.resourceVersion', message: 'Invalid value: "abc": failed to parse resource version "abc": strconv.ParseInt: parsing "abc": invalid syntax' },
