@@ -75,7 +75,8 @@ export function translateAjvErrors(errors: readonly AjvError[], obj: unknown, ta
         const name = String(err.params.format);
         const isKey = err.propertyName !== undefined;
         const subject = isKey ? err.propertyName : value;
-        const path = isKey ? keyPath(base, err.propertyName as string) : base;
+        // A key's path is the map's plus [key], unless the map reports at the field (matchLabels).
+        const path = isKey ? kubePath(table, rootType, `${err.instancePath}/${(err.propertyName as string).replace(/~/g, '~0').replace(/\//g, '~1')}`) : base;
         const found = typeof subject === 'string' ? formatCauses(name, path, subject) : [];
         causes.push(...(found.length ? found : [fe.invalid(path, subject, `must be a valid ${name}`)]));
         break;

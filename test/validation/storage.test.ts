@@ -180,6 +180,10 @@ describe('CSIStorageCapacity', () => {
   it.each<[string, Obj, Cause[]]>([
     ['a negative capacity', cap({ capacity: '-1Gi' }), [{ reason: 'FieldValueInvalid', field: 'capacity', message: 'Invalid value: "-1Gi": must be greater than or equal to 0' }]],
     ['a storage class name that is no DNS subdomain', cap({ storageClassName: 'Fast_One' }), [{ reason: 'FieldValueInvalid', field: 'storageClassName', message: `Invalid value: "Fast_One": ${SUBDOMAIN_MSG}` }]],
+    ['a topology selector with an unknown operator and a bad value', cap({ nodeTopology: { matchExpressions: [{ key: 'zone', operator: 'Near' }, { key: 'zone', operator: 'In', values: ['a b'] }] } }), [
+      { reason: 'FieldValueInvalid', field: 'nodeTopology.matchExpressions[0].operator', message: 'Invalid value: "Near": not a valid selector operator' },
+      { reason: 'FieldValueInvalid', field: 'nodeTopology.matchExpressions[1].values[0]', message: expect.stringMatching(/^Invalid value: "a b": a valid label must be an empty string/) },
+    ]],
     ['no namespace', { metadata: { name: 'c1' }, storageClassName: 'fast' }, [{ reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' }]],
   ])('rejects %s', (_name, obj, causes) => {
     expect(capacity.validate(obj)).toEqual(causes);
