@@ -27,6 +27,7 @@ export interface FieldModel extends RawConstraints {
   keys?: RawConstraints;
   disjointKeys?: { with: string; message: string };
   mapSize?: MapSize;
+  stopsAtMaxItems?: boolean;
   reportAtField: boolean;
   immutable: boolean;
   itemRules?: RawRule[];

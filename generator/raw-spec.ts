@@ -49,6 +49,7 @@ export interface RawField extends RawConstraints {
   keys?: RawConstraints;
   disjointKeys?: { with: string; message: string };
   mapSize?: MapSize;
+  stopsAtMaxItems?: boolean;
   reportAtField?: boolean;
   immutable?: boolean;
   itemRules?: RawRule[];

@@ -69,7 +69,7 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
         }
       }
       if (field.mapSize && isObj(obj[name])) checkMapSize(field.mapSize, obj[name] as Obj, childPath(path, name), out);
-      if (field.listMapKeys && Array.isArray(obj[name])) checkListMapKeys(field.listMapKeys, obj[name] as unknown[], childPath(path, name), out);
+      if (field.listMapKeys && Array.isArray(obj[name]) && !endsAtMaxItems(field, obj[name])) checkListMapKeys(field.listMapKeys, obj[name] as unknown[], childPath(path, name), out);
     }
   }
   for (const rule of type.rules ?? []) {
@@ -78,6 +78,7 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
     out.push(...checkRuleCauses(rule, path, obj, old, opts.root));
   }
   for (const [name, field] of entries) {
+    if (endsAtMaxItems(field, obj[name])) continue;
     walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out, field.itemRules);
   }
 }
@@ -115,6 +116,11 @@ function walkShape(
       elementRules(value[key], keyPath(path, key), oldMap[key]);
     }
   }
+}
+
+/** A list over its stopsAtMaxItems limit: only its TooMany (from the schema) is reported. */
+export function endsAtMaxItems(field: FieldInfo | undefined, value: unknown): boolean {
+  return field?.stopsAtMaxItems !== undefined && Array.isArray(value) && value.length > field.stopsAtMaxItems;
 }
 
 function checkUnions(entries: [string, FieldInfo][], obj: Obj, path: string, out: StatusCause[]): void {
