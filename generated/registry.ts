@@ -557,7 +557,7 @@ export const resources: ResourceDefinition[] = [
     protobufType: "k8s.io.api.storage.v1.CSIDriver",
     protobufListType: "k8s.io.api.storage.v1.CSIDriverList",
     openAPIName: "io.k8s.api.storage.v1.CSIDriver",
-    tracksGeneration: false,
+    tracksGeneration: "onUpdate",
     returnDeletedObject: true,
     storagePrefix: "csidrivers",
     validator: gv6.CSIDriver,

@@ -93,7 +93,7 @@ export interface KindModel {
   subresources: SubresourceModel[];
   nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject: boolean;
-  tracksGeneration: boolean;
+  tracksGeneration: boolean | 'onUpdate';
   statusResetsMetadata: boolean;
   statusField?: string;
   strategy?: string;

@@ -104,7 +104,7 @@ export interface RawKind extends RawType {
   nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject?: boolean;
   storageVersion?: string;
-  tracksGeneration?: boolean;
+  tracksGeneration?: boolean | 'onUpdate';
   statusResetsMetadata?: boolean;
   statusField?: string;
   strategy?: string;

@@ -69,7 +69,7 @@ export function defaultStrategy(def: ResourceDefinition): Strategy {
       // Status is written by controllers through the status subresource, never by the creator.
       if (ownsStatus) delete obj[statusField];
       def.validator.applyDefaults(obj);
-      if (def.tracksGeneration) metaOf(obj).generation = 1;
+      if (def.tracksGeneration === true) metaOf(obj).generation = 1;
     },
     validate: (obj) => def.validator.validate(obj),
     warningsOnCreate: () => [],

@@ -74,6 +74,30 @@ describe('CSIDriver', () => {
     expect(csiDriver.validateUpdate(changed, old)).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.attachedRequired', message: 'Invalid value: false: field is immutable' }]);
   });
 
+  describe('metadata.generation (csiDriverStrategy)', () => {
+    const main = strategiesFor(resources.find((r) => r.kind === 'CSIDriver')!).main;
+    const prepared = (obj: Obj, old?: Obj): Obj => {
+      const copy = structuredClone(obj);
+      if (old) main.prepareForUpdate(copy, old);
+      else main.prepareForCreate(copy);
+      return copy.metadata as Obj;
+    };
+
+    it('is not set on create', () => {
+      expect(prepared(driver()).generation).toBeUndefined();
+    });
+
+    it.each<[string, (spec: Obj, meta: Obj) => void, number]>([
+      ['grows when the spec changes', (spec) => (spec.podInfoOnMount = true), 4],
+      ['stays when only labels change', (_spec, meta) => (meta.labels = { a: 'b' }), 3],
+    ])('%s', (_name, change, expected) => {
+      const old = { ...defaulted(csiDriver, driver()), metadata: { name: 'csi.example.com', resourceVersion: '1', generation: 3 } };
+      const next = structuredClone(old);
+      change(next.spec as Obj, next.metadata as Obj);
+      expect(prepared(next, old).generation).toBe(expected);
+    });
+  });
+
   it('forbids changing volumeLifecycleModes, allows changing storageCapacity and fsGroupPolicy', () => {
     const old = stored(defaulted(csiDriver, driver()));
     const modes = structuredClone(old);
