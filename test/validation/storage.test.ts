@@ -91,7 +91,7 @@ describe('CSIDriver', () => {
       ['grows when the spec changes', (spec) => (spec.podInfoOnMount = true), 4],
       ['stays when only labels change', (_spec, meta) => (meta.labels = { a: 'b' }), 3],
     ])('%s', (_name, change, expected) => {
-      const old = { ...defaulted(csiDriver, driver()), metadata: { name: 'csi.example.com', resourceVersion: '1', generation: 3 } };
+      const old: Obj = { ...defaulted(csiDriver, driver()), metadata: { name: 'csi.example.com', resourceVersion: '1', generation: 3 } };
       const next = structuredClone(old);
       change(next.spec as Obj, next.metadata as Obj);
       expect(prepared(next, old).generation).toBe(expected);
