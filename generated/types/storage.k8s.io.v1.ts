@@ -407,7 +407,7 @@ export interface components {
             name: string;
             /** @description The node's id as the driver knows it (at most 192 characters). */
             nodeID: string;
-            /** @description Topology label keys the driver supports on this node; each non-empty and once. */
+            /** @description Topology label keys the driver supports on this node; each a qualified name, once. */
             topologyKeys?: string[];
         };
         /** @description CSINodeList is a list of CSINode objects. */

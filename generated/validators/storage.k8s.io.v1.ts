@@ -111,6 +111,7 @@ const types: TypeTable = {
       compileRule({ "rule": "!has(self.nodeID) || size(self.nodeID) <= 192", "fieldPath": ".nodeID", "message": "must be 192 characters or less" }),
       compileRule({ "rule": "!has(self.topologyKeys) || self.topologyKeys.all(k, k != '')", "reason": "FieldValueRequired" }),
       compileRule({ "rule": "!has(self.topologyKeys) || self.topologyKeys.all(k, self.topologyKeys.filter(x, x == k).size() == 1)", "reason": "FieldValueDuplicate", "valueExpr": "self.topologyKeys.filter(k, self.topologyKeys.filter(x, x == k).size() > 1)[0]" }),
+      compileRule({ "rule": "has(self.topologyKeys)", "format": "qualifiedName", "valueExpr": "self.topologyKeys" }),
     ],
   },
   "io.k8s.api.storage.v1.VolumeNodeResources": {

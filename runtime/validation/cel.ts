@@ -107,10 +107,20 @@ export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown,
     // The guard names a field that is absent: the format check has nothing to look at.
     applies = false;
   }
-  const value = valueAtFieldPath(self, rule.fieldPath ?? '');
-  if (applies !== true || typeof value !== 'string') return [];
+  if (applies !== true) return [];
   if (!FORMAT_CHECKS[rule.format]) return [fe.internal(at, `unknown format ${rule.format}`)];
-  return formatCauses(rule.format, at, value);
+  // valueExpr names what to check when it is not the value at the reported path (a list's
+  // strings reported at their owner, as CSINode's topologyKeys are).
+  let value: unknown = valueAtFieldPath(self, rule.fieldPath ?? '');
+  if (rule.badValue) {
+    try {
+      value = fromCel(rule.badValue(vars(rule, self, oldSelf, root)));
+    } catch {
+      value = undefined;
+    }
+  }
+  const values = Array.isArray(value) ? value : [value];
+  return values.flatMap((v) => (typeof v === 'string' ? formatCauses(rule.format as string, at, v) : []));
 }
 
 /** Evaluates one rule at `path`; returns the cause when it does not hold. */

@@ -109,6 +109,9 @@ describe('CSIDriver', () => {
   });
 });
 
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
 describe('CSINode', () => {
   const node = (drivers: unknown[] | undefined): Obj => ({ metadata: { name: 'node-1' }, spec: drivers === undefined ? {} : { drivers } });
 
@@ -124,7 +127,15 @@ describe('CSINode', () => {
     ['a nodeID over 192 characters', node([{ name: 'd', nodeID: 'n'.repeat(193) }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].nodeID', message: `Invalid value: "${'n'.repeat(193)}": must be 192 characters or less` }]],
     ['a driver listed twice', node([{ name: 'd', nodeID: 'a' }, { name: 'd', nodeID: 'b' }]), [{ reason: 'FieldValueDuplicate', field: 'spec.drivers[1].name', message: 'Duplicate value: "d"' }]],
     ['a negative volume limit', node([{ name: 'd', nodeID: 'a', allocatable: { count: -1 } }]), [{ reason: 'FieldValueInvalid', field: 'spec.drivers[0].allocatable.count', message: 'Invalid value: -1: must be greater than or equal to 0' }]],
-    ['an empty topology key', node([{ name: 'd', nodeID: 'a', topologyKeys: [''] }]), [{ reason: 'FieldValueRequired', field: 'spec.drivers[0]', message: 'Required value' }]],
+    // The key is then also checked as a qualified name, as kube-apiserver does.
+    ['an empty topology key', node([{ name: 'd', nodeID: 'a', topologyKeys: [''] }]), [
+      { reason: 'FieldValueRequired', field: 'spec.drivers[0]', message: 'Required value' },
+      { reason: 'FieldValueInvalid', field: 'spec.drivers[0]', message: 'Invalid value: "": name part must be non-empty' },
+      { reason: 'FieldValueInvalid', field: 'spec.drivers[0]', message: `Invalid value: "": name part ${QUALIFIED_NAME_MSG}` },
+    ]],
+    ['a topology key that is no qualified name, reported at the driver', node([{ name: 'd', nodeID: 'a', topologyKeys: ['topology.kubernetes.io/zone', 'bad key'] }]), [
+      { reason: 'FieldValueInvalid', field: 'spec.drivers[0]', message: `Invalid value: "bad key": name part ${QUALIFIED_NAME_MSG}` },
+    ]],
     ['a topology key twice', node([{ name: 'd', nodeID: 'a', topologyKeys: ['zone', 'zone'] }]), [{ reason: 'FieldValueDuplicate', field: 'spec.drivers[0]', message: 'Duplicate value: "zone"' }]],
     ['a driver name over 63 characters', node([{ name: 'd'.repeat(64), nodeID: 'a' }]), [{ reason: 'FieldValueTooLong', field: 'spec.drivers[0].name', message: 'Too long: may not be more than 63 bytes' }]],
   ])('rejects %s', (_name, obj, causes) => {
