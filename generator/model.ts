@@ -94,6 +94,8 @@ export interface KindModel {
   nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject: boolean;
   tracksGeneration: boolean | 'onUpdate';
+  /** Field paths in kube-apiserver's validation order, where it differs from declaration order. */
+  validationOrder?: string[];
   statusResetsMetadata: boolean;
   statusField?: string;
   strategy?: string;

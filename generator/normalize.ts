@@ -199,6 +199,10 @@ class Normalizer {
     }
     for (const [i, col] of (raw.printerColumns ?? []).entries()) if (col.cel) this.checkCel(spec, ['kinds', name, 'printerColumns', i, 'cel'], col.cel);
     const storedAs = raw.storedAs ? this.storedAs(spec, name, raw, type) : undefined;
+    for (const [i, path] of (raw.validationOrder ?? []).entries()) {
+      const head = path.split('.')[0];
+      if (!type.fields.some((f) => f.name === head)) this.fail(spec, ['kinds', name, 'validationOrder', i], `unknown field ${JSON.stringify(head)} of ${name}`);
+    }
     return {
       group,
       version,
@@ -225,6 +229,7 @@ class Normalizer {
       returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,
       statusResetsMetadata: raw.statusResetsMetadata ?? false,
+      ...(raw.validationOrder ? { validationOrder: raw.validationOrder } : {}),
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),
       virtual: raw.virtual ?? false,

@@ -105,6 +105,7 @@ export interface RawKind extends RawType {
   returnDeletedObject?: boolean;
   storageVersion?: string;
   tracksGeneration?: boolean | 'onUpdate';
+  validationOrder?: string[];
   statusResetsMetadata?: boolean;
   statusField?: string;
   strategy?: string;

@@ -160,6 +160,7 @@ export const ClusterRoleBinding: ObjectValidator = objectValidator({
   namespaced: false,
   nameFormat: "pathSegment",
   updateOrder: "validateFirst",
+  validationOrder: ["roleRef.apiGroup", "roleRef.kind", "roleRef.name", "subjects"],
 });
 
 export const ClusterRole: ObjectValidator = objectValidator({
@@ -178,6 +179,7 @@ export const RoleBinding: ObjectValidator = objectValidator({
   namespaced: true,
   nameFormat: "pathSegment",
   updateOrder: "validateFirst",
+  validationOrder: ["roleRef.apiGroup", "roleRef.kind", "roleRef.name", "subjects"],
 });
 
 export const Role: ObjectValidator = objectValidator({

@@ -172,6 +172,7 @@ function validatorsModule(model: Model, gv: GroupVersionModel, ids: string[], so
                 namespaced: literal(k.namespaced),
                 nameFormat: literal(k.nameFormat),
                 updateOrder: literal(k.updateOrder),
+                ...(k.validationOrder ? { validationOrder: literal(k.validationOrder) } : {}),
               })(w);
               w.write(')');
             },

@@ -85,6 +85,21 @@ describe('ClusterRoleBinding', () => {
   });
 });
 
+describe('binding cause order (ValidateRoleBinding: roleRef.apiGroup, roleRef.kind, roleRef.name, then subjects)', () => {
+  const bad = { roleRef: { apiGroup: 'example.com', kind: 'Group', name: '' }, subjects: [{ kind: 'Robot', name: 'r' }] };
+  it.each<[string, ReturnType<typeof validatorOf>, Obj, string]>([
+    ['ClusterRoleBinding', crb, clusterBinding(bad), 'ClusterRole'],
+    ['RoleBinding', rb, binding(bad), 'Role", "ClusterRole'],
+  ])('%s', (_name, v, obj, kinds) => {
+    expect(v.validate(obj)).toEqual([
+      { reason: 'FieldValueNotSupported', field: 'roleRef.apiGroup', message: `Unsupported value: "example.com": supported values: "${RBAC}"` },
+      { reason: 'FieldValueNotSupported', field: 'roleRef.kind', message: `Unsupported value: "Group": supported values: "${kinds}"` },
+      { reason: 'FieldValueRequired', field: 'roleRef.name', message: 'Required value' },
+      { reason: 'FieldValueNotSupported', field: 'subjects[0].kind', message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"' },
+    ]);
+  });
+});
+
 describe('RoleBinding', () => {
   it('accepts a Role or a ClusterRole, and a ServiceAccount subject without namespace', () => {
     expect(rb.validate(defaulted(rb, binding({ subjects: [{ kind: 'ServiceAccount', name: 'default' }] })))).toEqual([]);
