@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
+import { cellFunction } from '../../runtime/api/table-cells.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { SUBDOMAIN_MSG, validatorOf } from './kinds.js';
 
@@ -202,6 +203,21 @@ describe('StorageClass', () => {
       { reason: 'FieldValueInvalid', field: 'volumeBindingMode', message: 'Invalid value: "WaitForFirstConsumer": field is immutable' },
     ]);
     expect(storageClass.validateUpdate({ ...old, allowVolumeExpansion: true, mountOptions: ['debug'] }, old)).toEqual([]);
+  });
+});
+
+describe('StorageClass printer cells', () => {
+  const columns = resources.find((r) => r.kind === 'StorageClass')!.printerColumns;
+  const cells = (obj: Obj): Record<string, unknown> => Object.fromEntries(columns.map((c) => [c.name, cellFunction(c)(obj, new Date('2024-01-01T00:10:00Z'))]));
+
+  // kube's printStorageClass puts a Go bool in the AllowVolumeExpansion cell, though the column says string.
+  it.each<[string, Obj, boolean]>([
+    ['unset', {}, false],
+    ['true', { allowVolumeExpansion: true }, true],
+    ['false', { allowVolumeExpansion: false }, false],
+  ])('shows allowVolumeExpansion %s as a boolean', (_name, extra, expected) => {
+    const row = cells({ metadata: { name: 'fast', creationTimestamp: '2024-01-01T00:05:00Z' }, provisioner: 'p', ...extra });
+    expect(row).toEqual({ Name: 'fast', Provisioner: 'p', ReclaimPolicy: 'Delete', VolumeBindingMode: 'Immediate', AllowVolumeExpansion: expected, Age: '5m' });
   });
 });
 
