@@ -586,6 +586,7 @@ export const resources: ResourceDefinition[] = [
     protobufListType: "k8s.io.api.storage.v1.CSINodeList",
     openAPIName: "io.k8s.api.storage.v1.CSINode",
     tracksGeneration: false,
+    strategy: "csinode",
     storagePrefix: "csinodes",
     validator: gv6.CSINode,
   },

@@ -423,7 +423,7 @@ export interface components {
         };
         /** @description The CSI drivers on a node. */
         "io.k8s.api.storage.v1.CSINodeSpec": {
-            /** @description The drivers registered on the node; each name once. A driver's entry cannot change once written. */
+            /** @description The drivers registered on the node; each name once. A driver's entry cannot change once written (but its allocatable may, with the MutableCSINodeAllocatableCount gate). */
             drivers: components["schemas"]["io.k8s.api.storage.v1.CSINodeDriver"][];
         };
         /** @description Observed storage health of a node. */

@@ -96,9 +96,6 @@ const types: TypeTable = {
     fields: {
       "drivers": { shape: list(ref("io.k8s.api.storage.v1.CSINodeDriver")), listMapKeys: ["name"] },
     },
-    rules: [
-      compileRule({ "rule": "!has(self.drivers) || !has(oldSelf.drivers) || self.drivers.all(d, oldSelf.drivers.all(o, !has(d.name) || !has(o.name) || o.name != d.name || o == d))", "fieldPath": ".drivers", "message": "field is immutable", "valueExpr": "self.drivers.filter(d, oldSelf.drivers.exists(o, has(d.name) && has(o.name) && o.name == d.name && o != d))[0]" }),
-    ],
   },
   "io.k8s.api.storage.v1.CSINodeDriver": {
     fields: {

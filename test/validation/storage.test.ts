@@ -143,12 +143,22 @@ describe('CSINode', () => {
     expect(csiNode.validate(obj)).toEqual(causes);
   });
 
-  it('forbids changing a driver entry, allows adding one', () => {
-    const old = stored(node([{ name: 'd', nodeID: 'a' }]));
-    expect(csiNode.validateUpdate(stored(node([{ name: 'd', nodeID: 'a' }, { name: 'e', nodeID: 'b' }])), old)).toEqual([]);
-    expect(csiNode.validateUpdate(stored(node([{ name: 'd', nodeID: 'b' }])), old)).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.drivers', message: 'Invalid value: {"name":"d","nodeID":"b"}: field is immutable' },
-    ]);
+  describe('driver entries on update (ValidateCSINodeUpdate)', () => {
+    const mainOf = (gateOn: boolean) => strategiesFor(resources.find((r) => r.kind === 'CSINode')!, (g) => gateOn && g === 'MutableCSINodeAllocatableCount').main;
+    const old = stored(node([{ name: 'd', nodeID: 'a', allocatable: { count: 1 } }]));
+    const immutable = (value: string): Cause => ({ reason: 'FieldValueInvalid', field: 'spec.drivers', message: `Invalid value: ${value}: field is immutable` });
+
+    it.each<[string, boolean, unknown[], Cause[]]>([
+      ['adding a driver', false, [{ name: 'd', nodeID: 'a', allocatable: { count: 1 } }, { name: 'e', nodeID: 'b' }], []],
+      ['changing a nodeID', false, [{ name: 'd', nodeID: 'b', allocatable: { count: 1 } }], [immutable('{"Name":"d","NodeID":"b","TopologyKeys":null,"Allocatable":{"Count":1}}')]],
+      ['changing allocatable with the gate off', false, [{ name: 'd', nodeID: 'a', allocatable: { count: 2 } }], [immutable('{"Name":"d","NodeID":"a","TopologyKeys":null,"Allocatable":{"Count":2}}')]],
+      ['changing allocatable with MutableCSINodeAllocatableCount on', true, [{ name: 'd', nodeID: 'a', allocatable: { count: 2 } }], []],
+      // kube-apiserver prints its internal struct (Go field names, no JSON tags); with the gate on,
+      // without allocatable, as it compares the entries.
+      ['changing a nodeID with the gate on', true, [{ name: 'd', nodeID: 'b', topologyKeys: ['zone'], allocatable: { count: 2 } }], [immutable('{"Name":"d","NodeID":"b","TopologyKeys":["zone"],"Allocatable":null}')]],
+    ])('%s', (_name, gateOn, drivers, causes) => {
+      expect(mainOf(gateOn).validateUpdate(stored(node(drivers)), old)).toEqual(causes);
+    });
   });
 });
 

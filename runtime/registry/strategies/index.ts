@@ -5,6 +5,7 @@
 
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { csiNodeStrategies } from './csinode.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
 import { limitRangeStrategies } from './limitrange.js';
@@ -22,6 +23,7 @@ export type FeatureGateCheck = (gate: string) => boolean;
 /** A module gets the gates too: some rules change with them (a claim's resize recovery). */
 const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateCheck) => ResourceStrategies> = {
   secret: secretStrategies,
+  csinode: csiNodeStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
   limitrange: limitRangeStrategies,
