@@ -28,6 +28,7 @@ export interface FieldModel extends RawConstraints {
   disjointKeys?: { with: string; message: string };
   mapSize?: MapSize;
   stopsAtMaxItems?: boolean;
+  zeroWhenAbsent?: boolean;
   reportAtField: boolean;
   immutable: boolean;
   itemRules?: RawRule[];

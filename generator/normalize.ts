@@ -281,6 +281,7 @@ class Normalizer {
       for (const key of f.uniqueKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'uniqueKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
       if (f.listType === 'map' && !f.listMapKeys) this.fail(spec, [...fat, 'listType'], 'listType map needs listMapKeys');
+      if (f.zeroWhenAbsent && !(f.type.kind === 'scalar' && f.type.name === 'string')) this.fail(spec, [...fat, 'zeroWhenAbsent'], 'only a string field can be validated as its zero value');
     }
   }
 }

@@ -50,6 +50,7 @@ export interface RawField extends RawConstraints {
   disjointKeys?: { with: string; message: string };
   mapSize?: MapSize;
   stopsAtMaxItems?: boolean;
+  zeroWhenAbsent?: boolean;
   reportAtField?: boolean;
   immutable?: boolean;
   itemRules?: RawRule[];

@@ -179,7 +179,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "nodeTopology": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"), immutable: true, pointer: true },
-      "storageClassName": { shape: scalar, immutable: true },
+      "storageClassName": { shape: scalar, immutable: true, zeroWhenAbsent: true },
       "capacity": { shape: scalar, pointer: true },
       "maximumVolumeSize": { shape: scalar, pointer: true },
     },

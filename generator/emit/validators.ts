@@ -86,6 +86,7 @@ function fieldCode(f: FieldModel): string {
   if (f.goPointer) entries.push(['pointer', 'true']);
   if (f.disjointKeys) entries.push(['disjointKeys', literal(f.disjointKeys)]);
   if (f.mapSize) entries.push(['mapSize', literal(f.mapSize)]);
+  if (f.zeroWhenAbsent) entries.push(['zeroWhenAbsent', 'true']);
   if (f.stopsAtMaxItems && f.maxItems !== undefined) entries.push(['stopsAtMaxItems', literal(f.maxItems)]);
   if (f.reportAtField) entries.push(['reportAtField', 'true']);
   if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);

@@ -62,10 +62,18 @@ export function withoutNulls(value: unknown): unknown {
   return value;
 }
 
+/** A copy whose absent zeroWhenAbsent strings (of the kind's own fields) are "", for validation only. */
+function withZeroValues(table: TypeTable, type: string, obj: Obj): Obj {
+  const absent = Object.entries(table[type]?.fields ?? {}).filter(([name, f]) => f.zeroWhenAbsent && obj[name] === undefined);
+  if (absent.length === 0) return obj;
+  return { ...obj, ...Object.fromEntries(absent.map(([name]) => [name, ''])) };
+}
+
 export function objectValidator(k: KindValidation): ObjectValidator {
   const order = fieldOrder(k.types, k.type, k.validationOrder);
 
-  const fieldCauses = (obj: Obj): StatusCause[] => {
+  const fieldCauses = (given: Obj): StatusCause[] => {
+    const obj = withZeroValues(k.types, k.type, given);
     const causes: StatusCause[] = [];
     if (!k.schema(obj)) causes.push(...translateAjvErrors(k.schema.errors ?? [], obj, k.types, k.type));
     walkObject(k.types, k.type, obj, undefined, '', { mode: 'create', root: obj }, causes);

@@ -23,6 +23,8 @@ export interface FieldInfo {
   disjointKeys?: { with: string; message: string };
   /** Size rules of a string map, reported at the field (storage's parameters and attachment metadata). */
   mapSize?: { maxEntries?: number; nonEmptyKeys?: boolean; maxBytes?: number };
+  /** Validated as "" when absent, as kube-apiserver validates the Go zero value (no Required). */
+  zeroWhenAbsent?: boolean;
   /** Over this many elements the list's TooMany is its only cause: the elements are not validated. */
   stopsAtMaxItems?: number;
   /** Element errors are reported at the field itself, without `[i]` / `[key]` (kube-apiserver quirk). */

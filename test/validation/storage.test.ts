@@ -245,6 +245,9 @@ describe('CSIStorageCapacity', () => {
       { reason: 'FieldValueInvalid', field: 'nodeTopology.matchExpressions[0].operator', message: 'Invalid value: "Near": not a valid selector operator' },
       { reason: 'FieldValueInvalid', field: 'nodeTopology.matchExpressions[1].values[0]', message: expect.stringMatching(/^Invalid value: "a b": a valid label must be an empty string/) },
     ]],
+    // kube-apiserver validates Go's zero value: no Required, the subdomain message for "".
+    ['no storage class name', { metadata: { name: 'c1', namespace: 'kube-system' } }, [{ reason: 'FieldValueInvalid', field: 'storageClassName', message: `Invalid value: "": ${SUBDOMAIN_MSG}` }]],
+    ['an empty storage class name', cap({ storageClassName: '' }), [{ reason: 'FieldValueInvalid', field: 'storageClassName', message: `Invalid value: "": ${SUBDOMAIN_MSG}` }]],
     ['no namespace', { metadata: { name: 'c1' }, storageClassName: 'fast' }, [{ reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' }]],
   ])('rejects %s', (_name, obj, causes) => {
     expect(capacity.validate(obj)).toEqual(causes);
