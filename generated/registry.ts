@@ -617,6 +617,7 @@ export const resources: ResourceDefinition[] = [
     protobufListType: "k8s.io.api.storage.v1.StorageClassList",
     openAPIName: "io.k8s.api.storage.v1.StorageClass",
     tracksGeneration: false,
+    strategy: "storageclass",
     storagePrefix: "storageclasses",
     validator: gv6.StorageClass,
   },

@@ -203,6 +203,24 @@ describe('StorageClass', () => {
     expect(storageClass.validate(defaulted(storageClass, obj))).toEqual(causes);
   });
 
+  describe('duplicate allowedTopologies terms (validateAllowedTopologies)', () => {
+    const main = strategiesFor(resources.find((r) => r.kind === 'StorageClass')!).main;
+    const term = (...reqs: [string, string[]][]): Obj => ({ matchLabelExpressions: reqs.map(([key, values]) => ({ key, values })) });
+    const dup = (i: number): Cause => ({ reason: 'FieldValueDuplicate', field: `allowedTopologies[${i}].matchLabelExpressions`, message: 'Duplicate value: ""' });
+
+    it.each<[string, Obj[], Cause[]]>([
+      ['different terms', [term(['zone', ['a']]), term(['zone', ['b']])], []],
+      ['the same term with requirements and values in another order', [term(['zone', ['a', 'b']], ['rack', ['r1']]), term(['rack', ['r1']], ['zone', ['b', 'a']])], [dup(1)]],
+      ['a term three times (the third matches two earlier ones)', [term(['zone', ['a']]), term(['zone', ['a']]), term(['zone', ['a']])], [dup(1), dup(2), dup(2)]],
+      // kube-apiserver's seen list starts with one nil map per term, which an empty term equals.
+      ['a term without requirements, once per term in the list', [term(['zone', ['a']]), {}], [dup(1), dup(1)]],
+    ])('%s', (_name, allowedTopologies, causes) => {
+      const obj = defaulted(storageClass, sc({ allowedTopologies }));
+      main.prepareForCreate(obj);
+      expect(main.validate(obj)).toEqual(causes);
+    });
+  });
+
   it('forbids changing parameters, provisioner, reclaimPolicy and volumeBindingMode, in kube-apiserver order', () => {
     const old = stored(defaulted(storageClass, sc({ parameters: { type: 'gp2' } })));
     const changed = { ...old, parameters: { type: 'gp3' }, provisioner: 'other.example.com', reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer' };

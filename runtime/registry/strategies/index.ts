@@ -15,6 +15,7 @@ import { persistentVolumeStrategies } from './persistentvolume.js';
 import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
 import { secretStrategies } from './secret.js';
+import { storageClassStrategies } from './storageclass.js';
 import { storageVersionMigrationStrategies } from './storageversionmigration.js';
 
 /** Whether a feature gate is on. */
@@ -24,6 +25,7 @@ export type FeatureGateCheck = (gate: string) => boolean;
 const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateCheck) => ResourceStrategies> = {
   secret: secretStrategies,
   csinode: csiNodeStrategies,
+  storageclass: storageClassStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
   limitrange: limitRangeStrategies,
