@@ -29,6 +29,7 @@ export interface FieldModel extends RawConstraints {
   mapSize?: MapSize;
   stopsAtMaxItems?: boolean;
   zeroWhenAbsent?: boolean;
+  alwaysEmitted?: boolean;
   reportAtField: boolean;
   immutable: boolean;
   itemRules?: RawRule[];

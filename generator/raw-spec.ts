@@ -51,6 +51,7 @@ export interface RawField extends RawConstraints {
   mapSize?: MapSize;
   stopsAtMaxItems?: boolean;
   zeroWhenAbsent?: boolean;
+  alwaysEmitted?: boolean;
   reportAtField?: boolean;
   immutable?: boolean;
   itemRules?: RawRule[];

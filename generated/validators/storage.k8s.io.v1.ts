@@ -212,7 +212,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "spec": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentSpec"), immutable: true },
-      "status": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentStatus") },
+      "status": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentStatus"), alwaysEmitted: true },
     },
     hasDefaults: true,
   },
@@ -608,11 +608,12 @@ const types: TypeTable = {
   },
   "io.k8s.api.storage.v1.VolumeAttachmentStatus": {
     fields: {
-      "attached": { shape: scalar },
+      "attached": { shape: scalar, default: false },
       "attachmentMetadata": { shape: map(scalar), mapSize: { "maxBytes": 262144 } },
       "attachError": { shape: ref("io.k8s.api.storage.v1.VolumeError"), pointer: true },
       "detachError": { shape: ref("io.k8s.api.storage.v1.VolumeError"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.storage.v1.VolumeError": {
     fields: {

@@ -23,6 +23,8 @@ export interface FieldInfo {
   disjointKeys?: { with: string; message: string };
   /** Size rules of a string map, reported at the field (storage's parameters and attachment metadata). */
   mapSize?: { maxEntries?: number; nonEmptyKeys?: boolean; maxBytes?: number };
+  /** A non-pointer struct Go always writes: created empty when absent, as defaults are filled. */
+  alwaysEmitted?: boolean;
   /** Validated as "" when absent, as kube-apiserver validates the Go zero value (no Required). */
   zeroWhenAbsent?: boolean;
   /** Over this many elements the list's TooMany is its only cause: the elements are not validated. */

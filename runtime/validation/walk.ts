@@ -31,7 +31,7 @@ function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: str
   const value = holder[name];
   if (shape.t === 'ref') {
     const inner = table[shape.type];
-    if (!inner?.hasDefaults) return;
+    if (!inner?.hasDefaults && !field.alwaysEmitted) return;
     if (value === undefined && !field.pointer) holder[name] = {};
     if (isObj(holder[name])) applyDefaults(table, shape.type, holder[name] as Obj);
   } else if ((shape.t === 'list' || shape.t === 'map') && shape.of.t === 'ref') {

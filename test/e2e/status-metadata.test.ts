@@ -34,6 +34,8 @@ describe('VolumeAttachment status writes', () => {
       spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } },
     });
     expect(created.status).toBe(201);
+    // Go always writes the non-pointer status and its bool without omitempty.
+    expect(created.body.status).toEqual({ attached: false });
   });
 
   it('keeps the stored labels, annotations and finalizers, takes the status, drops errorCode (gate off)', async () => {
@@ -48,6 +50,13 @@ describe('VolumeAttachment status writes', () => {
     expect(res.body.metadata.annotations).toBeUndefined();
     expect(res.body.metadata.finalizers).toBeUndefined();
     expect(res.body.status).toEqual({ attached: true, attachError: { message: 'busy' } });
+  });
+
+  it('writes attached: false when a status write leaves it out', async () => {
+    const current = (await send('GET', `${VAS}/va-1`)).body;
+    const res = await send('PUT', `${VAS}/va-1/status`, { ...current, status: { attachmentMetadata: { a: 'b' } } });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toEqual({ attached: false, attachmentMetadata: { a: 'b' } });
   });
 
   it('answers 422 for an attach error message over 1024 bytes, naming the metadata limit', async () => {
