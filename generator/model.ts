@@ -1,7 +1,7 @@
 // The normalized model every emitter reads: all references resolved, every default filled in
 // once (singular names, storage prefixes, stabilities, list kinds, apiVersion/kind fields).
 
-import type { RawConditionalDefault, RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
+import type { MapSize, RawConditionalDefault, RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
 import type { ScalarName } from './scalars.js';
 
 export type TypeRef =
@@ -28,6 +28,10 @@ export interface FieldModel extends RawConstraints {
   values?: RawConstraints;
   keys?: RawConstraints;
   disjointKeys?: { with: string; message: string };
+  mapSize?: MapSize;
+  stopsAtMaxItems?: boolean;
+  zeroWhenAbsent?: boolean;
+  alwaysEmitted?: boolean;
   reportAtField: boolean;
   immutable: boolean;
   itemRules?: RawRule[];
@@ -93,7 +97,10 @@ export interface KindModel {
   subresources: SubresourceModel[];
   nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject: boolean;
-  tracksGeneration: boolean;
+  tracksGeneration: boolean | 'onUpdate';
+  /** Field paths in kube-apiserver's validation order, where it differs from declaration order. */
+  validationOrder?: string[];
+  statusResetsMetadata: boolean;
   statusField?: string;
   strategy?: string;
   /** Not stored: create only, answered by the virtual handler named by `strategy`. */

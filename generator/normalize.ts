@@ -7,7 +7,7 @@ import { parse as parseCel } from '@marcbachmann/cel-js';
 import type { LoadedSpec } from './load.js';
 import type { FieldModel, GroupVersionModel, KindModel, Model, TypeModel, TypeRef } from './model.js';
 import type { RawField, RawKind, RawType } from './raw-spec.js';
-import { isScalar, SCALARS } from './scalars.js';
+import { GO_ZERO, isScalar, SCALARS } from './scalars.js';
 import { SpecError, SpecErrors } from './spec-error.js';
 
 /** kube-apiserver's storageVersionHash: the first 8 bytes of sha256("<group>/<version>/<kind>"), base64. */
@@ -201,6 +201,10 @@ class Normalizer {
     }
     for (const [i, col] of (raw.printerColumns ?? []).entries()) if (col.cel) this.checkCel(spec, ['kinds', name, 'printerColumns', i, 'cel'], col.cel);
     const storedAs = raw.storedAs ? this.storedAs(spec, name, raw, type) : undefined;
+    for (const [i, path] of (raw.validationOrder ?? []).entries()) {
+      const head = path.split('.')[0];
+      if (!type.fields.some((f) => f.name === head)) this.fail(spec, ['kinds', name, 'validationOrder', i], `unknown field ${JSON.stringify(head)} of ${name}`);
+    }
     return {
       group,
       version,
@@ -226,6 +230,8 @@ class Normalizer {
       nameFormat: raw.nameFormat ?? 'dns1123Subdomain',
       returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,
+      statusResetsMetadata: raw.statusResetsMetadata ?? false,
+      ...(raw.validationOrder ? { validationOrder: raw.validationOrder } : {}),
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),
       virtual: raw.virtual ?? false,
@@ -277,6 +283,10 @@ class Normalizer {
       for (const key of f.uniqueKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'uniqueKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
       if (f.listType === 'map' && !f.listMapKeys) this.fail(spec, [...fat, 'listType'], 'listType map needs listMapKeys');
+      if (f.alwaysEmitted && (f.default !== undefined || f.goPointer || !(f.type.kind === 'ref' || (f.type.kind === 'scalar' && f.type.name in GO_ZERO)))) {
+        this.fail(spec, [...fat, 'alwaysEmitted'], 'only a non-pointer struct, boolean, string or integer without a default is always emitted');
+      }
+      if (f.zeroWhenAbsent && !(f.type.kind === 'scalar' && f.type.name === 'string')) this.fail(spec, [...fat, 'zeroWhenAbsent'], 'only a string field can be validated as its zero value');
     }
   }
 }

@@ -14,10 +14,19 @@ export interface RawRule {
   rule: string;
   message?: string;
   fieldPath?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported';
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong';
   supported?: string[];
+  /** With reason FieldValueTooLong: the limit the message names. */
+  limit?: number;
   format?: string;
   valueExpr?: string;
+}
+
+/** Size rules of a map[string]string, reported at the field (see spec-format.schema.json). */
+export interface MapSize {
+  maxEntries?: number;
+  nonEmptyKeys?: boolean;
+  maxBytes?: number;
 }
 
 export interface RawConditionalDefault {
@@ -40,6 +49,10 @@ export interface RawField extends RawConstraints {
   values?: RawConstraints;
   keys?: RawConstraints;
   disjointKeys?: { with: string; message: string };
+  mapSize?: MapSize;
+  stopsAtMaxItems?: boolean;
+  zeroWhenAbsent?: boolean;
+  alwaysEmitted?: boolean;
   reportAtField?: boolean;
   immutable?: boolean;
   itemRules?: RawRule[];
@@ -94,7 +107,9 @@ export interface RawKind extends RawType {
   nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
   returnDeletedObject?: boolean;
   storageVersion?: string;
-  tracksGeneration?: boolean;
+  tracksGeneration?: boolean | 'onUpdate';
+  validationOrder?: string[];
+  statusResetsMetadata?: boolean;
   statusField?: string;
   strategy?: string;
   virtual?: boolean;

@@ -106,3 +106,6 @@ export const OPENAPI_SCALAR: Partial<Record<ScalarName, Record<string, unknown>>
   number: { type: 'number', format: 'double' },
   bytes: { type: 'string', format: 'byte' },
 };
+
+/** Go's zero values of the scalars an alwaysEmitted field may have. */
+export const GO_ZERO: Readonly<Record<string, unknown>> = { boolean: false, string: '', int32: 0, int64: 0 };

@@ -407,7 +407,7 @@ export interface components {
             name: string;
             /** @description The node's id as the driver knows it (at most 192 characters). */
             nodeID: string;
-            /** @description Topology label keys the driver supports on this node; each non-empty and once. */
+            /** @description Topology label keys the driver supports on this node; each a qualified name, once. */
             topologyKeys?: string[];
         };
         /** @description CSINodeList is a list of CSINode objects. */
@@ -423,7 +423,7 @@ export interface components {
         };
         /** @description The CSI drivers on a node. */
         "io.k8s.api.storage.v1.CSINodeSpec": {
-            /** @description The drivers registered on the node; each name once. A driver's entry cannot change once written. */
+            /** @description The drivers registered on the node; each name once. A driver's entry cannot change once written (but its allocatable may, with the MutableCSINodeAllocatableCount gate). */
             drivers: components["schemas"]["io.k8s.api.storage.v1.CSINodeDriver"][];
         };
         /** @description Observed storage health of a node. */
@@ -580,7 +580,7 @@ export interface components {
             attached?: boolean;
             /** @description The last attach error, if any. */
             attachError?: components["schemas"]["io.k8s.api.storage.v1.VolumeError"];
-            /** @description What the attacher returned, for the mount step. */
+            /** @description What the attacher returned, for the mount step (256 KiB in all). */
             attachmentMetadata?: {
                 [key: string]: string;
             };

@@ -207,7 +207,7 @@ const types: TypeTable = {
   },
   "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {
     fields: {
-      "matchLabels": { shape: map(scalar) },
+      "matchLabels": { shape: map(scalar), reportAtField: true },
       "matchExpressions": { shape: list(ref("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement")) },
     },
   },
@@ -215,12 +215,13 @@ const types: TypeTable = {
     fields: {
       "key": { shape: scalar },
       "operator": { shape: scalar },
-      "values": { shape: list(scalar) },
+      "values": { shape: list(scalar), itemRules: [compileRule({ "rule": "true", "format": "labelValue" })] },
     },
     rules: [
-      compileRule({ "rule": "self.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist']", "fieldPath": ".operator", "reason": "FieldValueNotSupported", "supported": ["In", "NotIn", "Exists", "DoesNotExist"] }),
-      compileRule({ "rule": "!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)", "fieldPath": ".values", "reason": "FieldValueRequired", "message": "must be specified when `operator` is 'In' or 'NotIn'" }),
-      compileRule({ "rule": "!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0", "fieldPath": ".values", "reason": "FieldValueForbidden", "message": "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }),
+      compileRule({ "rule": "!has(self.operator) || self.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist']", "fieldPath": ".operator", "message": "not a valid selector operator" }),
+      compileRule({ "rule": "!has(self.operator) || !(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)", "fieldPath": ".values", "reason": "FieldValueRequired", "message": "must be specified when `operator` is 'In' or 'NotIn'" }),
+      compileRule({ "rule": "!has(self.operator) || !(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0", "fieldPath": ".values", "reason": "FieldValueForbidden", "message": "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }),
+      compileRule({ "rule": "has(self.key)", "fieldPath": ".key", "format": "labelKey" }),
     ],
   },
   "io.k8s.api.core.v1.VolumeResourceRequirements": {

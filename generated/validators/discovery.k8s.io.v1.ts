@@ -10,8 +10,8 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "addressType": { shape: scalar, immutable: true },
-      "endpoints": { shape: list(ref("io.k8s.api.discovery.v1.Endpoint")) },
-      "ports": { shape: list(ref("io.k8s.api.discovery.v1.EndpointPort")), listMapKeys: ["name"] },
+      "endpoints": { shape: list(ref("io.k8s.api.discovery.v1.Endpoint")), stopsAtMaxItems: 1000 },
+      "ports": { shape: list(ref("io.k8s.api.discovery.v1.EndpointPort")), stopsAtMaxItems: 100, listMapKeys: ["name"] },
     },
     hasDefaults: true,
   },
@@ -90,8 +90,8 @@ const types: TypeTable = {
   },
   "io.k8s.api.discovery.v1.EndpointHints": {
     fields: {
-      "forZones": { shape: list(ref("io.k8s.api.discovery.v1.ForZone")), listMapKeys: ["name"] },
-      "forNodes": { shape: list(ref("io.k8s.api.discovery.v1.ForNode")), listMapKeys: ["name"], featureGate: "PreferSameTrafficDistribution" },
+      "forZones": { shape: list(ref("io.k8s.api.discovery.v1.ForZone")), stopsAtMaxItems: 8, listMapKeys: ["name"] },
+      "forNodes": { shape: list(ref("io.k8s.api.discovery.v1.ForNode")), stopsAtMaxItems: 8, listMapKeys: ["name"], featureGate: "PreferSameTrafficDistribution" },
     },
   },
   "io.k8s.api.discovery.v1.ForZone": {

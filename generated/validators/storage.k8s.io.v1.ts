@@ -96,9 +96,6 @@ const types: TypeTable = {
     fields: {
       "drivers": { shape: list(ref("io.k8s.api.storage.v1.CSINodeDriver")), listMapKeys: ["name"] },
     },
-    rules: [
-      compileRule({ "rule": "!has(self.drivers) || !has(oldSelf.drivers) || self.drivers.all(d, oldSelf.drivers.all(o, !has(d.name) || !has(o.name) || o.name != d.name || o == d))", "fieldPath": ".drivers", "message": "field is immutable", "valueExpr": "self.drivers.filter(d, oldSelf.drivers.exists(o, has(d.name) && has(o.name) && o.name == d.name && o != d))[0]" }),
-    ],
   },
   "io.k8s.api.storage.v1.CSINodeDriver": {
     fields: {
@@ -111,6 +108,7 @@ const types: TypeTable = {
       compileRule({ "rule": "!has(self.nodeID) || size(self.nodeID) <= 192", "fieldPath": ".nodeID", "message": "must be 192 characters or less" }),
       compileRule({ "rule": "!has(self.topologyKeys) || self.topologyKeys.all(k, k != '')", "reason": "FieldValueRequired" }),
       compileRule({ "rule": "!has(self.topologyKeys) || self.topologyKeys.all(k, self.topologyKeys.filter(x, x == k).size() == 1)", "reason": "FieldValueDuplicate", "valueExpr": "self.topologyKeys.filter(k, self.topologyKeys.filter(x, x == k).size() > 1)[0]" }),
+      compileRule({ "rule": "has(self.topologyKeys)", "format": "qualifiedName", "valueExpr": "self.topologyKeys" }),
     ],
   },
   "io.k8s.api.storage.v1.VolumeNodeResources": {
@@ -145,7 +143,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "provisioner": { shape: scalar },
-      "parameters": { shape: map(scalar) },
+      "parameters": { shape: map(scalar), mapSize: { "maxEntries": 512, "nonEmptyKeys": true, "maxBytes": 262144 } },
       "reclaimPolicy": { shape: scalar, default: "Delete", pointer: true },
       "mountOptions": { shape: list(scalar) },
       "allowVolumeExpansion": { shape: scalar, pointer: true },
@@ -181,7 +179,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "nodeTopology": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"), immutable: true, pointer: true },
-      "storageClassName": { shape: scalar, immutable: true },
+      "storageClassName": { shape: scalar, immutable: true, zeroWhenAbsent: true },
       "capacity": { shape: scalar, pointer: true },
       "maximumVolumeSize": { shape: scalar, pointer: true },
     },
@@ -191,7 +189,7 @@ const types: TypeTable = {
   },
   "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {
     fields: {
-      "matchLabels": { shape: map(scalar) },
+      "matchLabels": { shape: map(scalar), reportAtField: true },
       "matchExpressions": { shape: list(ref("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement")) },
     },
   },
@@ -199,12 +197,13 @@ const types: TypeTable = {
     fields: {
       "key": { shape: scalar },
       "operator": { shape: scalar },
-      "values": { shape: list(scalar) },
+      "values": { shape: list(scalar), itemRules: [compileRule({ "rule": "true", "format": "labelValue" })] },
     },
     rules: [
-      compileRule({ "rule": "self.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist']", "fieldPath": ".operator", "reason": "FieldValueNotSupported", "supported": ["In", "NotIn", "Exists", "DoesNotExist"] }),
-      compileRule({ "rule": "!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)", "fieldPath": ".values", "reason": "FieldValueRequired", "message": "must be specified when `operator` is 'In' or 'NotIn'" }),
-      compileRule({ "rule": "!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0", "fieldPath": ".values", "reason": "FieldValueForbidden", "message": "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }),
+      compileRule({ "rule": "!has(self.operator) || self.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist']", "fieldPath": ".operator", "message": "not a valid selector operator" }),
+      compileRule({ "rule": "!has(self.operator) || !(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)", "fieldPath": ".values", "reason": "FieldValueRequired", "message": "must be specified when `operator` is 'In' or 'NotIn'" }),
+      compileRule({ "rule": "!has(self.operator) || !(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0", "fieldPath": ".values", "reason": "FieldValueForbidden", "message": "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }),
+      compileRule({ "rule": "has(self.key)", "fieldPath": ".key", "format": "labelKey" }),
     ],
   },
   "io.k8s.api.storage.v1.VolumeAttachment": {
@@ -213,7 +212,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "spec": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentSpec"), immutable: true },
-      "status": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentStatus") },
+      "status": { shape: ref("io.k8s.api.storage.v1.VolumeAttachmentStatus"), alwaysEmitted: true },
     },
     hasDefaults: true,
   },
@@ -609,19 +608,21 @@ const types: TypeTable = {
   },
   "io.k8s.api.storage.v1.VolumeAttachmentStatus": {
     fields: {
-      "attached": { shape: scalar },
-      "attachmentMetadata": { shape: map(scalar) },
+      "attached": { shape: scalar, default: false },
+      "attachmentMetadata": { shape: map(scalar), mapSize: { "maxBytes": 262144 } },
       "attachError": { shape: ref("io.k8s.api.storage.v1.VolumeError"), pointer: true },
       "detachError": { shape: ref("io.k8s.api.storage.v1.VolumeError"), pointer: true },
     },
+    hasDefaults: true,
   },
   "io.k8s.api.storage.v1.VolumeError": {
     fields: {
       "time": { shape: scalar },
       "message": { shape: scalar },
-      "errorCode": { shape: scalar, pointer: true },
+      "errorCode": { shape: scalar, pointer: true, featureGate: "MutableCSINodeAllocatableCount" },
     },
     rules: [
+      compileRule({ "rule": "!has(self.message) || size(bytes(self.message)) <= 1024", "fieldPath": ".message", "reason": "FieldValueTooLong", "limit": 262144 }),
       compileRule({ "rule": "!has(self.errorCode) || self.errorCode >= 0", "fieldPath": ".errorCode", "message": "must be between 0 and 2147483647, inclusive" }),
     ],
   },

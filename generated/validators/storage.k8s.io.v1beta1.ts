@@ -10,7 +10,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "driverName": { shape: scalar },
-      "parameters": { shape: map(scalar) },
+      "parameters": { shape: map(scalar), mapSize: { "maxEntries": 512, "nonEmptyKeys": true, "maxBytes": 262144 } },
     },
     rules: [
       compileRule({ "rule": "has(self.parameters) && size(self.parameters) > 0", "fieldPath": ".parameters", "reason": "FieldValueRequired", "message": "must contain at least one key/value pair" }),

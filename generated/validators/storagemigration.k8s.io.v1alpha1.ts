@@ -10,7 +10,7 @@ const types: TypeTable = {
       "kind": { shape: scalar },
       "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
       "spec": { shape: ref("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigrationSpec") },
-      "status": { shape: ref("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigrationStatus") },
+      "status": { shape: ref("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigrationStatus"), alwaysEmitted: true },
     },
     rules: [
       compileRule({ "rule": "has(self.spec) && has(self.spec.resource) && has(self.spec.resource.resource) && self.spec.resource.resource != ''", "fieldPath": ".spec.resource.resource", "reason": "FieldValueRequired", "message": "resource is required" }),
@@ -19,6 +19,7 @@ const types: TypeTable = {
       compileRule({ "rule": "(has(self.spec) && has(self.spec.resource) && has(self.spec.resource.version) ? self.spec.resource.version : '') == (has(oldSelf.spec) && has(oldSelf.spec.resource) && has(oldSelf.spec.resource.version) ? oldSelf.spec.resource.version : '')", "fieldPath": ".version", "message": "field is immutable", "valueExpr": "has(self.spec) && has(self.spec.resource) && has(self.spec.resource.version) ? self.spec.resource.version : ''" }),
       compileRule({ "rule": "(has(self.spec) && has(self.spec.resource) && has(self.spec.resource.resource) ? self.spec.resource.resource : '') == (has(oldSelf.spec) && has(oldSelf.spec.resource) && has(oldSelf.spec.resource.resource) ? oldSelf.spec.resource.resource : '')", "fieldPath": ".resource", "message": "field is immutable", "valueExpr": "has(self.spec) && has(self.spec.resource) && has(self.spec.resource.resource) ? self.spec.resource.resource : ''" }),
     ],
+    hasDefaults: true,
   },
   "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
     fields: {

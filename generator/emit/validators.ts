@@ -12,6 +12,7 @@ import { jsonFields, reachable } from '../normalize.js';
 import { definitionsSchema, kindSchema } from '../json-schema.js';
 import { headerComment, sourcesOf, type OutputFile } from '../output.js';
 import { FORMAT_NAMES } from '../formats.js';
+import { GO_ZERO } from '../scalars.js';
 import { arrayOf, inlineObject, literal, objectOf, tsModule } from './ts-source.js';
 
 // ajv ships CommonJS; under NodeNext the default export is the module object.
@@ -82,9 +83,15 @@ function shapeCode(ref: TypeRef): string {
 function fieldCode(f: FieldModel): string {
   const entries: [string, string][] = [['shape', shapeCode(f.type)]];
   if (f.default !== undefined) entries.push(['default', literal(f.default)]);
+  // A scalar Go always writes is filled with its zero value, as a default no OpenAPI shows.
+  if (f.alwaysEmitted && f.type.kind === 'scalar') entries.push(['default', literal(GO_ZERO[f.type.name])]);
+  if (f.alwaysEmitted && f.type.kind === 'ref') entries.push(['alwaysEmitted', 'true']);
   if (f.immutable) entries.push(['immutable', 'true']);
   if (f.goPointer) entries.push(['pointer', 'true']);
   if (f.disjointKeys) entries.push(['disjointKeys', literal(f.disjointKeys)]);
+  if (f.mapSize) entries.push(['mapSize', literal(f.mapSize)]);
+  if (f.zeroWhenAbsent) entries.push(['zeroWhenAbsent', 'true']);
+  if (f.stopsAtMaxItems && f.maxItems !== undefined) entries.push(['stopsAtMaxItems', literal(f.maxItems)]);
   if (f.reportAtField) entries.push(['reportAtField', 'true']);
   if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);
   if (f.uniqueKeys) entries.push(['listMapKeys', literal(f.uniqueKeys)]);
@@ -99,7 +106,7 @@ function hasDefaults(model: Model, id: string, seen = new Set<string>()): boolea
   seen.add(id);
   const t = model.types.get(id);
   return !!t?.fields.some((f) => {
-    if (f.default !== undefined || f.defaultWhen?.length) return true;
+    if (f.default !== undefined || f.defaultWhen?.length || f.alwaysEmitted) return true;
     let ref = f.type;
     while (ref.kind === 'list' || ref.kind === 'map') ref = ref.of;
     return ref.kind === 'ref' && hasDefaults(model, ref.id, seen);
@@ -170,6 +177,7 @@ function validatorsModule(model: Model, gv: GroupVersionModel, ids: string[], so
                 namespaced: literal(k.namespaced),
                 nameFormat: literal(k.nameFormat),
                 updateOrder: literal(k.updateOrder),
+                ...(k.validationOrder ? { validationOrder: literal(k.validationOrder) } : {}),
               })(w);
               w.write(')');
             },

@@ -89,8 +89,13 @@ export interface ResourceDefinition {
   protobufListType: string;
   /** The OpenAPI component name, e.g. `io.k8s.api.core.v1.ConfigMap`. */
   openAPIName: string;
-  /** True when a change of the object's spec bumps metadata.generation (set to 1 on create). */
-  tracksGeneration: boolean;
+  /**
+   * True when a change of the object's spec bumps metadata.generation, set to 1 on create;
+   * 'onUpdate' bumps it the same way but leaves create alone (CSIDriver).
+   */
+  tracksGeneration: boolean | 'onUpdate';
+  /** Status writes take labels, annotations, finalizers, ownerReferences, deletionTimestamp and generation from the stored object. */
+  statusResetsMetadata?: boolean;
   /** DELETE answers with the deleted object, not a Status (kube-apiserver's ReturnDeletedObject; CSIDriver). */
   returnDeletedObject?: boolean;
   /** Top-level fields that are not spec (status and metadata aside), e.g. for the status subresource. */

@@ -69,7 +69,7 @@ export function defaultStrategy(def: ResourceDefinition): Strategy {
       // Status is written by controllers through the status subresource, never by the creator.
       if (ownsStatus) delete obj[statusField];
       def.validator.applyDefaults(obj);
-      if (def.tracksGeneration) metaOf(obj).generation = 1;
+      if (def.tracksGeneration === true) metaOf(obj).generation = 1;
     },
     validate: (obj) => def.validator.validate(obj),
     warningsOnCreate: () => [],
@@ -92,10 +92,23 @@ export function defaultStrategy(def: ResourceDefinition): Strategy {
   };
 }
 
+/** The ObjectMeta fields metav1.ResetObjectMetaForStatus takes from the stored object. */
+const METADATA_RESET_FOR_STATUS = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'deletionTimestamp', 'generation', 'selfLink'] as const;
+
+function resetMetadataForStatus(obj: KubeObject, old: KubeObject): void {
+  const meta = metaOf(obj) as Record<string, unknown>;
+  const oldMeta = metaOf(old) as Record<string, unknown>;
+  for (const key of METADATA_RESET_FOR_STATUS) {
+    if (oldMeta[key] === undefined) delete meta[key];
+    else meta[key] = deepClone(oldMeta[key]);
+  }
+}
+
 /**
- * The status subresource: the writer may change status and metadata, everything else is taken
- * from the stored object (as kube-apiserver's status strategies reset spec; Namespace's keeps
- * metadata changes, and so do we for every kind).
+ * The status subresource: the writer may change status, everything else but metadata is taken
+ * from the stored object (kube-apiserver's status strategies reset spec). Metadata changes are
+ * kept (Namespace, PersistentVolume, PersistentVolumeClaim) unless the kind's status strategy
+ * resets them too (statusResetsMetadata: VolumeAttachment, StorageVersionMigration).
  */
 export function statusStrategy(def: ResourceDefinition, main: Strategy): Strategy {
   const statusField = statusFieldOf(def);
@@ -110,6 +123,7 @@ export function statusStrategy(def: ResourceDefinition, main: Strategy): Strateg
       for (const [key, value] of Object.entries(old)) {
         if (key !== 'metadata' && key !== statusField && key !== 'apiVersion' && key !== 'kind') obj[key] = deepClone(value);
       }
+      if (def.statusResetsMetadata) resetMetadataForStatus(obj, old);
     },
   };
 }

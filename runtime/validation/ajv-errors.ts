@@ -3,8 +3,8 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { FORMAT_CHECKS } from './formats.js';
-import { childPath, keyPath, kubePath, valueAt, type TypeTable } from './type-table.js';
+import { formatCauses } from './format-causes.js';
+import { childPath, fieldAt, keyPath, kubePath, valueAt, type TypeTable } from './type-table.js';
 
 /** The part of ajv's ErrorObject we read (kept local so generated code needs no ajv types). */
 export interface AjvError {
@@ -17,9 +17,16 @@ export interface AjvError {
 
 const JSON_TYPE = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
 
-export function translateAjvErrors(errors: readonly AjvError[], obj: unknown, table: TypeTable, rootType: string): StatusCause[] {
+/** Errors below a list whose TooMany ends its validation (stopsAtMaxItems) are not kube-apiserver's. */
+function withoutErrorsPastMaxItems(errors: readonly AjvError[], table: TypeTable, rootType: string): AjvError[] {
+  const ended = errors.filter((e) => e.keyword === 'maxItems' && fieldAt(table, rootType, e.instancePath)?.stopsAtMaxItems !== undefined).map((e) => `${e.instancePath}/`);
+  if (ended.length === 0) return [...errors];
+  return errors.filter((e) => !ended.some((prefix) => e.instancePath.startsWith(prefix)));
+}
+
+export function translateAjvErrors(allErrors: readonly AjvError[], obj: unknown, table: TypeTable, rootType: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const err of errors) {
+  for (const err of withoutErrorsPastMaxItems(allErrors, table, rootType)) {
     // The propertyNames wrapper repeats what its inner error already says.
     if (err.keyword === 'propertyNames') continue;
     const base = kubePath(table, rootType, err.instancePath);
@@ -75,9 +82,10 @@ export function translateAjvErrors(errors: readonly AjvError[], obj: unknown, ta
         const name = String(err.params.format);
         const isKey = err.propertyName !== undefined;
         const subject = isKey ? err.propertyName : value;
-        const path = isKey ? keyPath(base, err.propertyName as string) : base;
-        const messages = typeof subject === 'string' ? (FORMAT_CHECKS[name]?.(subject) ?? []) : [];
-        for (const msg of messages.length ? messages : [`must be a valid ${name}`]) causes.push(fe.invalid(path, subject, msg));
+        // A key's path is the map's plus [key], unless the map reports at the field (matchLabels).
+        const path = isKey ? kubePath(table, rootType, `${err.instancePath}/${(err.propertyName as string).replace(/~/g, '~0').replace(/\//g, '~1')}`) : base;
+        const found = typeof subject === 'string' ? formatCauses(name, path, subject) : [];
+        causes.push(...(found.length ? found : [fe.invalid(path, subject, `must be a valid ${name}`)]));
         break;
       }
       default:

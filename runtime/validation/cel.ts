@@ -10,6 +10,7 @@ import { parse } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
 import { FORMAT_CHECKS } from './formats.js';
+import { formatCauses } from './format-causes.js';
 import { childPath } from './type-table.js';
 
 export interface RuleSpec {
@@ -17,9 +18,11 @@ export interface RuleSpec {
   message?: string;
   /** Relative path from self, e.g. `.data` or `.spec.items`. */
   fieldPath?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported';
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong';
   /** The values a FieldValueNotSupported cause lists. */
   supported?: string[];
+  /** With reason FieldValueTooLong: the limit the message names. */
+  limit?: number;
   /** When set, `rule` is a guard: while it holds, the value at fieldPath must match this named format. */
   format?: string;
   /** CEL giving the bad value shown in the message, instead of the value at fieldPath. */
@@ -104,11 +107,20 @@ export function checkRuleCauses(rule: CompiledRule, path: string, self: unknown,
     // The guard names a field that is absent: the format check has nothing to look at.
     applies = false;
   }
-  const value = valueAtFieldPath(self, rule.fieldPath ?? '');
-  if (applies !== true || typeof value !== 'string') return [];
-  const check = FORMAT_CHECKS[rule.format];
-  if (!check) return [fe.internal(at, `unknown format ${rule.format}`)];
-  return check(value).map((m) => fe.invalid(at, value, m));
+  if (applies !== true) return [];
+  if (!FORMAT_CHECKS[rule.format]) return [fe.internal(at, `unknown format ${rule.format}`)];
+  // valueExpr names what to check when it is not the value at the reported path (a list's
+  // strings reported at their owner, as CSINode's topologyKeys are).
+  let value: unknown = valueAtFieldPath(self, rule.fieldPath ?? '');
+  if (rule.badValue) {
+    try {
+      value = fromCel(rule.badValue(vars(rule, self, oldSelf, root)));
+    } catch {
+      value = undefined;
+    }
+  }
+  const values = Array.isArray(value) ? value : [value];
+  return values.flatMap((v) => (typeof v === 'string' ? formatCauses(rule.format as string, at, v) : []));
 }
 
 /** Evaluates one rule at `path`; returns the cause when it does not hold. */
@@ -149,6 +161,8 @@ export function checkRule(rule: CompiledRule, path: string, self: unknown, oldSe
       return fe.notSupported(at, shown() ?? '', rule.supported ?? []);
     case 'FieldValueDuplicate':
       return fe.duplicate(at, shown());
+    case 'FieldValueTooLong':
+      return fe.tooLong(at, rule.limit ?? -1);
     default:
       return fe.invalid(at, shown() ?? null, message);
   }

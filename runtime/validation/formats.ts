@@ -310,17 +310,38 @@ export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
   fullyQualifiedDomainName: isFullyQualifiedDomainName,
   // StorageClass provisioner and VolumeAttributesClass driverName: checked lower-cased.
   anyCaseQualifiedName: (v) => isQualifiedName(v.toLowerCase()),
-  csiDriverName: (v) => nameChecks('csiDriverName')(v, false),
+  // Its length limit is a TooLong of its own (FORMAT_MAX_BYTES); these are the Invalid messages.
+  csiDriverName: (v) => isDNS1123Subdomain(v.toLowerCase()),
 };
+
+/**
+ * Formats whose length limit kube-apiserver reports as TooLong (FieldValueTooLong, before the
+ * format's Invalid messages) rather than as one more Invalid message: ValidateCSIDriverName and
+ * resource.k8s.io's driver names.
+ */
+export const FORMAT_MAX_BYTES: Readonly<Record<string, number>> = { csiDriverName: 63 };
+
+/** Whether `value` meets the named format, its length limit included. */
+export function meetsFormat(name: string, value: string): boolean {
+  const max = FORMAT_MAX_BYTES[name];
+  if (max !== undefined && byteLength(value) > max) return false;
+  return (FORMAT_CHECKS[name]?.(value) ?? []).length === 0;
+}
 
 /** The formats in the shape ajv's standalone code calls (`formats.<name>.validate(value)`). */
 export const ajvFormats: Record<string, { type: 'string'; validate: (value: string) => boolean }> = Object.fromEntries(
-  Object.entries(FORMAT_CHECKS).map(([name, check]) => [name, { type: 'string' as const, validate: (v: string) => check(v).length === 0 }]),
+  Object.keys(FORMAT_CHECKS).map((name) => [name, { type: 'string' as const, validate: (v: string) => meetsFormat(name, v) }]),
 );
 
-/** metadata.name rules, as ValidateNameFunc: `prefix` is true for generateName, whose trailing '-' is allowed. */
 /** The spec's limit on CSIDriver names (Limits table). */
 export const CSI_DRIVER_NAME_MAX_LENGTH = 63;
+
+/** A name format's length limit reported as TooLong at metadata.name, when it has one. */
+export function nameMaxBytes(format: string): number | undefined {
+  return format === 'csiDriverName' ? CSI_DRIVER_NAME_MAX_LENGTH : undefined;
+}
+
+/** metadata.name rules, as ValidateNameFunc: `prefix` is true for generateName, whose trailing '-' is allowed. */
 
 export function nameChecks(format: string): (name: string, prefix: boolean) => string[] {
   const maskTrailingDash = (name: string): string => (name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
@@ -332,12 +353,9 @@ export function nameChecks(format: string): (name: string, prefix: boolean) => s
     case 'pathSegment':
       return (name, prefix) => (prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name));
     case 'csiDriverName':
-      // The spec's rule for CSI driver names (kube-apiserver's older ValidateCSIDriverName): at
-      // most 63 characters, otherwise a DNS subdomain in any letter case.
-      return (name, prefix) => [
-        ...(name.length > CSI_DRIVER_NAME_MAX_LENGTH ? [maxLenError(CSI_DRIVER_NAME_MAX_LENGTH)] : []),
-        ...isDNS1123Subdomain((prefix ? maskTrailingDash(name) : name).toLowerCase()),
-      ];
+      // The spec's rule for CSI driver names (kube-apiserver's older ValidateCSIDriverName): a DNS
+      // subdomain in any letter case; its 63-character limit is a TooLong (nameMaxBytes).
+      return (name, prefix) => isDNS1123Subdomain((prefix ? maskTrailingDash(name) : name).toLowerCase());
     default:
       throw new Error(`unknown name format ${format}`);
   }

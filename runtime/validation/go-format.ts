@@ -62,6 +62,14 @@ export function goJSON(value: unknown): string {
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
 }
 
+/**
+ * Go's encoding/json output for a Go struct built as an object whose keys are already in field
+ * order (an internal type without JSON tags, as some field errors print one).
+ */
+export function goStructJSON(value: Record<string, unknown>): string {
+  return (JSON.stringify(value) ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
+}
+
 /** The value part of a field error, as field.Error.ErrorBody prints BadValue. */
 export function goValue(value: unknown): string {
   if (typeof value === 'string') return goQuote(value);

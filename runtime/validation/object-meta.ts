@@ -6,7 +6,7 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { byteLength, isDNS1123Label, isKubeFinalizerName, isLabelValue, isQualifiedName, nameChecks, STANDARD_FINALIZERS } from './formats.js';
+import { byteLength, isDNS1123Label, isKubeFinalizerName, isLabelValue, isQualifiedName, nameChecks, nameMaxBytes, STANDARD_FINALIZERS } from './formats.js';
 import { goQuote } from './go-format.js';
 import { deepEqual } from './deep-equal.js';
 import { asList, asObject, asString } from './json-values.js';
@@ -131,8 +131,10 @@ export function validateObjectMeta(obj: Obj, rules: MetadataRules, path = 'metad
   const generateName = asString(meta.generateName);
   if (generateName) for (const msg of nameFn(generateName, true)) causes.push(fe.invalid(`${path}.generateName`, generateName, msg));
   const name = asString(meta.name);
+  const maxName = nameMaxBytes(rules.nameFormat);
   if (!name) causes.push(fe.required(`${path}.name`, 'name or generateName is required'));
-  else for (const msg of nameFn(name, false)) causes.push(fe.invalid(`${path}.name`, name, msg));
+  else if (maxName !== undefined && byteLength(name) > maxName) causes.push(fe.tooLong(`${path}.name`, maxName));
+  if (name) for (const msg of nameFn(name, false)) causes.push(fe.invalid(`${path}.name`, name, msg));
   const namespace = asString(meta.namespace);
   if (rules.namespaced) {
     if (!namespace) causes.push(fe.required(`${path}.namespace`));

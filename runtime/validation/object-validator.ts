@@ -24,21 +24,27 @@ export interface KindValidation extends MetadataRules {
   schema: SchemaFunction;
   /** 'updateFirst' (default): meta-update and immutability before the full check of the new object. */
   updateOrder?: 'updateFirst' | 'validateFirst';
+  /** Field paths in the order kube-apiserver reports them, where it is not declaration order. */
+  validationOrder?: string[];
 }
 
 /**
- * Sort keys of a cause: its top-level field in declaration order, then the index of the list
- * element below it (kube-apiserver validates a list element by element, all checks of one
- * element before the next).
+ * Sort keys of a cause: its field in kube-apiserver's order, then the index of the list element
+ * below it (kube-apiserver validates a list element by element, all checks of one element
+ * before the next). The order is the kind's validationOrder (paths such as `roleRef.kind`, for
+ * the rare ValidateX that visits fields out of declaration order), then the top-level fields in
+ * declaration order.
  */
-function fieldOrder(table: TypeTable, type: string): (c: StatusCause) => [number, number] {
-  const names = Object.keys(table[type]?.fields ?? {});
+function fieldOrder(table: TypeTable, type: string, first: readonly string[] = []): (c: StatusCause) => [number, number] {
+  const declared = Object.keys(table[type]?.fields ?? {}).filter((n) => !first.includes(n));
+  const within = (path: string, at: string): boolean => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`);
   return (c) => {
     const path = c.field ?? '';
+    const listed = first.findIndex((at) => within(path, at));
     const head = path.split(/[.[]/)[0] ?? '';
-    const i = names.indexOf(head);
+    const i = listed >= 0 ? listed : first.length + (declared.includes(head) ? declared.indexOf(head) : declared.length);
     const element = /^[^.[]*\[(\d+)\]/.exec(path);
-    return [i < 0 ? names.length : i, element ? Number(element[1]) : -1];
+    return [i, element ? Number(element[1]) : -1];
   };
 }
 
@@ -56,10 +62,18 @@ export function withoutNulls(value: unknown): unknown {
   return value;
 }
 
-export function objectValidator(k: KindValidation): ObjectValidator {
-  const order = fieldOrder(k.types, k.type);
+/** A copy whose absent zeroWhenAbsent strings (of the kind's own fields) are "", for validation only. */
+function withZeroValues(table: TypeTable, type: string, obj: Obj): Obj {
+  const absent = Object.entries(table[type]?.fields ?? {}).filter(([name, f]) => f.zeroWhenAbsent && obj[name] === undefined);
+  if (absent.length === 0) return obj;
+  return { ...obj, ...Object.fromEntries(absent.map(([name]) => [name, ''])) };
+}
 
-  const fieldCauses = (obj: Obj): StatusCause[] => {
+export function objectValidator(k: KindValidation): ObjectValidator {
+  const order = fieldOrder(k.types, k.type, k.validationOrder);
+
+  const fieldCauses = (given: Obj): StatusCause[] => {
+    const obj = withZeroValues(k.types, k.type, given);
     const causes: StatusCause[] = [];
     if (!k.schema(obj)) causes.push(...translateAjvErrors(k.schema.errors ?? [], obj, k.types, k.type));
     walkObject(k.types, k.type, obj, undefined, '', { mode: 'create', root: obj }, causes);

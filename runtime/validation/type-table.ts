@@ -21,6 +21,14 @@ export interface FieldInfo {
   pointer?: boolean;
   /** Keys of this map may not also appear in the named sibling map. */
   disjointKeys?: { with: string; message: string };
+  /** Size rules of a string map, reported at the field (storage's parameters and attachment metadata). */
+  mapSize?: { maxEntries?: number; nonEmptyKeys?: boolean; maxBytes?: number };
+  /** A non-pointer struct Go always writes: created empty when absent, as defaults are filled. */
+  alwaysEmitted?: boolean;
+  /** Validated as "" when absent, as kube-apiserver validates the Go zero value (no Required). */
+  zeroWhenAbsent?: boolean;
+  /** Over this many elements the list's TooMany is its only cause: the elements are not validated. */
+  stopsAtMaxItems?: number;
   /** Element errors are reported at the field itself, without `[i]` / `[key]` (kube-apiserver quirk). */
   reportAtField?: boolean;
   /** Elements are identified by these keys, which must be unique (only where the spec demands it). */
@@ -86,6 +94,23 @@ export function kubePath(table: TypeTable, rootType: string, pointer: string): s
     }
   }
   return path;
+}
+
+/** The field an ajv instancePath designates, when it is a field of a struct the table knows. */
+export function fieldAt(table: TypeTable, rootType: string, pointer: string): FieldInfo | undefined {
+  const segments = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let shape: Shape | undefined = { t: 'ref', type: rootType };
+  let field: FieldInfo | undefined;
+  for (const seg of segments) {
+    if (shape?.t === 'ref') {
+      field = table[shape.type]?.fields[seg];
+      shape = field?.shape;
+    } else if (shape?.t === 'list' || shape?.t === 'map') {
+      field = undefined;
+      shape = shape.of;
+    } else return undefined;
+  }
+  return field;
 }
 
 /** The decoded value a pointer designates, for echoing it in messages. */

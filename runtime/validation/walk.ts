@@ -31,7 +31,7 @@ function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: str
   const value = holder[name];
   if (shape.t === 'ref') {
     const inner = table[shape.type];
-    if (!inner?.hasDefaults) return;
+    if (!inner?.hasDefaults && !field.alwaysEmitted) return;
     if (value === undefined && !field.pointer) holder[name] = {};
     if (isObj(holder[name])) applyDefaults(table, shape.type, holder[name] as Obj);
   } else if ((shape.t === 'list' || shape.t === 'map') && shape.of.t === 'ref') {
@@ -68,7 +68,8 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
           if (key in other) out.push(fe.invalid(keyPath(childPath(path, name), key), key, field.disjointKeys.message));
         }
       }
-      if (field.listMapKeys && Array.isArray(obj[name])) checkListMapKeys(field.listMapKeys, obj[name] as unknown[], childPath(path, name), out);
+      if (field.mapSize && isObj(obj[name])) checkMapSize(field.mapSize, obj[name] as Obj, childPath(path, name), out);
+      if (field.listMapKeys && Array.isArray(obj[name]) && !endsAtMaxItems(field, obj[name])) checkListMapKeys(field.listMapKeys, obj[name] as unknown[], childPath(path, name), out);
     }
   }
   for (const rule of type.rules ?? []) {
@@ -77,6 +78,7 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
     out.push(...checkRuleCauses(rule, path, obj, old, opts.root));
   }
   for (const [name, field] of entries) {
+    if (endsAtMaxItems(field, obj[name])) continue;
     walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out, field.itemRules);
   }
 }
@@ -116,6 +118,11 @@ function walkShape(
   }
 }
 
+/** A list over its stopsAtMaxItems limit: only its TooMany (from the schema) is reported. */
+export function endsAtMaxItems(field: FieldInfo | undefined, value: unknown): boolean {
+  return field?.stopsAtMaxItems !== undefined && Array.isArray(value) && value.length > field.stopsAtMaxItems;
+}
+
 function checkUnions(entries: [string, FieldInfo][], obj: Obj, path: string, out: StatusCause[]): void {
   const groups = new Map<string, string[]>();
   for (const [name, field] of entries) if (field.oneOf) groups.set(field.oneOf, [...(groups.get(field.oneOf) ?? []), name]);
@@ -139,4 +146,23 @@ function checkListMapKeys(keys: string[], items: unknown[], path: string, out: S
     }
     seen.add(identity);
   });
+}
+
+/**
+ * kube-apiserver's hand-written size rules of a string map (validateParameters): too many
+ * entries ends the check; otherwise each empty key, then the total of keys plus values in bytes.
+ */
+function checkMapSize(limits: NonNullable<FieldInfo['mapSize']>, map: Obj, path: string, out: StatusCause[]): void {
+  const keys = Object.keys(map);
+  if (limits.maxEntries !== undefined && keys.length > limits.maxEntries) {
+    out.push(fe.tooLong(path, limits.maxEntries));
+    return;
+  }
+  let total = 0;
+  for (const key of keys) {
+    if (limits.nonEmptyKeys && key === '') out.push(fe.invalid(path, key, 'field can not be empty.'));
+    const value = map[key];
+    total += Buffer.byteLength(key, 'utf8') + (typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0);
+  }
+  if (limits.maxBytes !== undefined && total > limits.maxBytes) out.push(fe.tooLong(path, limits.maxBytes));
 }

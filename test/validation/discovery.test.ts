@@ -63,6 +63,10 @@ describe('EndpointSlice validation', () => {
     ['missing endpoints', slice({ endpoints: undefined }), [{ reason: 'FieldValueRequired', field: 'endpoints', message: 'Required value' }]],
     ['1001 endpoints', slice({ endpoints: many(1001, () => ({ addresses: ['10.0.0.1'] })) }), [{ reason: 'FieldValueTooMany', field: 'endpoints', message: 'Too many: 1001: must have at most 1000 items' }]],
     ['an endpoint without addresses', ep({ addresses: [] }), [{ reason: 'FieldValueRequired', field: 'endpoints[0].addresses', message: 'Required value: must contain at least 1 address' }]],
+    // Over the limit kube-apiserver returns at once: the elements, invalid as they are, are not looked at.
+    ['1001 invalid endpoints', slice({ endpoints: many(1001, () => ({ addresses: [], hostname: 'Bad_Host' })) }), [{ reason: 'FieldValueTooMany', field: 'endpoints', message: 'Too many: 1001: must have at most 1000 items' }]],
+    ['101 invalid, duplicated ports', slice({ ports: many(101, () => ({ name: 'Bad_Name', port: 0, protocol: 'ICMP' })) }), [{ reason: 'FieldValueTooMany', field: 'ports', message: 'Too many: 101: must have at most 100 items' }]],
+    ['9 invalid, duplicated zone hints', ep({ hints: { forZones: many(9, () => ({ name: '-bad-' })) } }), [{ reason: 'FieldValueTooMany', field: 'endpoints[0].hints.forZones', message: 'Too many: 9: must have at most 8 items' }]],
     ['101 addresses', ep({ addresses: many(101, (i) => `10.3.${i >> 8}.${(i & 255) + 1}`) }), [{ reason: 'FieldValueTooMany', field: 'endpoints[0].addresses', message: 'Too many: 101: must have at most 100 items' }]],
     ['an IPv6 address in an IPv4 slice', ep({ addresses: ['2001:db8::1'] }), [{ reason: 'FieldValueInvalid', field: 'endpoints[0].addresses[0]', message: 'Invalid value: "2001:db8::1": must be a valid IPv4 address' }]],
     ['a non-canonical IPv4 address', ep({ addresses: ['010.0.0.1'] }), [{ reason: 'FieldValueInvalid', field: 'endpoints[0].addresses[0]', message: 'Invalid value: "010.0.0.1": must be in canonical form ("10.0.0.1")' }]],

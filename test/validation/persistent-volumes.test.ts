@@ -120,6 +120,7 @@ describe('PersistentVolume validation', () => {
       { reason: 'FieldValueForbidden', field: 'spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[1].values', message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" },
     ]],
     ['a field requirement on another field', pv({ nodeAffinity: { required: { nodeSelectorTerms: [{ matchFields: [{ key: 'spec.unschedulable', operator: 'In', values: ['x'] }] }] } } }), [{ reason: 'FieldValueInvalid', field: 'spec.nodeAffinity.required.nodeSelectorTerms[0].matchFields[0].key', message: 'Invalid value: "spec.unschedulable": not a valid field selector key' }]],
+    ['a CSI driver name over 63 characters', pv({ hostPath: undefined, csi: { driver: 'd'.repeat(64), volumeHandle: 'h' } }), [{ reason: 'FieldValueTooLong', field: 'spec.csi.driver', message: 'Too long: may not be more than 63 bytes' }]],
     ['a CSI volume without driver and handle', pv({ hostPath: undefined, csi: { driver: '', volumeHandle: '' } }), [
       { reason: 'FieldValueRequired', field: 'spec.csi.driver', message: 'Required value' },
       // ValidateCSIDriverName also runs the subdomain check on the empty name.

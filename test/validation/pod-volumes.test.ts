@@ -140,6 +140,7 @@ describe('pod volumes rejected', () => {
     ['an emptyDir medium other than "" or Memory (the specification\'s rule)', [{ name: 'a', emptyDir: { medium: 'Disk' } }], [{ reason: 'FieldValueNotSupported', field: 'spec.volumes[0].emptyDir.medium', message: 'Unsupported value: "Disk": supported values: "", "Memory"' }]],
     ['a negative emptyDir size limit', [{ name: 'a', emptyDir: { sizeLimit: '-1Gi' } }], [{ reason: 'FieldValueForbidden', field: 'spec.volumes[0].emptyDir.sizeLimit', message: 'Forbidden: SizeLimit field must be a valid resource quantity' }]],
     ['an ephemeral volume without a claim template', [{ name: 'a', ephemeral: {} }], [{ reason: 'FieldValueRequired', field: 'spec.volumes[0].ephemeral.volumeClaimTemplate', message: 'Required value' }]],
+    ['a CSI driver name over 63 characters', [{ name: 'a', csi: { driver: 'd'.repeat(64) } }], [{ reason: 'FieldValueTooLong', field: 'spec.volumes[0].csi.driver', message: 'Too long: may not be more than 63 bytes' }]],
     ['a CSI volume without driver', [{ name: 'a', csi: {} }], [{ reason: 'FieldValueRequired', field: 'spec.volumes[0].csi.driver', message: 'Required value' }]],
     ['a CSI secret reference without name', [{ name: 'a', csi: { driver: 'd.example.com', nodePublishSecretRef: {} } }], [{ reason: 'FieldValueRequired', field: 'spec.volumes[0].csi.nodePublishSecretRef.name', message: 'Required value' }]],
     ['an iSCSI disk with a bad iqn and lun', [{ name: 'a', iscsi: { targetPortal: 'p:3260', iqn: 'x', lun: 256 } }], [

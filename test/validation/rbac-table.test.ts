@@ -32,7 +32,8 @@ describe('RBAC printer columns', () => {
       Age: '5m',
       Users: 'alice, bob',
       Groups: 'system:masters',
-      ServiceAccounts: 'kube-system:default',
+      // rbac.SubjectsStrings writes a service account as namespace/name.
+      ServiceAccounts: 'kube-system/default',
     });
     expect(columnsOf('clusterrolebindings').filter((c) => c.priority === 1).map((c) => c.name)).toEqual(['Users', 'Groups', 'ServiceAccounts']);
   });

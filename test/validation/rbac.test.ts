@@ -85,6 +85,21 @@ describe('ClusterRoleBinding', () => {
   });
 });
 
+describe('binding cause order (ValidateRoleBinding: roleRef.apiGroup, roleRef.kind, roleRef.name, then subjects)', () => {
+  const bad = { roleRef: { apiGroup: 'example.com', kind: 'Group', name: '' }, subjects: [{ kind: 'Robot', name: 'r' }] };
+  it.each<[string, ReturnType<typeof validatorOf>, Obj, string]>([
+    ['ClusterRoleBinding', crb, clusterBinding(bad), 'ClusterRole'],
+    ['RoleBinding', rb, binding(bad), 'Role", "ClusterRole'],
+  ])('%s', (_name, v, obj, kinds) => {
+    expect(v.validate(obj)).toEqual([
+      { reason: 'FieldValueNotSupported', field: 'roleRef.apiGroup', message: `Unsupported value: "example.com": supported values: "${RBAC}"` },
+      { reason: 'FieldValueNotSupported', field: 'roleRef.kind', message: `Unsupported value: "Group": supported values: "${kinds}"` },
+      { reason: 'FieldValueRequired', field: 'roleRef.name', message: 'Required value' },
+      { reason: 'FieldValueNotSupported', field: 'subjects[0].kind', message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"' },
+    ]);
+  });
+});
+
 describe('RoleBinding', () => {
   it('accepts a Role or a ClusterRole, and a ServiceAccount subject without namespace', () => {
     expect(rb.validate(defaulted(rb, binding({ subjects: [{ kind: 'ServiceAccount', name: 'default' }] })))).toEqual([]);
@@ -129,6 +144,11 @@ describe('Role and ClusterRole rules', () => {
   });
 });
 
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
 describe('ClusterRole aggregationRule', () => {
   const sel = (s: Obj): Obj => ({ metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [s] } });
   it('accepts label and expression selectors', () => {
@@ -139,7 +159,20 @@ describe('ClusterRole aggregationRule', () => {
     ['an empty selector list', { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [] } }, [{ reason: 'FieldValueRequired', field: 'aggregationRule.clusterRoleSelectors', message: 'Required value: at least one clusterRoleSelector required if aggregationRule is non-nil' }]],
     ['In without values', sel({ matchExpressions: [{ key: 'a', operator: 'In' }] }), [{ reason: 'FieldValueRequired', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values', message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" }]],
     ['Exists with values', sel({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }), [{ reason: 'FieldValueForbidden', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values', message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }]],
-    ['an unknown operator', sel({ matchExpressions: [{ key: 'a', operator: 'Near' }] }), [{ reason: 'FieldValueNotSupported', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].operator', message: 'Unsupported value: "Near": supported values: "In", "NotIn", "Exists", "DoesNotExist"' }]],
+    ['an unknown operator', sel({ matchExpressions: [{ key: 'a', operator: 'Near' }] }), [{ reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].operator', message: 'Invalid value: "Near": not a valid selector operator' }]],
+    ['an empty operator', sel({ matchExpressions: [{ key: 'a', operator: '' }] }), [{ reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].operator', message: 'Invalid value: "": not a valid selector operator' }]],
+    ['a value that is no label value', sel({ matchExpressions: [{ key: 'a', operator: 'In', values: ['ok', 'not ok'] }] }), [{ reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values[1]', message: `Invalid value: "not ok": ${LABEL_VALUE_MSG}` }]],
+    // ValidateLabelSelectorRequirement: operator first, then the key, then the values.
+    ['a bad key, operator and value, in kube-apiserver order', sel({ matchExpressions: [{ key: 'bad key', operator: 'Near', values: ['-x'] }] }), [
+      { reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].operator', message: 'Invalid value: "Near": not a valid selector operator' },
+      { reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].key', message: `Invalid value: "bad key": name part ${LABEL_KEY_MSG}` },
+      { reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values[0]', message: `Invalid value: "-x": ${LABEL_VALUE_MSG}` },
+    ]],
+    // ValidateLabels reports at matchLabels itself, without the key.
+    ['a matchLabels key and value that are invalid', sel({ matchLabels: { 'bad key': 'ok', good: '-bad' } }), [
+      { reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchLabels', message: `Invalid value: "bad key": name part ${LABEL_KEY_MSG}` },
+      { reason: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors[0].matchLabels', message: `Invalid value: "-bad": ${LABEL_VALUE_MSG}` },
+    ]],
   ])('rejects %s', (_name, obj, causes) => {
     expect(clusterRole.validate(obj)).toEqual(causes);
   });

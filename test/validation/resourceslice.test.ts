@@ -56,6 +56,7 @@ describe('ResourceSlice validation', () => {
     ['a slice for one node with 128 devices', slice({ devices: devices(128) })],
     ['a node selector with exactly one term', slice({ nodeName: undefined, nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['worker'] }] }] } })],
     ['allNodes', slice({ nodeName: undefined, allNodes: true })],
+    ['a 63-character driver name', slice({ driver: 'd'.repeat(63) })],
     ['a 253-character pool name', slice({ pool: { name: 'x'.repeat(253), generation: 0, resourceSliceCount: 1 } })],
     ['a pool name of several subdomains', slice({ pool: { name: 'a.example/b/c', generation: 3, resourceSliceCount: 2 } })],
     ['domain-qualified attribute names', slice({ devices: [device('a', { attributes: { [`${'x'.repeat(63)}/${'y'.repeat(32)}`]: { string: 'z' }, ['x'.repeat(32)]: { string: 'y' } } })] })],
@@ -73,6 +74,7 @@ describe('ResourceSlice validation', () => {
     ['129 devices', slice({ devices: devices(129) }), [{ reason: 'FieldValueTooMany', field: 'spec.devices', message: 'Too many: 129: must have at most 128 items' }]],
     ['a bad driver name', slice({ driver: '!@#$%^' }), [inv('spec.driver', '"!@#$%^"', SUBDOMAIN_MSG)]],
     ['no driver', slice({ driver: undefined }), [req('spec.driver')]],
+    ['a driver name over 63 characters', slice({ driver: 'd'.repeat(64) }), [{ reason: 'FieldValueTooLong', field: 'spec.driver', message: 'Too long: may not be more than 63 bytes' }]],
     ['a bad node name (and pool name)', slice({ nodeName: '!@#$%^', pool: { name: '!@#$%^', generation: 0, resourceSliceCount: 1 } }), [inv('spec.nodeName', '"!@#$%^"', SUBDOMAIN_MSG), inv('spec.pool.name', '"!@#$%^"', SUBDOMAIN_MSG)]],
     ['a pool name with two bad parts', slice({ pool: { name: '!@#$%^/!@#$%^', generation: 0, resourceSliceCount: 1 } }), [inv('spec.pool.name', '"!@#$%^"', SUBDOMAIN_MSG), inv('spec.pool.name', '"!@#$%^"', SUBDOMAIN_MSG)]],
     [

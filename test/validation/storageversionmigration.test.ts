@@ -78,10 +78,10 @@ describe('StorageVersionMigration validation', () => {
     expect(strategies.subresources.status.allowUnconditionalUpdate()).toBe(false);
   });
 
-  it('drops status on create and keeps the stored status on a main update', () => {
+  it('drops status on create (leaving the empty struct Go always writes) and keeps the stored status on a main update', () => {
     const created = { ...svm(), status: { resourceVersion: '9' } };
     strategies.main.prepareForCreate(created);
-    expect(created.status).toBeUndefined();
+    expect(created.status).toEqual({});
     const old = stored(svm(), { resourceVersion: '9' });
     const next = stored(svm(), { resourceVersion: '10' });
     strategies.main.prepareForUpdate(next, old);
@@ -104,6 +104,15 @@ describe('StorageVersionMigration validation', () => {
       expect(obj.spec).toEqual(old.spec);
       expect(status.validateUpdate(obj, old)).toEqual([]);
       expect(update({ resourceVersion: '42', conditions: [cond('Running', 'False'), cond('Succeeded')] }, { resourceVersion: '42' })).toEqual([]);
+    });
+
+    it('takes labels, annotations, finalizers, ownerReferences and generation from the stored object (ResetObjectMetaForStatus)', () => {
+      const old = { ...stored(svm()), metadata: { name: 'migrate-deployments', resourceVersion: '3', labels: { a: 'old' }, generation: 1 } };
+      const obj = stored(svm(), { resourceVersion: '42' });
+      Object.assign(obj.metadata as Obj, { labels: { a: 'new' }, annotations: { b: 'x' }, finalizers: ['example.com/f'], ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u' }], generation: 5 });
+      status.prepareForUpdate(obj, old);
+      expect(obj.metadata).toEqual({ name: 'migrate-deployments', resourceVersion: '3', labels: { a: 'old' }, generation: 1 });
+      expect(obj.status).toEqual({ resourceVersion: '42' });
     });
 
     it.each<[string, Obj, Obj, Cause[]]>([
@@ -221,7 +230,8 @@ describe('StorageVersionMigration over HTTPS', () => {
     const created = await req(on, PATH, { method: 'POST', body: { ...svm(), status: { resourceVersion: '1' } } });
     expect(created.status).toBe(201);
     const body = created.json<Obj>();
-    expect(body.status).toBeUndefined();
+    // The creator's status is dropped; Go always writes the non-pointer status struct.
+    expect(body.status).toEqual({});
     const withStatus = { ...body, status: { resourceVersion: '17', conditions: [cond('Running')] } };
     const written = await req(on, `${PATH}/migrate-deployments/status`, { method: 'PUT', body: withStatus });
     expect(written.status).toBe(200);

@@ -6,6 +6,7 @@
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { configMapStrategies } from './configmap.js';
+import { csiNodeStrategies } from './csinode.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
 import { limitRangeStrategies } from './limitrange.js';
@@ -16,6 +17,7 @@ import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
 import { secretStrategies } from './secret.js';
 import { serviceAccountStrategies } from './serviceaccount.js';
+import { storageClassStrategies } from './storageclass.js';
 import { storageVersionMigrationStrategies } from './storageversionmigration.js';
 
 /** Whether a feature gate is on. */
@@ -26,6 +28,8 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   configmap: configMapStrategies,
   secret: secretStrategies,
   serviceaccount: serviceAccountStrategies,
+  csinode: csiNodeStrategies,
+  storageclass: storageClassStrategies,
   namespace: namespaceStrategies,
   endpointslice: endpointSliceStrategies,
   limitrange: limitRangeStrategies,
