@@ -43,6 +43,11 @@ export interface ResourceStrategies {
    * a delete proceeds; may throw a StatusError. Absent: metadata.finalizers alone decide.
    */
   beforeDelete?(existing: KubeObject, options: DeleteOptions): DeleteDecision;
+  /**
+   * The module clears feature-gated fields itself, by rules of its own, so the generic per-field
+   * drop of the spec's `featureGate` markers is not applied on top (Pod: kube decides per feature).
+   */
+  dropsDisabledFields?: boolean;
 }
 
 export function statusFieldOf(def: ResourceDefinition): string {

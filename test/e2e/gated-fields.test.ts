@@ -42,3 +42,57 @@ describe('feature-gated fields', () => {
     expect(created.endpoints[0].hints).toEqual({ forZones: [{ name: 'a' }], forNodes: [{ name: 'n1' }] });
   });
 });
+
+// Pods: kube 1.33's DropDisabledPodFields over HTTP, create (201) and update (200).
+const podBody = (extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'gated' },
+  spec: {
+    containers: [{ name: 'app', image: 'nginx', lifecycle: { stopSignal: 'SIGUSR1' } }],
+    resources: { limits: { cpu: '1' } },
+    ...extra,
+  },
+});
+
+type PodSpec = { containers: { lifecycle?: { stopSignal?: string } }[]; resources?: unknown };
+
+async function podServer(featureGates?: string) {
+  const server = await startServer({ storage: 'memory', featureGates });
+  servers.push(server);
+  const creds = kubeconfigCredentials(server.kubeconfig);
+  const send = (path: string, method: string, body?: unknown) =>
+    call(server.url, `/api/v1/namespaces/default/pods${path}`, creds, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return send;
+}
+
+describe('feature-gated Pod fields', () => {
+  const cases: [string, string | undefined, boolean][] = [
+    ['drops them with the 1.33 defaults', undefined, false],
+    ['keeps them with their gates on', 'ContainerStopSignals=true,PodLevelResources=true', true],
+  ];
+  it.each(cases)('%s, on create and on update', async (_what, gates, kept) => {
+    const send = await podServer(gates);
+    const created = await send('', 'POST', podBody());
+    expect(created.status, created.body).toBe(201);
+    const pod = created.json<{ metadata: Record<string, unknown>; spec: PodSpec }>();
+    const check = (spec: PodSpec) => {
+      expect(spec.containers[0].lifecycle?.stopSignal).toBe(kept ? 'SIGUSR1' : undefined);
+      expect(spec.resources).toEqual(kept ? { limits: { cpu: '1' } } : undefined);
+    };
+    check(pod.spec);
+    const put = await send('/gated', 'PUT', { ...podBody(), metadata: pod.metadata, spec: { ...pod.spec, ...podBody().spec, containers: pod.spec.containers.map((c, i) => ({ ...c, ...podBody().spec.containers[i] })) } });
+    // The update sends the fields again: dropped again unless the gate is on.
+    expect(put.status, put.body).toBe(200);
+    check(put.json<{ spec: PodSpec }>().spec);
+  });
+
+  it('drops an image volume, with its mounts, while ImageVolume is off', async () => {
+    const send = await podServer();
+    const res = await send('', 'POST', podBody({ containers: [{ name: 'app', image: 'nginx', volumeMounts: [{ name: 'img', mountPath: '/img' }] }], volumes: [{ name: 'img', image: { reference: 'busybox' } }] }));
+    expect(res.status, res.body).toBe(201);
+    const spec = res.json<{ spec: { volumes?: unknown[]; containers: { volumeMounts?: unknown[] }[] } }>().spec;
+    expect(spec.volumes ?? []).toEqual([]);
+    expect(spec.containers[0].volumeMounts ?? []).toEqual([]);
+  });
+});

@@ -71,6 +71,7 @@ export function strategiesFor(def: ResourceDefinition, enabled: FeatureGateCheck
     if (!make) throw new Error(`${def.plural}: unknown strategy module "${def.strategy}"`);
     strategies = make(def, enabled);
   }
+  if (strategies.dropsDisabledFields) return strategies;
   return {
     ...strategies,
     main: droppingDisabledFields(def, strategies.main, enabled),

@@ -13,11 +13,13 @@ import type { ResourceDefinition } from '../definition.js';
 import { asObject, asObjectList, asString, isPlainObject, metaOf, type KubeObject } from '../object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
+import { dropDisabledPodFields, type GateCheck } from './pod/drop-disabled.js';
 import { ephemeralClaimNameCauses, ephemeralClaimSpecCauses } from './pod/ephemeral-claims.js';
 import { ephemeralContainersStrategy } from './pod/ephemeral-containers.js';
 import { podBeforeDelete } from './pod/graceful-delete.js';
 import { projectedPathCauses } from './pod/projected-paths.js';
 import { podQOSClass } from './pod/qos.js';
+import { keepStatusWriteInvariants } from './pod/status-prepare.js';
 import { podStatusCauses } from './pod/status.js';
 import { podSpecUpdateCauses } from './pod/update.js';
 import { withoutUnvalidatedSources } from './pod/volume-sources.js';
@@ -69,7 +71,7 @@ function createOnlyCauses(o: KubeObject): StatusCause[] {
   return asObjectList(asObject(o.spec).ephemeralContainers).length ? [forbidden('spec.ephemeralContainers', 'cannot be set on create')] : [];
 }
 
-export function podStrategies(def: ResourceDefinition): ResourceStrategies {
+export function podStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
   const podCauses = (o: KubeObject): StatusCause[] => [
     ...ephemeralClaimNameCauses(metaOf(o).name, asObject(o.spec)),
@@ -84,11 +86,13 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
       base.main.prepareForCreate(o);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
       o.status = initialStatus(asObject(o.spec));
+      dropDisabledPodFields(o, undefined, enabled);
     },
     validate,
     prepareForUpdate(o, old) {
       base.main.prepareForUpdate(o, old);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
+      dropDisabledPodFields(o, old, enabled);
     },
     validateUpdate: (o, old) => withoutUnvalidatedSources(asObject(o.spec), [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
     selectableFields: podSelectableFields,
@@ -96,12 +100,25 @@ export function podStrategies(def: ResourceDefinition): ResourceStrategies {
   const baseStatus = base.subresources.status as Strategy;
   const status: Strategy = {
     ...baseStatus,
+    prepareForUpdate(o, old) {
+      baseStatus.prepareForUpdate(o, old);
+      keepStatusWriteInvariants(o, old);
+      dropDisabledPodFields(o, old, enabled);
+    },
     validateUpdate: (o, old) => [...baseStatus.validateUpdate(o, old), ...podStatusCauses(o.status)],
     selectableFields: podSelectableFields,
   };
   // validateUpdate of the main strategy without its spec-update rule: this subresource changes the spec.
   const validateWrite = (o: KubeObject, old: KubeObject): StatusCause[] =>
     withoutUnvalidatedSources(asObject(o.spec), [...def.validator.validateUpdate(o, old), ...podCauses(o)]);
-  const ephemeralcontainers = ephemeralContainersStrategy(main, (o) => def.validator.applyDefaults(o), validateWrite);
-  return { main, subresources: { status, ephemeralcontainers }, beforeDelete: podBeforeDelete };
+  const ephemeral = ephemeralContainersStrategy(main, (o) => def.validator.applyDefaults(o), validateWrite);
+  const ephemeralcontainers: Strategy = {
+    ...ephemeral,
+    prepareForUpdate(o, old) {
+      ephemeral.prepareForUpdate(o, old);
+      dropDisabledPodFields(o, old, enabled);
+    },
+  };
+  // The module drops gated fields itself, by kube's per-feature rules (pod/drop-disabled.ts).
+  return { main, subresources: { status, ephemeralcontainers }, beforeDelete: podBeforeDelete, dropsDisabledFields: true };
 }
