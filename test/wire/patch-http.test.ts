@@ -269,6 +269,23 @@ describe('application/merge-patch+json bodies that are not objects', () => {
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message });
   });
 
+  it('refuses a scalar under fieldValidation=Ignore as MergePatch does', async () => {
+    await createConfigMap('mp-bad-ignored', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-bad-ignored?fieldValidation=Ignore`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '"x"' });
+    expect(r.status).toBe(400);
+    expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message: 'Invalid JSON Patch' });
+  });
+
+  it('drops null items of an array that lands on a missing field', async () => {
+    await createConfigMap('mp-null-items', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-null-items`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '{"metadata":{"finalizers":["example.com/keep",null]}}',
+    });
+    expect(r.status).toBe(200);
+    expect(r.json<{ metadata: { finalizers: string[] } }>().metadata.finalizers).toEqual(['example.com/keep']);
+  });
+
   it('accepts an object', async () => {
     await createConfigMap('mp-ok', { a: '1' });
     const r = await wire.call('PATCH', `${NS}/mp-ok`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":{"b":"2"}}' });

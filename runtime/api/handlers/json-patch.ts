@@ -45,9 +45,16 @@ export function goJsonKind(v: Json): string {
   return typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
-/** strconv.Atoi: an optional sign and decimal digits, nothing else. */
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * strconv.Atoi: an optional sign and decimal digits, nothing else (so "01" and "+1" are indices
+ * too); past Go's 64-bit int it fails with its own "value out of range" error.
+ */
 function atoi(key: string): number {
   if (!/^[+-]?\d+$/.test(key)) throw new PatchError(`strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
+  const n = BigInt(key);
+  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw new PatchError(`strconv.Atoi: parsing ${JSON.stringify(key)}: value out of range`);
   return Number(key);
 }
 

@@ -65,7 +65,6 @@ function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resourc
   if (options && options.fieldValidation !== 'Ignore' && parsed !== null && !isPlainObject(parsed)) {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type map[string]interface {}`);
   }
-  if (parsed === null) throw badRequest('Invalid JSON Patch');
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   const result = applyMergePatch(existing, parsed);
   if (!isPlainObject(result)) throw badRequest('the patch must be a JSON object');
