@@ -101,6 +101,7 @@ export interface KindModel {
   /** Field paths in kube-apiserver's validation order, where it differs from declaration order. */
   validationOrder?: string[];
   statusResetsMetadata: boolean;
+  allowUnconditionalUpdate: boolean;
   statusField?: string;
   strategy?: string;
   /** Not stored: create only, answered by the virtual handler named by `strategy`. */

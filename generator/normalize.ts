@@ -231,6 +231,7 @@ class Normalizer {
       returnDeletedObject: raw.returnDeletedObject ?? false,
       tracksGeneration: raw.tracksGeneration ?? false,
       statusResetsMetadata: raw.statusResetsMetadata ?? false,
+      allowUnconditionalUpdate: raw.allowUnconditionalUpdate ?? true,
       ...(raw.validationOrder ? { validationOrder: raw.validationOrder } : {}),
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),

@@ -108,6 +108,7 @@ export interface RawKind extends RawType {
   returnDeletedObject?: boolean;
   storageVersion?: string;
   tracksGeneration?: boolean | 'onUpdate';
+  allowUnconditionalUpdate?: boolean;
   validationOrder?: string[];
   statusResetsMetadata?: boolean;
   statusField?: string;

@@ -96,6 +96,8 @@ export interface ResourceDefinition {
   tracksGeneration: boolean | 'onUpdate';
   /** Status writes take labels, annotations, finalizers, ownerReferences, deletionTimestamp and generation from the stored object. */
   statusResetsMetadata?: boolean;
+  /** false: updates must name the resourceVersion they replace (kube's AllowUnconditionalUpdate); absent: true. */
+  allowUnconditionalUpdate?: boolean;
   /** DELETE answers with the deleted object, not a Status (kube-apiserver's ReturnDeletedObject; CSIDriver). */
   returnDeletedObject?: boolean;
   /** Top-level fields that are not spec (status and metadata aside), e.g. for the status subresource. */

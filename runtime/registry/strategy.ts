@@ -92,7 +92,7 @@ export function defaultStrategy(def: ResourceDefinition): Strategy {
     validateUpdate: (obj, old) => def.validator.validateUpdate(obj, old),
     warningsOnUpdate: () => [],
     allowCreateOnUpdate: () => false,
-    allowUnconditionalUpdate: () => true,
+    allowUnconditionalUpdate: () => def.allowUnconditionalUpdate !== false,
     selectableFields: defaultSelectableFields(def),
   };
 }
