@@ -8,37 +8,18 @@
 // are left as sent.
 
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { forEachStructMember } from './struct-members.js';
 
 /** Removes (or zeroes, when required) null-valued struct members of `obj` in place, at every depth. */
 export function dropNullMembers(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex): void {
-  walk(obj, schema, index);
-}
-
-function walk(value: unknown, raw: JsonSchema, index: SchemaIndex): void {
-  const schema = index.resolve(raw);
-  if (schema['x-kubernetes-preserve-unknown-fields']) return;
-  if (Array.isArray(value)) {
-    if (schema.items) for (const item of value) walk(item, schema.items, index);
-    return;
-  }
-  if (!isObject(value)) return;
-  if (schema.properties) {
-    const required = new Set(schema.required ?? []);
-    for (const [key, child] of Object.entries(value)) {
-      const prop = schema.properties[key];
-      if (!prop) continue;
-      if (child !== null) walk(child, prop, index);
-      else if (!required.has(key)) delete value[key];
-      else {
-        const zero = zeroValue(index.resolve(prop));
-        if (zero !== undefined) value[key] = zero;
-      }
+  forEachStructMember(obj, schema, index, (m) => {
+    if (m.value !== null) return;
+    if (!m.required) delete m.holder[m.key];
+    else {
+      const zero = zeroValue(m.schema);
+      if (zero !== undefined) m.holder[m.key] = zero;
     }
-  } else if (isObject(schema.additionalProperties)) {
-    for (const child of Object.values(value)) walk(child, schema.additionalProperties, index);
-  }
+  });
 }
 
 /**

@@ -4,33 +4,15 @@
 // rely on it. Structs are kept even when empty, as Go keeps them.
 
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+import { forEachStructMember } from './struct-members.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Removes, in place, empty maps and lists held by optional fields, at every depth. */
 export function omitEmptyCollections(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex): void {
-  walk(obj, schema, index);
-}
-
-function walk(value: unknown, raw: JsonSchema, index: SchemaIndex): void {
-  const schema = index.resolve(raw);
-  if (schema['x-kubernetes-preserve-unknown-fields']) return;
-  if (Array.isArray(value)) {
-    if (schema.items) for (const item of value) walk(item, schema.items, index);
-    return;
-  }
-  if (!isObject(value)) return;
-  if (schema.properties) {
-    const required = new Set(schema.required ?? []);
-    for (const [key, child] of Object.entries(value)) {
-      const prop = schema.properties[key];
-      if (!prop) continue;
-      walk(child, prop, index);
-      if (!required.has(key) && isEmptyCollection(child, index.resolve(prop))) delete value[key];
-    }
-  } else if (isObject(schema.additionalProperties)) {
-    for (const child of Object.values(value)) walk(child, schema.additionalProperties, index);
-  }
+  forEachStructMember(obj, schema, index, (m) => {
+    if (!m.required && isEmptyCollection(m.value, m.schema)) delete m.holder[m.key];
+  });
 }
 
 /** An empty list, or an empty map (a schema with additionalProperties and no properties of its own). */
