@@ -2,24 +2,12 @@
 // status strategy calls metav1.ResetObjectMetaForStatus (labels, annotations, finalizers and
 // ownerReferences come from the stored object), PersistentVolume's keeps the writer's metadata.
 // The attach error limits answer 422 Invalid; errorCode is dropped while its gate is off.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; status?: Record<string, unknown> };
-
-let server: RunningServer;
-let creds: ReturnType<typeof kubeconfigCredentials>;
-beforeAll(async () => {
-  server = await startServer({ storage: 'memory' });
-  creds = kubeconfigCredentials(server.kubeconfig);
-});
-afterAll(() => server?.close());
-
-const send = async (method: string, path: string, body?: unknown) => {
-  const res = await call(server.url, path, creds, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: await res.json<Obj>() };
-};
+const api = useMemoryServer();
+const send = (method: string, path: string, body?: unknown) => api.send<Obj>(method, path, body);
 
 const VAS = '/apis/storage.k8s.io/v1/volumeattachments';
 const PVS = '/api/v1/persistentvolumes';

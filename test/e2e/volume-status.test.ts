@@ -2,28 +2,12 @@
 // the main resource ignores status, a write to /status ignores spec; invalid claims get 422
 // Invalid with kube-apiserver's causes; the claim's dataSourceRef (AnyVolumeDataSource, GA in
 // 1.33) is served by a real server's gates.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: Record<string, unknown> };
-
-let server: RunningServer;
-let creds: ReturnType<typeof kubeconfigCredentials>;
-beforeAll(async () => {
-  server = await startServer({ storage: 'memory' });
-  creds = kubeconfigCredentials(server.kubeconfig);
-});
-afterAll(() => server?.close());
-
-const json = { 'content-type': 'application/json' };
-const send = async (method: string, path: string, body?: unknown) => {
-  const res = await call(server.url, path, creds, { method, headers: json, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const raw = res.headers.warning;
-  // Node joins repeated Warning headers with commas.
-  const warnings = (raw === undefined ? [] : Array.isArray(raw) ? raw : raw.split(/,(?=\s*299 )/)).map((w) => w.trim());
-  return { status: res.status, body: await res.json<Obj>(), warnings };
-};
+const api = useMemoryServer();
+const send = (method: string, path: string, body?: unknown) => api.send<Obj>(method, path, body);
 
 const PVCS = '/api/v1/namespaces/default/persistentvolumeclaims';
 const PVS = '/api/v1/persistentvolumes';
@@ -103,12 +87,12 @@ describe('field selectors', () => {
   // PV and PVC register no field label conversion in v1, so only the metadata fields are
   // selectable (the claim's legacy "name" field never reaches the store).
   it('select claims by metadata.name and refuse other fields', async () => {
-    const ok = await call(server.url, `${PVCS}?fieldSelector=metadata.name%3Ddata`, creds);
+    const ok = await api.send<{ items: Obj[] }>('GET', `${PVCS}?fieldSelector=metadata.name%3Ddata`);
     expect(ok.status).toBe(200);
-    expect((await ok.json<{ items: Obj[] }>()).items.map((i) => i.metadata.name)).toEqual(['data']);
-    const bad = await call(server.url, `${PVCS}?fieldSelector=name%3Ddata`, creds);
+    expect(ok.body.items.map((i) => i.metadata.name)).toEqual(['data']);
+    const bad = await api.send<{ message: string }>('GET', `${PVCS}?fieldSelector=name%3Ddata`);
     expect(bad.status).toBe(400);
-    expect((await bad.json<{ message: string }>()).message).toBe('field label not supported: name');
+    expect(bad.body.message).toBe('field label not supported: name');
   });
 });
 
