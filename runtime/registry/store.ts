@@ -225,8 +225,10 @@ export class Store {
     this.ensureNamespace(obj, namespace);
     const admitting = await this.mutatingAdmission(strategy, { operation: 'CREATE', subresource: '', namespace, object: obj, dryRun: options.dryRun });
     strategy.prepareForCreate(obj);
-    // After the strategy, so fields it resets are not recorded as the writer's.
-    this.recordManagedFields(undefined, obj, options);
+    // After the strategy, so fields it resets are not recorded as the writer's; before
+    // admission's changes, as kube-apiserver's handlers record them.
+    if (admitting.unadmitted) strategy.prepareForCreate(admitting.unadmitted);
+    this.recordManagedFields(undefined, obj, options, admitting.unadmitted);
     const name = metaOf(obj).name ?? '';
     const causes = strategy.validate(obj);
     if (causes.length) throw this.invalid(name, causes);
@@ -356,10 +358,13 @@ export class Store {
     }
   }
 
-  /** metadata.managedFields gains (or updates) an Update entry for the writer, as kube-apiserver's field manager records it. */
-  private recordManagedFields(live: KubeObject | undefined, obj: KubeObject, options: WriteOptions & { subresource?: string }): void {
+  /**
+   * metadata.managedFields gains (or updates) an Update entry for the writer, as kube-apiserver's
+   * field manager records it; the writer owns the fields of `written` (obj before admission).
+   */
+  private recordManagedFields(live: KubeObject | undefined, obj: KubeObject, options: WriteOptions & { subresource?: string }, written = obj): void {
     if (options.managedFieldsRecorded) return;
-    const recorded = recordUpdate(this.definition, live, obj, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
+    const recorded = recordUpdate(this.definition, live, written, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
     const entries = recorded.metadata?.managedFields;
     if (entries) metaOf(obj).managedFields = entries;
     else delete metaOf(obj).managedFields;
@@ -408,8 +413,10 @@ export class Store {
     if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
       meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     }
-    // After the strategy, so fields it resets are not recorded as the writer's.
-    this.recordManagedFields(old, obj, options);
+    // After the strategy, so fields it resets are not recorded as the writer's; before
+    // admission's changes, as kube-apiserver's handlers record them.
+    if (admitting.unadmitted) strategy.prepareForUpdate(admitting.unadmitted, old);
+    this.recordManagedFields(old, obj, options, admitting.unadmitted);
     const causes = strategy.validateUpdate(obj, old);
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
     addWarnings(options, strategy.warningsOnUpdate(obj, old));
@@ -421,19 +428,20 @@ export class Store {
    * Mutating admission, where kube-apiserver's handlers run it: on the decoded and defaulted
    * object, before the strategy prepares it (so a pod's QoS class sees the limits a plugin set).
    * Returns the plugins that handle the write, for validating admission after the strategy's
-   * own validation.
+   * own validation, and the object as it was before a plugin changed it.
    */
   private async mutatingAdmission(
     strategy: Strategy,
     write: Omit<AdmissionAttributes, 'definition' | 'namespace' | 'dryRun'> & { namespace: string | undefined; dryRun?: boolean },
-  ): Promise<{ plugins: AdmissionPlugin[]; attributes: AdmissionAttributes }> {
+  ): Promise<{ plugins: AdmissionPlugin[]; attributes: AdmissionAttributes; unadmitted?: KubeObject }> {
     const attributes: AdmissionAttributes = { ...write, definition: this.definition, namespace: this.scopeNamespace(write.namespace), dryRun: write.dryRun ?? false };
     const plugins = this.admission.filter((p) => p.handles(attributes));
-    if (plugins.length) {
-      strategy.applyDefaults?.(attributes.object);
-      await runMutatingAdmission(plugins, attributes);
-    }
-    return { plugins, attributes };
+    if (!plugins.length) return { plugins, attributes };
+    strategy.applyDefaults?.(attributes.object);
+    const before = deepClone(attributes.object);
+    await runMutatingAdmission(plugins, attributes);
+    // The object as the writer sent it, when a plugin changed it: managedFields describe that one.
+    return { plugins, attributes, ...(deepEqual(before, attributes.object) ? {} : { unadmitted: before }) };
   }
 
   /** The kind's Canonicalize, then the shape a Go round trip gives (no empty optional maps or lists). */

@@ -64,6 +64,11 @@ describe('LimitRanger over HTTPS', () => {
     expect(got.spec.containers[0].resources).toEqual({ limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } });
     expect(got.metadata.annotations).toEqual({ 'kubernetes.io/limit-ranger': 'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app' });
     expect(got.status.qosClass).toBe('Burstable');
+    // kube-apiserver records the writer's fields before admission: what LimitRanger set is nobody's.
+    const owned = JSON.stringify(got.metadata.managedFields);
+    expect(owned).toContain('f:image');
+    expect(owned).not.toContain('f:limits');
+    expect(owned).not.toContain('limit-ranger');
     const read = (await send(`/api/v1/namespaces/${ns}/pods/p1`, 'GET')).json<Obj>();
     expect(read.spec.containers[0].resources).toEqual(got.spec.containers[0].resources);
   });
