@@ -38,6 +38,8 @@ export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   MutableCSINodeAllocatableCount: { default: false, stage: 'ALPHA' },
   MutatingAdmissionPolicy: { default: false, stage: 'ALPHA' },
   OpenAPIEnums: { default: true, stage: 'BETA' },
+  // Alpha in 1.33: LimitRanger's Pod items count a pod's own cpu and memory instead of its containers'.
+  PodLevelResources: { default: false, stage: 'ALPHA' },
   PreferSameTrafficDistribution: { default: false, stage: 'ALPHA' },
   // Beta and on in Kubernetes 1.33; the specification calls it alpha, and the specification
   // wins: off until enabled, so a claim's allocatedResources / allocatedResourceStatuses are dropped.

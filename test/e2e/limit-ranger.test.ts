@@ -156,3 +156,32 @@ describe('LimitRanger over HTTPS', () => {
     expect(status.json<Obj>().status.phase).toBe('Running');
   });
 });
+
+describe('LimitRanger with PodLevelResources', () => {
+  const podLevel = (name: string): Obj => ({
+    ...pod(name, { requests: { cpu: '100m' } }),
+    spec: { ...pod(name, { requests: { cpu: '100m' } }).spec, resources: { requests: { cpu: '500m' }, limits: { cpu: '1' } } },
+  });
+  const item = { type: 'Pod', max: { cpu: '1' } };
+
+  it('counts the containers while the gate is off (the default)', async () => {
+    const ns = await namespaceWith('lr-pod-level-off', item);
+    const res = await send(`/api/v1/namespaces/${ns}/pods`, 'POST', podLevel('p2'));
+    expect(res.json()).toEqual(forbidden('pods', 'p2', 'maximum cpu usage per Pod is 1.  No limit is specified'));
+  });
+
+  it("counts the pod's own cpu once the gate is on", async () => {
+    const gated = await startServer({ storage: 'memory', featureGates: 'PodLevelResources=true' });
+    try {
+      const admin = kubeconfigCredentials(gated.kubeconfig);
+      const post = (path: string, body: Obj) =>
+        call(gated.url, path, admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lr' } })).status).toBe(201);
+      expect((await post('/api/v1/namespaces/lr/limitranges', { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'l' }, spec: { limits: [item] } })).status).toBe(201);
+      const res = await post('/api/v1/namespaces/lr/pods', podLevel('p1'));
+      expect(res.status, res.body).toBe(201);
+    } finally {
+      await gated.close();
+    }
+  });
+});
