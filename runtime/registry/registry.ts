@@ -1,15 +1,19 @@
 // One Store per served resource over one Storage, wired together: namespaced stores look
-// namespaces up for NamespaceLifecycle admission, and the namespaces store drives the in-process
-// namespace deleter. The runtime routes requests to `storeFor(group, version, plural)`. One
+// namespaces up for NamespaceLifecycle admission, every store asks the admission plugins
+// (LimitRanger) about its writes, and the namespaces store drives the in-process namespace
+// deleter. The runtime routes requests to `storeFor(group, version, plural)`. One
 // cacher holds a watch cache per storage prefix for all of them; it starts loading at once, in
 // the background, so that watches from versions written after start-up find them in its history.
 // Kinds with a time to live (Events) get an expirer that deletes them once it has passed.
 
 import type { Storage } from '../storage/interface.js';
+import type { AdmissionPlugin } from './admission/admission.js';
+import { limitRanger } from './admission/limit-ranger.js';
 import { Cacher, type CacherOptions } from './cacher/cacher.js';
 import type { ResourceDefinition } from './definition.js';
 import { collectionPrefix, REGISTRY_ROOT } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
+import { listObjects } from './list.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
 import type { KubeObject } from './object.js';
 import { Store } from './store.js';
@@ -69,12 +73,13 @@ export class ResourceRegistry {
     registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
+    const admission = this.admissionPlugins(definitions, enabled);
     for (const def of definitions) {
       if (def.virtual) {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
         continue;
       }
-      const store = new Store({ storage, definition: def, strategies: strategiesFor(def, enabled), namespaces: lookup });
+      const store = new Store({ storage, definition: def, strategies: strategiesFor(def, enabled), namespaces: lookup, admission });
       this.stores.set(registryKey(def.group, def.version, def.plural), store);
     }
     if (options.watchCache !== false) {
@@ -95,6 +100,21 @@ export class ResourceRegistry {
       this.namespaceDeleter = new NamespaceDeleter(nsStore, () => this.namespacedStores());
       nsStore.hooks.onDeletionPending = (obj) => this.namespaceDeleter!.enqueue(obj);
     }
+  }
+
+  /**
+   * kube-apiserver's admission plugins that apply to what is served, in its order: LimitRanger
+   * when LimitRanges are served. It reads a namespace's LimitRanges as a consistent list through
+   * the watch cache, so a LimitRange is enforced from the moment its create returns.
+   */
+  private admissionPlugins(definitions: readonly ResourceDefinition[], enabled: ((gate: string) => boolean) | undefined): AdmissionPlugin[] {
+    const lrDef = definitions.find((d) => d.group === '' && d.plural === 'limitranges' && !d.virtual);
+    if (!lrDef) return [];
+    const list = async (namespace: string): Promise<readonly KubeObject[]> => {
+      const store = this.storeFor('', lrDef.version, 'limitranges');
+      return store ? (await listObjects(store, namespace)).items : [];
+    };
+    return [limitRanger({ list, featureEnabled: enabled })];
   }
 
   /** Stops the watch caches (their watchers end). The storage is the caller's to close. */

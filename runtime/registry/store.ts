@@ -24,6 +24,7 @@ import type { WatchCache } from './cacher/watch-cache.js';
 import { collectionPrefix, objectKey } from './keys.js';
 import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
+import { runMutatingAdmission, runValidatingAdmission, type AdmissionAttributes, type AdmissionPlugin } from './admission/admission.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
 import { interpretStorageError } from './storage-errors.js';
 import { fromStoredForm, storedGroup, toStoredForm } from './stored-form.js';
@@ -68,6 +69,8 @@ export interface StoreOptions {
   strategies: ResourceStrategies;
   /** Looks namespaces up for NamespaceLifecycle admission; absent: no namespace checks. */
   namespaces?: NamespaceLookup;
+  /** Admission plugins, in order, asked about every create and update (LimitRanger). */
+  admission?: readonly AdmissionPlugin[];
   hooks?: StoreHooks;
 }
 
@@ -81,6 +84,7 @@ export class Store {
   readonly groupResource: GroupResource;
   readonly apiVersion: string;
   private readonly namespaces?: NamespaceLookup;
+  private readonly admission: readonly AdmissionPlugin[];
   hooks: StoreHooks;
   /** The registry's watch caches, when it runs them; reads and watches then go through them. */
   cacher?: Cacher;
@@ -90,6 +94,7 @@ export class Store {
     this.storage = options.storage;
     this.strategies = options.strategies;
     this.namespaces = options.namespaces;
+    this.admission = options.admission ?? [];
     this.hooks = options.hooks ?? {};
     const def = this.definition;
     this.groupResource = { group: def.group, resource: def.plural };
@@ -218,14 +223,18 @@ export class Store {
     delete meta.selfLink;
     if (meta.generateName && !meta.name) meta.name = generateName(meta.generateName);
     this.ensureNamespace(obj, namespace);
+    const admitting = await this.mutatingAdmission(strategy, { operation: 'CREATE', subresource: '', namespace, object: obj, dryRun: options.dryRun });
     strategy.prepareForCreate(obj);
-    // After the strategy, so fields it resets are not recorded as the writer's.
-    this.recordManagedFields(undefined, obj, options);
+    // After the strategy, so fields it resets are not recorded as the writer's; before
+    // admission's changes, as kube-apiserver's handlers record them.
+    if (admitting.unadmitted) strategy.prepareForCreate(admitting.unadmitted);
+    this.recordManagedFields(undefined, obj, options, admitting.unadmitted);
     const name = metaOf(obj).name ?? '';
     const causes = strategy.validate(obj);
     if (causes.length) throw this.invalid(name, causes);
     addWarnings(options, strategy.warningsOnCreate(obj));
     this.canonicalize(strategy, obj);
+    await runValidatingAdmission(admitting.plugins, admitting.attributes);
     const key = this.key(namespace, name);
     if (options.dryRun) {
       const existing = await this.storage.get(key).catch((e) => Promise.reject(interpretStorageError(e, 'get', this.groupResource, name)));
@@ -317,7 +326,7 @@ export class Store {
       // An unconditional write (no resourceVersion) applies to the version just read, as
       // kube-apiserver's store fills it in before validation.
       if (!requested && strategy.allowUnconditionalUpdate()) metaOf(obj).resourceVersion = metaOf(existing).resourceVersion;
-      this.beforeUpdate(strategy, obj, existing, namespace, options);
+      await this.beforeUpdate(strategy, obj, existing, namespace, options);
       const { resourceVersion: _ignored, ...objMeta } = metaOf(obj);
       const { resourceVersion: _current, ...oldMeta } = metaOf(existing);
       // kube-apiserver skips writes that change nothing: the version stays, no watch event fires.
@@ -349,10 +358,13 @@ export class Store {
     }
   }
 
-  /** metadata.managedFields gains (or updates) an Update entry for the writer, as kube-apiserver's field manager records it. */
-  private recordManagedFields(live: KubeObject | undefined, obj: KubeObject, options: WriteOptions & { subresource?: string }): void {
+  /**
+   * metadata.managedFields gains (or updates) an Update entry for the writer, as kube-apiserver's
+   * field manager records it; the writer owns the fields of `written` (obj before admission).
+   */
+  private recordManagedFields(live: KubeObject | undefined, obj: KubeObject, options: WriteOptions & { subresource?: string }, written = obj): void {
     if (options.managedFieldsRecorded) return;
-    const recorded = recordUpdate(this.definition, live, obj, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
+    const recorded = recordUpdate(this.definition, live, written, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
     const entries = recorded.metadata?.managedFields;
     if (entries) metaOf(obj).managedFields = entries;
     else delete metaOf(obj).managedFields;
@@ -380,8 +392,16 @@ export class Store {
   }
 
   /** rest.BeforeUpdate: system metadata comes from the stored object, then the strategy runs. */
-  private beforeUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, namespace: string | undefined, options: WriteOptions & { subresource?: string }): void {
+  private async beforeUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, namespace: string | undefined, options: WriteOptions & { subresource?: string }): Promise<void> {
     this.ensureNamespace(obj, namespace);
+    const admitting = await this.mutatingAdmission(strategy, {
+      operation: 'UPDATE',
+      subresource: options.subresource ?? '',
+      namespace,
+      object: obj,
+      oldObject: old,
+      dryRun: options.dryRun,
+    });
     const meta = metaOf(obj);
     const oldMeta = metaOf(old);
     if (oldMeta.generation === undefined) delete meta.generation;
@@ -393,12 +413,35 @@ export class Store {
     if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
       meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     }
-    // After the strategy, so fields it resets are not recorded as the writer's.
-    this.recordManagedFields(old, obj, options);
+    // After the strategy, so fields it resets are not recorded as the writer's; before
+    // admission's changes, as kube-apiserver's handlers record them.
+    if (admitting.unadmitted) strategy.prepareForUpdate(admitting.unadmitted, old);
+    this.recordManagedFields(old, obj, options, admitting.unadmitted);
     const causes = strategy.validateUpdate(obj, old);
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
     addWarnings(options, strategy.warningsOnUpdate(obj, old));
     this.canonicalize(strategy, obj);
+    await runValidatingAdmission(admitting.plugins, admitting.attributes);
+  }
+
+  /**
+   * Mutating admission, where kube-apiserver's handlers run it: on the decoded and defaulted
+   * object, before the strategy prepares it (so a pod's QoS class sees the limits a plugin set).
+   * Returns the plugins that handle the write, for validating admission after the strategy's
+   * own validation, and the object as it was before a plugin changed it.
+   */
+  private async mutatingAdmission(
+    strategy: Strategy,
+    write: Omit<AdmissionAttributes, 'definition' | 'namespace' | 'dryRun'> & { namespace: string | undefined; dryRun?: boolean },
+  ): Promise<{ plugins: AdmissionPlugin[]; attributes: AdmissionAttributes; unadmitted?: KubeObject }> {
+    const attributes: AdmissionAttributes = { ...write, definition: this.definition, namespace: this.scopeNamespace(write.namespace), dryRun: write.dryRun ?? false };
+    const plugins = this.admission.filter((p) => p.handles(attributes));
+    if (!plugins.length) return { plugins, attributes };
+    strategy.applyDefaults?.(attributes.object);
+    const before = deepClone(attributes.object);
+    await runMutatingAdmission(plugins, attributes);
+    // The object as the writer sent it, when a plugin changed it: managedFields describe that one.
+    return { plugins, attributes, ...(deepEqual(before, attributes.object) ? {} : { unadmitted: before }) };
   }
 
   /** The kind's Canonicalize, then the shape a Go round trip gives (no empty optional maps or lists). */

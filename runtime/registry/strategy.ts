@@ -9,6 +9,11 @@ import type { ResourceDefinition } from './definition.js';
 import { deepClone, deepEqual, metaOf, specFields, type KubeObject } from './object.js';
 
 export interface Strategy {
+  /**
+   * May mutate `obj`. The kind's defaults as decoding applies them (SetDefaults_*), for admission
+   * plugins to see; idempotent, prepareForCreate and prepareForUpdate apply them too.
+   */
+  applyDefaults?(obj: KubeObject): void;
   /** May mutate `obj`. Normalizes a new object before validation: defaults, status reset, generation. */
   prepareForCreate(obj: KubeObject): void;
   /** Must not mutate. Every rule a new object must meet; [] when valid. */
@@ -70,6 +75,7 @@ export function defaultStrategy(def: ResourceDefinition): Strategy {
   const statusField = statusFieldOf(def);
   const ownsStatus = hasStatusSubresource(def);
   return {
+    applyDefaults: (obj) => def.validator.applyDefaults(obj),
     prepareForCreate(obj) {
       // Status is written by controllers through the status subresource, never by the creator.
       if (ownsStatus) delete obj[statusField];

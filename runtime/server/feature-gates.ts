@@ -44,6 +44,7 @@ export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   MutatingAdmissionPolicy: { default: false, stage: 'ALPHA' },
   NodeInclusionPolicyInPodTopologySpread: { default: true, stage: 'GA', lockToDefault: true },
   OpenAPIEnums: { default: true, stage: 'BETA' },
+  // Alpha in 1.33: a pod's own spec.resources (dropped while off), which LimitRanger's Pod items then count instead of its containers'.
   PodLevelResources: { default: false, stage: 'ALPHA' },
   PodLifecycleSleepAction: { default: true, stage: 'BETA' },
   PodObservedGenerationTracking: { default: false, stage: 'ALPHA' },

@@ -82,6 +82,10 @@ export function podStrategies(def: ResourceDefinition, enabled: GateCheck): Reso
   const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(asObject(o.spec), [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
   const main: Strategy = {
     ...base.main,
+    applyDefaults(o) {
+      def.validator.applyDefaults(o);
+      if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
+    },
     prepareForCreate(o) {
       base.main.prepareForCreate(o);
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
