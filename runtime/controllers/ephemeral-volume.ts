@@ -5,8 +5,9 @@
 // defaults, managedFields (manager kube-controller-manager) and watch events all happen.
 //
 // As upstream: pods being deleted are left alone; a claim of that name the pod does not control is
-// never touched, the pod gets a Warning event (reason FailedBinding) and its later volumes wait;
-// a claim that already exists (another replica made it first) is success.
+// never touched, the pod gets a Warning event (reason FailedBinding) and its later volumes wait,
+// as they do when the API refuses the claim; a claim that already exists for the pod (another
+// replica made it first) is success.
 
 import { isStatusError } from '../errors/status-error.js';
 import { asList, asObject, deepClone, metaOf, nowRFC3339, type KubeObject } from '../registry/object.js';
@@ -90,7 +91,10 @@ export class EphemeralVolumeController {
       await this.claims.create(namespace, claim, { userAgent: CONTROLLER_MANAGER_USER_AGENT });
       return undefined;
     } catch (e) {
-      if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+      if (!isStatusError(e)) throw e;
+      // Refused (a template the claim rules reject, a namespace being deleted): upstream reports
+      // the API's message on the pod.
+      if (e.reason !== 'AlreadyExists') return `create PVC ${claimName}: ${e.message}`;
     }
     // Made meanwhile, by another replica for this pod or by someone else.
     return this.ownership(pod, await this.claims.get(namespace, claimName));
