@@ -7,9 +7,10 @@
 // As upstream: pods being deleted are left alone; a claim of that name the pod does not control is
 // never touched, the pod gets a Warning event (reason FailedBinding) and its later volumes wait,
 // as they do when the API refuses the claim; a claim that already exists for the pod (another
-// replica made it first) is success.
+// replica made it first) is success. A claim deleted while its pod lives is made again.
 
 import { isStatusError } from '../errors/status-error.js';
+import { collectionPrefix } from '../registry/keys.js';
 import { asList, asObject, deepClone, metaOf, nowRFC3339, type KubeObject } from '../registry/object.js';
 import type { Store } from '../registry/store.js';
 
@@ -30,6 +31,13 @@ export function isControlledBy(obj: KubeObject, ownerUID: string): boolean {
   return refs.some((r) => asObject(r).controller === true && asObject(r).uid === ownerUID);
 }
 
+function ephemeralVolumeNames(pod: KubeObject): string[] {
+  return asList(asObject(pod.spec).volumes)
+    .map(asObject)
+    .filter((v) => v.ephemeral !== undefined)
+    .map((v) => String(v.name));
+}
+
 export class EphemeralVolumeController {
   constructor(
     private readonly pods: Store,
@@ -40,7 +48,21 @@ export class EphemeralVolumeController {
   /** Whether the pod is one this controller acts on (upstream's enqueuePod filter). */
   wants(pod: KubeObject): boolean {
     if (metaOf(pod).deletionTimestamp) return false;
-    return asList(asObject(pod.spec).volumes).some((v) => asObject(v).ephemeral !== undefined);
+    return ephemeralVolumeNames(pod).length > 0;
+  }
+
+  /**
+   * Names of the pods in the claim's namespace that want a claim of its name: upstream's
+   * onPVCDelete re-syncs them, so a claim deleted by hand comes back while its pod lives, and a
+   * pod that was waiting for someone else's claim of that name gets its own.
+   */
+  async podsWanting(claim: KubeObject): Promise<string[]> {
+    const meta = metaOf(claim);
+    const page = await this.pods.storage.list(collectionPrefix(this.pods.definition, meta.namespace));
+    return page.items
+      .map((kv) => this.pods.decode(kv.value, kv.modRevision))
+      .filter((pod) => this.wants(pod) && ephemeralVolumeNames(pod).some((v) => volumeClaimName(metaOf(pod).name ?? '', v) === meta.name))
+      .map((pod) => metaOf(pod).name ?? '');
   }
 
   /** Makes the pod's missing claims, reading the pod afresh as the workqueue's sync does. */

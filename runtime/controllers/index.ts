@@ -42,9 +42,17 @@ export function startControllers(registry: ResourceRegistry): Controllers {
         void queue.enqueue(key(meta.namespace, meta.name), () => collector.podRemoved(pod));
       },
     });
-    informers.push(informer);
+    const claimInformer = new Informer(registry.storage, collectionPrefix(claims.definition), (kv) => claims.decode(kv.value, kv.modRevision), {
+      onDelete: (claim) => {
+        const namespace = metaOf(claim).namespace ?? '';
+        void queue.enqueue(`claim:${namespace}/${metaOf(claim).name}`, async () => {
+          for (const name of await ephemeral.podsWanting(claim)) void queue.enqueue(key(namespace, name), () => ephemeral.sync(namespace, name));
+        });
+      },
+    });
+    informers.push(informer, claimInformer);
     // A store that cannot be read now leaves the controller idle; it is not worth failing start-up.
-    void informer.start().catch(() => undefined);
+    for (const each of informers) void each.start().catch(() => undefined);
   }
   return {
     idle: () => queue.idle(),

@@ -1,8 +1,9 @@
 // Ephemeral volumes over HTTPS: creating a pod whose volumes have an `ephemeral` source makes one
 // PersistentVolumeClaim per volume, named <pod>-<volume> and controlled by the pod, as
 // kube-controller-manager's ephemeral volume controller does; a claim of that name the pod does
-// not control is left alone and the pod gets a FailedBinding event; the claims the pod controls
-// go when the pod is removed from storage, and not before.
+// not control is left alone and the pod gets a FailedBinding event; a deleted claim is made again
+// while its pod lives; the claims the pod controls go when the pod is removed from storage, and
+// not before.
 import { describe, expect, it } from 'vitest';
 import { useMemoryServer } from '../support/memory-server.js';
 
@@ -84,6 +85,32 @@ describe('ephemeral volume claims', () => {
       count: 1,
     });
     expect(await getClaim('taken-data')).toEqual(taken.body);
+  });
+
+  it('makes a claim again when it is deleted while its pod lives', async () => {
+    await createPod('again', [ephemeralVolume('data')]);
+    const first = await eventually('claim again-data', () => getClaim('again-data'));
+    expect((await server.send('DELETE', `${NS}/persistentvolumeclaims/again-data`)).status).toBe(200);
+    const second = await eventually('a new claim again-data', async () => {
+      const claim = await getClaim('again-data');
+      return claim && claim.metadata.uid !== first.metadata.uid ? claim : undefined;
+    });
+    expect(second.metadata.ownerReferences).toEqual(first.metadata.ownerReferences);
+  });
+
+  it('gives a waiting pod its claim once the unowned claim of that name is deleted', async () => {
+    expect((await server.send('POST', `${NS}/persistentvolumeclaims`, { metadata: { name: 'waiting-data' }, spec: claimSpec })).status).toBe(201);
+    const created = await createPod('waiting', [ephemeralVolume('data')]);
+    await eventually('a FailedBinding event', async () => {
+      const res = await server.send<Obj>('GET', `${NS}/events?fieldSelector=involvedObject.name%3Dwaiting`);
+      return res.body.items.length ? true : undefined;
+    });
+    expect((await server.send('DELETE', `${NS}/persistentvolumeclaims/waiting-data`)).status).toBe(200);
+    const claim = await eventually('the pod\'s own claim', async () => {
+      const found = await getClaim('waiting-data');
+      return found?.metadata.ownerReferences ? found : undefined;
+    });
+    expect(claim.metadata.ownerReferences[0].uid).toBe(created.metadata.uid);
   });
 
   it('removes the claims a pod controls once the pod is gone, not while it is terminating, and never an unowned one', async () => {
