@@ -5,6 +5,7 @@
 
 import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from '../auth/bootstrap-token.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
+import { startControllers } from '../controllers/index.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
 import type { CacherOptions } from '../registry/cacher/cacher.js';
@@ -90,6 +91,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const expiry = { events: apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS };
     const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, expiry });
     await ensureSystemNamespaces(registry);
+    const controllers = startControllers(registry);
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
@@ -130,6 +132,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         return notFoundHandler(c);
       },
       async close() {
+        controllers.close();
+        await controllers.idle();
         await registry.namespaceDeleter?.idle();
         registry.close();
         await storage.close();

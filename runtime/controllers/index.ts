@@ -1,0 +1,63 @@
+// The in-process controllers, started over a registry once it serves: each follows its kinds
+// through an Informer on the registry's storage and writes through the registry's Stores, so its
+// writes are API writes. Every replica over one etcd runs them; their writes are idempotent.
+
+import type { ResourceRegistry } from '../registry/registry.js';
+import { collectionPrefix } from '../registry/keys.js';
+import { metaOf } from '../registry/object.js';
+import { EphemeralVolumeController } from './ephemeral-volume.js';
+import { Informer } from './informer.js';
+import { KeyedQueue } from './keyed-queue.js';
+import { PodClaimCollector } from './pod-claim-collector.js';
+
+export interface Controllers {
+  /** Resolves once the work asked for so far is done (tests and shutdown wait on this). */
+  idle(): Promise<void>;
+  close(): void;
+}
+
+export function startControllers(registry: ResourceRegistry): Controllers {
+  const pods = registry.storeFor('', 'v1', 'pods');
+  const claims = registry.storeFor('', 'v1', 'persistentvolumeclaims');
+  const queue = new KeyedQueue();
+  const informers: Informer[] = [];
+  if (pods && claims) {
+    const ephemeral = new EphemeralVolumeController(pods, claims, registry.storeFor('', 'v1', 'events'));
+    const collector = new PodClaimCollector(claims);
+    const key = (ns: string | undefined, name: string | undefined) => `${ns}/${name}`;
+    const informer = new Informer(registry.storage, collectionPrefix(pods.definition), (kv) => pods.decode(kv.value, kv.modRevision), {
+      onList: (all, revision) => {
+        for (const pod of all) {
+          const meta = metaOf(pod);
+          if (ephemeral.wants(pod)) void queue.enqueue(key(meta.namespace, meta.name), () => ephemeral.sync(meta.namespace ?? '', meta.name ?? ''));
+        }
+        void queue.enqueue('', () => collector.collectOrphans(all, revision));
+      },
+      onAdd: (pod) => {
+        const meta = metaOf(pod);
+        if (ephemeral.wants(pod)) void queue.enqueue(key(meta.namespace, meta.name), () => ephemeral.sync(meta.namespace ?? '', meta.name ?? ''));
+      },
+      onDelete: (pod) => {
+        const meta = metaOf(pod);
+        void queue.enqueue(key(meta.namespace, meta.name), () => collector.podRemoved(pod));
+      },
+    });
+    const claimInformer = new Informer(registry.storage, collectionPrefix(claims.definition), (kv) => claims.decode(kv.value, kv.modRevision), {
+      onDelete: (claim) => {
+        const namespace = metaOf(claim).namespace ?? '';
+        void queue.enqueue(`claim:${namespace}/${metaOf(claim).name}`, async () => {
+          for (const name of await ephemeral.podsWanting(claim)) void queue.enqueue(key(namespace, name), () => ephemeral.sync(namespace, name));
+        });
+      },
+    });
+    informers.push(informer, claimInformer);
+    // A store that cannot be read now leaves the controller idle; it is not worth failing start-up.
+    for (const each of informers) void each.start().catch(() => undefined);
+  }
+  return {
+    idle: () => queue.idle(),
+    close: () => {
+      for (const informer of informers) informer.close();
+    },
+  };
+}
