@@ -40,6 +40,8 @@ export function call(
   const url = new URL(path, baseUrl);
   const headers: Record<string, string> = { ...init.headers };
   if (creds.token) headers.authorization = `Bearer ${creds.token}`;
+  // Node neither chunks nor sizes a DELETE body on its own; without a length the server sees none.
+  if (init.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
