@@ -62,6 +62,19 @@ describe('pods over HTTPS', () => {
     expect(selected.json<Obj>().items.map((p: Obj) => p.metadata.name)).toEqual(['status']);
   });
 
+  it('refuses, with 422, a status write that restarts a terminated container of a restartPolicy Never pod', async () => {
+    const created = await createPod('never', { restartPolicy: 'Never' });
+    const terminated = { name: 'app', state: { terminated: { exitCode: 0 } }, ready: false, restartCount: 0, image: 'nginx:1.27', imageID: '' };
+    const stored = await send(`${PODS}/never/status`, 'PUT', { ...created, status: { ...created.status, phase: 'Succeeded', containerStatuses: [terminated] } });
+    expect(stored.status, stored.body).toBe(200);
+    const running = { ...terminated, state: { running: {} } };
+    const res = await send(`${PODS}/never/status`, 'PUT', { ...stored.json<Obj>(), status: { ...stored.json<Obj>().status, phase: 'Running', containerStatuses: [running] } });
+    expect(res.status, res.body).toBe(422);
+    const status = res.json<Obj>();
+    expect(status.reason).toBe('Invalid');
+    expect(status.details.causes).toEqual([{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be transitioned to non-terminated state', field: 'status.containerStatuses[0].state' }]);
+  });
+
   it('refuses a spec change other than images through the main resource', async () => {
     const created = await createPod('immutable');
     const res = await send(`${PODS}/immutable`, 'PUT', { ...created, spec: { ...created.spec, restartPolicy: 'Never' } });

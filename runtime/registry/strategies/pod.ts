@@ -105,7 +105,7 @@ export function podStrategies(def: ResourceDefinition, enabled: GateCheck): Reso
       keepStatusWriteInvariants(o, old);
       dropDisabledPodFields(o, old, enabled);
     },
-    validateUpdate: (o, old) => [...baseStatus.validateUpdate(o, old), ...podStatusCauses(o.status)],
+    validateUpdate: (o, old) => [...baseStatus.validateUpdate(o, old), ...podStatusCauses(o.status, old)],
     selectableFields: podSelectableFields,
   };
   // validateUpdate of the main strategy without its spec-update rule: this subresource changes the spec.
