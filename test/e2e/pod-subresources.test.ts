@@ -50,6 +50,17 @@ describe('pods over HTTPS', () => {
     expect(status.details.causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }]);
   });
 
+  it('reports volume causes in ValidateVolumes order: source before name, no Duplicate of a faulty namesake', async () => {
+    const volumes = [{ name: '', configMap: {} }, { name: 'a', configMap: {} }, { name: 'a', emptyDir: {} }];
+    const res = await send(PODS, 'POST', pod('bad-volumes', { volumes }));
+    expect(res.status).toBe(422);
+    expect(res.json<Obj>().details.causes).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.volumes[0].configMap.name' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.volumes[0].name' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.volumes[1].configMap.name' },
+    ]);
+  });
+
   it('writes status through the status subresource and keeps the spec', async () => {
     const created = await createPod('status');
     const next = { ...created, spec: { ...created.spec, restartPolicy: 'Never' }, status: { ...created.status, phase: 'Running', podIP: '10.1.0.5', podIPs: [{ ip: '10.1.0.5' }] } };
