@@ -305,6 +305,15 @@ describe('Pod status writes', () => {
   ])('rejects %s', (_name, status, causes) => {
     expect(statusCauses(status)).toEqual(causes);
   });
+
+  it('checks the nominated node name only when the write changes it', () => {
+    const old = created(basic());
+    (old.metadata as Obj).resourceVersion = '1';
+    old.status = { ...(old.status as Obj), nominatedNodeName: 'Node_1' };
+    const next = { ...structuredClone(old), status: { ...(old.status as Obj), phase: 'Running' } };
+    subresources.status.prepareForUpdate(next, old);
+    expect(subresources.status.validateUpdate(next, old)).toEqual([]);
+  });
 });
 
 describe('Pod status writes: container state transitions (ValidateContainerStateTransition)', () => {

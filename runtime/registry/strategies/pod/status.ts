@@ -1,5 +1,6 @@
 // What kube-apiserver's ValidatePodStatusUpdate checks of a status write, in its order: a
-// nominated node name that is a valid node name, no terminated container brought back to life
+// nominated node name that is a valid node name (checked only when the write changes it, so a
+// stored name kube once let through never blocks a later write), no terminated container brought back to life
 // (container-state.ts), then the addresses: pod and host IPs valid, at most one per IP family
 // and none twice (causes at the list index, as kube reports them), hostIP equal to the first
 // hostIPs entry.
@@ -35,7 +36,7 @@ export function podStatusCauses(status: unknown, old: KubeObject): StatusCause[]
   const causes: StatusCause[] = [];
   const nominated = asString(s.nominatedNodeName);
   const subdomain = FORMAT_CHECKS.dns1123Subdomain;
-  if (nominated && subdomain) for (const msg of subdomain(nominated)) causes.push(invalid('status.nominatedNodeName', nominated, msg));
+  if (nominated && nominated !== asString(asObject(old.status).nominatedNodeName) && subdomain) for (const msg of subdomain(nominated)) causes.push(invalid('status.nominatedNodeName', nominated, msg));
   causes.push(...containerStateTransitionCauses(s, old.status, old.spec));
   causes.push(...addressCauses(asObjectList(s.podIPs), 'status.podIPs'), ...addressCauses(asObjectList(s.hostIPs), 'status.hostIPs'));
   const hostIPs = asObjectList(s.hostIPs);
