@@ -52,7 +52,7 @@ function arrangeList(info: FieldInfo, items: unknown[], path: string, causes: St
     }
     block.push(...own);
   });
-  // Causes below elements that no longer exist keep their place at the end of the block.
+  // A cause naming an index past the end of the list (none is expected) is kept, after the rest.
   for (const [i, rest] of byElement) if (i >= items.length) block.push(...rest);
   const out = causes.filter((c, at) => at < anchor || elementIndex(path, c.field ?? '') === undefined);
   out.splice(anchor, 0, ...block);
