@@ -40,6 +40,8 @@ export interface FieldModel extends RawConstraints {
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
   uniqueKeys?: string[];
+  uniqueAmongValid?: boolean;
+  elementOrder?: string[];
   mapType?: 'atomic' | 'granular';
   patchStrategy?: string;
   patchMergeKey?: string;

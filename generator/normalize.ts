@@ -282,6 +282,8 @@ class Normalizer {
       const itemFields = new Set(itemType ? jsonFields(this, itemType).map((x) => x.name) : []);
       for (const key of f.listMapKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'listMapKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
       for (const key of f.uniqueKeys ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'uniqueKeys'], `unknown field ${JSON.stringify(key)} of the list's items`);
+      for (const key of f.elementOrder ?? []) if (!itemFields.has(key)) this.fail(spec, [...fat, 'elementOrder'], `unknown field ${JSON.stringify(key)} of the list's items`);
+      if (f.uniqueAmongValid && f.uniqueKeys?.length !== 1) this.fail(spec, [...fat, 'uniqueAmongValid'], 'needs uniqueKeys with exactly one key');
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
       if (f.listType === 'map' && !f.listMapKeys) this.fail(spec, [...fat, 'listType'], 'listType map needs listMapKeys');
       if (f.alwaysEmitted && (f.default !== undefined || f.goPointer || !(f.type.kind === 'ref' || (f.type.kind === 'scalar' && f.type.name in GO_ZERO)))) {

@@ -61,6 +61,8 @@ export interface RawField extends RawConstraints {
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
   uniqueKeys?: string[];
+  uniqueAmongValid?: boolean;
+  elementOrder?: string[];
   mapType?: 'atomic' | 'granular';
   patchStrategy?: string;
   patchMergeKey?: string;

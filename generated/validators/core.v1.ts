@@ -684,7 +684,7 @@ const types: TypeTable = {
   },
   "io.k8s.api.core.v1.PodSpec": {
     fields: {
-      "volumes": { shape: list(ref("io.k8s.api.core.v1.Volume")), listMapKeys: ["name"] },
+      "volumes": { shape: list(ref("io.k8s.api.core.v1.Volume")), listMapKeys: ["name"], uniqueAmongValid: true, elementOrder: ["emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "quobyte", "downwardAPI", "fc", "flexVolume", "configMap", "azureFile", "vsphereVolume", "photonPersistentDisk", "portworxVolume", "azureDisk", "storageos", "projected", "scaleIO", "csi", "ephemeral", "image", "name"] },
       "containers": { shape: list(ref("io.k8s.api.core.v1.Container")) },
       "restartPolicy": { shape: scalar, default: "Always" },
       "terminationGracePeriodSeconds": { shape: scalar, default: 30, pointer: true },

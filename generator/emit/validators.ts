@@ -95,6 +95,8 @@ function fieldCode(f: FieldModel): string {
   if (f.reportAtField) entries.push(['reportAtField', 'true']);
   if (f.oneOf) entries.push(['oneOf', literal(f.oneOf)]);
   if (f.uniqueKeys) entries.push(['listMapKeys', literal(f.uniqueKeys)]);
+  if (f.uniqueAmongValid) entries.push(['uniqueAmongValid', 'true']);
+  if (f.elementOrder) entries.push(['elementOrder', literal(f.elementOrder)]);
   if (f.itemRules?.length) entries.push(['itemRules', `[${f.itemRules.map((r) => `compileRule(${literal(r)})`).join(', ')}]`]);
   if (f.featureGate) entries.push(['featureGate', literal(f.featureGate)]);
   if (f.defaultWhen?.length) entries.push(['defaultWhen', `[${f.defaultWhen.map((d) => `compileDefault(${literal(d)})`).join(', ')}]`]);

@@ -53,6 +53,11 @@ export interface ObjectValidator {
    * (nothing stored, metadata never kept) checks of a posted object.
    */
   validateFields(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * The causes with those of list elements in kube-apiserver's per-element order, where the spec
+   * asks for it (elementOrder, uniqueAmongValid); for strategies that add causes of their own.
+   */
+  arrangeElementCauses(obj: Record<string, unknown>, causes: StatusCause[]): StatusCause[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**

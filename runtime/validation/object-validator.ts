@@ -10,6 +10,7 @@ import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from
 import { isObj, type Obj, type TypeTable } from './type-table.js';
 import { applyDefaults, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
+import { arrangeElementCauses } from './element-order.js';
 
 /** What ajv standalone code exports per schema. */
 export interface SchemaFunction {
@@ -77,8 +78,9 @@ export function objectValidator(k: KindValidation): ObjectValidator {
     const causes: StatusCause[] = [];
     if (!k.schema(obj)) causes.push(...translateAjvErrors(k.schema.errors ?? [], obj, k.types, k.type));
     walkObject(k.types, k.type, obj, undefined, '', { mode: 'create', root: obj }, causes);
+    const arranged = arrangeElementCauses(k.types, k.type, obj, causes);
     // Stable sort: errors of one field stay together, in the order kube-apiserver visits fields.
-    return causes
+    return arranged
       .map((c, i) => ({ c, i, o: order(c) }))
       .sort((a, b) => a.o[0] - b.o[0] || a.o[1] - b.o[1] || a.i - b.i)
       .map((x) => x.c);
@@ -100,6 +102,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
         }
       : {}),
     validate,
+    arrangeElementCauses: (obj, causes) => (isObj(obj) ? arrangeElementCauses(k.types, k.type, withoutNulls(obj) as Obj, causes) : causes),
     validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     validateUpdate(rawObj, rawOld) {
       const obj = withoutNulls(rawObj) as Obj;

@@ -33,6 +33,10 @@ export interface FieldInfo {
   reportAtField?: boolean;
   /** Elements are identified by these keys, which must be unique (only where the spec demands it). */
   listMapKeys?: string[];
+  /** Only elements without causes of their own join the keys seen; see element-order.ts. */
+  uniqueAmongValid?: boolean;
+  /** Fields of each element in the order kube-apiserver reports their causes; see element-order.ts. */
+  elementOrder?: string[];
   /** Fields of one union group: at most one may be set. */
   oneOf?: string;
   /** Rules over each element of the list (or value of the map), reported below field[i]. */

@@ -50,6 +50,17 @@ describe('pods over HTTPS', () => {
     expect(status.details.causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }]);
   });
 
+  it('reports volume causes in ValidateVolumes order: source before name, no Duplicate of a faulty namesake', async () => {
+    const volumes = [{ name: '', configMap: {} }, { name: 'a', configMap: {} }, { name: 'a', emptyDir: {} }];
+    const res = await send(PODS, 'POST', pod('bad-volumes', { volumes }));
+    expect(res.status).toBe(422);
+    expect(res.json<Obj>().details.causes).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.volumes[0].configMap.name' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.volumes[0].name' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.volumes[1].configMap.name' },
+    ]);
+  });
+
   it('writes status through the status subresource and keeps the spec', async () => {
     const created = await createPod('status');
     const next = { ...created, spec: { ...created.spec, restartPolicy: 'Never' }, status: { ...created.status, phase: 'Running', podIP: '10.1.0.5', podIPs: [{ ip: '10.1.0.5' }] } };
@@ -60,6 +71,19 @@ describe('pods over HTTPS', () => {
     expect(updated.spec.restartPolicy).toBe('Always');
     const selected = await send(`${PODS}?fieldSelector=status.phase%3DRunning`, 'GET');
     expect(selected.json<Obj>().items.map((p: Obj) => p.metadata.name)).toEqual(['status']);
+  });
+
+  it('refuses, with 422, a status write that restarts a terminated container of a restartPolicy Never pod', async () => {
+    const created = await createPod('never', { restartPolicy: 'Never' });
+    const terminated = { name: 'app', state: { terminated: { exitCode: 0 } }, ready: false, restartCount: 0, image: 'nginx:1.27', imageID: '' };
+    const stored = await send(`${PODS}/never/status`, 'PUT', { ...created, status: { ...created.status, phase: 'Succeeded', containerStatuses: [terminated] } });
+    expect(stored.status, stored.body).toBe(200);
+    const running = { ...terminated, state: { running: {} } };
+    const res = await send(`${PODS}/never/status`, 'PUT', { ...stored.json<Obj>(), status: { ...stored.json<Obj>().status, phase: 'Running', containerStatuses: [running] } });
+    expect(res.status, res.body).toBe(422);
+    const status = res.json<Obj>();
+    expect(status.reason).toBe('Invalid');
+    expect(status.details.causes).toEqual([{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be transitioned to non-terminated state', field: 'status.containerStatuses[0].state' }]);
   });
 
   it('refuses a spec change other than images through the main resource', async () => {

@@ -55,6 +55,14 @@ const cases: [name: string, { from: string; to: string; want: string[] }][] = [
       want: ['api-specs/demo/v1.yaml:11: kinds.Widget.verbs: a virtual kind serves only create (got get, list)'],
     },
   ],
+  [
+    'uniqueAmongValid without a single unique key',
+    { from: 'color: {type: string, tag: 3}', to: "color: {type: '[]string', tag: 3, uniqueAmongValid: true}", want: ['api-specs/demo/v1.yaml:13: kinds.Widget.fields.color.uniqueAmongValid: needs uniqueKeys with exactly one key'] },
+  ],
+  [
+    'elementOrder naming no field of the items',
+    { from: 'color: {type: string, tag: 3}', to: "color: {type: '[]string', tag: 3, elementOrder: [hue]}", want: ['api-specs/demo/v1.yaml:13: kinds.Widget.fields.color.elementOrder: unknown field "hue" of the list\'s items'] },
+  ],
   ['virtual kind without a handler', { from: 'verbs: [get, list]', to: 'verbs: [create]\n    virtual: true', want: ['api-specs/demo/v1.yaml:10: kinds.Widget.virtual: a virtual kind needs a strategy naming its handler'] }],
 ];
 

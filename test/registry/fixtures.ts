@@ -24,6 +24,7 @@ function validator(extra: (obj: Record<string, unknown>) => StatusCause[] = () =
     applyDefaults: defaults,
     validate: (obj) => [...metaCauses(obj), ...extra(obj)],
     validateFields: (obj) => extra(obj),
+    arrangeElementCauses: (_obj, causes) => causes,
     validateUpdate: (obj) => [...metaCauses(obj), ...extra(obj)],
   };
 }

@@ -176,11 +176,11 @@ describe('pod volumes rejected', () => {
     const { main } = strategiesFor(def);
     const obj = pod([{ name: 'a', configMap: { name: 'c', defaultMode: 9999 }, secret: {} }]);
     main.prepareForCreate(obj);
-    // secret comes before configMap in kube's order: the secret is validated, the configMap is not.
-    // (kube lists the secret's cause first; ours come volume rules first, the same set.)
+    // secret comes before configMap in kube's order: the secret is validated, then the configMap
+    // is only refused, and the causes come in that order.
     expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual([
-      { reason: 'FieldValueForbidden', field: 'spec.volumes[0].configMap', message: FORBIDDEN_SECOND },
       { reason: 'FieldValueRequired', field: 'spec.volumes[0].secret.secretName', message: 'Required value' },
+      { reason: 'FieldValueForbidden', field: 'spec.volumes[0].configMap', message: FORBIDDEN_SECOND },
     ]);
   });
 
@@ -234,5 +234,66 @@ describe('pod volumes rejected', () => {
     expect(podValidator.validate(pod([{ name: 'a' }])).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual([
       { reason: 'FieldValueRequired', field: 'spec.volumes[0]', message: 'Required value: must specify a volume type' },
     ]);
+  });
+});
+
+// ValidateVolumes: each volume's source is checked before its name, and only a volume without any
+// error joins the names seen, so the namesake of a faulty volume is no Duplicate. The generated
+// validator does this from the spec (elementOrder, uniqueAmongValid); the pod strategy settles the
+// order again once its own volume causes (projected paths, ephemeral claims) have joined.
+describe('pod volume causes in ValidateVolumes order', () => {
+  const def = resources.find((r) => r.kind === 'Pod');
+  if (!def) throw new Error('Pod is not served');
+  const { main } = strategiesFor(def);
+  const strategyCauses = (volumes: Obj[]): Cause[] => {
+    const obj = pod(volumes);
+    main.prepareForCreate(obj);
+    return main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes')) as Cause[];
+  };
+  const only = (causes: Cause[]): Cause[] => causes.map(({ reason, field, message }) => ({ reason, field, message }));
+  const CM_NAME = (i: number): Cause => ({ reason: 'FieldValueRequired', field: `spec.volumes[${i}].configMap.name`, message: 'Required value' });
+  const DUP = (i: number, name: string): Cause => ({ reason: 'FieldValueDuplicate', field: `spec.volumes[${i}].name`, message: `Duplicate value: "${name}"` });
+
+  it.each<[string, Obj[], Cause[]]>([
+    ['two clean volumes of different names', [{ name: 'a', emptyDir: {} }, { name: 'b', configMap: { name: 'cm' } }], []],
+    ['a faulty volume and its namesake: no Duplicate', [{ name: 'a', configMap: {} }, { name: 'a', emptyDir: {} }], [CM_NAME(0)]],
+  ])('accepts the names of %s', (_name, volumes, want) => {
+    expect(only(volumeCauses(volumes))).toEqual(want);
+    expect(only(strategyCauses(volumes))).toEqual(want);
+  });
+
+  it.each<[string, Obj[], Cause[]]>([
+    ['two clean namesakes', [{ name: 'a', emptyDir: {} }, { name: 'a', emptyDir: {} }], [DUP(1, 'a')]],
+    ['a clean volume, then a faulty namesake: its source, then the Duplicate', [{ name: 'a', emptyDir: {} }, { name: 'a', configMap: {} }], [CM_NAME(1), DUP(1, 'a')]],
+    ['a faulty source before a missing name', [{ name: '', configMap: {} }], [CM_NAME(0), { reason: 'FieldValueRequired', field: 'spec.volumes[0].name', message: 'Required value' }]],
+    ['the first source, a second source, then the name', [{ name: 'A_', hostPath: { path: '' }, configMap: { name: 'cm' } }], [
+      { reason: 'FieldValueRequired', field: 'spec.volumes[0].hostPath.path', message: 'Required value' },
+      { reason: 'FieldValueForbidden', field: 'spec.volumes[0].configMap', message: 'Forbidden: may not specify more than 1 volume type' },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].name', message: expect.stringContaining('Invalid value: "A_": a lowercase RFC 1123 label') },
+    ]],
+    ['volume after volume, whatever rule found the cause', [{ name: 'a', configMap: {} }, { name: 'B', emptyDir: {} }, { name: 'c', secret: { secretName: 's', defaultMode: 4096 } }], [
+      CM_NAME(0),
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[1].name', message: expect.stringContaining('Invalid value: "B"') },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[2].secret.defaultMode', message: `Invalid value: 4096: ${MODE_MSG}` },
+    ]],
+  ])('rejects %s', (_name, volumes, want) => {
+    expect(only(volumeCauses(volumes))).toEqual(want);
+    expect(only(strategyCauses(volumes))).toEqual(want);
+  });
+
+  it('counts a cause only the strategy finds (conflicting projected paths): its namesake is no Duplicate', () => {
+    const projected = { name: 'x', projected: { sources: [{ configMap: { name: 'c', items: [{ key: 'k', path: 'p' }] } }, { secret: { name: 's', items: [{ key: 'k', path: 'p' }] } }] } };
+    expect(only(strategyCauses([projected, { name: 'x', emptyDir: {} }]))).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].projected', message: 'Invalid value: "s": conflicting duplicate paths' },
+    ]);
+  });
+
+  it('keeps the causes of other fields where they were', () => {
+    const obj = pod([{ name: 'a', emptyDir: {} }, { name: 'a', configMap: {} }]);
+    (obj.spec as Obj).restartPolicy = 'Sometimes';
+    main.prepareForCreate(obj);
+    const fields = main.validate(obj).map((c) => c.field);
+    expect(fields.filter((f) => f?.startsWith('spec.volumes'))).toEqual(['spec.volumes[1].configMap.name', 'spec.volumes[1].name']);
+    expect(fields.indexOf('spec.volumes[1].name')).toBeLessThan(fields.indexOf('spec.restartPolicy'));
   });
 });

@@ -305,6 +305,74 @@ describe('Pod status writes', () => {
   ])('rejects %s', (_name, status, causes) => {
     expect(statusCauses(status)).toEqual(causes);
   });
+
+  it('checks the nominated node name only when the write changes it', () => {
+    const old = created(basic());
+    (old.metadata as Obj).resourceVersion = '1';
+    old.status = { ...(old.status as Obj), nominatedNodeName: 'Node_1' };
+    const next = { ...structuredClone(old), status: { ...(old.status as Obj), phase: 'Running' } };
+    subresources.status.prepareForUpdate(next, old);
+    expect(subresources.status.validateUpdate(next, old)).toEqual([]);
+  });
+});
+
+describe('Pod status writes: container state transitions (ValidateContainerStateTransition)', () => {
+  const terminated = (name: string, exitCode = 0): Obj => ({ name, state: { terminated: { exitCode } } });
+  const running = (name: string): Obj => ({ name, state: { running: {} } });
+  const FORBIDDEN = 'Forbidden: may not be transitioned to non-terminated state';
+  // SidecarContainers is on by default in 1.33; without it an init container's restartPolicy is dropped.
+  const withSidecars = strategiesFor(def, (gate) => gate === 'SidecarContainers');
+  /** Stores a pod with `extra` in its spec and `before` as its status, then writes `after` through pods/status. */
+  const transition = (extra: Obj, before: Obj, after: Obj): Cause[] => {
+    const old = structuredClone(basic({ initContainers: [{ name: 'setup', image: 'busybox:1' }, { name: 'proxy', image: 'envoy:1', restartPolicy: 'Always' }], ...extra }));
+    withSidecars.main.prepareForCreate(old);
+    (old.metadata as Obj).resourceVersion = '1';
+    old.status = { ...(old.status as Obj), ...before };
+    const next = { ...structuredClone(old), status: { ...(old.status as Obj), ...after } };
+    withSidecars.subresources.status.prepareForUpdate(next, old);
+    return withSidecars.subresources.status.validateUpdate(next, old) as Cause[];
+  };
+
+  it.each<[string, Obj, Obj, Obj]>([
+    ['a restart under restartPolicy Always', { restartPolicy: 'Always' }, { containerStatuses: [terminated('app')] }, { containerStatuses: [running('app')] }],
+    ['a restart after a failure under OnFailure', { restartPolicy: 'OnFailure' }, { containerStatuses: [terminated('app', 1)] }, { containerStatuses: [running('app')] }],
+    ['a terminated container staying terminated under Never', { restartPolicy: 'Never' }, { containerStatuses: [terminated('app')] }, { containerStatuses: [terminated('app', 2)] }],
+    ['a running container moving on under Never', { restartPolicy: 'Never' }, { containerStatuses: [running('app')] }, { containerStatuses: [{ name: 'app', state: { waiting: {} } }] }],
+    ['a terminated container whose status is dropped', { restartPolicy: 'Never' }, { containerStatuses: [terminated('app')] }, { containerStatuses: [] }],
+    ['a sidecar init container restarting under Never', { restartPolicy: 'Never' }, { initContainerStatuses: [terminated('proxy')] }, { initContainerStatuses: [running('proxy')] }],
+    ['an init container restarting under Always', { restartPolicy: 'Always' }, { initContainerStatuses: [terminated('setup')] }, { initContainerStatuses: [running('setup')] }],
+  ])('accepts %s', (_name, extra, before, after) => {
+    expect(transition(extra, before, after)).toEqual([]);
+  });
+
+  it.each<[string, Obj, Obj, Obj, Cause[]]>([
+    ['a restart under Never', { restartPolicy: 'Never' }, { containerStatuses: [terminated('app')] }, { containerStatuses: [running('app')] }, [
+      { reason: 'FieldValueForbidden', field: 'status.containerStatuses[0].state', message: FORBIDDEN },
+    ]],
+    ['a restart after success under OnFailure', { restartPolicy: 'OnFailure' }, { containerStatuses: [terminated('app')] }, { containerStatuses: [running('app')] }, [
+      { reason: 'FieldValueForbidden', field: 'status.containerStatuses[0].state', message: FORBIDDEN },
+    ]],
+    // The index is the stored status's, and every new status of that name counts.
+    ['a status without state, at the stored index, once per namesake', { restartPolicy: 'Never' }, { containerStatuses: [running('other'), terminated('app')] }, { containerStatuses: [{ name: 'app' }, running('app')] }, [
+      { reason: 'FieldValueForbidden', field: 'status.containerStatuses[1].state', message: FORBIDDEN },
+      { reason: 'FieldValueForbidden', field: 'status.containerStatuses[1].state', message: FORBIDDEN },
+    ]],
+    ['an init container restarting under OnFailure after success', { restartPolicy: 'OnFailure' }, { initContainerStatuses: [terminated('setup')] }, { initContainerStatuses: [running('setup')] }, [
+      { reason: 'FieldValueForbidden', field: 'status.initContainerStatuses[0].state', message: FORBIDDEN },
+    ]],
+    // Ephemeral containers are never restarted, whatever the pod's policy.
+    ['an ephemeral container restarting under Always', { restartPolicy: 'Always' }, { ephemeralContainerStatuses: [terminated('debug', 1)] }, { ephemeralContainerStatuses: [running('debug')] }, [
+      { reason: 'FieldValueForbidden', field: 'status.ephemeralContainerStatuses[0].state', message: FORBIDDEN },
+    ]],
+    // ValidatePodStatusUpdate's order: the nominated node, the transitions, then the addresses.
+    ['a transition among other faults, in kube order', { restartPolicy: 'Never' }, { containerStatuses: [terminated('app')] }, { containerStatuses: [running('app')], podIPs: [{ ip: '10.0.0.300' }], nominatedNodeName: 'Node_1' }, [
+      { reason: 'FieldValueInvalid', field: 'status.nominatedNodeName', message: expect.stringContaining('Invalid value: "Node_1"') },
+      { reason: 'FieldValueForbidden', field: 'status.containerStatuses[0].state', message: FORBIDDEN },
+      { reason: 'FieldValueInvalid', field: 'status.podIPs[0]', message: expect.stringContaining('Invalid value: "10.0.0.300"') },
+    ]],
+  ])('rejects %s', (_name, extra, before, after, causes) => {
+    expect(transition(extra, before, after)).toEqual(causes);
+  });
 });
 
 describe('Pod ephemeral containers (pods/ephemeralcontainers)', () => {

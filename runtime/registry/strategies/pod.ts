@@ -79,7 +79,10 @@ export function podStrategies(def: ResourceDefinition, enabled: GateCheck): Reso
     ...projectedPathCauses(asObject(o.spec)),
     ...containerListCauses(asObject(o.spec)),
   ];
-  const validate = (o: KubeObject): StatusCause[] => withoutUnvalidatedSources(asObject(o.spec), [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
+  // The module's own volume causes join the validator's before kube's per-volume order is settled
+  // (a volume with a faulty projected path is no longer a candidate for Duplicate, for instance).
+  const settled = (o: KubeObject, causes: StatusCause[]): StatusCause[] => def.validator.arrangeElementCauses(o, withoutUnvalidatedSources(asObject(o.spec), causes));
+  const validate = (o: KubeObject): StatusCause[] => settled(o, [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
   const main: Strategy = {
     ...base.main,
     applyDefaults(o) {
@@ -98,7 +101,7 @@ export function podStrategies(def: ResourceDefinition, enabled: GateCheck): Reso
       if (isPlainObject(o.spec)) defaultRequestsFromLimits(o.spec);
       dropDisabledPodFields(o, old, enabled);
     },
-    validateUpdate: (o, old) => withoutUnvalidatedSources(asObject(o.spec), [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
+    validateUpdate: (o, old) => settled(o, [...base.main.validateUpdate(o, old), ...podCauses(o), ...podSpecUpdateCauses(o.spec, old.spec)]),
     selectableFields: podSelectableFields,
   };
   const baseStatus = base.subresources.status as Strategy;
@@ -109,12 +112,12 @@ export function podStrategies(def: ResourceDefinition, enabled: GateCheck): Reso
       keepStatusWriteInvariants(o, old);
       dropDisabledPodFields(o, old, enabled);
     },
-    validateUpdate: (o, old) => [...baseStatus.validateUpdate(o, old), ...podStatusCauses(o.status)],
+    validateUpdate: (o, old) => [...baseStatus.validateUpdate(o, old), ...podStatusCauses(o.status, old)],
     selectableFields: podSelectableFields,
   };
   // validateUpdate of the main strategy without its spec-update rule: this subresource changes the spec.
   const validateWrite = (o: KubeObject, old: KubeObject): StatusCause[] =>
-    withoutUnvalidatedSources(asObject(o.spec), [...def.validator.validateUpdate(o, old), ...podCauses(o)]);
+    settled(o, [...def.validator.validateUpdate(o, old), ...podCauses(o)]);
   const ephemeral = ephemeralContainersStrategy(main, (o) => def.validator.applyDefaults(o), validateWrite);
   const ephemeralcontainers: Strategy = {
     ...ephemeral,

@@ -1,12 +1,15 @@
-// What kube-apiserver's ValidatePodStatusUpdate checks of the addresses a status write reports:
-// pod and host IPs valid, at most one per IP family and none twice (causes at the list index,
-// as kube reports them), hostIP equal to the first hostIPs entry, and a nominated node name that
-// is a valid node name.
+// What kube-apiserver's ValidatePodStatusUpdate checks of a status write, in its order: a
+// nominated node name that is a valid node name (checked only when the write changes it, so a
+// stored name kube once let through never blocks a later write), no terminated container brought back to life
+// (container-state.ts), then the addresses: pod and host IPs valid, at most one per IP family
+// and none twice (causes at the list index, as kube reports them), hostIP equal to the first
+// hostIPs entry.
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { duplicate, invalid } from '../../../validation/field-errors.js';
 import { FORMAT_CHECKS } from '../../../validation/formats.js';
-import { asObject, asObjectList, asString } from '../../object.js';
+import { asObject, asObjectList, asString, type KubeObject } from '../../object.js';
+import { containerStateTransitionCauses } from './container-state.js';
 
 type Obj = Record<string, unknown>;
 
@@ -28,13 +31,15 @@ function addressCauses(entries: Obj[], at: string): StatusCause[] {
   return causes;
 }
 
-export function podStatusCauses(status: unknown): StatusCause[] {
+export function podStatusCauses(status: unknown, old: KubeObject): StatusCause[] {
   const s = asObject(status);
-  const causes = [...addressCauses(asObjectList(s.podIPs), 'status.podIPs'), ...addressCauses(asObjectList(s.hostIPs), 'status.hostIPs')];
-  const hostIPs = asObjectList(s.hostIPs);
-  if (hostIPs.length && asString(s.hostIP) !== asString(hostIPs[0].ip)) causes.push(invalid('status.hostIPs[0].ip', asString(hostIPs[0].ip), 'must be equal to `hostIP`'));
+  const causes: StatusCause[] = [];
   const nominated = asString(s.nominatedNodeName);
   const subdomain = FORMAT_CHECKS.dns1123Subdomain;
-  if (nominated && subdomain) for (const msg of subdomain(nominated)) causes.push(invalid('status.nominatedNodeName', nominated, msg));
+  if (nominated && nominated !== asString(asObject(old.status).nominatedNodeName) && subdomain) for (const msg of subdomain(nominated)) causes.push(invalid('status.nominatedNodeName', nominated, msg));
+  causes.push(...containerStateTransitionCauses(s, old.status, old.spec));
+  causes.push(...addressCauses(asObjectList(s.podIPs), 'status.podIPs'), ...addressCauses(asObjectList(s.hostIPs), 'status.hostIPs'));
+  const hostIPs = asObjectList(s.hostIPs);
+  if (hostIPs.length && asString(s.hostIP) !== asString(hostIPs[0].ip)) causes.push(invalid('status.hostIPs[0].ip', asString(hostIPs[0].ip), 'must be equal to `hostIP`'));
   return causes;
 }
