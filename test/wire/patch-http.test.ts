@@ -269,11 +269,34 @@ describe('application/merge-patch+json bodies that are not objects', () => {
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message });
   });
 
-  it('refuses a scalar under fieldValidation=Ignore as MergePatch does', async () => {
-    await createConfigMap('mp-bad-ignored', { a: '1' });
-    const r = await wire.call('PATCH', `${NS}/mp-bad-ignored?fieldValidation=Ignore`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '"x"' });
+  // Under Ignore nothing decodes the patch first: MergePatch refuses null and scalars itself (400),
+  // and returns an array as the patched document, whose decoding into the object is a 422.
+  it.each([
+    ['a string', 'str', '"x"'],
+    ['a number', 'num', '1.5'],
+    ['null', 'null', 'null'],
+  ])('refuses %s under fieldValidation=Ignore as MergePatch does (400)', async (_name, suffix, body) => {
+    await createConfigMap(`mp-ign-${suffix}`, { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-ign-${suffix}?fieldValidation=Ignore`, { headers: { 'content-type': 'application/merge-patch+json' }, body });
     expect(r.status).toBe(400);
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message: 'Invalid JSON Patch' });
+  });
+
+  it('answers an array under fieldValidation=Ignore with a 422 quoting it, nulls pruned', async () => {
+    await createConfigMap('mp-ign-arr', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-ign-arr?fieldValidation=Ignore`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '[1, null, {"b": 2, "a": null}]',
+    });
+    expect(r.status).toBe(422);
+    const why =
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+    const detail = `Invalid value: ${JSON.stringify('[1,{"b":2}]')}: ${why}`;
+    expect(r.json()).toMatchObject({
+      reason: 'Invalid',
+      message: ` "" is invalid: patch: ${detail}`,
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: detail }] },
+    });
   });
 
   it('drops null items of an array that lands on a missing field', async () => {
