@@ -315,3 +315,24 @@ describe('application/merge-patch+json bodies that are not objects', () => {
     expect(r.status).toBe(200);
   });
 });
+
+// A merged map deletes the members the patch sets to null; a map the original lacks is taken with
+// its null members dropped; a `$patch: replace` map is taken as written.
+describe('application/strategic-merge-patch+json values taken as written', () => {
+  const SMP = { 'content-type': 'application/strategic-merge-patch+json' };
+  it.each([
+    ['a $patch: replace map drops the labels it does not name', '{"metadata":{"labels":{"$patch":"replace","z":"9"}}}', { z: '9' }],
+    ['a merged map deletes a null label', '{"metadata":{"labels":{"z":"9","b":null}}}', { a: '1', z: '9' }],
+    ['a new map drops a null label', '{"metadata":{"labels":{"z":"9","b":null}}}', { z: '9' }],
+  ])('%s', async (name, body, labels) => {
+    const cm = `smp-raw-${name.length}-${labels.z}${Object.keys(labels).length}`;
+    const r0 = await wire.call('POST', NS, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: name.startsWith('a new') ? { name: cm } : { name: cm, labels: { a: '1', b: '2' } } }),
+    });
+    expect(r0.status).toBe(201);
+    const r = await wire.call('PATCH', `${NS}/${cm}`, { headers: SMP, body });
+    expect(r.status).toBe(200);
+    expect(r.json<{ metadata: { labels: Record<string, string> } }>().metadata.labels).toEqual(labels);
+  });
+});
