@@ -317,11 +317,14 @@ describe('application/merge-patch+json bodies that are not objects', () => {
 });
 
 // A merged map deletes the members the patch sets to null; a map the original lacks is taken with
-// its null members dropped; a `$patch: replace` map is taken as written.
+// its null members dropped; a `$patch: replace` map is taken as written, and a null in it decodes
+// as Go does, into the label's zero value "".
 describe('application/strategic-merge-patch+json values taken as written', () => {
   const SMP = { 'content-type': 'application/strategic-merge-patch+json' };
   it.each([
     ['a $patch: replace map drops the labels it does not name', '{"metadata":{"labels":{"$patch":"replace","z":"9"}}}', { z: '9' }],
+    // Taken with its null, which decodes into the label's zero value: kept, empty.
+    ['a $patch: replace map keeps a null label as ""', '{"metadata":{"labels":{"$patch":"replace","z":"9","b":null}}}', { z: '9', b: '' }],
     ['a merged map deletes a null label', '{"metadata":{"labels":{"z":"9","b":null}}}', { a: '1', z: '9' }],
     ['a new map drops a null label', '{"metadata":{"labels":{"z":"9","b":null}}}', { z: '9' }],
   ])('%s', async (name, body, labels) => {
