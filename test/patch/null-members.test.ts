@@ -14,7 +14,7 @@ const index = new SchemaIndex({
       tags: { type: 'array', items: { properties: { key: { type: 'string' } }, required: ['key'] } },
       names: { type: 'array', items: { type: 'string' } },
       nested: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
-      times: { type: 'object', additionalProperties: { type: 'string', format: 'date-time' } },
+      times: { type: 'object', additionalProperties: { type: 'string', format: 'date-time' } as Record<string, unknown> },
       labels: { type: 'object', additionalProperties: { type: 'string' } },
       since: { type: 'string', format: 'date-time' } as Record<string, unknown>,
       port: { 'x-kubernetes-int-or-string': true } as Record<string, unknown>,
