@@ -4,14 +4,18 @@
 // members, so `{"data": null}` is stored and returned as if `data` had never been sent, and the
 // writer's managedFields do not list it. Members the schema marks required are the ones without
 // omitempty (omit-empty.ts reads the schema the same way): those keep a zero value instead, which
-// for maps and lists is null itself. Only struct members are handled; values inside maps and lists
-// are left as sent.
+// for maps and lists is null itself. A null map value or list item is decoded the same way: it
+// becomes its element type's zero value (a label set to null is stored as ""), except where that
+// type is itself a map, list or pointer-like type, whose nil encodes as null again.
 
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
 import { forEachStructMember } from './struct-members.js';
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** Removes (or zeroes, when required) null-valued struct members of `obj` in place, at every depth. */
 export function dropNullMembers(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex): void {
+  zeroNullElements(obj, schema, index);
   forEachStructMember(obj, schema, index, (m) => {
     if (m.value !== null) return;
     if (!m.required) delete m.holder[m.key];
@@ -42,5 +46,29 @@ function zeroValue(schema: JsonSchema): unknown {
       return false;
     default:
       return undefined;
+  }
+}
+
+/** Null map values and list items take their element type's zero value, in place, at every depth. */
+function zeroNullElements(value: unknown, schema: JsonSchema, index: SchemaIndex): void {
+  const resolved = index.resolve(schema);
+  if (resolved['x-kubernetes-preserve-unknown-fields']) return;
+  const element = Array.isArray(value) ? resolved.items : isObject(value) && !resolved.properties && isObject(resolved.additionalProperties) ? resolved.additionalProperties : undefined;
+  if (Array.isArray(value) || (isObject(value) && element)) {
+    if (!element) return;
+    const holder = value as Record<string, unknown>;
+    for (const key of Object.keys(holder)) {
+      if (holder[key] === null) {
+        const zero = zeroValue(index.resolve(element));
+        if (zero !== undefined) holder[key] = zero;
+      } else zeroNullElements(holder[key], element, index);
+    }
+    return;
+  }
+  if (isObject(value) && resolved.properties) {
+    for (const [key, child] of Object.entries(value)) {
+      const prop = resolved.properties[key];
+      if (prop && child !== null) zeroNullElements(child, prop, index);
+    }
   }
 }

@@ -99,6 +99,48 @@ describe('strategic merge patch', () => {
   });
 });
 
+// Where kube takes a patch value instead of merging it, strategicpatch cleans it one of three ways:
+// a field the original lacks loses its null members (at any depth, list items aside) and its
+// `$patch` maps, nothing else; a list added beside `$setElementOrder` loses only its `$patch` maps;
+// everything else (a `$patch: replace` map, a replace-strategy field, an appended element, the
+// rest of a `$patch: replace` list) is kept exactly as written, nulls and directive keys included.
+describe('strategic merge patch: values taken as the patch wrote them', () => {
+  it.each([
+    // A field the original lacks.
+    ['new field: null members dropped at every depth', { spec: { newField: { a: null, b: { c: null, d: 1 } } } }, ['spec', 'newField'], { b: { d: 1 } }],
+    ['new field: null list items kept, null members inside items dropped', { spec: { newList: [1, null, { a: null, b: 2 }] } }, ['spec', 'newList'], [1, null, { b: 2 }]],
+    ['new field: nested $patch maps dropped', { spec: { newField: { keep: 1, gone: { $patch: 'delete', x: 1 }, l: [{ $patch: 'replace' }, { y: 1 }] } } }, ['spec', 'newField'], { keep: 1, l: [{ y: 1 }] }],
+    ['new field: a null $patch is discarded before directives are looked for', { spec: { newField: { $patch: null, a: 1 } } }, ['spec', 'newField'], { a: 1 }],
+    ['new field: $retainKeys and $setElementOrder stay as keys', { spec: { newField: { $retainKeys: ['a'], '$setElementOrder/l': [1], a: 1 } } }, ['spec', 'newField'], { $retainKeys: ['a'], '$setElementOrder/l': [1], a: 1 }],
+    ['field of another type: same cleaning', { spec: { args: { a: null, b: 1 } } }, ['spec', 'args'], { b: 1 }],
+    // Values kept as written.
+    ['$patch: replace map keeps nulls and nested directives', { metadata: { labels: { $patch: 'replace', z: '9', y: null, n: { $patch: 'delete' } } } }, ['metadata', 'labels'], { z: '9', y: null, n: { $patch: 'delete' } }],
+    ['replace-strategy map keeps nulls', { spec: { selector: { app: 'z', tier: null } } }, ['spec', 'selector'], { app: 'z', tier: null }],
+    ['atomic list keeps null items, null members and directives', { spec: { args: ['a', null, { k: null, $patch: 'delete' }] } }, ['spec', 'args'], ['a', null, { k: null, $patch: 'delete' }]],
+    ['appended element keeps nulls and nested directives', { spec: { containers: [{ name: 'new', image: null, env: [{ name: 'E', value: null, $retainKeys: [] }] }] } }, ['spec', 'containers', 0], { name: 'new', image: null, env: [{ name: 'E', value: null, $retainKeys: [] }] }],
+    ['rest of a $patch: replace list keeps nulls', { spec: { containers: [{ $patch: 'replace' }, { name: 'only', image: null }] } }, ['spec', 'containers'], [{ name: 'only', image: null }]],
+  ])('%s', (_name, patch, path, want) => {
+    const original = base();
+    let got: any = applyStrategicMergePatch(original, patch, pod);
+    for (const step of path) got = got[step];
+    expect(got).toEqual(want);
+    expect(original).toEqual(base());
+  });
+
+  it('keeps the nulls of a list added beside $setElementOrder, dropping only its $patch maps', () => {
+    const original: any = base();
+    delete original.spec.containers;
+    const patch = { spec: { '$setElementOrder/containers': [{ name: 'a' }], containers: [{ name: 'a', image: null, env: [{ $patch: 'delete', name: 'X' }, { name: 'Y', value: null }] }] } };
+    const result: any = applyStrategicMergePatch(original, patch, pod);
+    expect(result.spec.containers).toEqual([{ name: 'a', image: null, env: [{ name: 'Y', value: null }] }]);
+  });
+
+  it('still merges an existing element of a merged list, deleting its null members', () => {
+    const result: any = applyStrategicMergePatch(base(), { spec: { containers: [{ name: 'web', image: null }] } }, pod);
+    expect(result.spec.containers[0]).toEqual({ name: 'web', env: [{ name: 'A', value: '1' }] });
+  });
+});
+
 // Lists where the server has items the patch does not name: kube interleaves the two runs by
 // the server's order instead of putting the named items first.
 describe('strategic merge patch: $setElementOrder and list order', () => {

@@ -269,11 +269,34 @@ describe('application/merge-patch+json bodies that are not objects', () => {
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message });
   });
 
-  it('refuses a scalar under fieldValidation=Ignore as MergePatch does', async () => {
-    await createConfigMap('mp-bad-ignored', { a: '1' });
-    const r = await wire.call('PATCH', `${NS}/mp-bad-ignored?fieldValidation=Ignore`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '"x"' });
+  // Under Ignore nothing decodes the patch first: MergePatch refuses null and scalars itself (400),
+  // and returns an array as the patched document, whose decoding into the object is a 422.
+  it.each([
+    ['a string', 'str', '"x"'],
+    ['a number', 'num', '1.5'],
+    ['null', 'null', 'null'],
+  ])('refuses %s under fieldValidation=Ignore as MergePatch does (400)', async (_name, suffix, body) => {
+    await createConfigMap(`mp-ign-${suffix}`, { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-ign-${suffix}?fieldValidation=Ignore`, { headers: { 'content-type': 'application/merge-patch+json' }, body });
     expect(r.status).toBe(400);
     expect(r.json<{ reason: string; message: string }>()).toMatchObject({ reason: 'BadRequest', message: 'Invalid JSON Patch' });
+  });
+
+  it('answers an array under fieldValidation=Ignore with a 422 quoting it, nulls pruned', async () => {
+    await createConfigMap('mp-ign-arr', { a: '1' });
+    const r = await wire.call('PATCH', `${NS}/mp-ign-arr?fieldValidation=Ignore`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '[1, null, {"b": 2, "a": null}]',
+    });
+    expect(r.status).toBe(422);
+    const why =
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+    const detail = `Invalid value: ${JSON.stringify('[1,{"b":2}]')}: ${why}`;
+    expect(r.json()).toMatchObject({
+      reason: 'Invalid',
+      message: ` "" is invalid: patch: ${detail}`,
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: detail }] },
+    });
   });
 
   it('drops null items of an array that lands on a missing field', async () => {
@@ -290,5 +313,29 @@ describe('application/merge-patch+json bodies that are not objects', () => {
     await createConfigMap('mp-ok', { a: '1' });
     const r = await wire.call('PATCH', `${NS}/mp-ok`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":{"b":"2"}}' });
     expect(r.status).toBe(200);
+  });
+});
+
+// A merged map deletes the members the patch sets to null; a map the original lacks is taken with
+// its null members dropped; a `$patch: replace` map is taken as written, and a null in it decodes
+// as Go does, into the label's zero value "".
+describe('application/strategic-merge-patch+json values taken as written', () => {
+  const SMP = { 'content-type': 'application/strategic-merge-patch+json' };
+  it.each([
+    ['a $patch: replace map drops the labels it does not name', '{"metadata":{"labels":{"$patch":"replace","z":"9"}}}', { z: '9' }],
+    // Taken with its null, which decodes into the label's zero value: kept, empty.
+    ['a $patch: replace map keeps a null label as ""', '{"metadata":{"labels":{"$patch":"replace","z":"9","b":null}}}', { z: '9', b: '' }],
+    ['a merged map deletes a null label', '{"metadata":{"labels":{"z":"9","b":null}}}', { a: '1', z: '9' }],
+    ['a new map drops a null label', '{"metadata":{"labels":{"z":"9","b":null}}}', { z: '9' }],
+  ])('%s', async (name, body, labels) => {
+    const cm = `smp-raw-${name.length}-${labels.z}${Object.keys(labels).length}`;
+    const r0 = await wire.call('POST', NS, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: name.startsWith('a new') ? { name: cm } : { name: cm, labels: { a: '1', b: '2' } } }),
+    });
+    expect(r0.status).toBe(201);
+    const r = await wire.call('PATCH', `${NS}/${cm}`, { headers: SMP, body });
+    expect(r.status).toBe(200);
+    expect(r.json<{ metadata: { labels: Record<string, string> } }>().metadata.labels).toEqual(labels);
   });
 });

@@ -74,7 +74,72 @@ export class RawJsonReader {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A non-null scalar an operation put into the document, with the text the patch wrote it in. v4
+ * keeps the patch's bytes for every value an operation adds or replaces (and a move carries them
+ * along), so a later `test` compares against that text, not against Go's encoding of the value:
+ * after `add /a 1.0`, `test /a 1.0` holds and `test /a 1` fails. Lives only while a patch applies.
+ */
+export class RawScalar {
+  constructor(
+    readonly value: unknown,
+    readonly raw: string,
+  ) {}
+}
+
+/**
+ * v4 dereferences a nil node when a `test` compares arrays and meets a null item on either side
+ * (and when a `test` of the whole document has no value); kube-apiserver recovers the panic as a
+ * 500. Objects are spared: their null members are checked before the comparison recurses.
+ */
+export class NilNodePanic extends Error {}
+
+function setMember(con: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(con, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** The operation's value with its scalars tagged by their patch text (nulls stay null). */
+export function withRawText(value: unknown, node: RawNode | undefined): unknown {
+  if (node === undefined || value === null) return value;
+  if (Array.isArray(value)) return value.map((item, i) => withRawText(item, node.kind === 'array' ? node.items[i] : undefined));
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
+      setMember(out, key, withRawText(member, node.kind === 'object' ? node.members.get(key) : undefined));
+    }
+    return out;
+  }
+  return node.kind === 'scalar' ? new RawScalar(value, node.raw) : value;
+}
+
+/**
+ * The deep copy a `copy` makes: v4 re-encodes the value through encoding/json, which keeps a
+ * scalar's text but escapes <, > and & (and U+2028, U+2029) in it as Go always does.
+ */
+export function copyWithRawText(value: unknown): unknown {
+  if (value instanceof RawScalar) return new RawScalar(value.value, value.raw.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  if (Array.isArray(value)) return value.map(copyWithRawText);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value as Record<string, unknown>)) setMember(out, key, copyWithRawText(member));
+    return out;
+  }
+  return value;
+}
+
+/** The plain JSON value, every RawScalar replaced by its value (containers are changed in place). */
+export function dropRawText(value: unknown): unknown {
+  if (value instanceof RawScalar) return value.value;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => (value[i] = dropRawText(item)));
+  } else if (value !== null && typeof value === 'object') {
+    const con = value as Record<string, unknown>;
+    for (const key of Object.keys(con)) setMember(con, key, dropRawText(con[key]));
+  }
+  return value;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RawScalar);
 const isNullNode = (n: RawNode | undefined) => n === undefined || (n.kind === 'scalar' && n.raw === 'null');
 
 /** A live (document) value's raw JSON as Go writes it. */
@@ -85,9 +150,10 @@ function goRaw(value: unknown): string {
 /** The live value `doc` equals the patch value `node`, by the library's rules. */
 export function rawEqual(doc: unknown, node: RawNode): boolean {
   if (isObject(doc)) {
-    // The patch side decodes into a map; null decodes into an empty one.
-    const members = node.kind === 'object' ? node.members : node.kind === 'scalar' && node.raw === 'null' ? new Map<string, RawNode>() : undefined;
-    if (!members) return false;
+    // Only an object matches. A null reaches here only as a test's whole value, which v4 holds
+    // as no text at all (not as "null"), so it cannot be read as an empty map.
+    if (node.kind !== 'object') return false;
+    const members = node.members;
     const keys = Object.keys(doc).filter((k) => doc[k] !== undefined);
     if (keys.length !== members.size) return false;
     return keys.every((k) => {
@@ -100,7 +166,12 @@ export function rawEqual(doc: unknown, node: RawNode): boolean {
   }
   if (Array.isArray(doc)) {
     if (node.kind !== 'array' || node.items.length !== doc.length) return false;
-    return doc.every((v, i) => rawEqual(v ?? null, node.items[i]));
+    // Items compare in order until the first difference; a null reached on either side panics.
+    return doc.every((v, i) => {
+      if (v === null || v === undefined || isNullNode(node.items[i])) throw new NilNodePanic('nil node in an array compared by test');
+      return rawEqual(v, node.items[i]);
+    });
   }
+  if (doc instanceof RawScalar) return node.kind === 'scalar' && doc.raw === node.raw;
   return node.kind === 'scalar' && goRaw(doc) === node.raw;
 }

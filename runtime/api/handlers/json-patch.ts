@@ -5,14 +5,16 @@
 //   - a path that does not start with "/" has its first segment ignored;
 //   - a `null` member is indistinguishable from a missing one when read (test, copy, move);
 //   - `add`/`copy` without a value store null;
-//   - `test` compares scalars as raw JSON text (json-patch-equality.ts): 1.0 is not 1.
+//   - `test` compares scalars as raw JSON text (json-patch-equality.ts): 1.0 is not 1, and a
+//     value an earlier operation wrote keeps the text the patch gave it;
+//   - `test` of arrays holding null crashes the library, which kube-apiserver answers with a 500.
 // Error texts are the library's (fmt.Errorf chains joined with ": "), since kube-apiserver sends
 // them verbatim in a 422's cause. No library on npm mirrors these, so the engine is our own.
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
 import { goJsonError } from '../serialization.js';
-import { RawJsonReader, rawEqual, type RawNode } from './json-patch-equality.js';
+import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -29,14 +31,30 @@ const INVALID_INDEX = 'invalid index referenced';
 
 const isNil = (v: Json): boolean => v === undefined || v === null;
 
-/** The `value` of each decoded `test` operation as written in the patch, for the raw comparison. */
-const rawTestValues = new WeakMap<Record<string, Json>, RawNode>();
+/**
+ * The `value` of each decoded operation as written in the patch, read only when the patch has a
+ * `test` (the one operation that looks at the text).
+ */
+const rawValues = new WeakMap<Record<string, Json>, RawNode>();
 
 /** The live value equals a test operation's value: as raw JSON when the patch text is known. */
 function testEqual(actual: Json, op: Operation, expected: Json): boolean {
-  const raw = op ? rawTestValues.get(op) : undefined;
-  return raw ? rawEqual(actual, raw) : deepEqual(actual, expected);
+  const raw = op ? rawValues.get(op) : undefined;
+  return raw ? rawEqual(actual, raw) : deepEqual(dropRawText(deepCopy(actual)), expected);
 }
+
+/** The value an add or replace puts in the document: missing is null, scalars keep their text. */
+function placedValue(op: Operation): Json {
+  const value = valueOf(op) ?? null;
+  const raw = op ? rawValues.get(op) : undefined;
+  return raw ? withRawText(value, raw) : value;
+}
+
+/** A deep copy that keeps the patch text of scalars (structuredClone would lose the RawScalars). */
+const deepCopy = (v: Json): Json => copyWithRawText(v);
+
+/** A container the path can step into; a scalar an operation wrote is not one. */
+const isContainer = (v: Json): v is Container => Array.isArray(v) || (isPlainObject(v) && !(v instanceof RawScalar));
 
 /** Go's name of a JSON value's kind in "cannot unmarshal X into ..." messages. */
 export function goJsonKind(v: Json): string {
@@ -138,7 +156,7 @@ function findObject(root: Container, path: string): [Container, string] | undefi
     } catch {
       return undefined;
     }
-    if (Array.isArray(next) || isPlainObject(next)) doc = next as Container;
+    if (isContainer(next)) doc = next;
     else return undefined;
   }
   return [doc, decodeKey(split[split.length - 1])];
@@ -173,7 +191,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), () => `add operation failed to decode path: ${MISSING}`);
       const found = findObject(root, path);
       if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-      wrap(() => add(found[0], found[1], valueOf(op) ?? null), (e) => `error in add for path: '${path}': ${e.message}`);
+      wrap(() => add(found[0], found[1], placedValue(op)), (e) => `error in add for path: '${path}': ${e.message}`);
       return root;
     }
     case 'remove': {
@@ -186,15 +204,15 @@ function applyOperation(root: Container, op: Operation): Container {
     case 'replace': {
       const path = wrap(() => member(op, 'path'), (e) => `replace operation failed to decode path: ${e.message}`);
       if (path === '') {
-        const value = valueOf(op);
+        const value = placedValue(op);
         // The library formats a nil error here with %w.
-        if (!Array.isArray(value) && !isPlainObject(value)) throw new PatchError('replace operation value must be object or array: %!w(<nil>)');
-        return value as Container;
+        if (!isContainer(value)) throw new PatchError('replace operation value must be object or array: %!w(<nil>)');
+        return value;
       }
       const found = findObject(root, path);
       if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
       wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
-      set(found[0], found[1], valueOf(op) ?? null);
+      set(found[0], found[1], placedValue(op));
       return root;
     }
     case 'move': {
@@ -218,7 +236,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), () => `copy operation failed to decode path: ${MISSING}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
-      wrap(() => add(dest[0], dest[1], deepClone(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
+      wrap(() => add(dest[0], dest[1], deepCopy(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
       return root;
     }
     case 'test': {
@@ -226,6 +244,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const failed = () => new PatchError(`testing value ${path} failed: test failed`);
       const expected = valueOf(op);
       if (path === '') {
+        if (expected === undefined) throw new NilNodePanic('test of the whole document without a value');
         if (!testEqual(root, op, expected)) throw failed();
         return root;
       }
@@ -266,14 +285,15 @@ export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
     throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${parsed.length}`);
   }
   const ops = parsed as Operation[];
-  // Test values compare as the bytes the patch wrote them in: read those once, only when needed.
+  // Test values compare as the bytes the patch wrote them in, against values earlier operations
+  // wrote as the bytes the patch gave them: read those once, only when a test needs them.
   if (ops.some((op) => op?.op === 'test' && Object.hasOwn(op, 'value'))) {
     const raw = new RawJsonReader(text).read();
     if (raw.kind === 'array') {
       ops.forEach((op, i) => {
         const node = raw.items[i];
         const value = node?.kind === 'object' ? node.members.get('value') : undefined;
-        if (op && op.op === 'test' && value) rawTestValues.set(op, value);
+        if (op && value) rawValues.set(op, value);
       });
     }
   }
@@ -316,10 +336,15 @@ export function applyJsonPatch(doc: Json, ops: Operation[]): Json {
   try {
     for (const op of ops) root = applyOperation(root, op);
   } catch (err) {
+    // kube-apiserver's panic filter answers a crash with a bare 500; we keep the Status form.
+    if (err instanceof NilNodePanic) throw new StatusError(500, 'InternalError', APISERVER_PANIC);
     if (!(err instanceof PatchError)) throw err;
     throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
       causes: [{ reason: 'UnexpectedServerResponse', message: err.message }],
     });
   }
-  return root;
+  return dropRawText(root);
 }
+
+/** What kube-apiserver's panic filter writes when a handler crashes. */
+export const APISERVER_PANIC = 'This request caused apiserver to panic. Look in the logs for details.';

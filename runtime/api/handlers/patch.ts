@@ -67,7 +67,9 @@ function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resourc
   }
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   const result = applyMergePatch(existing, parsed);
-  if (!isPlainObject(result)) throw badRequest('the patch must be a JSON object');
+  // Under Ignore an array body gets through: MergePatch returns it (nulls pruned) as the patched
+  // document, and decoding that into the object is the 422 quoting it.
+  if (!isPlainObject(result)) throw notAnObject(result);
   return result as KubeObject;
 }
 
@@ -93,14 +95,17 @@ function jsonPatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resource
   }
   const ops = decodeJsonPatch(patch);
   const result = applyJsonPatch(existing, ops);
-  if (!isPlainObject(result)) {
-    // `replace` of the root with an array: the patched document no longer decodes as an object.
-    throw invalidPatch(
-      encodeJSON(sortKeysDeep(result)).trimEnd(),
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(result)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
-    );
-  }
+  // `replace` of the root with an array: the patched document no longer decodes as an object.
+  if (!isPlainObject(result)) throw notAnObject(result);
   return result as KubeObject;
+}
+
+/** The 422 for a patched document that is not a JSON object: its type meta cannot be read. */
+function notAnObject(result: unknown): StatusError {
+  return invalidPatch(
+    encodeJSON(sortKeysDeep(result)).trimEnd(),
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(result)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+  );
 }
 
 export const PATCH_ENGINES: Record<string, PatchEngine> = {

@@ -64,27 +64,55 @@ export function applyStrategicMergePatch(original: JsonObject, patch: unknown, s
   return mergeMap(structuredClone(original), structuredClone(patch), schema);
 }
 
-/** A patch value taken as it is, where the original has nothing to merge with: directives and nulls dropped. */
-function takePatchValue(value: unknown): { keep: boolean; value?: unknown } {
+// Where the patch's value is taken rather than merged, strategicpatch cleans it in one of three
+// ways, and only these:
+//   - a field the original lacks (or holds with another type): null members are dropped at every
+//     depth (discardNullValuesFromPatch; null list items stay), then every map carrying `$patch`
+//     is dropped (removeDirectives); other directive keys ($retainKeys, $setElementOrder/...) stay
+//     as ordinary keys, which the later decode reports as unknown fields;
+//   - a list the patch adds beside its `$setElementOrder`: only the `$patch` maps are dropped;
+//   - a `$patch: replace` map, a field whose strategy is replace, an element appended to a merged
+//     list, the rest of a list with a `$patch: replace` element: the value as the patch wrote it,
+//     nulls and directives included (the nulls then decode as Go zero values).
+
+/** Drops null map members at every depth, in place; null list items are kept. */
+function discardNullMembers(value: unknown): void {
+  if (Array.isArray(value)) {
+    value.forEach(discardNullMembers);
+  } else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (v === null) delete value[k];
+      else discardNullMembers(v);
+    }
+  }
+}
+
+/** Drops every map carrying `$patch` (a member holding one is removed, a list item too); keep is false for such a map itself. */
+function removeDirectives(value: unknown): { keep: boolean; value?: unknown } {
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const item of value) {
-      const taken = takePatchValue(item);
+      const taken = removeDirectives(item);
       if (taken.keep) out.push(taken.value);
     }
     return { keep: true, value: out };
   }
   if (isObject(value)) {
     if (DIRECTIVE in value) return { keep: false };
-    const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) {
-      if (v === null) continue;
-      const taken = takePatchValue(v);
-      if (taken.keep) out[k] = taken.value;
+      const taken = removeDirectives(v);
+      if (taken.keep) value[k] = taken.value;
+      else delete value[k];
     }
-    return { keep: true, value: out };
+    return { keep: true, value };
   }
   return { keep: true, value };
+}
+
+/** The value a field the original lacks takes: nulls discarded first, then `$patch` maps. */
+function takeNewValue(value: unknown): { keep: boolean; value?: unknown } {
+  discardNullMembers(value);
+  return removeDirectives(value);
 }
 
 /** The kind of value for "same type?" decisions: maps and lists merge, everything else is replaced. */
@@ -95,7 +123,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema):
     const directive = patch[DIRECTIVE];
     if (directive === 'replace') {
       delete patch[DIRECTIVE];
-      return takePatchValue(patch).value as JsonObject;
+      return patch;
     }
     // A deleted map that the original has is left empty, not removed.
     if (directive === 'delete') return {};
@@ -120,7 +148,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema):
     if (!(key in original) || shape(current) !== shape(patchValue)) {
       // Nothing to merge with: the patch value replaces (a deletion list has nothing to delete from).
       if (isDeleteList) continue;
-      const taken = takePatchValue(patchValue);
+      const taken = takeNewValue(patchValue);
       if (taken.keep) original[key] = taken.value;
       else delete original[key];
       continue;
@@ -128,12 +156,12 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema):
     const { meta, schema: child } = schema.field(key);
     const strategy = patchStrategy(meta);
     if (isObject(current)) {
-      original[key] = strategy === 'replace' ? takePatchValue(patchValue).value : mergeMap(current, patchValue as JsonObject, child);
+      original[key] = strategy === 'replace' ? patchValue : mergeMap(current, patchValue as JsonObject, child);
     } else if (Array.isArray(current)) {
       original[key] =
         strategy === 'merge' || isDeleteList
           ? mergeSlice(current, patchValue as unknown[], child.items(), meta.mergeKey ?? '', isDeleteList)
-          : takePatchValue(patchValue).value;
+          : patchValue;
     } else {
       original[key] = patchValue;
     }
@@ -204,7 +232,7 @@ function applyElementOrders(original: JsonObject, patch: JsonObject, schema: Pat
         merged = patchItems;
       }
     } else if (foundPatch) {
-      merged = takePatchValue(patchItems).value as unknown[];
+      merged = removeDirectives(patchItems).value as unknown[];
     } else if (foundOriginal) {
       merged = originalItems;
     } else {
@@ -323,7 +351,7 @@ function mergeSlice(original: unknown[], patch: unknown[], items: PatchSchema, m
         merged[at] = mergeMap(merged[at] as JsonObject, element, items);
         continue;
       }
-      const added = takePatchValue(element).value;
+      const added = element;
       merged.push(added);
       if (backing && backing.length >= 0) {
         if (backing.length < backing.items.length) backing.items[backing.length++] = added;
@@ -369,7 +397,7 @@ function applyListDirectives(original: unknown[], patch: unknown[], mergeKey: st
       throw badPatchType(directive, element);
     }
   }
-  if (replace) return [rest.map((e) => takePatchValue(e).value), []];
+  if (replace) return [rest, []];
   return [out, rest];
 }
 
