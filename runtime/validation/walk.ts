@@ -29,6 +29,8 @@ export function applyDefaults(table: TypeTable, typeName: string, obj: Obj): voi
 function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: string): void {
   const shape = field.shape;
   const value = holder[name];
+  // Go writes a nil slice or map without omitempty as null; validation reads null as absent.
+  if (field.alwaysEmitted && (shape.t === 'list' || shape.t === 'map') && value === undefined) holder[name] = null;
   if (shape.t === 'ref') {
     const inner = table[shape.type];
     if (!inner?.hasDefaults && !field.alwaysEmitted) return;
