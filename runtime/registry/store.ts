@@ -117,6 +117,7 @@ export class Store {
     obj.kind = this.definition.kind;
     obj.apiVersion = this.apiVersion;
     metaOf(obj).resourceVersion = String(modRevision);
+    this.strategies.defaultOnRead?.(obj);
     return obj;
   }
 
