@@ -1,5 +1,5 @@
 // Lists Go declares without omitempty (Role and ClusterRole `rules`) are written as null when
-// unset, as kube-apiserver returns them; sent ones are kept. Over HTTPS, then through protobuf,
+// unset, as kube-apiserver returns them; sent ones are kept, an empty one as []. Over HTTPS, then through protobuf,
 // which has no null: the list is left out and decoding plus defaulting gives back null.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,9 @@ describe('rules without omitempty over HTTPS', () => {
     ['a Role without rules', `${RBAC}/namespaces/default/roles`, { kind: 'Role', metadata: { name: 'empty' } }, null],
     ['a Role with rules', `${RBAC}/namespaces/default/roles`, { kind: 'Role', metadata: { name: 'full' }, rules: [rule] }, [rule]],
     ['a Role with rules: null', `${RBAC}/namespaces/default/roles`, { kind: 'Role', metadata: { name: 'nulled' }, rules: null }, null],
+    // An empty, non-nil slice is written as [] by Go, whatever omitempty would do.
+    ['a Role with rules: []', `${RBAC}/namespaces/default/roles`, { kind: 'Role', metadata: { name: 'none' }, rules: [] }, []],
+    ['a ClusterRole with rules: []', `${RBAC}/clusterroles`, { kind: 'ClusterRole', metadata: { name: 'none' }, rules: [] }, []],
     ['a ClusterRole without rules', `${RBAC}/clusterroles`, { kind: 'ClusterRole', metadata: { name: 'empty' } }, null],
     ['an aggregated ClusterRole', `${RBAC}/clusterroles`, { kind: 'ClusterRole', metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [selector] } }, null],
   ])('%s: 201, and GET and LIST return the same rules', async (_name, path, body, want) => {
