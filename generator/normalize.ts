@@ -286,8 +286,9 @@ class Normalizer {
       if (f.uniqueAmongValid && f.uniqueKeys?.length !== 1) this.fail(spec, [...fat, 'uniqueAmongValid'], 'needs uniqueKeys with exactly one key');
       if (f.patchMergeKey && itemType && !itemFields.has(f.patchMergeKey)) this.fail(spec, [...fat, 'patchMergeKey'], `unknown field ${JSON.stringify(f.patchMergeKey)} of the list's items`);
       if (f.listType === 'map' && !f.listMapKeys) this.fail(spec, [...fat, 'listType'], 'listType map needs listMapKeys');
-      if (f.alwaysEmitted && (f.default !== undefined || f.goPointer || !(f.type.kind === 'ref' || (f.type.kind === 'scalar' && f.type.name in GO_ZERO)))) {
-        this.fail(spec, [...fat, 'alwaysEmitted'], 'only a non-pointer struct, boolean, string or integer without a default is always emitted');
+      const collection = f.type.kind === 'list' || f.type.kind === 'map';
+      if (f.alwaysEmitted && (f.default !== undefined || f.goPointer || !(collection || f.type.kind === 'ref' || (f.type.kind === 'scalar' && f.type.name in GO_ZERO)))) {
+        this.fail(spec, [...fat, 'alwaysEmitted'], 'only a list, map, non-pointer struct, boolean, string or integer without a default is always emitted');
       }
       if (f.zeroWhenAbsent && !(f.type.kind === 'scalar' && f.type.name === 'string')) this.fail(spec, [...fat, 'zeroWhenAbsent'], 'only a string field can be validated as its zero value');
     }

@@ -85,7 +85,8 @@ function fieldCode(f: FieldModel): string {
   if (f.default !== undefined) entries.push(['default', literal(f.default)]);
   // A scalar Go always writes is filled with its zero value, as a default no OpenAPI shows.
   if (f.alwaysEmitted && f.type.kind === 'scalar') entries.push(['default', literal(GO_ZERO[f.type.name])]);
-  if (f.alwaysEmitted && f.type.kind === 'ref') entries.push(['alwaysEmitted', 'true']);
+  // A struct is created empty; a list or map (nil in Go) is written as null.
+  if (f.alwaysEmitted && f.type.kind !== 'scalar') entries.push(['alwaysEmitted', 'true']);
   if (f.immutable) entries.push(['immutable', 'true']);
   if (f.goPointer) entries.push(['pointer', 'true']);
   if (f.disjointKeys) entries.push(['disjointKeys', literal(f.disjointKeys)]);

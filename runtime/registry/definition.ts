@@ -58,6 +58,11 @@ export interface ObjectValidator {
    * asks for it (elementOrder, uniqueAmongValid); for strategies that add causes of their own.
    */
   arrangeElementCauses(obj: Record<string, unknown>, causes: StatusCause[]): StatusCause[];
+  /**
+   * The empty lists and maps Go writes as [] or {} (alwaysEmitted members), by holder: the
+   * omitempty pass leaves them. Absent: the kind has none.
+   */
+  emptyAlwaysEmitted?(obj: Record<string, unknown>): WeakMap<object, Set<string>>;
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**

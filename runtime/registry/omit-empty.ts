@@ -8,10 +8,13 @@ import { forEachStructMember } from './struct-members.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Removes, in place, empty maps and lists held by optional fields, at every depth. */
-export function omitEmptyCollections(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex): void {
+/**
+ * Removes, in place, empty maps and lists held by optional fields, at every depth; `kept` names
+ * the members (by holder) Go writes without omitempty although OpenAPI does not require them.
+ */
+export function omitEmptyCollections(obj: Record<string, unknown>, schema: JsonSchema, index: SchemaIndex, kept?: WeakMap<object, Set<string>>): void {
   forEachStructMember(obj, schema, index, (m) => {
-    if (!m.required && isEmptyCollection(m.value, m.schema)) delete m.holder[m.key];
+    if (!m.required && isEmptyCollection(m.value, m.schema) && !kept?.get(m.holder)?.has(m.key)) delete m.holder[m.key];
   });
 }
 

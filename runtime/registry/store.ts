@@ -117,6 +117,7 @@ export class Store {
     obj.kind = this.definition.kind;
     obj.apiVersion = this.apiVersion;
     metaOf(obj).resourceVersion = String(modRevision);
+    this.strategies.defaultOnRead?.(obj);
     return obj;
   }
 
@@ -450,7 +451,7 @@ export class Store {
     const index = generatedSchemaIndex();
     const schema = index.component(this.definition.openAPIName);
     if (schema) {
-      omitEmptyCollections(obj, schema, index);
+      omitEmptyCollections(obj, schema, index, this.definition.validator.emptyAlwaysEmitted?.(obj));
       canonicalizeQuantities(obj, schema, index);
     }
   }

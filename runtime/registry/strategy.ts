@@ -53,6 +53,13 @@ export interface ResourceStrategies {
    * drop of the spec's `featureGate` markers is not applied on top (Pod: kube decides per feature).
    */
   dropsDisabledFields?: boolean;
+  /**
+   * kube-apiserver's storage codec runs the version's defaulters on every object it decodes, so
+   * an object stored before a default existed is read with it. Kinds whose defaults readers can
+   * see set them here (Namespace's name label); called on each decode, before the watch cache
+   * shares and freezes the object, so it must be cheap and must not depend on anything but `obj`.
+   */
+  defaultOnRead?(obj: KubeObject): void;
 }
 
 export function statusFieldOf(def: ResourceDefinition): string {

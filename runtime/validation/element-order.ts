@@ -4,10 +4,30 @@
 // Duplicate. Lists that say so in the spec (elementOrder, uniqueAmongValid) get their causes
 // rearranged here, after every rule has run; strategies that add causes of their own pass the
 // whole list through again (ObjectValidator.arrangeElementCauses), which gives the same result.
+// A strategy's cause whose path does not say where kube reports it is placed explicitly
+// (placeInElement): ranked with another field of the element, or after the element's causes and
+// its Duplicate, without counting as an error of the element.
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
 import { childPath, isObj, keyPath, type FieldInfo, type Obj, type Shape, type TypeTable } from './type-table.js';
+
+/** Where a strategy's cause sits among its element's causes when its path alone does not say. */
+export type ElementPlacement = { ranksWith: string } | { afterElement: true };
+
+// Keyed by the cause object itself: placements travel with causes through filters and merges.
+const placements = new WeakMap<StatusCause, ElementPlacement>();
+
+/** Marks a cause with its place in its element (see ElementPlacement); returns the cause. */
+export function placeInElement(cause: StatusCause, placement: ElementPlacement): StatusCause {
+  placements.set(cause, placement);
+  return cause;
+}
+
+const isAfterElement = (c: StatusCause): boolean => {
+  const p = placements.get(c);
+  return p !== undefined && 'afterElement' in p;
+};
 
 /** The index of the element of the list at `path` a cause belongs to, if any. */
 function elementIndex(path: string, field: string): number | undefined {
@@ -17,8 +37,9 @@ function elementIndex(path: string, field: string): number | undefined {
 }
 
 /** Rank of a cause within its element: the position of the element's field it lies below. */
-function rankWithin(order: readonly string[], elementPath: string, field: string): number {
-  const name = /^\.([^.[]+)/.exec(field.slice(elementPath.length))?.[1];
+function rankWithin(order: readonly string[], elementPath: string, cause: StatusCause): number {
+  const placed = placements.get(cause);
+  const name = placed && 'ranksWith' in placed ? placed.ranksWith : /^\.([^.[]+)/.exec((cause.field ?? '').slice(elementPath.length))?.[1];
   if (name === undefined) return -1;
   const i = order.indexOf(name);
   return i < 0 ? order.length : i;
@@ -41,8 +62,10 @@ function arrangeList(info: FieldInfo, items: unknown[], path: string, causes: St
   const block: StatusCause[] = [];
   items.forEach((item, i) => {
     const at = keyPath(path, i);
-    const own = (byElement.get(i) ?? [])
-      .map((c, n) => ({ c, n, r: info.elementOrder ? rankWithin(info.elementOrder, at, c.field ?? '') : 0 }))
+    const mine = byElement.get(i) ?? [];
+    const own = mine
+      .filter((c) => !isAfterElement(c))
+      .map((c, n) => ({ c, n, r: info.elementOrder ? rankWithin(info.elementOrder, at, c) : 0 }))
       .sort((a, b) => a.r - b.r || a.n - b.n)
       .map((x) => x.c);
     if (key !== undefined && isObj(item)) {
@@ -50,7 +73,7 @@ function arrangeList(info: FieldInfo, items: unknown[], path: string, causes: St
       if (seen.has(identity)) own.push(fe.duplicate(childPath(at, key), item[key]));
       else if (own.length === 0) seen.add(identity);
     }
-    block.push(...own);
+    block.push(...own, ...mine.filter(isAfterElement));
   });
   // A cause naming an index past the end of the list (none is expected) is kept, after the rest.
   for (const [i, rest] of byElement) if (i >= items.length) block.push(...rest);

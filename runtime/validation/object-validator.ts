@@ -8,7 +8,7 @@ import type { ObjectValidator } from '../registry/definition.js';
 import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
 import { isObj, type Obj, type TypeTable } from './type-table.js';
-import { applyDefaults, walkObject } from './walk.js';
+import { applyDefaults, emptyAlwaysEmitted, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 import { arrangeElementCauses } from './element-order.js';
 
@@ -102,6 +102,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
         }
       : {}),
     validate,
+    emptyAlwaysEmitted: (obj) => emptyAlwaysEmitted(k.types, k.type, obj),
     arrangeElementCauses: (obj, causes) => (isObj(obj) ? arrangeElementCauses(k.types, k.type, withoutNulls(obj) as Obj, causes) : causes),
     validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     validateUpdate(rawObj, rawOld) {

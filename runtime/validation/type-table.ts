@@ -23,7 +23,10 @@ export interface FieldInfo {
   disjointKeys?: { with: string; message: string };
   /** Size rules of a string map, reported at the field (storage's parameters and attachment metadata). */
   mapSize?: { maxEntries?: number; nonEmptyKeys?: boolean; maxBytes?: number };
-  /** A non-pointer struct Go always writes: created empty when absent, as defaults are filled. */
+  /**
+   * A member Go always writes (no omitempty): a non-pointer struct is created empty when absent,
+   * a list or map is written as null, as defaults are filled.
+   */
   alwaysEmitted?: boolean;
   /** Validated as "" when absent, as kube-apiserver validates the Go zero value (no Required). */
   zeroWhenAbsent?: boolean;

@@ -29,6 +29,8 @@ export function applyDefaults(table: TypeTable, typeName: string, obj: Obj): voi
 function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: string): void {
   const shape = field.shape;
   const value = holder[name];
+  // Go writes a nil slice or map without omitempty as null; validation reads null as absent.
+  if (field.alwaysEmitted && (shape.t === 'list' || shape.t === 'map') && value === undefined) holder[name] = null;
   if (shape.t === 'ref') {
     const inner = table[shape.type];
     if (!inner?.hasDefaults && !field.alwaysEmitted) return;
@@ -40,6 +42,28 @@ function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: str
     const items = Array.isArray(value) ? value : isObj(value) ? Object.values(value) : [];
     for (const item of items) if (isObj(item)) applyDefaults(table, itemType, item);
   }
+}
+
+/**
+ * The empty lists and maps of alwaysEmitted members, by the struct holding them: Go writes an
+ * empty (non-nil) slice or map without omitempty as [] or {}, so the omitempty pass keeps them.
+ * Walks only types that hold defaults, as applyDefaults does.
+ */
+export function emptyAlwaysEmitted(table: TypeTable, typeName: string, obj: Obj, out = new WeakMap<object, Set<string>>()): WeakMap<object, Set<string>> {
+  const type = table[typeName];
+  if (!type) return out;
+  for (const [name, field] of Object.entries(type.fields)) {
+    const value = obj[name];
+    const shape = field.shape;
+    const empty = Array.isArray(value) ? value.length === 0 : isObj(value) && Object.keys(value).length === 0;
+    if (field.alwaysEmitted && (shape.t === 'list' || shape.t === 'map') && empty) out.set(obj, (out.get(obj) ?? new Set()).add(name));
+    if (shape.t === 'ref' && table[shape.type]?.hasDefaults && isObj(value)) emptyAlwaysEmitted(table, shape.type, value, out);
+    else if ((shape.t === 'list' || shape.t === 'map') && shape.of.t === 'ref' && table[shape.of.type]?.hasDefaults) {
+      const items = Array.isArray(value) ? value : isObj(value) ? Object.values(value) : [];
+      for (const item of items) if (isObj(item)) emptyAlwaysEmitted(table, shape.of.type, item, out);
+    }
+  }
+  return out;
 }
 
 export interface WalkOptions {

@@ -56,6 +56,14 @@ const cases: [name: string, { from: string; to: string; want: string[] }][] = [
     },
   ],
   [
+    'alwaysEmitted on a pointer list',
+    {
+      from: 'color: {type: string, tag: 3}',
+      to: "color: {type: '[]string', tag: 3, goPointer: true, alwaysEmitted: true}",
+      want: ['api-specs/demo/v1.yaml:13: kinds.Widget.fields.color.alwaysEmitted: only a list, map, non-pointer struct, boolean, string or integer without a default is always emitted'],
+    },
+  ],
+  [
     'uniqueAmongValid without a single unique key',
     { from: 'color: {type: string, tag: 3}', to: "color: {type: '[]string', tag: 3, uniqueAmongValid: true}", want: ['api-specs/demo/v1.yaml:13: kinds.Widget.fields.color.uniqueAmongValid: needs uniqueKeys with exactly one key'] },
   ],

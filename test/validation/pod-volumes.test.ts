@@ -98,9 +98,6 @@ describe('pod volumes rejected', () => {
     ]],
     ['a second source that is downwardAPI, at kube\'s misspelt path', [{ name: 'a', secret: { secretName: 's' }, downwardAPI: {} }], [{ reason: 'FieldValueForbidden', field: 'spec.volumes[0].downwarAPI', message: FORBIDDEN_SECOND }]],
     ['a claim without claimName', [{ name: 'a', persistentVolumeClaim: {} }], [{ reason: 'FieldValueRequired', field: 'spec.volumes[0].persistentVolumeClaim.claimName', message: 'Required value' }]],
-    ['a claim the pod\'s own ephemeral volume creates', [{ name: 'data', persistentVolumeClaim: { claimName: 'web-scratch' } }, { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: CLAIM_SPEC } } }], [
-      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].persistentVolumeClaim.claimName', message: 'Invalid value: "web-scratch": must not reference a PVC that gets created for an ephemeral volume' },
-    ]],
     ['a configMap without a name', [{ name: 'a', configMap: {} }], [{ reason: 'FieldValueRequired', field: 'spec.volumes[0].configMap.name', message: 'Required value' }]],
     ['a secret without secretName', [{ name: 'a', secret: {} }], [{ reason: 'FieldValueRequired', field: 'spec.volumes[0].secret.secretName', message: 'Required value' }]],
     ['a defaultMode above 0777', [{ name: 'a', configMap: { name: 'c', defaultMode: 512 } }], [{ reason: 'FieldValueInvalid', field: 'spec.volumes[0].configMap.defaultMode', message: `Invalid value: 512: ${MODE_MSG}` }]],
@@ -213,6 +210,50 @@ describe('pod volumes rejected', () => {
     if (!def) throw new Error('Pod is not served');
     const { main } = strategiesFor(def);
     const obj = pod([{ name: 'scratch', ephemeral: { volumeClaimTemplate: template } }]);
+    main.prepareForCreate(obj);
+    expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual(causes);
+  });
+
+  const REFERENCE_MSG = 'must not reference a PVC that gets created for an ephemeral volume';
+  const LONG_POD = `p${'o'.repeat(240)}d`;
+  const ephemeralVolume = (name: string): Obj => ({ name, ephemeral: { volumeClaimTemplate: { spec: CLAIM_SPEC } } });
+  it.each<[string, Obj[], string, Cause[]]>([
+    ['a claim no ephemeral volume creates', [{ name: 'data', persistentVolumeClaim: { claimName: 'web-other' } }, ephemeralVolume('scratch')], 'web', []],
+    ['a claim the pod\'s own ephemeral volume creates', [{ name: 'data', persistentVolumeClaim: { claimName: 'web-scratch' } }, ephemeralVolume('scratch')], 'web', [
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].persistentVolumeClaim.claimName', message: `Invalid value: "web-scratch": ${REFERENCE_MSG}` },
+    ]],
+    // ValidateVolumes reports the reference after the volume's own causes, Duplicate included.
+    ['a faulty name and a created claim: the name first', [ephemeralVolume('scratch'), { name: 'Bad', persistentVolumeClaim: { claimName: 'web-scratch' } }], 'web', [
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[1].name', message: `Invalid value: "Bad": ${LABEL_MSG}` },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[1].persistentVolumeClaim.claimName', message: `Invalid value: "web-scratch": ${REFERENCE_MSG}` },
+    ]],
+    ['a duplicate name and a created claim: the Duplicate first', [ephemeralVolume('scratch'), { name: 'scratch', persistentVolumeClaim: { claimName: 'web-scratch' } }], 'web', [
+      { reason: 'FieldValueDuplicate', field: 'spec.volumes[1].name', message: 'Duplicate value: "scratch"' },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[1].persistentVolumeClaim.claimName', message: `Invalid value: "web-scratch": ${REFERENCE_MSG}` },
+    ]],
+    // The reference is no error of its volume: a later namesake is still a Duplicate.
+    ['the namesake of a volume whose only fault is the reference', [ephemeralVolume('scratch'), { name: 'data', persistentVolumeClaim: { claimName: 'web-scratch' } }, { name: 'data', emptyDir: {} }], 'web', [
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[1].persistentVolumeClaim.claimName', message: `Invalid value: "web-scratch": ${REFERENCE_MSG}` },
+      { reason: 'FieldValueDuplicate', field: 'spec.volumes[2].name', message: 'Duplicate value: "data"' },
+    ]],
+    // The claim name is checked with the ephemeral source, before the volume name's DNS label rule,
+    // and is an error of the volume: its namesake is no Duplicate.
+    ['a claim name too long and a volume name no DNS label', [ephemeralVolume('scratch.volume'), { name: 'scratch.volume', emptyDir: {} }], LONG_POD, [
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].name', message: `Invalid value: "scratch.volume": PVC name "${LONG_POD}-scratch.volume": must be no more than 253 characters` },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].name', message: 'Invalid value: "scratch.volume": must not contain dots' },
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[1].name', message: 'Invalid value: "scratch.volume": must not contain dots' },
+    ]],
+    ['a claim name too long: the namesake of its volume is no Duplicate', [ephemeralVolume('scratch-volume'), { name: 'scratch-volume', emptyDir: {} }], LONG_POD, [
+      { reason: 'FieldValueInvalid', field: 'spec.volumes[0].name', message: `Invalid value: "scratch-volume": PVC name "${LONG_POD}-scratch-volume": must be no more than 253 characters` },
+    ]],
+    ['no claim name check for an ephemeral source that is a volume\'s second', [{ name: 'scratch', emptyDir: {}, ephemeral: { volumeClaimTemplate: { spec: CLAIM_SPEC } } }], LONG_POD, [
+      { reason: 'FieldValueForbidden', field: 'spec.volumes[0].ephemeral', message: FORBIDDEN_SECOND },
+    ]],
+  ])('ephemeral claims in ValidateVolumes order: %s', (_name, volumes, podName, causes) => {
+    const def = resources.find((r) => r.kind === 'Pod');
+    if (!def) throw new Error('Pod is not served');
+    const { main } = strategiesFor(def);
+    const obj = pod(volumes, podName);
     main.prepareForCreate(obj);
     expect(main.validate(obj).filter((c) => c.field?.startsWith('spec.volumes'))).toEqual(causes);
   });

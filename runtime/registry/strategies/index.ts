@@ -15,6 +15,7 @@ import { podStrategies } from './pod.js';
 import { persistentVolumeStrategies } from './persistentvolume.js';
 import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
 import { resourceSliceStrategies } from './resourceslice.js';
+import { clusterRoleStrategies, csiStorageCapacityStrategies } from './selector-ratcheting.js';
 import { secretStrategies } from './secret.js';
 import { serviceAccountStrategies } from './serviceaccount.js';
 import { storageClassStrategies } from './storageclass.js';
@@ -39,6 +40,8 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   event: eventStrategies,
   storageversionmigration: storageVersionMigrationStrategies,
   pod: podStrategies,
+  clusterrole: clusterRoleStrategies,
+  csistoragecapacity: csiStorageCapacityStrategies,
 };
 
 /**

@@ -3,7 +3,8 @@
 // subresource. A delete first marks the namespace (deletionTimestamp, phase Terminating); it is
 // removed only once spec.finalizers is empty (see namespace-deleter.ts for who empties it).
 // Every write, through any endpoint, ends with the label kubernetes.io/metadata.name set to the
-// namespace's name, so label selectors can pick namespaces by name.
+// namespace's name, so label selectors can pick namespaces by name; reads add it too (and phase
+// Active), as kube's v1 defaulters run on objects decoded from storage.
 
 import { forbidden, type StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
@@ -27,6 +28,18 @@ function labelWithName(obj: KubeObject): void {
   const meta = metaOf(obj);
   if (!meta.name) return;
   meta.labels = { ...(isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : {}), [LABEL_METADATA_NAME]: meta.name };
+}
+
+/**
+ * SetDefaults_Namespace and SetDefaults_NamespaceStatus, as the storage decoder runs them: a
+ * namespace written before the label rule (or straight into storage) is read with its name label,
+ * and with phase Active when it has none.
+ */
+function defaultOnRead(obj: KubeObject): void {
+  const meta = metaOf(obj);
+  const labels = isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined;
+  if (meta.name && labels?.[LABEL_METADATA_NAME] !== meta.name) labelWithName(obj);
+  if (!namespacePhase(obj)) obj.status = { ...(isPlainObject(obj.status) ? obj.status : {}), phase: 'Active' };
 }
 
 /**
@@ -113,6 +126,7 @@ export function namespaceStrategies(def: ResourceDefinition): ResourceStrategies
   return {
     main,
     subresources: { status, finalize },
+    defaultOnRead,
     beforeDelete(existing) {
       const name = metaOf(existing).name ?? '';
       if (IMMORTAL_NAMESPACES.has(name)) {

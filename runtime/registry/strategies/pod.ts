@@ -14,7 +14,7 @@ import { asObject, asObjectList, asString, isPlainObject, metaOf, type KubeObjec
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
 import { dropDisabledPodFields, type GateCheck } from './pod/drop-disabled.js';
-import { ephemeralClaimNameCauses, ephemeralClaimSpecCauses } from './pod/ephemeral-claims.js';
+import { ephemeralClaimNameCauses, ephemeralClaimReferenceCauses, ephemeralClaimSpecCauses } from './pod/ephemeral-claims.js';
 import { ephemeralContainersStrategy } from './pod/ephemeral-containers.js';
 import { podBeforeDelete } from './pod/graceful-delete.js';
 import { projectedPathCauses } from './pod/projected-paths.js';
@@ -74,8 +74,10 @@ function createOnlyCauses(o: KubeObject): StatusCause[] {
 export function podStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
   const podCauses = (o: KubeObject): StatusCause[] => [
-    ...ephemeralClaimNameCauses(metaOf(o).name, asObject(o.spec)),
+    // The template's claim spec is validated before the claim name, as validateVolumeSource does.
     ...ephemeralClaimSpecCauses(asObject(o.spec)),
+    ...ephemeralClaimNameCauses(metaOf(o).name, asObject(o.spec)),
+    ...ephemeralClaimReferenceCauses(metaOf(o).name, asObject(o.spec)),
     ...projectedPathCauses(asObject(o.spec)),
     ...containerListCauses(asObject(o.spec)),
   ];
