@@ -2,22 +2,15 @@
 // gets its defaults and the kubernetes.io/limit-ranger annotation; pods and claims out of bounds
 // are refused with kube-apiserver's 403 Forbidden, dry run included; pod updates and the
 // status subresource are not checked.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../../runtime/index.js';
+import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies of several shapes
 
-let server: RunningServer;
-let creds: Credentials;
-beforeAll(async () => {
-  server = await startServer({ storage: 'memory' });
-  creds = kubeconfigCredentials(server.kubeconfig);
-});
-afterAll(() => server?.close());
-
-const send = (path: string, method: string, body?: unknown) =>
-  call(server.url, path, creds, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+const api = useMemoryServer();
+const send = (path: string, method: string, body?: unknown) => api.raw(method, path, body);
 
 async function created(path: string, body: Obj): Promise<Obj> {
   const res = await send(path, 'POST', body);

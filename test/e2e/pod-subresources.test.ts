@@ -2,23 +2,14 @@
 // writes status only; the pods/eviction subresource (policy/v1 or v1beta1 Eviction) deletes the
 // pod honouring its deleteOptions and answers 201 Success; a pod bound to a node terminates
 // gracefully; field selectors and the Table columns of `kubectl get pods`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { describe, expect, it } from 'vitest';
+import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies of several shapes
 
-let server: RunningServer;
-let creds: Credentials;
-beforeAll(async () => {
-  server = await startServer({ storage: 'memory' });
-  creds = kubeconfigCredentials(server.kubeconfig);
-});
-afterAll(() => server?.close());
-
+const api = useMemoryServer();
 const PODS = '/api/v1/namespaces/default/pods';
-const send = (path: string, method: string, body?: unknown, contentType = 'application/json') =>
-  call(server.url, path, creds, { method, headers: body === undefined ? {} : { 'content-type': contentType }, body: body === undefined ? undefined : JSON.stringify(body) });
+const send = (path: string, method: string, body?: unknown, contentType = 'application/json') => api.raw(method, path, body, { 'content-type': contentType });
 
 const pod = (name: string, spec: Obj = {}): Obj => ({
   apiVersion: 'v1',
@@ -190,7 +181,7 @@ describe('pods over HTTPS', () => {
 
   it('prints kubectl get pods columns', async () => {
     await createPod('printed');
-    const res = await call(server.url, `${PODS}/printed`, creds, { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });
+    const res = await api.raw('GET', `${PODS}/printed`, undefined, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
     const table = res.json<Obj>();
     expect(table.columnDefinitions.map((c: Obj) => c.name)).toEqual(['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates']);
     expect(table.rows[0].cells.slice(0, 4)).toEqual(['printed', '0/1', 'Pending', '0']);

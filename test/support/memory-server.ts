@@ -3,7 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { StartServerOptions } from '../../runtime/server/options.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type HttpResult } from '../server/https-client.js';
 
 export interface Sent<T> {
   status: number;
@@ -14,6 +14,8 @@ export interface Sent<T> {
 
 export interface TestServer {
   send<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Sent<T>>;
+  /** The reply as it came, for bodies that are not JSON objects or requests of another content type. */
+  raw(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
 }
 
 export function useMemoryServer(options: Partial<StartServerOptions> = {}): TestServer {
@@ -24,15 +26,18 @@ export function useMemoryServer(options: Partial<StartServerOptions> = {}): Test
     creds = kubeconfigCredentials(server.kubeconfig);
   });
   afterAll(() => server?.close());
+  const raw = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> =>
+    call(server.url, path, creds, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
   return {
+    raw,
     async send<T>(method: string, path: string, body?: unknown): Promise<Sent<T>> {
-      const res = await call(server.url, path, creds, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const raw = res.headers.warning;
-      const warnings = (raw === undefined ? [] : Array.isArray(raw) ? raw : raw.split(/,(?=\s*299 )/)).map((w) => w.trim());
+      const res = await raw(method, path, body);
+      const header = res.headers.warning;
+      const warnings = (header === undefined ? [] : Array.isArray(header) ? header : header.split(/,(?=\s*299 )/)).map((w) => w.trim());
       return { status: res.status, body: res.json<T>(), warnings };
     },
   };
