@@ -153,3 +153,20 @@ export function defaultStrategies(def: ResourceDefinition): ResourceStrategies {
   if (hasStatusSubresource(def)) subresources.status = statusStrategy(def, main);
   return { main, subresources };
 }
+
+/**
+ * `base` with checks of the kind's own that no spec rule states, run after the spec's: `onWrite`
+ * on create and update alike, `onUpdate` on update only (kube's ValidateX, then ValidateXUpdate).
+ */
+export function withRules(
+  base: Strategy,
+  rules: { onWrite?: (obj: KubeObject) => StatusCause[]; onUpdate?: (obj: KubeObject, old: KubeObject) => StatusCause[] },
+): Strategy {
+  const onWrite = rules.onWrite ?? (() => []);
+  const onUpdate = rules.onUpdate ?? (() => []);
+  return {
+    ...base,
+    validate: (obj) => [...base.validate(obj), ...onWrite(obj)],
+    validateUpdate: (obj, old) => [...base.validateUpdate(obj, old), ...onWrite(obj), ...onUpdate(obj, old)],
+  };
+}

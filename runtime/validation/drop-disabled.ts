@@ -3,7 +3,7 @@
 // always, on update unless the stored object already uses the field somewhere (so turning a gate
 // off never makes an existing object unwritable, and data written while it was on is kept).
 
-import { isObj, type Obj, type Shape, type TypeTable } from './type-table.js';
+import { isObj, reachesField, type Obj, type Shape, type TypeTable } from './type-table.js';
 
 /** Whether a feature gate is on. */
 export type GateCheck = (gate: string) => boolean;
@@ -29,30 +29,9 @@ function forEachInShape(table: TypeTable, shape: Shape, value: unknown, visit: (
   }
 }
 
-function refsOf(shape: Shape): string[] {
-  if (shape.t === 'ref') return [shape.type];
-  return shape.t === 'list' || shape.t === 'map' ? refsOf(shape.of) : [];
-}
-
-/**
- * Whether a gated field is reachable from `rootType` (most kinds have none, and skip the walk);
- * without a root, whether the table has one anywhere. A module's table holds the types of all
- * its kinds, so a kind answers for its own types only.
- */
+/** Whether a gated field is reachable from `rootType` (most kinds have none, and skip the walk). */
 export function hasGatedFields(table: TypeTable, rootType?: string): boolean {
-  if (rootType === undefined) return Object.values(table).some((t) => Object.values(t.fields).some((f) => f.featureGate));
-  const seen = new Set<string>();
-  const pending = [rootType];
-  while (pending.length > 0) {
-    const name = pending.pop() as string;
-    if (seen.has(name)) continue;
-    seen.add(name);
-    for (const field of Object.values(table[name]?.fields ?? {})) {
-      if (field.featureGate) return true;
-      pending.push(...refsOf(field.shape));
-    }
-  }
-  return false;
+  return reachesField(table, rootType, (f) => !!f.featureGate);
 }
 
 /**

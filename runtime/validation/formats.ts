@@ -317,7 +317,7 @@ export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
 /**
  * Formats whose length limit kube-apiserver reports as TooLong (FieldValueTooLong, before the
  * format's Invalid messages) rather than as one more Invalid message: ValidateCSIDriverName and
- * resource.k8s.io's driver names.
+ * resource.k8s.io's driver names. The 63 is also the spec's limit on CSIDriver names (Limits table).
  */
 export const FORMAT_MAX_BYTES: Readonly<Record<string, number>> = { csiDriverName: 63 };
 
@@ -333,16 +333,12 @@ export const ajvFormats: Record<string, { type: 'string'; validate: (value: stri
   Object.keys(FORMAT_CHECKS).map((name) => [name, { type: 'string' as const, validate: (v: string) => meetsFormat(name, v) }]),
 );
 
-/** The spec's limit on CSIDriver names (Limits table). */
-export const CSI_DRIVER_NAME_MAX_LENGTH = 63;
-
 /** A name format's length limit reported as TooLong at metadata.name, when it has one. */
 export function nameMaxBytes(format: string): number | undefined {
-  return format === 'csiDriverName' ? CSI_DRIVER_NAME_MAX_LENGTH : undefined;
+  return FORMAT_MAX_BYTES[format];
 }
 
 /** metadata.name rules, as ValidateNameFunc: `prefix` is true for generateName, whose trailing '-' is allowed. */
-
 export function nameChecks(format: string): (name: string, prefix: boolean) => string[] {
   const maskTrailingDash = (name: string): string => (name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
   switch (format) {

@@ -7,7 +7,7 @@ import type { StatusCause } from '../errors/status-error.js';
 import type { ObjectValidator } from '../registry/definition.js';
 import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
-import { isObj, type Obj, type TypeTable } from './type-table.js';
+import { isObj, reachesField, type Obj, type TypeTable } from './type-table.js';
 import { applyDefaults, emptyAlwaysEmitted, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 import { arrangeElementCauses } from './element-order.js';
@@ -90,6 +90,8 @@ export function objectValidator(k: KindValidation): ObjectValidator {
   const validate = (obj: Obj): StatusCause[] => check(withoutNulls(obj) as Obj);
 
   const gated = hasGatedFields(k.types, k.type);
+  // Only kinds with a list or map Go writes even when empty need the omitempty pass told about them.
+  const emitsEmpty = reachesField(k.types, k.type, (f) => !!f.alwaysEmitted && (f.shape.t === 'list' || f.shape.t === 'map'));
   return {
     applyDefaults(obj) {
       if (isObj(obj)) applyDefaults(k.types, k.type, obj);
@@ -102,7 +104,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
         }
       : {}),
     validate,
-    emptyAlwaysEmitted: (obj) => emptyAlwaysEmitted(k.types, k.type, obj),
+    ...(emitsEmpty ? { emptyAlwaysEmitted: (obj: Obj) => emptyAlwaysEmitted(k.types, k.type, obj) } : {}),
     arrangeElementCauses: (obj, causes) => (isObj(obj) ? arrangeElementCauses(k.types, k.type, withoutNulls(obj) as Obj, causes) : causes),
     validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     validateUpdate(rawObj, rawOld) {

@@ -64,6 +64,33 @@ export const ref = (type: string): Shape => ({ t: 'ref', type });
 export const list = (of: Shape): Shape => ({ t: 'list', of });
 export const map = (of: Shape): Shape => ({ t: 'map', of });
 
+/** The types a field's shape refers to (through lists and maps). */
+function refsOf(shape: Shape): string[] {
+  if (shape.t === 'ref') return [shape.type];
+  return shape.t === 'list' || shape.t === 'map' ? refsOf(shape.of) : [];
+}
+
+/**
+ * Whether a field meeting `test` is reachable from `rootType`; without a root, whether the table
+ * has one anywhere. A module's table holds the types of all its kinds, so a kind asks from its own
+ * type: most kinds then learn once that they can skip a walk on every write.
+ */
+export function reachesField(table: TypeTable, rootType: string | undefined, test: (field: FieldInfo) => boolean): boolean {
+  if (rootType === undefined) return Object.values(table).some((t) => Object.values(t.fields).some(test));
+  const seen = new Set<string>();
+  const pending = [rootType];
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const field of Object.values(table[name]?.fields ?? {})) {
+      if (test(field)) return true;
+      pending.push(...refsOf(field.shape));
+    }
+  }
+  return false;
+}
+
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 

@@ -36,12 +36,14 @@ export interface AdmissionPlugin {
   validate?(attributes: AdmissionAttributes): Promise<void>;
 }
 
+/** Runs the mutating step of `plugins`, which are those that handle this write (asked once, by the store). */
 export async function runMutatingAdmission(plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes): Promise<void> {
-  for (const plugin of plugins) if (plugin.admit && plugin.handles(attributes)) await plugin.admit(attributes);
+  for (const plugin of plugins) await plugin.admit?.(attributes);
 }
 
+/** Runs the validating step of `plugins`, which are those that handle this write. */
 export async function runValidatingAdmission(plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes): Promise<void> {
-  for (const plugin of plugins) if (plugin.validate && plugin.handles(attributes)) await plugin.validate(attributes);
+  for (const plugin of plugins) await plugin.validate?.(attributes);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, type KubeObject } from '../object.js';
-import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { defaultStrategies, withRules, type ResourceStrategies } from '../strategy.js';
 import { MAX_SECRET_SIZE } from './secret.js';
 
 /** kube builds this path with field.NewPath(""), whose String() is "[]". */
@@ -30,10 +30,5 @@ function sizeCauses(obj: KubeObject): StatusCause[] {
 
 export function configMapStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategies(def);
-  const main: Strategy = {
-    ...base.main,
-    validate: (obj) => [...base.main.validate(obj), ...sizeCauses(obj)],
-    validateUpdate: (obj, old) => [...base.main.validateUpdate(obj, old), ...sizeCauses(obj)],
-  };
-  return { ...base, main };
+  return { ...base, main: withRules(base.main, { onWrite: sizeCauses }) };
 }

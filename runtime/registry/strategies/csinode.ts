@@ -8,7 +8,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import { goStructJSON } from '../../validation/go-format.js';
 import type { ResourceDefinition } from '../definition.js';
 import { asObject, asObjectList, deepEqual, type KubeObject } from '../object.js';
-import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { defaultStrategies, withRules, type ResourceStrategies } from '../strategy.js';
 import type { FeatureGateCheck } from './index.js';
 
 const driversOf = (obj: KubeObject): Record<string, unknown>[] => asObjectList(asObject(obj.spec).drivers);
@@ -47,9 +47,5 @@ export function driverChangeCauses(obj: KubeObject, old: KubeObject, allocatable
 
 export function csiNodeStrategies(def: ResourceDefinition, enabled: FeatureGateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
-  const main: Strategy = {
-    ...base.main,
-    validateUpdate: (obj, old) => [...base.main.validateUpdate(obj, old), ...driverChangeCauses(obj, old, enabled('MutableCSINodeAllocatableCount'))],
-  };
-  return { ...base, main };
+  return { ...base, main: withRules(base.main, { onUpdate: (obj, old) => driverChangeCauses(obj, old, enabled('MutableCSINodeAllocatableCount')) }) };
 }

@@ -9,7 +9,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate } from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
 import { asObjectList, asString, type KubeObject } from '../object.js';
-import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { defaultStrategies, withRules, type ResourceStrategies } from '../strategy.js';
 
 /** A term as key -> sorted distinct values, in a form that compares with ===. */
 function termIdentity(term: Record<string, unknown>): string {
@@ -38,10 +38,5 @@ export function topologyDuplicateCauses(obj: KubeObject): StatusCause[] {
 
 export function storageClassStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategies(def);
-  const main: Strategy = {
-    ...base.main,
-    validate: (obj) => [...base.main.validate(obj), ...topologyDuplicateCauses(obj)],
-    validateUpdate: (obj, old) => [...base.main.validateUpdate(obj, old), ...topologyDuplicateCauses(obj)],
-  };
-  return { ...base, main };
+  return { ...base, main: withRules(base.main, { onWrite: topologyDuplicateCauses }) };
 }
