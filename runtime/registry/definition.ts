@@ -58,6 +58,8 @@ export interface ObjectValidator {
    * asks for it (elementOrder, uniqueAmongValid); for strategies that add causes of their own.
    */
   arrangeElementCauses(obj: Record<string, unknown>, causes: StatusCause[]): StatusCause[];
+  /** The spec's elementOrder of the list at this JSON pointer from the kind's root (`/spec/volumes`). */
+  elementOrder(pointer: string): readonly string[] | undefined;
   /**
    * The empty lists and maps Go writes as [] or {} (alwaysEmitted members), by holder: the
    * omitempty pass leaves them. Absent: the kind has none.

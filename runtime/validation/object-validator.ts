@@ -7,7 +7,7 @@ import type { StatusCause } from '../errors/status-error.js';
 import type { ObjectValidator } from '../registry/definition.js';
 import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
-import { isObj, reachesField, type Obj, type TypeTable } from './type-table.js';
+import { fieldAt, isObj, reachesField, type Obj, type TypeTable } from './type-table.js';
 import { applyDefaults, emptyAlwaysEmitted, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 import { arrangeElementCauses } from './element-order.js';
@@ -105,6 +105,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
       : {}),
     validate,
     ...(emitsEmpty ? { emptyAlwaysEmitted: (obj: Obj) => emptyAlwaysEmitted(k.types, k.type, obj) } : {}),
+    elementOrder: (pointer) => fieldAt(k.types, k.type, pointer)?.elementOrder,
     arrangeElementCauses: (obj, causes) => (isObj(obj) ? arrangeElementCauses(k.types, k.type, withoutNulls(obj) as Obj, causes) : causes),
     validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     validateUpdate(rawObj, rawOld) {

@@ -25,6 +25,7 @@ function validator(extra: (obj: Record<string, unknown>) => StatusCause[] = () =
     validate: (obj) => [...metaCauses(obj), ...extra(obj)],
     validateFields: (obj) => extra(obj),
     arrangeElementCauses: (_obj, causes) => causes,
+    elementOrder: () => undefined,
     validateUpdate: (obj) => [...metaCauses(obj), ...extra(obj)],
   };
 }

@@ -22,7 +22,7 @@ import { podQOSClass } from './pod/qos.js';
 import { keepStatusWriteInvariants } from './pod/status-prepare.js';
 import { podStatusCauses } from './pod/status.js';
 import { podSpecUpdateCauses } from './pod/update.js';
-import { withoutUnvalidatedSources } from './pod/volume-sources.js';
+import { volumeSourceOrder, withoutUnvalidatedSources } from './pod/volume-sources.js';
 
 type Obj = Record<string, unknown>;
 
@@ -73,17 +73,18 @@ function createOnlyCauses(o: KubeObject): StatusCause[] {
 
 export function podStrategies(def: ResourceDefinition, enabled: GateCheck): ResourceStrategies {
   const base = defaultStrategies(def);
+  const sources = volumeSourceOrder(def.validator);
   const podCauses = (o: KubeObject): StatusCause[] => [
     // The template's claim spec is validated before the claim name, as validateVolumeSource does.
     ...ephemeralClaimSpecCauses(asObject(o.spec)),
-    ...ephemeralClaimNameCauses(metaOf(o).name, asObject(o.spec)),
+    ...ephemeralClaimNameCauses(metaOf(o).name, asObject(o.spec), sources),
     ...ephemeralClaimReferenceCauses(metaOf(o).name, asObject(o.spec)),
     ...projectedPathCauses(asObject(o.spec)),
     ...containerListCauses(asObject(o.spec)),
   ];
   // The module's own volume causes join the validator's before kube's per-volume order is settled
   // (a volume with a faulty projected path is no longer a candidate for Duplicate, for instance).
-  const settled = (o: KubeObject, causes: StatusCause[]): StatusCause[] => def.validator.arrangeElementCauses(o, withoutUnvalidatedSources(asObject(o.spec), causes));
+  const settled = (o: KubeObject, causes: StatusCause[]): StatusCause[] => def.validator.arrangeElementCauses(o, withoutUnvalidatedSources(asObject(o.spec), causes, sources));
   const validate = (o: KubeObject): StatusCause[] => settled(o, [...base.main.validate(o), ...podCauses(o), ...createOnlyCauses(o)]);
   const main: Strategy = {
     ...base.main,

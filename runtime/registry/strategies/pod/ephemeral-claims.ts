@@ -16,22 +16,20 @@ import { placeInElement } from '../../../validation/element-order.js';
 import { invalid } from '../../../validation/field-errors.js';
 import { FORMAT_CHECKS } from '../../../validation/formats.js';
 import { asObject, asObjectList } from '../../object.js';
-import { VOLUME_SOURCE_ORDER } from './volume-sources.js';
+import { firstSource } from './volume-sources.js';
 
 type Obj = Record<string, unknown>;
 
 const isSet = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** validateVolumeSource looks inside the ephemeral source only when it is the volume's first. */
-const validatesEphemeral = (volume: Obj): boolean => VOLUME_SOURCE_ORDER.find((name) => isSet(volume[name])) === 'ephemeral';
-
-export function ephemeralClaimNameCauses(podName: unknown, spec: Obj): StatusCause[] {
+export function ephemeralClaimNameCauses(podName: unknown, spec: Obj, sources: readonly string[]): StatusCause[] {
   if (typeof podName !== 'string' || podName === '') return [];
   const check = FORMAT_CHECKS.dns1123Subdomain;
   if (!check) return [];
   const causes: StatusCause[] = [];
   asObjectList(spec.volumes).forEach((volume, i) => {
-    if (!validatesEphemeral(volume) || typeof volume.name !== 'string' || volume.name === '') return;
+    if (firstSource(volume, sources) !== 'ephemeral' || typeof volume.name !== 'string' || volume.name === '') return;
     const claim = `${podName}-${volume.name}`;
     for (const msg of check(claim)) {
       causes.push(placeInElement(invalid(`spec.volumes[${i}].name`, volume.name, `PVC name ${JSON.stringify(claim)}: ${msg}`), { ranksWith: 'ephemeral' }));
