@@ -10,7 +10,7 @@
 // replica made it first) is success. A claim deleted while its pod lives is made again.
 
 import { isStatusError } from '../errors/status-error.js';
-import { collectionPrefix } from '../registry/keys.js';
+import { listObjects } from '../registry/list.js';
 import { asList, asObject, deepClone, metaOf, nowRFC3339, type KubeObject } from '../registry/object.js';
 import type { Store } from '../registry/store.js';
 
@@ -31,7 +31,7 @@ export function isControlledBy(obj: KubeObject, ownerUID: string): boolean {
   return refs.some((r) => asObject(r).controller === true && asObject(r).uid === ownerUID);
 }
 
-function ephemeralVolumeNames(pod: KubeObject): string[] {
+export function ephemeralVolumeNames(pod: KubeObject): string[] {
   return asList(asObject(pod.spec).volumes)
     .map(asObject)
     .filter((v) => v.ephemeral !== undefined)
@@ -58,9 +58,9 @@ export class EphemeralVolumeController {
    */
   async podsWanting(claim: KubeObject): Promise<string[]> {
     const meta = metaOf(claim);
-    const page = await this.pods.storage.list(collectionPrefix(this.pods.definition, meta.namespace));
-    return page.items
-      .map((kv) => this.pods.decode(kv.value, kv.modRevision))
+    // From the watch cache as it is (resourceVersion 0): a pod is read afresh before it is synced.
+    const { items } = await listObjects(this.pods, meta.namespace, { resourceVersion: '0' });
+    return items
       .filter((pod) => this.wants(pod) && ephemeralVolumeNames(pod).some((v) => volumeClaimName(metaOf(pod).name ?? '', v) === meta.name))
       .map((pod) => metaOf(pod).name ?? '');
   }

@@ -5,7 +5,7 @@
 import type { ResourceRegistry } from '../registry/registry.js';
 import { collectionPrefix } from '../registry/keys.js';
 import { metaOf } from '../registry/object.js';
-import { EphemeralVolumeController } from './ephemeral-volume.js';
+import { EphemeralVolumeController, ephemeralVolumeNames } from './ephemeral-volume.js';
 import { Informer } from './informer.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { PodClaimCollector } from './pod-claim-collector.js';
@@ -38,6 +38,8 @@ export function startControllers(registry: ResourceRegistry): Controllers {
         if (ephemeral.wants(pod)) void queue.enqueue(key(meta.namespace, meta.name), () => ephemeral.sync(meta.namespace ?? '', meta.name ?? ''));
       },
       onDelete: (pod) => {
+        // Only a pod with ephemeral volumes controls claims of ours; other deletions cost nothing.
+        if (ephemeralVolumeNames(pod).length === 0) return;
         const meta = metaOf(pod);
         void queue.enqueue(key(meta.namespace, meta.name), () => collector.podRemoved(pod));
       },
