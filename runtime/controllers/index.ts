@@ -1,10 +1,9 @@
 // The in-process controllers, started over a registry once it serves: each follows its kinds
-// through an Informer on the registry's storage and writes through the registry's Stores, so its
+// through an Informer on the registry's list and watch and writes through the registry's Stores, so its
 // writes are API writes. Every replica over one etcd runs them; their writes are idempotent.
 
 import type { ResourceRegistry } from '../registry/registry.js';
-import { collectionPrefix } from '../registry/keys.js';
-import { metaOf } from '../registry/object.js';
+import { metaOf, type KubeObject } from '../registry/object.js';
 import { EphemeralVolumeController, ephemeralVolumeNames } from './ephemeral-volume.js';
 import { Informer } from './informer.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -25,18 +24,16 @@ export function startControllers(registry: ResourceRegistry): Controllers {
     const ephemeral = new EphemeralVolumeController(pods, claims, registry.storeFor('', 'v1', 'events'));
     const collector = new PodClaimCollector(claims);
     const key = (ns: string | undefined, name: string | undefined) => `${ns}/${name}`;
-    const informer = new Informer(registry.storage, collectionPrefix(pods.definition), (kv) => pods.decode(kv.value, kv.modRevision), {
+    const syncIfWanted = (pod: KubeObject) => {
+      const meta = metaOf(pod);
+      if (ephemeral.wants(pod)) void queue.enqueue(key(meta.namespace, meta.name), () => ephemeral.sync(meta.namespace ?? '', meta.name ?? ''));
+    };
+    const informer = new Informer(pods, {
       onList: (all, revision) => {
-        for (const pod of all) {
-          const meta = metaOf(pod);
-          if (ephemeral.wants(pod)) void queue.enqueue(key(meta.namespace, meta.name), () => ephemeral.sync(meta.namespace ?? '', meta.name ?? ''));
-        }
+        for (const pod of all) syncIfWanted(pod);
         void queue.enqueue('', () => collector.collectOrphans(all, revision));
       },
-      onAdd: (pod) => {
-        const meta = metaOf(pod);
-        if (ephemeral.wants(pod)) void queue.enqueue(key(meta.namespace, meta.name), () => ephemeral.sync(meta.namespace ?? '', meta.name ?? ''));
-      },
+      onAdd: syncIfWanted,
       onDelete: (pod) => {
         // Only a pod with ephemeral volumes controls claims of ours; other deletions cost nothing.
         if (ephemeralVolumeNames(pod).length === 0) return;
@@ -44,7 +41,7 @@ export function startControllers(registry: ResourceRegistry): Controllers {
         void queue.enqueue(key(meta.namespace, meta.name), () => collector.podRemoved(pod));
       },
     });
-    const claimInformer = new Informer(registry.storage, collectionPrefix(claims.definition), (kv) => claims.decode(kv.value, kv.modRevision), {
+    const claimInformer = new Informer(claims, {
       onDelete: (claim) => {
         const namespace = metaOf(claim).namespace ?? '';
         void queue.enqueue(`claim:${namespace}/${metaOf(claim).name}`, async () => {
@@ -53,8 +50,8 @@ export function startControllers(registry: ResourceRegistry): Controllers {
       },
     });
     informers.push(informer, claimInformer);
-    // A store that cannot be read now leaves the controller idle; it is not worth failing start-up.
-    for (const each of informers) void each.start().catch(() => undefined);
+    // An informer that cannot list yet tries again by itself; start-up does not wait for it.
+    for (const each of informers) void each.start();
   }
   return {
     idle: () => queue.idle(),

@@ -1,10 +1,14 @@
-// A controller's view of one kind, in the small: list its storage prefix, then watch from the
-// list's revision, handing decoded objects to the handlers. Like client-go's informer it lists
-// again when the watch cannot continue (its history was compacted, the store restarted), and
-// `onList` then sees the whole set, so handlers can catch up with deletions they missed.
+// A controller's view of one kind, in the small, through the same list and watch the API serves
+// (so from the registry's watch cache when it runs one, with no storage reads of its own): list,
+// then watch from the list's resourceVersion, handing objects to the handlers. Like client-go's
+// informer it lists again when the watch cannot continue (its history expired, the cache is
+// re-initializing, the stream ended), and `onList` then sees the whole set, so handlers can catch
+// up with deletions they missed. Objects may be shared with the cache: handlers only read them.
 
-import type { KeyValue, Storage, Watcher } from '../storage/interface.js';
 import type { KubeObject } from '../registry/object.js';
+import { listObjects } from '../registry/list.js';
+import type { Store } from '../registry/store.js';
+import { watchObjects, type WatchStream } from '../registry/watch.js';
 
 export interface InformerHandlers {
   /** Every object present at a (re)list, with the revision the list was read at. */
@@ -15,35 +19,53 @@ export interface InformerHandlers {
   onDelete?(obj: KubeObject): void;
 }
 
+/** How long to wait before listing again after a failure (the cache loading, storage away). */
+const RELIST_DELAY_MS = 1000;
+
 export class Informer {
-  private watcher?: Watcher;
+  private stream?: WatchStream;
   private closed = false;
+  private retry?: ReturnType<typeof setTimeout>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly prefix: string,
-    private readonly decode: (kv: KeyValue) => KubeObject,
+    private readonly store: Store,
     private readonly handlers: InformerHandlers,
   ) {}
 
-  /** Lists, then follows changes until closed. */
+  /** Lists, then follows changes until closed; resolves once the first list was handed over. */
   async start(): Promise<void> {
-    const page = await this.storage.list(this.prefix);
     if (this.closed) return;
-    this.handlers.onList?.(page.items.map(this.decode), page.revision);
-    this.watcher = this.storage.watch(this.prefix, { afterRevision: page.revision, prefix: true }, {
-      onEvent: (event) => {
-        if (event.type === 'delete') this.handlers.onDelete?.(this.decode(event.prevKv ?? event.kv));
-        else if (event.created) this.handlers.onAdd?.(this.decode(event.kv));
-      },
-      onError: () => {
-        if (!this.closed) void this.start().catch(() => undefined);
-      },
-    });
+    try {
+      const list = await listObjects(this.store, undefined);
+      if (this.closed) return;
+      this.handlers.onList?.(list.items, Number(list.metadata.resourceVersion));
+      this.stream = await watchObjects(this.store, undefined, { resourceVersion: list.metadata.resourceVersion });
+    } catch {
+      this.relistLater();
+      return;
+    }
+    void this.follow(this.stream);
   }
 
   close(): void {
     this.closed = true;
-    this.watcher?.stop();
+    clearTimeout(this.retry);
+    this.stream?.stop();
+  }
+
+  private async follow(stream: WatchStream): Promise<void> {
+    for await (const event of stream) {
+      if (event.type === 'ADDED') this.handlers.onAdd?.(event.object as KubeObject);
+      else if (event.type === 'DELETED') this.handlers.onDelete?.(event.object as KubeObject);
+      else if (event.type === 'ERROR') break;
+    }
+    stream.stop();
+    if (!this.closed) void this.start();
+  }
+
+  private relistLater(): void {
+    if (this.closed) return;
+    this.retry = setTimeout(() => void this.start(), RELIST_DELAY_MS);
+    this.retry.unref?.();
   }
 }
