@@ -5,6 +5,7 @@
 // (../shared/upstream/proto-fields.json), never the server's own encoder. A DeleteOptions body
 // of a wrong kind, or one that does not decode, is passed on as kube's delete handler passes its
 // decoder's error: a 500 with no reason, the object left alone.
+import { encode } from 'cbor2';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadUpstreamRoot, upstreamAvailable } from '../api/proto-fields-descriptor.js';
@@ -202,5 +203,28 @@ describe.skipIf(!available)('other protobuf request bodies', () => {
     const res = await send('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', body);
     expect(res.status, res.text).toBe(201);
     expect(res.json()).toMatchObject({ kind: 'SelfSubjectReview', status: { userInfo: { groups: expect.arrayContaining(['system:masters']) } } });
+  });
+});
+
+describe('CBOR DeleteOptions (CBORServingAndStorage on)', () => {
+  let cborWire: WireServer;
+  beforeAll(async () => {
+    cborWire = await startWireServer({ featureGates: { CBORServingAndStorage: true } });
+  });
+  afterAll(async () => {
+    await cborWire?.close();
+  });
+
+  it('reads the options of a CBOR body', async () => {
+    const call = (method: string, path: string, body?: Uint8Array) =>
+      cborWire.call(method, path, body ? { headers: { 'content-type': 'application/cbor', 'content-length': String(body.length) }, body } : {});
+    // Self-described CBOR (tag 55799) as kube's encoder writes it.
+    const cbor = (value: unknown) => Buffer.concat([Buffer.from([0xd9, 0xd9, 0xf7]), encode(value)]);
+    const created = await cborWire.call('POST', `${NS}/configmaps`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'cbor' } }) });
+    expect(created.status).toBe(201);
+    expect((await call('DELETE', `${NS}/configmaps/cbor`, cbor({ apiVersion: 'v1', kind: 'DeleteOptions', dryRun: ['All'] }))).status).toBe(200);
+    expect((await call('GET', `${NS}/configmaps/cbor`)).status).toBe(200);
+    expect((await call('DELETE', `${NS}/configmaps/cbor`, cbor({ apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 }))).status).toBe(200);
+    expect((await call('GET', `${NS}/configmaps/cbor`)).status).toBe(404);
   });
 });
