@@ -57,11 +57,10 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
 
   return {
     decodeBody(contentType, body, target, kindCheck) {
-      const targetMessage = () => messageNameFor(apiVersionOf(target), target.kind);
       const bodyMessage: MessageNameFor = kindCheck
         ? (apiVersion, kind) => {
             kindCheck(apiVersion, kind);
-            return targetMessage();
+            return messageNameFor(apiVersionOf(target), target.kind);
           }
         : messageNameFor;
       return decodeInput(contentType, body, {
