@@ -3,6 +3,7 @@
 // in either OpenAPI v2 or v3 form.
 
 import type { KindModel } from '../model.js';
+import { DELETE_OPTIONS_DOCS, LIST_OPTIONS_DOCS, NAMESPACE_DOC, PATCH_OPTIONS_DOCS, PRETTY_DOC, WRITE_OPTIONS_DOCS, nameDoc } from './openapi-parameter-docs.js';
 import { refPrefix, type OpenAPIStyle, type Schema } from './openapi-schemas.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -29,31 +30,40 @@ interface Param {
 }
 
 const Q = (name: string, type: string, description: string): Param => ({ name, in: 'query', description, type, uniqueItems: true });
+const L = LIST_OPTIONS_DOCS;
+const D = DELETE_OPTIONS_DOCS;
 const P = {
-  pretty: Q('pretty', 'string', "If 'true', the output is pretty printed."),
-  dryRun: Q('dryRun', 'string', 'When present, the change is validated and not persisted; the only valid value is All.'),
-  fieldManager: Q('fieldManager', 'string', 'Name of the actor making the change, for managedFields.'),
-  fieldValidation: Q('fieldValidation', 'string', 'Ignore, Warn or Strict handling of unknown and duplicate fields.'),
-  force: Q('force', 'boolean', 'Apply requests only: take ownership of conflicting fields.'),
+  pretty: Q('pretty', 'string', PRETTY_DOC),
+  write: [Q('dryRun', 'string', WRITE_OPTIONS_DOCS.dryRun), Q('fieldManager', 'string', WRITE_OPTIONS_DOCS.fieldManager), Q('fieldValidation', 'string', WRITE_OPTIONS_DOCS.fieldValidation)],
+  patch: [
+    Q('dryRun', 'string', PATCH_OPTIONS_DOCS.dryRun),
+    Q('fieldManager', 'string', PATCH_OPTIONS_DOCS.fieldManager),
+    Q('fieldValidation', 'string', PATCH_OPTIONS_DOCS.fieldValidation),
+    Q('force', 'boolean', PATCH_OPTIONS_DOCS.force),
+  ],
   list: [
-    Q('allowWatchBookmarks', 'boolean', 'Lets a watch receive BOOKMARK events.'),
-    Q('continue', 'string', 'Token of the next page of a limited list.'),
-    Q('fieldSelector', 'string', 'Restricts the objects by their fields.'),
-    Q('labelSelector', 'string', 'Restricts the objects by their labels.'),
-    Q('limit', 'integer', 'Maximum number of objects per page.'),
-    Q('resourceVersion', 'string', 'The resourceVersion to read or watch from.'),
-    Q('resourceVersionMatch', 'string', 'How resourceVersion applies to a list.'),
-    Q('sendInitialEvents', 'boolean', 'Start a watch with synthetic events for the current state.'),
-    Q('timeoutSeconds', 'integer', 'Timeout of the list or watch call.'),
-    Q('watch', 'boolean', 'Watch for changes instead of listing.'),
+    Q('allowWatchBookmarks', 'boolean', L.allowWatchBookmarks),
+    Q('continue', 'string', L.continue),
+    Q('fieldSelector', 'string', L.fieldSelector),
+    Q('labelSelector', 'string', L.labelSelector),
+    Q('limit', 'integer', L.limit),
+    Q('resourceVersion', 'string', L.resourceVersion),
+    Q('resourceVersionMatch', 'string', L.resourceVersionMatch),
+    Q('sendInitialEvents', 'boolean', L.sendInitialEvents),
+    Q('timeoutSeconds', 'integer', L.timeoutSeconds),
+    Q('watch', 'boolean', L.watch),
   ],
   delete: [
-    Q('gracePeriodSeconds', 'integer', 'Seconds before the object is deleted; zero deletes immediately.'),
-    Q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean', 'Deletes an object that cannot be read from storage.'),
-    Q('orphanDependents', 'boolean', 'Deprecated; use propagationPolicy.'),
-    Q('propagationPolicy', 'string', 'Orphan, Background or Foreground garbage collection of dependents.'),
+    Q('dryRun', 'string', D.dryRun),
+    Q('gracePeriodSeconds', 'integer', D.gracePeriodSeconds),
+    Q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean', D.ignoreStoreReadErrorWithClusterBreakingPotential),
+    Q('orphanDependents', 'boolean', D.orphanDependents),
+    Q('propagationPolicy', 'string', D.propagationPolicy),
   ],
 };
+
+/** A deletecollection takes the list options but watch and allowWatchBookmarks, with the delete options; sorted by name as kube's documents list them. */
+const DELETE_COLLECTION_PARAMS = [...P.delete, ...P.list.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks')].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 interface Op {
   verb: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -78,25 +88,26 @@ export function kindPaths(k: KindModel, style: OpenAPIStyle): Record<string, Sch
   const collection = k.namespaced ? `${root}/namespaces/{namespace}/${k.plural}` : `${root}/${k.plural}`;
   const item = `${collection}/{name}`;
   const watchCollection = k.namespaced ? `${root}/watch/namespaces/{namespace}/${k.plural}` : `${root}/watch/${k.plural}`;
-  const nameP: Param = { name: 'name', in: 'path', description: `name of the ${k.kind}`, type: 'string', required: true, uniqueItems: true };
-  const nsP: Param = { name: 'namespace', in: 'path', description: 'object name and auth scope, such as for teams and projects', type: 'string', required: true, uniqueItems: true };
+  const nameOf = (kindName: string): Param => ({ name: 'name', in: 'path', description: nameDoc(kindName), type: 'string', required: true, uniqueItems: true });
+  const nameP = nameOf(k.kind);
+  const nsP: Param = { name: 'namespace', in: 'path', description: NAMESPACE_DOC, type: 'string', required: true, uniqueItems: true };
   const scopeParams = k.namespaced ? [nsP] : [];
   const paths: Record<string, { params: Param[]; ops: Op[] }> = {};
   const add = (path: string, params: Param[], op: Op): void => {
     (paths[path] ??= { params, ops: [] }).ops.push(op);
   };
-  const writeParams = [P.dryRun, P.fieldManager, P.fieldValidation];
+  const writeParams = P.write;
   const has = (v: string): boolean => k.verbs.includes(v);
 
   if (has('list')) add(collection, [...scopeParams, P.pretty], { verb: 'get', operationId: `list${gv}${ns}${k.kind}`, action: 'list', description: `list or watch objects of kind ${k.kind}`, params: P.list, responses: { 200: list }, mediaTypes: WATCH_MEDIA });
   if (has('create')) add(collection, [...scopeParams, P.pretty], { verb: 'post', operationId: `create${gv}${ns}${k.kind}`, action: 'post', description: `create a ${k.kind}`, params: writeParams, body: kind, responses: { 200: kind, 201: kind, 202: kind } });
   if (has('deletecollection'))
-    add(collection, [...scopeParams, P.pretty], { verb: 'delete', operationId: `delete${gv}Collection${ns}${k.kind}`, action: 'deletecollection', description: `delete collection of ${k.kind}`, params: [P.dryRun, ...P.delete, ...P.list], body: `${META}.DeleteOptions`, responses: { 200: status } });
+    add(collection, [...scopeParams, P.pretty], { verb: 'delete', operationId: `delete${gv}Collection${ns}${k.kind}`, action: 'deletecollection', description: `delete collection of ${k.kind}`, params: DELETE_COLLECTION_PARAMS, body: `${META}.DeleteOptions`, responses: { 200: status } });
   if (has('get')) add(item, [nameP, ...scopeParams, P.pretty], { verb: 'get', operationId: `read${gv}${ns}${k.kind}`, action: 'get', description: `read the specified ${k.kind}`, params: [], responses: { 200: kind } });
   if (has('update')) add(item, [nameP, ...scopeParams, P.pretty], { verb: 'put', operationId: `replace${gv}${ns}${k.kind}`, action: 'put', description: `replace the specified ${k.kind}`, params: writeParams, body: kind, responses: { 200: kind, 201: kind } });
-  if (has('delete')) add(item, [nameP, ...scopeParams, P.pretty], { verb: 'delete', operationId: `delete${gv}${ns}${k.kind}`, action: 'delete', description: `delete a ${k.kind}`, params: [P.dryRun, ...P.delete], body: `${META}.DeleteOptions`, responses: { 200: status, 202: status } });
+  if (has('delete')) add(item, [nameP, ...scopeParams, P.pretty], { verb: 'delete', operationId: `delete${gv}${ns}${k.kind}`, action: 'delete', description: `delete a ${k.kind}`, params: P.delete, body: `${META}.DeleteOptions`, responses: { 200: status, 202: status } });
   if (has('patch'))
-    add(item, [nameP, ...scopeParams, P.pretty], { verb: 'patch', operationId: `patch${gv}${ns}${k.kind}`, action: 'patch', description: `partially update the specified ${k.kind}`, params: [...writeParams, P.force], body: `${META}.Patch`, responses: { 200: kind, 201: kind }, consumes: PATCH_MEDIA });
+    add(item, [nameP, ...scopeParams, P.pretty], { verb: 'patch', operationId: `patch${gv}${ns}${k.kind}`, action: 'patch', description: `partially update the specified ${k.kind}`, params: P.patch, body: `${META}.Patch`, responses: { 200: kind, 201: kind }, consumes: PATCH_MEDIA });
   if (has('watch')) {
     add(`${watchCollection}/{name}`, [nameP, ...scopeParams, ...P.list, P.pretty], { verb: 'get', operationId: `watch${gv}${ns}${k.kind}`, action: 'watch', description: `watch changes to an object of kind ${k.kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`, params: [], responses: { 200: watchEvent }, mediaTypes: WATCH_MEDIA });
     add(watchCollection, [...scopeParams, ...P.list, P.pretty], { verb: 'get', operationId: `watch${gv}${ns}${k.kind}List`, action: 'watchlist', description: `watch individual changes to a list of ${k.kind}. deprecated: use the 'watch' parameter with a list operation instead.`, params: [], responses: { 200: watchEvent }, mediaTypes: WATCH_MEDIA });
@@ -107,11 +118,12 @@ export function kindPaths(k: KindModel, style: OpenAPIStyle): Record<string, Sch
     const Sub = sub.name.charAt(0).toUpperCase() + sub.name.slice(1);
     const subKind = sub.kind === k.kind ? kind : `${k.type.id.slice(0, k.type.id.lastIndexOf('.'))}.${sub.kind}`;
     const path = `${item}/${sub.name}`;
-    const params = [nameP, ...scopeParams, P.pretty];
+    // The installer names the route's own kind (the subresource's) in the name parameter.
+    const params = [nameOf(sub.kind), ...scopeParams, P.pretty];
     if (sub.verbs.includes('get')) add(path, params, { verb: 'get', operationId: `read${gv}${ns}${k.kind}${Sub}`, action: 'get', description: `read ${sub.name} of the specified ${k.kind}`, params: [], responses: { 200: subKind } });
     if (sub.verbs.includes('update')) add(path, params, { verb: 'put', operationId: `replace${gv}${ns}${k.kind}${Sub}`, action: 'put', description: `replace ${sub.name} of the specified ${k.kind}`, params: writeParams, body: subKind, responses: { 200: subKind, 201: subKind } });
     if (sub.verbs.includes('patch'))
-      add(path, params, { verb: 'patch', operationId: `patch${gv}${ns}${k.kind}${Sub}`, action: 'patch', description: `partially update ${sub.name} of the specified ${k.kind}`, params: [...writeParams, P.force], body: `${META}.Patch`, responses: { 200: subKind, 201: subKind }, consumes: PATCH_MEDIA });
+      add(path, params, { verb: 'patch', operationId: `patch${gv}${ns}${k.kind}${Sub}`, action: 'patch', description: `partially update ${sub.name} of the specified ${k.kind}`, params: P.patch, body: `${META}.Patch`, responses: { 200: subKind, 201: subKind }, consumes: PATCH_MEDIA });
   }
 
   const gvk = { group: k.group, kind: k.kind, version: k.version };

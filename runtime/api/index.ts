@@ -21,6 +21,7 @@ import { createNegotiator } from './negotiator.js';
 import { OpenAPIDocuments } from './openapi.js';
 import { loadDescriptorRoot } from './protobuf/index.js';
 import { createResourceHandler } from './resource-handler.js';
+import { pathNotFound } from './routes.js';
 import { generatedPath } from '../generated-files.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
@@ -117,6 +118,14 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`), root);
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
 
+    // kube-apiserver's router has a web service at /api and at /apis/<group> of every served group:
+    // a path below one that no route has is its 404 Status, elsewhere Go's plain-text 404.
+    const servedGroups = new Set(definitions.map((d) => d.group).filter((g) => g !== ''));
+    const claimedByRouter = (path: string): boolean => {
+      const segments = path.split('/').filter((s) => s !== '');
+      return (segments[0] === 'api' && segments.length > 1) || (segments[0] === 'apis' && segments.length > 1 && servedGroups.has(segments[1]));
+    };
+
     const bootstrapTokens = apiOptions.enableBootstrapTokenAuth ? bootstrapTokenAuthenticator(registry) : undefined;
 
     return {
@@ -129,6 +138,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         if (found) return new Response(bodyInit(found.body), { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });
         const doc = openapi.handle(info.path, accept);
         if (doc) return new Response(doc.body, { status: doc.status, headers: doc.headers });
+        if (claimedByRouter(info.path)) throw pathNotFound();
         return notFoundHandler(c);
       },
       async close() {

@@ -8,6 +8,7 @@ import type { PrinterColumn } from '../registry/definition.js';
 import type { KubeObject } from '../registry/object.js';
 import { isPrettyPrint, negotiateErrorOutput, negotiateOutput, type ConvertTarget, type NegotiatedMediaType } from './negotiation.js';
 import { asPartialObjectMetadata, asPartialObjectMetadataList } from './partial-object-metadata.js';
+import type { MessageNameFor } from './protobuf/envelope.js';
 import { messageNameResolver } from './protobuf/message-names.js';
 import type { JsonObject } from './protobuf/message-plan.js';
 import { decodeInput, responseEncoder } from './serializers.js';
@@ -55,10 +56,16 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
   }
 
   return {
-    decodeBody(contentType, body, target) {
+    decodeBody(contentType, body, target, kindCheck) {
+      const bodyMessage: MessageNameFor = kindCheck
+        ? (apiVersion, kind) => {
+            kindCheck(apiVersion, kind);
+            return messageNameFor(apiVersionOf(target), target.kind);
+          }
+        : messageNameFor;
       return decodeInput(contentType, body, {
         root,
-        messageNameFor,
+        messageNameFor: bodyMessage,
         protobufSupported: protobufSupported(target),
         cbor: options.cbor,
         typed: { apiVersion: apiVersionOf(target), kind: target.kind },

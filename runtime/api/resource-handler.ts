@@ -1,10 +1,11 @@
 // The entry the server calls for resource requests: finds the store for the RequestInfo's group,
 // version and resource, checks the verb against the definition, and hands over to the verb's
-// handler. Every failure leaves as a Status (404 for unknown resources, 405 for verbs the
-// resource does not serve). Virtual subresources (pods/eviction) go to their named handler.
+// handler. Paths and methods kube-apiserver has no route for get its router's 404 and 405
+// (routes.ts), or Go's plain-text 404 below groups it does not serve; every other failure leaves
+// as a Status. Virtual subresources (pods/eviction) go to their named handler.
 
 import type { UserInfo } from '../auth/user.js';
-import { StatusError, badRequest, methodNotSupported, notFound } from '../errors/status-error.js';
+import { badRequest, methodNotSupported } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { RequestInfo } from '../server/request-info.js';
@@ -18,6 +19,7 @@ import { patchResource } from './handlers/patch.js';
 import { updateResource } from './handlers/update.js';
 import { createVirtual } from './handlers/virtual-create.js';
 import { watchResource } from './handlers/watch.js';
+import { checkRoute, pathNotFound } from './routes.js';
 import { SUBRESOURCE_HANDLERS } from './subresources/index.js';
 import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
 
@@ -41,14 +43,12 @@ const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
   deletecollection: deleteCollectionResource,
 };
 
-/** kube-apiserver's HTTP verb in the 405 message (`PUT is not supported ...`). */
-const HTTP_VERB: Record<string, string> = {
-  get: 'GET', list: 'GET', watch: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETE',
-};
-
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const negotiator = options.negotiator ?? jsonNegotiator;
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
+  // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
+  // below anything else nothing answers but Go's plain-text NotFound.
+  const servedGroups = new Set(options.registry.definitions.map((d) => d.group));
   return async (request, info, user) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
@@ -56,24 +56,20 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
     const query = new URL(request.url).searchParams;
+    if (!def && info.apiPrefix === 'apis' && !servedGroups.has(info.apiGroup)) return goNotFound();
     try {
+      if (!def) throw pathNotFound();
+      checkRoute(def, info, request.method);
       if (virtual) {
-        const ctx = { request, config, info, store: virtual, negotiator, query, target, warnings: [] };
-        // Only the collection's POST route exists: other methods there are 405, any other path 404.
-        if (info.name || info.subresource || (info.namespace && !virtual.definition.namespaced)) throw pathNotFound();
-        if (info.verb !== 'create') throw methodNotAllowed();
         // As kube-apiserver's review REST: an operation about the caller needs one.
         if (!user) throw badRequest('no user present on request');
-        return await createVirtual(ctx, virtual, user);
+        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [] }, virtual, user);
       }
-      if (!store || !def) throw notFound({ group: info.apiGroup, resource: info.resource }, '');
+      if (!store) throw pathNotFound();
       const verb = info.verb as Verb;
       const handler = HANDLERS[verb];
-      if (!handler) throw methodNotSupported({ group: def.group, resource: def.plural }, request.method);
       if (info.subresource) {
-        const sub = def.subresources.find((s) => s.name === info.subresource);
-        if (!sub) throw notFound({ group: def.group, resource: def.plural }, info.name);
-        if (!sub.verbs.includes(verb)) throw methodNotSupported({ group: def.group, resource: `${def.plural}/${sub.name}` }, HTTP_VERB[verb] ?? request.method);
+        const sub = def.subresources.find((s) => s.name === info.subresource)!;
         target.kind = sub.kind;
         if (sub.group !== undefined && sub.version !== undefined) {
           target.group = sub.group;
@@ -85,10 +81,8 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
           return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
         }
       } else if (!def.verbs.includes(verb)) {
-        throw methodNotSupported({ group: def.group, resource: def.plural }, HTTP_VERB[verb] ?? request.method);
-      }
-      if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
-        throw notFound({ group: def.group, resource: def.plural }, info.name);
+        // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
+        throw methodNotSupported({ group: def.group, resource: def.plural }, verb);
       }
       return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
     } catch (err) {
@@ -97,12 +91,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   };
 }
 
-/** What kube-apiserver answers for a path it has no route for (its routes are per verb and path). */
-function pathNotFound(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
-}
-
-/** A method the path has no route for: go-restful's 405, turned into a Status by kube-apiserver. */
-function methodNotAllowed(): StatusError {
-  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+/** Go's http.NotFound, which answers paths below a group kube-apiserver does not serve. */
+function goNotFound(): Response {
+  return new Response('404 page not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
 }

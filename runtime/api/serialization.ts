@@ -35,9 +35,16 @@ export interface RequestHints {
   userAgent?: string;
 }
 
+/**
+ * For bodies read into one kind whatever type they name, as kube-apiserver reads DeleteOptions:
+ * judges the apiVersion and kind a body names (throwing when they cannot become the target)
+ * before its fields are read; a protobuf body's fields are then read as the target's message.
+ */
+export type BodyKindCheck = (apiVersion: string, kind: string) => void;
+
 export interface Negotiator {
   /** Parses a create/update body into an object; throws 415 for unknown types, 400 for bad bytes. */
-  decodeBody(contentType: string | undefined, body: Uint8Array, target: BodyTarget): KubeObject;
+  decodeBody(contentType: string | undefined, body: Uint8Array, target: BodyTarget, kindCheck?: BodyKindCheck): KubeObject;
   /** Serializes a response (object, list or Status); throws 406 when nothing acceptable. */
   encodeResponse(accept: string | undefined, obj: unknown, target: BodyTarget, hints?: RequestHints): EncodedBody;
   /** The encoder of a watch stream's events. */

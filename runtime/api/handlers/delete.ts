@@ -1,50 +1,11 @@
 // DELETE of one object (Status on completion, the object while finalizers hold it) and of a
-// collection (the deleted <Kind>List). DeleteOptions come from the body and the query.
+// collection (the deleted <Kind>List). DeleteOptions come from the body, or the query without one.
 
-import { StatusError, badRequest } from '../../errors/status-error.js';
-import type { DeleteOptions } from '../../registry/delete-options.js';
-import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import { deleteCollection } from '../../registry/list.js';
-import { isPlainObject } from '../../registry/object.js';
-import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
 import type { HandlerContext } from './context.js';
-import { readBody, respond } from './context.js';
+import { respond } from './context.js';
+import { deleteOptionsFrom } from './delete-options-body.js';
 import { listOptionsFrom } from './list.js';
-
-const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
-
-async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
-  const bytes = await readBody(ctx.request);
-  let body: Record<string, unknown> = {};
-  if (bytes.length > 0) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));
-    } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
-    }
-    if (!isPlainObject(parsed)) throw badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
-    // The delete handler passes its decoder's error on as is: a plain error, so a 500 with no reason.
-    const typeMeta = typeMetaDecodeError(parsed);
-    if (typeMeta) throw new StatusError(500, '', `couldn't get version/kind; json parse error: ${typeMeta}`);
-    const typeError = jsonDecodeError(DELETE_OPTIONS, parsed);
-    if (typeError) throw new StatusError(500, '', typeError);
-    body = parsed;
-  }
-  const q = ctx.query;
-  const dryRun = q.getAll('dryRun').length ? q.getAll('dryRun') : Array.isArray(body.dryRun) ? (body.dryRun as string[]) : [];
-  const causes = dryRunCauses(dryRun);
-  if (causes.length) throw invalidOptions('DeleteOptions', causes);
-  const preconditions = isPlainObject(body.preconditions) ? (body.preconditions as DeleteOptions['preconditions']) : undefined;
-  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
-  return {
-    dryRun: dryRun.length > 0,
-    preconditions,
-    propagationPolicy: q.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined),
-    orphanDependents: typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined,
-    gracePeriodSeconds: grace === undefined || grace === null ? undefined : Number(grace),
-  };
-}
 
 export async function deleteResource(ctx: HandlerContext): Promise<Response> {
   const options = await deleteOptionsFrom(ctx);
@@ -55,7 +16,9 @@ export async function deleteResource(ctx: HandlerContext): Promise<Response> {
 }
 
 export async function deleteCollectionResource(ctx: HandlerContext): Promise<Response> {
+  // The list options are read and checked before the body, as kube-apiserver's handler does.
+  const listOptions = listOptionsFrom(ctx.query);
   const options = await deleteOptionsFrom(ctx);
-  const list = await deleteCollection(ctx.store, ctx.info.namespace || undefined, listOptionsFrom(ctx.query), options);
+  const list = await deleteCollection(ctx.store, ctx.info.namespace || undefined, listOptions, options);
   return respond(ctx, 200, list);
 }

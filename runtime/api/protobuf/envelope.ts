@@ -144,9 +144,9 @@ export function decodeObject(root: protobuf.Root, body: Uint8Array, messageNameF
   if (unknown.contentType !== '' && unknown.contentType !== 'application/vnd.kubernetes.protobuf') {
     throw badRequest(`the object's embedded content type ${unknown.contentType} is not protobuf`);
   }
-  if (!kind) throw badRequest("Object 'Kind' is missing in protobuf body");
+  // The resolver sees an empty kind too: a decoder with a default kind (DeleteOptions) fills it in.
   const messageName = messageNameFor(apiVersion, kind);
-  if (!messageName) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  if (!messageName) throw badRequest(kind ? `no kind "${kind}" is registered for version "${apiVersion}"` : "Object 'Kind' is missing in protobuf body");
   const object: JsonObject = {};
   try {
     planFor(root, messageName).read(unknown.raw, object);

@@ -21,6 +21,7 @@ export function packageFor(apiVersion: string): string {
 export function messageNameResolver(root: protobuf.Root): MessageNameFor {
   const known = new Map<string, string | undefined>();
   return (apiVersion, kind) => {
+    if (!kind) return undefined;
     const key = `${apiVersion}/${kind}`;
     if (known.has(key)) return known.get(key);
     // Status and WatchEvent are meta/v1 types served under every group version.
