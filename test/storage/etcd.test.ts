@@ -270,6 +270,15 @@ describe.runIf(binary)('etcd storage', () => {
     }
   });
 
+  it("reports etcd's refusal of a write in etcd's own words (Internal)", async () => {
+    const store = isolatedStore();
+    // Past etcd's default --max-request-bytes (1.5 MiB), within its gRPC message limit (2 MiB).
+    const refused = await rejectsWith(store.create('/huge', 'x'.repeat(1700 * 1024)), 'Internal');
+    expect(refused.message).toBe('etcdserver: request is too large');
+    expect(await store.get('/huge')).toBeUndefined();
+    await store.close();
+  });
+
   it('works through any of several endpoints', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const store = new EtcdStorage({ endpoints: [dead, ...etcd.endpoints], prefix: `/multi-${++stores}`, keyRoot: '', historyWindowMs: 0 });
