@@ -19,9 +19,9 @@
 // committed would find its own key and answer AlreadyExists, a retried update Conflict. So the
 // etcd3 client's own retry policy (which retries any transient failure, writes included) is
 // off, and call() retries what kube-apiserver's etcd client retries: reads while etcd is
-// unavailable, writes only when they never left this process. Its circuit breaker stays, per
-// endpoint, so a dead endpoint among several is skipped, but it reopens after a second, so
-// requests flow again soon after etcd comes back.
+// unavailable, writes only when they never left this process. With several endpoints the
+// client's per-endpoint circuit breaker stays, so a dead one is skipped for a while; with one
+// there is nowhere else to go, and a breaker would only hold requests back after etcd returns.
 //
 // etcd3 (with gRPC and its protobuf loader) is loaded on first use, not when this module is
 // imported: every server imports the backends, and only one configured with etcd pays for it.
@@ -58,8 +58,6 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
  */
 const RETRY_BUDGET_MS = 3000;
 const retryDelay = (attempt: number): number => Math.min(100 * attempt, 500);
-/** How long an endpoint's circuit breaker holds requests back after three failures in a row. */
-const BREAKER_HALF_OPEN_MS = 1000;
 
 interface CallOptions {
   /** The request changes etcd: retried only when it was never sent. */
@@ -93,13 +91,10 @@ export class EtcdStorage implements Storage {
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.onFailure = options.onFailure ?? (() => undefined);
     this.client = Promise.all([import('etcd3'), import('cockatiel')]).then(
-      ([{ Etcd3, isRecoverableError }, { circuitBreaker, ConsecutiveBreaker, handleWhen, noop }]) =>
+      ([{ Etcd3 }, { noop }]) =>
         new Etcd3({
           hosts: options.endpoints,
-          faultHandling: {
-            global: noop,
-            host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: BREAKER_HALF_OPEN_MS, breaker: new ConsecutiveBreaker(3) }),
-          },
+          faultHandling: options.endpoints.length > 1 ? { global: noop } : { global: noop, host: () => noop },
           // A list of many objects easily passes gRPC's default 4 MiB answer limit; kube-apiserver's
           // etcd client lifts it too.
           grpcOptions: { 'grpc.max_receive_message_length': -1 },
@@ -244,11 +239,7 @@ export class EtcdStorage implements Storage {
       // "From now" is the revision etcd reports when asked, and this store's requests that
       // follow the call wait for that answer (the barrier), so none of its own later writes can
       // land before the watch's starting point.
-      from = this.client.then((client) => client.kv.range({ key: this.probeKey, count_only: true })).then((res) => {
-        const revision = Number(res.header.revision);
-        this.noteRevision(revision);
-        return revision;
-      });
+      from = this.call(key, (client) => client.kv.range({ key: this.probeKey, count_only: true })).then((res) => Number(res.header.revision));
       const previous = this.barrier;
       this.barrier = Promise.all([previous, from.catch(() => undefined)]).then(() => undefined);
     }
@@ -371,10 +362,13 @@ export class EtcdStorage implements Storage {
     this.ensureOpen(key);
     const retryable = options.write ? neverSent : retryableRead;
     const started = Date.now();
+    // The barrier as it stood when the request was made: a retry must not wait for watches
+    // started after it (the request may be the one such a watch waits for).
+    const barrier = this.barrier;
     for (let attempt = 1; ; attempt++) {
       let res: T;
       try {
-        await this.barrier;
+        await barrier;
         res = await request(await this.client);
       } catch (error) {
         if (this.closed) throw closedError(key);

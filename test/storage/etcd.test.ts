@@ -172,7 +172,7 @@ describe.runIf(binary)('etcd storage', () => {
     const own = await startEtcd(binary!);
     const store = new EtcdStorage({ endpoints: own.endpoints, prefix: '/restart', keyRoot: '', historyWindowMs: 0 });
     const writeWhenBack = async (key: string): Promise<void> => {
-      // The client holds back for a moment after failures (its circuit breaker); retry until etcd answers.
+      // etcd may take a moment to answer again; a create that was never sent may be tried again.
       for (;;) {
         try {
           await store.create(key, 'v');
