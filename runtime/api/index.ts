@@ -85,6 +85,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       etcdServers: context.etcdServers,
       etcdPrefix: context.etcdPrefix,
       historyWindowMs: apiOptions.historyWindowMs,
+      onFailure: (detail) => context.logger.error(detail),
     });
     // A window of 0 means the store never forgets; the cache then keeps history up to its event cap.
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;

@@ -19,6 +19,7 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'ServiceUnavailable'
+  | 'ServerTimeout'
   | 'Timeout';
 
 /** The reasons of field errors, as k8s.io/apimachinery/pkg/util/validation/field names them. */
@@ -203,6 +204,25 @@ export function internalError(err: unknown): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${why}`, {
     causes: [{ message: why }],
   });
+}
+
+/**
+ * 500 ServerTimeout: the operation could not be done now (storage unreachable) and nothing was
+ * changed, so the client may try again after retryAfterSeconds (apierrors.NewServerTimeout).
+ */
+export function serverTimeout(gr: GroupResource, operation: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(
+    500,
+    'ServerTimeout',
+    `The ${operation} operation against ${qualified(gr)} could not be completed at this time, please try again.`,
+    { ...resourceDetails(gr, operation), retryAfterSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/** 504 Timeout (apierrors.NewTimeoutError without a retry delay): the request's outcome is unknown. */
+export function timeoutError(message: string): StatusError {
+  return new StatusError(504, 'Timeout', `Timeout: ${message}`, {});
 }
 
 export function serviceUnavailable(message: string): StatusError {

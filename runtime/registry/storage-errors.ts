@@ -1,6 +1,9 @@
 // The one place where storage failures become API errors, as k8s.io/apiserver's
 // pkg/storage/errors does: the storage layer speaks in keys and revisions, clients in resources
 // and names. Anything unrecognised surfaces as a 500 InternalError rather than leaking a stack.
+// A store that cannot be reached is kube's "unreachable" storage error: 500 ServerTimeout with
+// Retry-After, naming the operation and the resource, never the backend's own words (addresses,
+// client classes), which the backend logs instead.
 
 import { isStorageError } from '../storage/interface.js';
 import {
@@ -12,13 +15,22 @@ import {
   isStatusError,
   notFound,
   resourceExpired,
-  serviceUnavailable,
+  serverTimeout,
+  timeoutError,
   tooLargeResourceVersion,
   type GroupResource,
   type Status,
 } from '../errors/status-error.js';
 
 export type StorageOperation = 'get' | 'create' | 'update' | 'delete' | 'list' | 'watch';
+
+const WRITES: ReadonlySet<StorageOperation> = new Set(['create', 'update', 'delete']);
+
+/** kube-apiserver's storage error interpretation asks clients to come back after 2 seconds. */
+const STORAGE_RETRY_AFTER_SECONDS = 2;
+
+/** What a client is told of a write whose answer never came (kube-apiserver's request timeout words). */
+const OUTCOME_UNKNOWN = 'request did not complete within requested timeout - context deadline exceeded';
 
 /** kube-apiserver's message when a list or continue token names a compacted revision. */
 export const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
@@ -60,7 +72,14 @@ export function interpretStorageError(err: unknown, op: StorageOperation, gr: Gr
     case 'FutureRevision':
       return tooLargeResourceVersion(err.revision ?? 0, err.bound ?? 0);
     case 'Unavailable':
-      return serviceUnavailable(err.message);
+      return serverTimeout(gr, op, STORAGE_RETRY_AFTER_SECONDS);
+    case 'Timeout':
+      // A write that may have been applied is not offered for a retry: the client must look first.
+      return WRITES.has(op) ? timeoutError(OUTCOME_UNKNOWN) : serverTimeout(gr, op, STORAGE_RETRY_AFTER_SECONDS);
+    case 'Internal':
+      // The backend's own refusal (etcd's "etcdserver: request is too large"), passed on as
+      // kube-apiserver passes an etcd error it has no status for: a 500 without a reason.
+      return new StatusError(500, '', err.message);
     default:
       return internalError(err);
   }

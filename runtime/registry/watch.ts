@@ -11,7 +11,8 @@
 //                          older than the version (unset: consistent), then a BOOKMARK annotated
 //                          k8s.io/initial-events-end, then changes. =false: changes only.
 //
-// With allowWatchBookmarks=true the stream also carries periodic BOOKMARKs. A watch on a store
+// With allowWatchBookmarks=true the stream also carries periodic BOOKMARKs, the last one 2 s
+// before timeoutSeconds ends the stream (see cache-watcher.ts). A watch on a store
 // without watch caches (unit tests of Store alone) is served by a storage watch instead.
 
 import { StatusError, resourceExpired, tooLargeResourceVersion } from '../errors/status-error.js';
@@ -52,21 +53,23 @@ export async function watchObjects(store: Store, namespace: string | undefined, 
   const predicate = compilePredicate(store.strategies.main, options);
   const requested = parseResourceVersion(options.resourceVersion);
   const stream = new WatchStream();
+  // The deadline counts from the request, as kube-apiserver's watch context does.
+  const deadline = options.timeoutSeconds !== undefined && options.timeoutSeconds > 0 ? Date.now() + options.timeoutSeconds * 1000 : undefined;
   try {
-    if (store.cacher && store.watchCache) await watchFromCache(store, namespace, options, predicate, requested, stream);
+    if (store.cacher && store.watchCache) await watchFromCache(store, namespace, options, predicate, requested, stream, deadline);
     else await watchFromStorage(store, namespace, options, predicate, requested, stream);
   } catch (e) {
     stream.stop();
     throw e;
   }
-  bound(stream, options);
+  bound(stream, options, deadline);
   return stream;
 }
 
-/** timeoutSeconds and the client's going away both end the stream. */
-function bound(stream: WatchStream, options: WatchOptions): void {
-  if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) {
-    const timer = setTimeout(() => stream.stop(), options.timeoutSeconds * 1000);
+/** The deadline (timeoutSeconds) and the client's going away both end the stream. */
+function bound(stream: WatchStream, options: WatchOptions, deadline: number | undefined): void {
+  if (deadline !== undefined) {
+    const timer = setTimeout(() => stream.stop(), Math.max(0, deadline - Date.now()));
     stream.onStop(() => clearTimeout(timer));
   }
   if (options.signal) {
@@ -85,6 +88,7 @@ async function watchFromCache(
   predicate: Predicate,
   requested: number,
   stream: WatchStream,
+  deadline: number | undefined,
 ): Promise<void> {
   const cacher = store.cacher!;
   if (!(await cacher.waitUntilReady())) throw initializing();
@@ -119,6 +123,8 @@ async function watchFromCache(
     stream,
     afterRevision: startRevision,
     allowBookmarks: options.allowWatchBookmarks === true,
+    bookmarkIntervalMs: cacher.bookmarkIntervalMs,
+    deadline,
     progress: () => cacher.progress,
     forget: () => cache.watchers.delete(watcher),
   });
@@ -132,10 +138,7 @@ async function watchFromCache(
   for (const event of history) watcher.deliver(event);
   if (stream.stopped) return;
   cache.watchers.add(watcher);
-  if (options.allowWatchBookmarks) {
-    const timer = setInterval(() => watcher.bookmark(), cacher.bookmarkIntervalMs);
-    stream.onStop(() => clearInterval(timer));
-  }
+  watcher.scheduleBookmarks();
 }
 
 async function currentRevision(store: Store): Promise<number> {

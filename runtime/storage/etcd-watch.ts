@@ -14,7 +14,6 @@
 
 import type { Etcd3, IWatchResponse, Watcher as EtcdWatcher } from 'etcd3';
 import type { EtcdKeySpace } from './etcd-keys.js';
-import { unavailable } from './etcd-errors.js';
 import { StorageError } from './interface.js';
 import type { KeyValue, StorageWatchEvent, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
 
@@ -28,6 +27,8 @@ export interface EtcdWatchContext {
   knownCompacted(): number;
   /** Why etcd may have canceled a watch that had delivered through `revision`: Compacted, or undefined. */
   compactedError(key: string, revision: number): Promise<StorageError | undefined>;
+  /** The StorageError an etcd3 failure means (the store logs the detail). */
+  failure(key: string, error: unknown): StorageError;
   /** The watch ended (stopped, failed or closed); the store forgets it. */
   ended(watch: EtcdWatch): void;
 }
@@ -70,7 +71,7 @@ export class EtcdWatch implements Watcher {
         if (revision !== undefined) this.delivered = revision;
         this.start(client, range);
       },
-      (error: unknown) => this.fail(unavailable(key, error)),
+      (error: unknown) => this.fail(context.failure(key, error)),
     );
   }
 
@@ -163,8 +164,8 @@ export class EtcdWatch implements Watcher {
     this.context.ended(this);
     const through = this.delivered;
     this.context.compactedError(this.key, through).then(
-      (compacted) => this.report(compacted ?? unavailable(this.key, error)),
-      (probeError: unknown) => this.report(unavailable(this.key, probeError)),
+      (compacted) => this.report(compacted ?? this.context.failure(this.key, error)),
+      (probeError: unknown) => this.report(this.context.failure(this.key, probeError)),
     );
   }
 

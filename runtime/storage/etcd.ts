@@ -12,14 +12,23 @@
 // - etcd never says how far it has been compacted, only that a revision is gone. When a read or
 //   a watch meets someone else's compaction, the store finds the point by probing (a range at
 //   revision r fails exactly when r is below it) and remembers it.
-// etcd3's and gRPC's failures become StorageError codes here (and in etcd-errors.ts) only.
+// etcd3's and gRPC's failures become StorageError codes here (and in etcd-errors.ts) only; their
+// detail (addresses, client classes) goes to the failure log, never into the StorageError.
+//
+// A write is never sent twice once it may have reached etcd: a retried create that had in fact
+// committed would find its own key and answer AlreadyExists, a retried update Conflict. So the
+// etcd3 client's own retry policy (which retries any transient failure, writes included) is
+// off, and call() retries what kube-apiserver's etcd client retries: reads while etcd is
+// unavailable, writes only when they never left this process. With several endpoints the
+// client's per-endpoint circuit breaker stays, so a dead one is skipped for a while; with one
+// there is nowhere else to go, and a breaker would only hold requests back after etcd returns.
 //
 // etcd3 (with gRPC and its protobuf loader) is loaded on first use, not when this module is
 // imported: every server imports the backends, and only one configured with etcd pays for it.
 
 import type { Etcd3, IKeyValue, IRangeRequest, IResponseHeader, ITxnResponse } from 'etcd3';
 import { EtcdKeySpace, REGISTRY_KEY_ROOT } from './etcd-keys.js';
-import { isEtcdCompacted, isEtcdFutureRevision, unavailable } from './etcd-errors.js';
+import { etcdFailure, failureDetail, isEtcdCompacted, isEtcdFutureRevision, neverSent, retryableRead } from './etcd-errors.js';
 import { EtcdWatch } from './etcd-watch.js';
 import type { EtcdWatchContext } from './etcd-watch.js';
 import { DEFAULT_HISTORY_WINDOW_MS, HistoryWindow } from './history-window.js';
@@ -38,13 +47,29 @@ export interface EtcdStorageOptions {
   historyWindowMs?: number;
   /** Deadline of each etcd request. Default 60 seconds. */
   requestTimeoutMs?: number;
+  /** Told what a failed etcd request met (addresses and all), for the server log; clients are told less. */
+  onFailure?: (detail: string) => void;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * How long a request may be tried again, about the time etcd takes to restart or elect a leader;
+ * the pause between tries grows by a tenth of a second each time, up to half a second.
+ */
+const RETRY_BUDGET_MS = 3000;
+const retryDelay = (attempt: number): number => Math.min(100 * attempt, 500);
+
+interface CallOptions {
+  /** The request changes etcd: retried only when it was never sent. */
+  write?: boolean;
+  /** The caller interprets etcd's failure itself (after retries). */
+  raw?: boolean;
+}
 
 export class EtcdStorage implements Storage {
   /** The etcd3 client, once the library is loaded. */
   private readonly client: Promise<Etcd3>;
+  private readonly onFailure: (detail: string) => void;
   private readonly keys: EtcdKeySpace;
   /** The etcd key a cheap range reads to learn the current revision (the prefix itself). */
   private readonly probeKey: Buffer;
@@ -64,10 +89,12 @@ export class EtcdStorage implements Storage {
   constructor(options: EtcdStorageOptions) {
     if (options.endpoints.length === 0) throw new Error('etcd storage: no endpoints given');
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.client = import('etcd3').then(
-      ({ Etcd3 }) =>
+    this.onFailure = options.onFailure ?? (() => undefined);
+    this.client = Promise.all([import('etcd3'), import('cockatiel')]).then(
+      ([{ Etcd3 }, { noop }]) =>
         new Etcd3({
           hosts: options.endpoints,
+          faultHandling: options.endpoints.length > 1 ? { global: noop } : { global: noop, host: () => noop },
           // A list of many objects easily passes gRPC's default 4 MiB answer limit; kube-apiserver's
           // etcd client lifts it too.
           grpcOptions: { 'grpc.max_receive_message_length': -1 },
@@ -84,6 +111,7 @@ export class EtcdStorage implements Storage {
       client: this.client,
       keys: this.keys,
       noteRevision: (revision) => this.noteRevision(revision),
+      failure: (key, error) => this.failure(key, error),
       knownCompacted: () => this.compacted,
       compactedError: async (key, revision) => {
         if (revision <= 0 || (await this.readableAt(revision))) return undefined;
@@ -157,6 +185,7 @@ export class EtcdStorage implements Storage {
         success: [{ request_put: { key: etcdKey, value: Buffer.from(value, 'utf8') } }],
         failure: [{ request_range: { key: etcdKey } }],
       }),
+      { write: true },
     );
     if (!res.succeeded) {
       const current = this.currentOf(res);
@@ -174,6 +203,7 @@ export class EtcdStorage implements Storage {
         success: [{ request_put: { key: etcdKey, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
         failure: [{ request_range: { key: etcdKey } }],
       }),
+      { write: true },
     );
     if (!res.succeeded) throw this.writeRefused(key, res, expectedModRevision);
     const prev = res.responses[0]?.response_put?.prev_kv;
@@ -189,6 +219,7 @@ export class EtcdStorage implements Storage {
         success: [{ request_delete_range: { key: etcdKey, prev_kv: true } }],
         failure: [{ request_range: { key: etcdKey } }],
       }),
+      { write: true },
     );
     if (!res.succeeded) throw this.writeRefused(key, res, expectedModRevision);
     const prev: IKeyValue | undefined = res.responses[0]?.response_delete_range?.prev_kvs[0];
@@ -208,11 +239,7 @@ export class EtcdStorage implements Storage {
       // "From now" is the revision etcd reports when asked, and this store's requests that
       // follow the call wait for that answer (the barrier), so none of its own later writes can
       // land before the watch's starting point.
-      from = this.client.then((client) => client.kv.range({ key: this.probeKey, count_only: true })).then((res) => {
-        const revision = Number(res.header.revision);
-        this.noteRevision(revision);
-        return revision;
-      });
+      from = this.call(key, (client) => client.kv.range({ key: this.probeKey, count_only: true })).then((res) => Number(res.header.revision));
       const previous = this.barrier;
       this.barrier = Promise.all([previous, from.catch(() => undefined)]).then(() => undefined);
     }
@@ -225,7 +252,7 @@ export class EtcdStorage implements Storage {
     this.ensureOpen('');
     if (revision <= this.compacted) return;
     try {
-      await this.call('', (client) => client.kv.compact({ revision }), true);
+      await this.call('', (client) => client.kv.compact({ revision }), { raw: true });
       this.noteCompacted(revision);
     } catch (error) {
       if (isEtcdCompacted(error)) {
@@ -237,7 +264,7 @@ export class EtcdStorage implements Storage {
         const current = await this.currentRevision();
         throw new StorageError('FutureRevision', '', `cannot compact to future revision ${revision} (current ${current})`, undefined, revision, current);
       }
-      throw unavailable('', error);
+      throw this.failure('', error);
     }
   }
 
@@ -255,9 +282,9 @@ export class EtcdStorage implements Storage {
   private async rangeAt(key: string, revision: number | undefined, request: IRangeRequest) {
     if (revision && revision <= this.compacted) throw this.compactedRead(key, revision);
     try {
-      return await this.call(key, (client) => client.kv.range({ ...request, revision: revision || 0 }), true);
+      return await this.call(key, (client) => client.kv.range({ ...request, revision: revision || 0 }), { raw: true });
     } catch (error) {
-      if (!revision) throw unavailable(key, error);
+      if (!revision) throw this.failure(key, error);
       if (isEtcdCompacted(error)) {
         this.noteCompacted(await this.firstReadable(revision + 1));
         throw this.compactedRead(key, revision);
@@ -266,7 +293,7 @@ export class EtcdStorage implements Storage {
         const current = await this.currentRevision();
         throw new StorageError('FutureRevision', key, `required revision ${revision} is a future revision (current ${current})`, undefined, revision, current);
       }
-      throw unavailable(key, error);
+      throw this.failure(key, error);
     }
   }
 
@@ -277,12 +304,12 @@ export class EtcdStorage implements Storage {
   /** True when etcd still serves reads at `revision` (a range there fails exactly below its compaction point). */
   private async readableAt(revision: number): Promise<boolean> {
     try {
-      await this.call('', (client) => client.kv.range({ key: this.probeKey, count_only: true, revision }), true);
+      await this.call('', (client) => client.kv.range({ key: this.probeKey, count_only: true, revision }), { raw: true });
       return true;
     } catch (error) {
       if (isEtcdCompacted(error)) return false;
       if (isEtcdFutureRevision(error)) return true;
-      throw unavailable('', error);
+      throw this.failure('', error);
     }
   }
 
@@ -327,22 +354,42 @@ export class EtcdStorage implements Storage {
   }
 
   /**
-   * Runs one etcd request: refuses once closed, notes the revision it saw, and turns failures
-   * into StorageErrors (Unavailable), unless `raw`, where the caller interprets etcd's answer.
+   * Runs one etcd request: refuses once closed, retries what may be retried (see the top of this
+   * file), notes the revision it saw, and turns the failure into a StorageError, unless `raw`,
+   * where the caller interprets etcd's answer.
    */
-  private async call<T extends { header: IResponseHeader }>(key: string, request: (client: Etcd3) => Promise<T>, raw = false): Promise<T> {
+  private async call<T extends { header: IResponseHeader }>(key: string, request: (client: Etcd3) => Promise<T>, options: CallOptions = {}): Promise<T> {
     this.ensureOpen(key);
-    let res: T;
-    try {
-      await this.barrier;
-      res = await request(await this.client);
-    } catch (error) {
-      if (this.closed) throw closedError(key);
-      if (raw) throw error;
-      throw unavailable(key, error);
+    const retryable = options.write ? neverSent : retryableRead;
+    const started = Date.now();
+    // The barrier as it stood when the request was made: a retry must not wait for watches
+    // started after it (the request may be the one such a watch waits for).
+    const barrier = this.barrier;
+    for (let attempt = 1; ; attempt++) {
+      let res: T;
+      try {
+        await barrier;
+        res = await request(await this.client);
+      } catch (error) {
+        if (this.closed) throw closedError(key);
+        const wait = retryDelay(attempt);
+        if (retryable(error) && Date.now() - started + wait < RETRY_BUDGET_MS) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          continue;
+        }
+        if (options.raw) throw error;
+        throw this.failure(key, error, options.write);
+      }
+      this.noteRevision(Number(res.header.revision));
+      return res;
     }
-    this.noteRevision(Number(res.header.revision));
-    return res;
+  }
+
+  /** The StorageError an etcd failure means; what it was in detail goes to the failure log. */
+  private failure(key: string, error: unknown, write = false): StorageError {
+    if (error instanceof StorageError) return error;
+    if (!this.closed) this.onFailure(`etcd request for ${key || 'the store'} failed: ${failureDetail(error)}`);
+    return etcdFailure(key, error, write);
   }
 
   private ensureOpen(key: string): void {

@@ -23,6 +23,8 @@ export interface OpenStorageOptions {
    * etcd being compacted on that schedule as kube-apiserver does; memory default: until compact()).
    */
   historyWindowMs?: number;
+  /** Told the detail of a backend failure (addresses, client errors) for the server log; clients only get a Status. */
+  onFailure?: (detail: string) => void;
 }
 
 export const SQLITE_FILE_NAME = 'state.sqlite';
@@ -39,7 +41,7 @@ export const openStorage = (options: OpenStorageOptions): Storage => {
     case 'etcd': {
       const endpoints = (options.etcdServers ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
       if (endpoints.length === 0) throw new Error('openStorage: the etcd backend needs etcdServers');
-      return new EtcdStorage({ endpoints, prefix: options.etcdPrefix, historyWindowMs: options.historyWindowMs });
+      return new EtcdStorage({ endpoints, prefix: options.etcdPrefix, historyWindowMs: options.historyWindowMs, onFailure: options.onFailure });
     }
   }
 };

@@ -105,7 +105,12 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-export type StorageErrorCode = 'KeyExists' | 'KeyNotFound' | 'Conflict' | 'Compacted' | 'FutureRevision' | 'Unavailable';
+/**
+ * Unavailable: the store could not be reached or could not answer; nothing was written.
+ * Timeout: a write was sent and its answer never came; it may or may not have been applied.
+ * Internal: the backend refused the request for a reason of its own, worded in the message.
+ */
+export type StorageErrorCode = 'KeyExists' | 'KeyNotFound' | 'Conflict' | 'Compacted' | 'FutureRevision' | 'Unavailable' | 'Timeout' | 'Internal';
 
 /** Storage failures carry a code; the registry layer turns them into StatusErrors in one place. */
 export class StorageError extends Error {

@@ -172,7 +172,7 @@ describe.runIf(binary)('etcd storage', () => {
     const own = await startEtcd(binary!);
     const store = new EtcdStorage({ endpoints: own.endpoints, prefix: '/restart', keyRoot: '', historyWindowMs: 0 });
     const writeWhenBack = async (key: string): Promise<void> => {
-      // The client holds back for a moment after failures (its circuit breaker); retry until etcd answers.
+      // etcd may take a moment to answer again; a create that was never sent may be tried again.
       for (;;) {
         try {
           await store.create(key, 'v');
@@ -197,6 +197,8 @@ describe.runIf(binary)('etcd storage', () => {
       await store.compact(point);
 
       await own.stop({ keepData: true });
+      // The read meets the connection etcd dropped and is retried; the write then is never sent.
+      await rejectsWith(store.get('/r/0'), 'Unavailable');
       await rejectsWith(store.create('/r/down', 'x'), 'Unavailable');
       await own.restart();
       await writeWhenBack('/r/2');
@@ -212,6 +214,69 @@ describe.runIf(binary)('etcd storage', () => {
       await store.close();
       await own.stop();
     }
+  });
+
+  it('refuses a write while etcd is down, never applies it later, and reads again as soon as etcd is back', async () => {
+    const own = await startEtcd(binary!);
+    const logged: string[] = [];
+    const store = new EtcdStorage({ endpoints: own.endpoints, prefix: '/down', keyRoot: '', historyWindowMs: 0, onFailure: (d) => logged.push(d) });
+    try {
+      await store.create('/d/warm', 'v');
+      await own.stop({ keepData: true });
+      await rejectsWith(store.get('/d/warm'), 'Unavailable');
+      const refused = await rejectsWith(store.create('/d/k', 'mine'), 'Unavailable');
+      // What the client may be shown names no address, port or client class; the log has them.
+      expect(refused.message).toBe('etcd is unavailable');
+      expect(logged.join('\n')).toMatch(/ECONNREFUSED 127\.0\.0\.1|circuit breaker is open/);
+
+      await own.restart();
+      // No retry is left behind: the refused create stays undone once etcd is back.
+      expect(await store.get('/d/warm')).toMatchObject({ value: 'v' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await store.get('/d/k')).toBeUndefined();
+      expect(await store.create('/d/k', 'again')).toMatchObject({ value: 'again' });
+    } finally {
+      await store.close();
+      await own.stop();
+    }
+  });
+
+  it('answers Timeout, never KeyExists, for a create etcd may have applied, and sends it only once', async () => {
+    const own = await startEtcd(binary!);
+    const raw = new Etcd3({ hosts: own.endpoints });
+    const store = new EtcdStorage({ endpoints: own.endpoints, prefix: '/paused', keyRoot: '', historyWindowMs: 0, requestTimeoutMs: 1000 });
+    try {
+      await store.create('/p/warm', 'v');
+      // etcd freezes with the connection open: the create is sent, and no answer comes in time.
+      own.pause();
+      const outcome = store.create('/p/k', 'mine').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      // etcd wakes up after the first deadline, while a client that retries would try again.
+      await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 1500))]);
+      own.resume();
+      expect(await outcome).toMatchObject({ name: 'StorageError', code: 'Timeout' });
+
+      // Whatever etcd made of the create it read on waking, it got it once: the key is absent,
+      // or holds this value, written once.
+      expect(await store.get('/p/warm')).toMatchObject({ value: 'v' });
+      const written = await raw.get('/paused/p/k').exec();
+      for (const kv of written.kvs) expect([kv.value.toString(), kv.version]).toEqual(['mine', '1']);
+    } finally {
+      raw.close();
+      await store.close();
+      await own.stop();
+    }
+  });
+
+  it("reports etcd's refusal of a write in etcd's own words (Internal)", async () => {
+    const store = isolatedStore();
+    // Past etcd's default --max-request-bytes (1.5 MiB), within its gRPC message limit (2 MiB).
+    const refused = await rejectsWith(store.create('/huge', 'x'.repeat(1700 * 1024)), 'Internal');
+    expect(refused.message).toBe('etcdserver: request is too large');
+    expect(await store.get('/huge')).toBeUndefined();
+    await store.close();
   });
 
   it('works through any of several endpoints', async () => {

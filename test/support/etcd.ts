@@ -17,6 +17,10 @@ export interface EtcdProcess {
   stop(options?: { keepData?: boolean }): Promise<void>;
   /** Starts etcd again on the same ports and data directory (after stop({ keepData: true })). */
   restart(): Promise<void>;
+  /** Freezes etcd (SIGSTOP): its connections stay open, and requests sent to it get no answer. */
+  pause(): void;
+  /** Lets a paused etcd run on (SIGCONT); it then reads what was sent meanwhile. */
+  resume(): void;
 }
 
 /** The etcd binary on PATH; undefined (with a warning) when absent, an error under REQUIRE_ETCD=1. */
@@ -104,5 +108,7 @@ export async function startEtcd(binary: string): Promise<EtcdProcess> {
       }
     },
     restart: launch,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
   };
 }

@@ -1,7 +1,10 @@
 // One client's watch served from a watch cache, after k8s.io/apiserver's cacheWatcher: it filters
 // the resource's events by namespace and selectors (turning selector transitions into ADDED and
 // DELETED), and, when the client allows bookmarks, sends BOOKMARK events carrying the cacher's
-// revision so the client can resume from there even if nothing it selects has changed.
+// revision so the client can resume from there even if nothing it selects has changed: one every
+// bookmark interval (a minute), and one 2 s before the watch's deadline, so that a watch that
+// times out (client-go's reflector asks for 5 to 10 minutes) ends close to now and the client
+// resumes from there without a relist.
 
 import type { Store } from '../store.js';
 import type { Predicate } from '../selection.js';
@@ -10,6 +13,18 @@ import type { CachedEvent } from './watch-cache.js';
 
 /** The annotation marking the bookmark that ends a watch's initial events (sendInitialEvents). */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+/** How long before a watch's deadline its last BOOKMARK goes out (kube-apiserver's cacheWatcher). */
+export const PRE_DEADLINE_BOOKMARK_MS = 2000;
+
+/**
+ * When the next periodic BOOKMARK is due, after upstream's cacheWatcher.nextBookmarkTime: one
+ * interval from now, but no later than 2 s before the deadline; none once that point has passed.
+ */
+export function nextBookmarkTime(now: number, intervalMs: number, deadline?: number): number | undefined {
+  const next = deadline === undefined ? now + intervalMs : Math.min(now + intervalMs, deadline - PRE_DEADLINE_BOOKMARK_MS);
+  return next > now ? next : undefined;
+}
 
 export interface CacheWatcherOptions {
   store: Store;
@@ -20,6 +35,10 @@ export interface CacheWatcherOptions {
   /** Events at or below this revision were already sent (or precede the watch). */
   afterRevision: number;
   allowBookmarks: boolean;
+  /** How often a watcher that allows bookmarks gets one. */
+  bookmarkIntervalMs: number;
+  /** When the watch ends (epoch ms; timeoutSeconds), if it does. */
+  deadline?: number;
   /** The cacher's revision: every change up to it has been handed to this watcher. */
   progress: () => number;
   /** Called once when the watcher ends, to unregister it. */
@@ -29,6 +48,7 @@ export interface CacheWatcherOptions {
 export class CacheWatcher {
   private sentRevision: number;
   private ended = false;
+  private bookmarkTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly options: CacheWatcherOptions) {
     this.sentRevision = options.afterRevision;
@@ -58,6 +78,18 @@ export class CacheWatcher {
     this.options.stream.push({ type: 'BOOKMARK', object: { kind: store.definition.kind, apiVersion: store.apiVersion, metadata } });
   }
 
+  /** Starts the periodic BOOKMARKs, when the client allows them; they stop with the watcher. */
+  scheduleBookmarks(): void {
+    if (this.ended || !this.options.allowBookmarks) return;
+    const now = Date.now();
+    const at = nextBookmarkTime(now, this.options.bookmarkIntervalMs, this.options.deadline);
+    if (at === undefined) return;
+    this.bookmarkTimer = setTimeout(() => {
+      this.bookmark();
+      this.scheduleBookmarks();
+    }, at - now);
+  }
+
   /** The cache went away (re-list or shutdown): the client must reconnect. */
   terminate(): void {
     this.options.stream.stop();
@@ -66,6 +98,7 @@ export class CacheWatcher {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.bookmarkTimer);
     this.options.forget();
   }
 }
