@@ -72,7 +72,8 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (!handler) throw methodNotSupported({ group: def.group, resource: def.plural }, request.method);
       if (info.subresource) {
         const sub = def.subresources.find((s) => s.name === info.subresource);
-        if (!sub) throw notFound({ group: def.group, resource: def.plural }, info.name);
+        // No route serves it (a `..` left in the path is just an unknown subresource here).
+        if (!sub) throw pathNotFound();
         if (!sub.verbs.includes(verb)) throw methodNotSupported({ group: def.group, resource: `${def.plural}/${sub.name}` }, HTTP_VERB[verb] ?? request.method);
         target.kind = sub.kind;
         if (sub.group !== undefined && sub.version !== undefined) {
@@ -82,6 +83,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         if (sub.handler) {
           const serve = SUBRESOURCE_HANDLERS[sub.handler];
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
+          checkNameParameter(info.name);
           return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
         }
       } else if (!def.verbs.includes(verb)) {
@@ -90,11 +92,23 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
         throw notFound({ group: def.group, resource: def.plural }, info.name);
       }
+      if (info.name) checkNameParameter(info.name);
       return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));
     }
   };
+}
+
+/**
+ * The registry's key functions refuse a name that cannot be one path segment of a storage key
+ * (path.IsValidPathSegmentName): `.`, `..`, or one holding `/` or `%` (from %2F, %25).
+ */
+function checkNameParameter(name: string): void {
+  let problems: string[];
+  if (name === '.' || name === '..') problems = [`may not be '${name}'`];
+  else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  if (problems.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
 }
 
 /** What kube-apiserver answers for a path it has no route for (its routes are per verb and path). */
