@@ -41,6 +41,9 @@ const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
   deletecollection: deleteCollectionResource,
 };
 
+/** Verbs whose response must be negotiable before they change anything (reads fail in encodeResponse alone). */
+const WRITES = new Set<Verb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
 /** kube-apiserver's HTTP verb in the 405 message (`PUT is not supported ...`). */
 const HTTP_VERB: Record<string, string> = {
   get: 'GET', list: 'GET', watch: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETE',
@@ -64,6 +67,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         if (info.verb !== 'create') throw methodNotAllowed();
         // As kube-apiserver's review REST: an operation about the caller needs one.
         if (!user) throw badRequest('no user present on request');
+        negotiator.checkAccept(accept, target);
         return await createVirtual(ctx, virtual, user);
       }
       if (!store || !def) throw notFound({ group: info.apiGroup, resource: info.resource }, '');
@@ -84,6 +88,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
           const serve = SUBRESOURCE_HANDLERS[sub.handler];
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
           checkNameParameter(info.name);
+          if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
           return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
         }
       } else if (!def.verbs.includes(verb)) {
@@ -93,6 +98,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         throw notFound({ group: def.group, resource: def.plural }, info.name);
       }
       if (info.name) checkNameParameter(info.name);
+      if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
       return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));
