@@ -332,6 +332,16 @@ describe('in-flight limits', () => {
     expect((await eventually(readOne, (r) => r.status === 200)).status).toBe(200);
   });
 
+  it('sheds part of a burst of simultaneous reads, answers every request, and recovers', async () => {
+    const burst = await Promise.all(Array.from({ length: 20 }, () => readOne()));
+    const codes = burst.map((r) => r.status);
+    expect(codes.every((c) => c === 200 || c === 429)).toBe(true);
+    expect(codes).toContain(429);
+    expect(codes).toContain(200);
+    await expectHealthy(server, carol);
+    expect((await eventually(readOne, (r) => r.status === 200)).status).toBe(200);
+  });
+
   it('counts a write while its body is still arriving, and sheds writes past the limit', async () => {
     const body = Buffer.from(JSON.stringify(configMap('slow-body')));
     let finishHeld: () => void = () => {};

@@ -6,7 +6,8 @@
 // A request counts from here to the end of its response: until node has written the whole
 // response or the connection has closed, not just until the handler returned. Handlers over
 // memory storage return within one turn of the event loop, so counting only their run would
-// never see two at once; writing their responses to slow readers is where the load piles up.
+// never see two at once; the requests node reads in one turn of its event loop, and responses
+// still being written to slow readers, are where the load piles up.
 
 import type { ServerResponse } from 'node:http';
 import { StatusError } from '../../errors/status-error.js';
@@ -56,8 +57,12 @@ export function withMaxInFlight(limits: InFlightLimits): KubeMiddleware {
     if (inFlight[kind] >= limit) throw tooManyRequestsError();
     inFlight[kind]++;
     const release = () => void inFlight[kind]--;
+    const releasedWhenSent = releaseWhenSent(c.env?.outgoing as ServerResponse | undefined, release);
+    // Serve after the event loop's turn, so every request that arrived in it has been counted
+    // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (releasedWhenSent) return next();
     // In-process (app.request) there is no node response: count the handler's run.
-    if (releaseWhenSent(c.env?.outgoing as ServerResponse | undefined, release)) return next();
     try {
       await next();
     } finally {
