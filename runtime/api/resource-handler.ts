@@ -87,8 +87,8 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         if (sub.handler) {
           const serve = SUBRESOURCE_HANDLERS[sub.handler];
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
-          checkNameParameter(info.name);
           if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
+          checkNameParameter(info.name);
           return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
         }
       } else if (!def.verbs.includes(verb)) {
@@ -97,8 +97,8 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (def.namespaced && !info.namespace && !['list', 'watch', 'deletecollection'].includes(verb)) {
         throw notFound({ group: def.group, resource: def.plural }, info.name);
       }
-      if (info.name) checkNameParameter(info.name);
       if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
+      checkNameParameter(info.name);
       return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));

@@ -7,10 +7,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import { getPath } from 'hono/utils/url';
 import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
