@@ -72,6 +72,10 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
       }) as KubeObject;
     },
 
+    checkAccept(accept, target) {
+      negotiate(accept, target, false);
+    },
+
     encodeResponse(accept, obj, target, hints) {
       const value = obj as JsonObject;
       const pretty = prettyFor(hints);

@@ -43,6 +43,9 @@ const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
   deletecollection: deleteCollectionResource,
 };
 
+/** Verbs whose response must be negotiable before they change anything (reads fail in encodeResponse alone). */
+const WRITES = new Set<Verb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const negotiator = options.negotiator ?? jsonNegotiator;
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
@@ -63,6 +66,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       if (virtual) {
         // As kube-apiserver's review REST: an operation about the caller needs one.
         if (!user) throw badRequest('no user present on request');
+        negotiator.checkAccept(accept, target);
         return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [] }, virtual, user);
       }
       if (!store) throw pathNotFound();
@@ -78,12 +82,16 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         if (sub.handler) {
           const serve = SUBRESOURCE_HANDLERS[sub.handler];
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
+          if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
+          checkNameParameter(info.name);
           return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
         }
       } else if (!def.verbs.includes(verb)) {
         // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
         throw methodNotSupported({ group: def.group, resource: def.plural }, verb);
       }
+      if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
+      checkNameParameter(info.name);
       return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));
@@ -94,4 +102,15 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
 /** Go's http.NotFound, which answers paths below a group kube-apiserver does not serve. */
 function goNotFound(): Response {
   return new Response('404 page not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+}
+
+/**
+ * The registry's key functions refuse a name that cannot be one path segment of a storage key
+ * (path.IsValidPathSegmentName): `.`, `..`, or one holding `/` or `%` (from %2F, %25).
+ */
+function checkNameParameter(name: string): void {
+  let problems: string[];
+  if (name === '.' || name === '..') problems = [`may not be '${name}'`];
+  else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  if (problems.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
 }

@@ -45,6 +45,11 @@ export type BodyKindCheck = (apiVersion: string, kind: string) => void;
 export interface Negotiator {
   /** Parses a create/update body into an object; throws 415 for unknown types, 400 for bad bytes. */
   decodeBody(contentType: string | undefined, body: Uint8Array, target: BodyTarget, kindCheck?: BodyKindCheck): KubeObject;
+  /**
+   * Throws the 406 encodeResponse would throw for an object of the target's kind. Writes call it
+   * before they write, as kube-apiserver negotiates first: a 406 after the write would hide it.
+   */
+  checkAccept(accept: string | undefined, target: BodyTarget): void;
   /** Serializes a response (object, list or Status); throws 406 when nothing acceptable. */
   encodeResponse(accept: string | undefined, obj: unknown, target: BodyTarget, hints?: RequestHints): EncodedBody;
   /** The encoder of a watch stream's events. */
@@ -106,6 +111,9 @@ export const jsonNegotiator: Negotiator = {
       );
     }
     return value as KubeObject;
+  },
+  checkAccept(accept) {
+    if (!acceptsJson(accept)) throw notAcceptable([JSON_TYPE]);
   },
   encodeResponse(accept, obj) {
     if (!acceptsJson(accept)) throw notAcceptable([JSON_TYPE]);

@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
@@ -66,11 +67,28 @@ function setCommonHeaders(c: KubeContext, auditId: string): void {
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-cache, private');
 }
 
+/**
+ * Routes on the path as sent, so `/api/../readyz` is no more /readyz than it is in kube-apiserver's
+ * muxes (see requestTarget). In-process requests have only the parsed URL.
+ */
+function routingPath(request: Request, options?: { env?: KubeEnv['Bindings'] }): string {
+  const target = options?.env?.incoming?.url;
+  if (!target || target[0] !== '/') return getPath(request);
+  const query = target.indexOf('?');
+  const path = query < 0 ? target : target.slice(0, query);
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
 export function createApp(options: AppOptions): Hono<KubeEnv> {
   const logger = options.logger ?? quietLogger;
   const writeStatus = options.writeStatus ?? writeStatusJSON;
   const apiHandler = options.apiHandler ?? notFoundHandler;
-  const app = new Hono<KubeEnv>();
+  const app = new Hono<KubeEnv>({ getPath: routingPath });
 
   app.onError((err, c) => writeStatus(c, toStatusError(err, c, logger)));
 

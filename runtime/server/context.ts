@@ -27,6 +27,15 @@ export interface KubeEnv {
 export type KubeContext = Context<KubeEnv>;
 export type KubeMiddleware = MiddlewareHandler<KubeEnv>;
 
+/**
+ * The request target as the client sent it (`/api/v1/...?query`). The Request's URL has been
+ * through the WHATWG parser, which resolves `.` and `..` segments (and `%2e%2e`); kube-apiserver
+ * never does, so routing and RequestInfo read this instead.
+ */
+export function requestTarget(c: KubeContext): string {
+  return c.env?.incoming?.url || c.req.url;
+}
+
 /** Logging seam; the library stays quiet below `error` unless given a logger. */
 export interface Logger {
   debug(message: string, ...args: unknown[]): void;

@@ -32,6 +32,24 @@ export interface SecureServer {
 
 /** Go clients keep idle connections 90s; outlive that so they never reuse a connection we just closed. */
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
+/** kube-apiserver's ReadHeaderTimeout: a client has this long to send its request line and headers. */
+export const READ_HEADER_TIMEOUT_MS = 32_000;
+/** kube-apiserver's MaxHeaderBytes (1 MiB): request line and headers together; node's default is 16 KiB. */
+export const MAX_HEADER_BYTES = 1 << 20;
+/** How often node looks for connections past READ_HEADER_TIMEOUT_MS (its default, 30s, would let them run to ~60s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * What Go's HTTP server writes when it cannot read a request, before any handler runs: plain
+ * text naming the status, then the connection closes. No Status object: kube-apiserver's
+ * handlers never see these requests.
+ */
+function goConnectionError(status: string): string {
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
+}
+
+/** Read failures Go answers by closing without a word: timeouts and connections the client dropped. */
+const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 'EPIPE', 'HPE_CLOSED_CONNECTION']);
 
 export async function serveSecurely(options: SecureServingOptions): Promise<SecureServer> {
   const { logger } = options;
@@ -50,16 +68,23 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
       requestCert: true,
       rejectUnauthorized: false,
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: READ_HEADER_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     },
     listener,
   );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // A broken client connection is that client's problem, never the process's.
   server.on('tlsClientError', (err) => logger.debug('TLS handshake error:', err.message));
-  server.on('clientError', (err: Error, socket: Socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     logger.debug('client connection error:', err.message);
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
+    if (!socket.writable || SILENT_CLIENT_ERRORS.has(err.code ?? '')) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(goConnectionError(status));
   });
 
   await new Promise<void>((resolve, reject) => {

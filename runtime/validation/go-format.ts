@@ -21,8 +21,12 @@ function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');
 }
 
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** Go's strconv.Quote (what `%q` prints for a string). */
 export function goQuote(s: string): string {
+  // Printable ASCII other than `"` and `\` is written as it is: the common case, and cheap for long values.
+  if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const named = NAMED_ESCAPES[ch];

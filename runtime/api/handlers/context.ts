@@ -11,6 +11,7 @@ import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '
 import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../server/request-info.js';
 import { encodeContent } from '../content-encoding.js';
+import { warningHeaders } from '../warning-headers.js';
 import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
 import { unrecognized } from '../serializers.js';
 import { scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
@@ -55,8 +56,41 @@ export interface HandlerContext extends RequestContext {
   store: Store;
 }
 
-export async function readBody(request: Request): Promise<Uint8Array> {
-  return new Uint8Array(await request.arrayBuffer());
+/** kube-apiserver's MaxRequestBodyBytes (3 MiB), which it gives no flag. */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/** limitedReadBody's 413; the connection closes, as Go closes one whose large body was left unread. */
+function requestBodyTooLarge(limit: number): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`, undefined, { Connection: 'close' });
+}
+
+/**
+ * The request body, refused with 413 once it passes `limit` bytes: before reading when its
+ * Content-Length says so, else while reading. Bytes are counted as sent: a Content-Encoding is
+ * not decoded (kube-apiserver does not decode request bodies either).
+ */
+export async function readBody(request: Request, limit = MAX_REQUEST_BODY_BYTES): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null) {
+    // The HTTP parser delivers exactly Content-Length bytes, so the buffered read cannot overrun.
+    if (Number(declared) > limit) throw requestBodyTooLarge(limit);
+    return new Uint8Array(await request.arrayBuffer());
+  }
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw requestBodyTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /** What the body's text says about its members: repetitions, and where each member first appears. */
@@ -172,18 +206,24 @@ export function requestHints(request: Request, query: URLSearchParams): RequestH
   return { query, userAgent: request.headers.get('user-agent') ?? undefined };
 }
 
+/**
+ * The success response. Its object is often stored already, so nothing here may turn it into a
+ * failure: Warning headers are built so node accepts every one (see warning-headers.ts).
+ */
 export function respond(ctx: RequestContext, code: number, obj: unknown): Response {
   const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target, requestHints(ctx.request, ctx.query));
   const content = encodeContent(encoded.body, ctx.request.headers.get('accept-encoding'), ctx.config.responseCompression);
   const headers = new Headers({ 'content-type': encoded.contentType, ...content.headers });
-  for (const warning of ctx.warnings) headers.append('Warning', warningHeader(warning));
-  return new Response(bodyInit(content.body), { status: code, headers });
+  const warnings = warningHeaders(ctx.warnings);
+  for (const warning of warnings) headers.append('Warning', warning);
+  let body = content.body;
+  // Node writes the head together with a string body in the body's encoding (UTF-8), which would
+  // encode the warnings' UTF-8 bytes a second time; before a byte body it writes the head as latin1.
+  if (typeof body === 'string' && warnings.some(hasNonAscii)) body = Buffer.from(body, 'utf8');
+  return new Response(bodyInit(body), { status: code, headers });
 }
 
-/** RFC 7234 warn-code 299 with an unknown agent, the message quoted as kube-apiserver writes it. */
-function warningHeader(message: string): string {
-  return `299 - "${message.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
+const hasNonAscii = (value: string) => /[^\x00-\x7f]/.test(value);
 
 /** Any failure as the Status kube-apiserver would send; unknown errors become 500 InternalError. */
 export function errorResponse(err: unknown, negotiator: Negotiator, accept: string | undefined, target: BodyTarget, hints?: RequestHints): Response {

@@ -1,11 +1,19 @@
 // A simple cap on concurrent requests, as kube-apiserver's --max-requests-inflight and
 // --max-mutating-requests-inflight set it. Long-running requests and system:masters are not
-// counted. Over the cap the client gets 429 with Retry-After: 1, and retries.
+// counted, nor the health endpoints (kube's probes flow schema exempts them). Over the cap the
+// client gets 429 with Retry-After: 1, and retries.
+//
+// A request counts from here to the end of its response: until node has written the whole
+// response or the connection has closed, not just until the handler returned. Handlers over
+// memory storage return within one turn of the event loop, so counting only their run would
+// never see two at once; the requests node reads in one turn of its event loop, and responses
+// still being written to slow readers, are where the load piles up.
 
+import type { ServerResponse } from 'node:http';
 import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeMiddleware } from '../context.js';
-import { isLongRunning, isMutating } from '../request-info.js';
+import { isLongRunning, isMutating, type RequestInfo } from '../request-info.js';
 
 export interface InFlightLimits {
   /** 0 disables the limit. */
@@ -25,19 +33,40 @@ export function tooManyRequestsError(): StatusError {
   );
 }
 
+const HEALTH_PATH = /^\/(?:healthz|livez|readyz)(?:\/|$)/;
+
+function isExempt(info: RequestInfo): boolean {
+  return isLongRunning(info) || (!info.isResourceRequest && HEALTH_PATH.test(info.path));
+}
+
+/** Calls `release` once, when the response is done; true if it will (false: the caller must). */
+function releaseWhenSent(outgoing: ServerResponse | undefined, release: () => void): boolean {
+  if (!outgoing || outgoing.destroyed || outgoing.writableFinished) return false;
+  outgoing.once('close', release);
+  return true;
+}
+
 export function withMaxInFlight(limits: InFlightLimits): KubeMiddleware {
   const inFlight = { nonMutating: 0, mutating: 0 };
   return async (c, next) => {
     const info = c.get('requestInfo');
-    if (isLongRunning(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return next();
+    if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return next();
     const kind = isMutating(info) ? 'mutating' : 'nonMutating';
     const limit = limits[kind];
-    if (limit > 0 && inFlight[kind] >= limit) throw tooManyRequestsError();
+    if (limit <= 0) return next();
+    if (inFlight[kind] >= limit) throw tooManyRequestsError();
     inFlight[kind]++;
+    const release = () => void inFlight[kind]--;
+    const releasedWhenSent = releaseWhenSent(c.env?.outgoing as ServerResponse | undefined, release);
+    // Serve after the event loop's turn, so every request that arrived in it has been counted
+    // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (releasedWhenSent) return next();
+    // In-process (app.request) there is no node response: count the handler's run.
     try {
       await next();
     } finally {
-      inFlight[kind]--;
+      release();
     }
   };
 }

@@ -1,13 +1,13 @@
 // Parses the request's RequestInfo once, for every later filter and the handler.
 
 import { badRequest } from '../../errors/status-error.js';
-import type { KubeMiddleware } from '../context.js';
+import { requestTarget, type KubeMiddleware } from '../context.js';
 import { newRequestInfo, RequestPathError } from '../request-info.js';
 
 export function withRequestInfo(): KubeMiddleware {
   return async (c, next) => {
     try {
-      c.set('requestInfo', newRequestInfo(c.req.method, c.req.url));
+      c.set('requestInfo', newRequestInfo(c.req.method, requestTarget(c)));
     } catch (err) {
       if (err instanceof RequestPathError) throw badRequest(err.message);
       throw err;
