@@ -14,6 +14,7 @@
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
 import { goJsonError } from '../serialization.js';
+import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
@@ -183,8 +184,13 @@ function wrap<T>(fn: () => T, message: (err: Error) => string): T {
 
 const valueOf = (op: Operation): Json => (op && Object.hasOwn(op, 'value') ? op.value : undefined);
 
+/** What the patch's copies have added so far, in bytes of JSON. */
+interface CopyBudget {
+  accumulated: number;
+}
+
 /** Applies one operation to the document; returns the (possibly replaced) root. */
-function applyOperation(root: Container, op: Operation): Container {
+function applyOperation(root: Container, op: Operation, copies: CopyBudget): Container {
   const kind = typeof op?.op === 'string' ? op.op : 'unknown';
   switch (kind) {
     case 'add': {
@@ -236,6 +242,11 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), () => `copy operation failed to decode path: ${MISSING}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+      // Counted and refused before anything is copied: the value may be megabytes.
+      copies.accumulated += copiedSize(value);
+      if (copies.accumulated > JSON_PATCH_MAX_COPY_BYTES) {
+        throw new PatchError(`Unable to complete the copy, the accumulated size increase of copy is ${copies.accumulated}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`);
+      }
       wrap(() => add(dest[0], dest[1], deepCopy(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
       return root;
     }
@@ -333,8 +344,9 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
  */
 export function applyJsonPatch(doc: Json, ops: Operation[]): Json {
   let root = deepClone(doc) as Container;
+  const copies: CopyBudget = { accumulated: 0 };
   try {
-    for (const op of ops) root = applyOperation(root, op);
+    for (const op of ops) root = applyOperation(root, op, copies);
   } catch (err) {
     // kube-apiserver's panic filter answers a crash with a bare 500; we keep the Status form.
     if (err instanceof NilNodePanic) throw new StatusError(500, 'InternalError', APISERVER_PANIC);
