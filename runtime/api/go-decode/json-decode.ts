@@ -108,18 +108,18 @@ class Decoder {
           const outerStruct = this.struct;
           this.stack.push(key);
           this.struct = type.structName!;
-          this.value(child, field, literalOf(value, key));
+          this.member(value, key, field);
           this.stack.pop();
           this.struct = outerStruct;
         }
         return;
       case 'map':
         if (!isObject(value)) return this.mismatch(value, type);
-        for (const [key, child] of Object.entries(value)) this.value(child, type.elem!, literalOf(value, key));
+        for (const key of Object.keys(value)) this.member(value, key, type.elem!);
         return;
       case 'slice':
         if (!Array.isArray(value)) return this.mismatch(value, type);
-        value.forEach((item, i) => this.value(item, type.elem!, literalOf(value, i)));
+        value.forEach((_, i) => this.member(value, i, type.elem!));
         return;
       case 'string':
         if (typeof value !== 'string') this.mismatch(value, type);
@@ -129,11 +129,26 @@ class Decoder {
         return;
       case 'float64':
         if (typeof value !== 'number') this.mismatch(value, type);
+        // Beyond a float64 (1e400): JSON.parse made it Infinity, ParseFloat refuses it.
+        else if (!Number.isFinite(value)) this.save(this.typeError(`number ${lit ?? numberLiteral(value)}`, type.name));
         return;
       case 'int32':
       case 'int64':
         this.integer(value, type.kind, lit);
         return;
+    }
+  }
+
+  /**
+   * One member of a container. A quantity written as a number too large for a double (1e400) is
+   * a quantity to Go but Infinity to JSON.parse: it is given back its literal, as text.
+   */
+  private member(container: Record<string, unknown> | unknown[], key: string | number, schema: JsonSchema): void {
+    const child = (container as Record<string, unknown>)[key];
+    const lit = literalOf(container, key);
+    this.value(child, schema, lit);
+    if (typeof child === 'number' && !Number.isFinite(child) && lit !== undefined && this.types.of(schema).kind === 'quantity') {
+      Object.defineProperty(container, key, { value: lit, writable: true, enumerable: true, configurable: true });
     }
   }
 
@@ -149,7 +164,8 @@ class Decoder {
 
 /**
  * The error decoding `value` into the Go type of `schema` gives (without kube-apiserver's
- * "cannot be handled" wrapping), or undefined when it decodes.
+ * "cannot be handled" wrapping), or undefined when it decodes. Quantities JSON.parse made
+ * Infinity get their literal back in `value`.
  */
 export function goJsonDecodeError(value: unknown, schema: JsonSchema, types: GoTypes): string | undefined {
   return new Decoder(types).run(value, schema);

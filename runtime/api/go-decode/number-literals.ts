@@ -94,3 +94,20 @@ class LiteralScanner {
     this.i++;
   }
 }
+
+/** A JSON string or number token, so that digits inside strings are skipped. */
+const TOKEN = /"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/g;
+
+/**
+ * The first number literal of a valid JSON text that a float64 cannot hold (1e400, or 310
+ * digits): Go's decoder refuses it when the value goes into an interface{} ("cannot unmarshal
+ * number 1e400 into Go value of type float64"), where JSON.parse would make it Infinity. Only
+ * texts with a long exponent or a long run of digits are scanned.
+ */
+export function overflowingNumber(text: string): string | undefined {
+  if (!/[eE]\+?[0-9]{3}|[0-9]{309}/.test(text)) return undefined;
+  for (const [token] of text.matchAll(TOKEN)) {
+    if (token[0] !== '"' && !Number.isFinite(Number(token))) return token;
+  }
+  return undefined;
+}

@@ -13,6 +13,7 @@
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
+import { overflowingNumber } from '../go-decode/number-literals.js';
 import { goJsonError } from '../serialization.js';
 import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
@@ -326,6 +327,8 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
   }
   if (parsed === null) return;
   if (!Array.isArray(parsed)) throw fail(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type []handlers.jsonPatchOp`);
+  // A value is an interface{}: a number a float64 cannot hold does not decode.
+  const overflow = overflowingNumber(text);
   for (const op of parsed) {
     if (op === null) continue;
     if (!isPlainObject(op)) throw fail(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type handlers.jsonPatchOp`);
@@ -335,7 +338,17 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
         throw fail(`json: cannot unmarshal ${goJsonKind(v)} into Go struct field jsonPatchOp.${name} of type string`);
       }
     }
+    if (overflow !== undefined && holdsInfinity(op.value)) {
+      throw fail(`json: cannot unmarshal number ${overflow} into Go struct field jsonPatchOp.value of type float64`);
+    }
   }
+}
+
+/** Whether a parsed value holds a number JSON.parse could only make infinite. */
+export function holdsInfinity(value: Json): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (Array.isArray(value)) return value.some(holdsInfinity);
+  return isPlainObject(value) && Object.values(value).some(holdsInfinity);
 }
 
 /**

@@ -18,6 +18,7 @@ import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
+import { overflowingNumber } from '../go-decode/number-literals.js';
 import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
@@ -53,6 +54,17 @@ function parsePatch(patch: Uint8Array): unknown {
   }
 }
 
+/**
+ * The error decoding a patch object into map[string]interface{} gives for a number a float64
+ * cannot hold (JSON.parse made it Infinity); kube-apiserver's patchers decode merge patches (under
+ * Warn and Strict) and strategic merge patches so before applying them.
+ */
+function mapDecodeOverflow(patch: Uint8Array, parsed: unknown): string | undefined {
+  if (!isPlainObject(parsed)) return undefined;
+  const literal = overflowingNumber(Buffer.from(patch).toString('utf8'));
+  return literal === undefined ? undefined : `json: cannot unmarshal number ${literal} into Go value of type float64`;
+}
+
 /** The repeated members of a JSON patch document, when the directive wants to hear of them. */
 function patchDuplicates(patch: Uint8Array, options: PatchEngineOptions | undefined): string[] {
   if (!options || options.fieldValidation === 'Ignore') return [];
@@ -65,6 +77,8 @@ function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resourc
   if (options && options.fieldValidation !== 'Ignore' && parsed !== null && !isPlainObject(parsed)) {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type map[string]interface {}`);
   }
+  const overflow = options && options.fieldValidation !== 'Ignore' ? mapDecodeOverflow(patch, parsed) : undefined;
+  if (overflow) throw badRequest(`error decoding patch: ${overflow}`);
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   const result = applyMergePatch(existing, parsed);
   // Under Ignore an array body gets through: MergePatch returns it (nulls pruned) as the patched
@@ -83,6 +97,9 @@ function strategicMergePatchEngine(
 ): KubeObject {
   patchSchemas ??= new OpenAPIPatchSchemas(generatedSchemaIndex());
   const parsed = parsePatch(patch);
+  // Decoded into a map whatever the directive, and refused as it is (no "error decoding patch").
+  const overflow = mapDecodeOverflow(patch, parsed);
+  if (overflow) throw badRequest(overflow);
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   return applyStrategicMergePatch(existing, parsed, patchSchemas.forComponent(definition.openAPIName)) as KubeObject;
 }
@@ -223,8 +240,14 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
       fieldManager: options.fieldManager ?? '',
       force: queryBool(ctx.query, 'force') === true,
       subresource: ctx.info.subresource,
-      // CBOR refuses repeated keys while decoding; YAML and JSON bodies are checked here.
-      afterApply: cbor ? undefined : () => strictDecodeApplyPatch(ctx, body, directive),
+      afterApply: (applied) => {
+        // The merged map becomes the Go struct as a strategic merge result does (its integers
+        // converted); what does not fit is left to validation, as the field manager types the
+        // intent before converting it.
+        unstructuredConvertError(ctx.store.definition.openAPIName, applied);
+        // CBOR refuses repeated keys while decoding; YAML and JSON bodies are checked here.
+        if (!cbor) strictDecodeApplyPatch(ctx, body, directive);
+      },
     });
     return respond(ctx, result.created ? 201 : 200, result.object);
   }
