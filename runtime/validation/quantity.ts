@@ -40,7 +40,7 @@ export function parseQuantity(text: string): Quantity | undefined {
     const exp = exponentOf(suffix);
     const digits = (whole + frac).replace(/^0+/, '');
     if (digits === '') return { num: 0n, den: 1n, format: 'DecimalExponent' };
-    if (exp > MAX_EXPANDED_EXPONENT) return { num: (negative ? -10n : 10n) ** BigInt(MAX_EXPANDED_EXPONENT), den: 1n, format: 'DecimalExponent' };
+    if (exp > MAX_EXPANDED_EXPONENT) return { num: (negative ? -1n : 1n) * 10n ** BigInt(MAX_EXPANDED_EXPONENT), den: 1n, format: 'DecimalExponent' };
     // Far below a nano, a value rounds up (away from zero) to one nano.
     if (exp < -MAX_EXPANDED_EXPONENT && digits.length - frac.length + exp < -9) return { num: negative ? -1n : 1n, den: 1_000_000_000n, format: 'DecimalExponent' };
   }

@@ -140,14 +140,15 @@ class Decoder {
   }
 
   /**
-   * One member of a container. A quantity written as a number too large for a double (1e400) is
-   * a quantity to Go but Infinity to JSON.parse: it is given back its literal, as text.
+   * One member of a container. A quantity written as a number is parsed by Go from its literal:
+   * 1e3 keeps its exponent form, 1e-400 rounds up to a nano, 1e400 (Infinity to JSON.parse) is a
+   * quantity too. Such a number is given back its literal, as text.
    */
   private member(container: Record<string, unknown> | unknown[], key: string | number, schema: JsonSchema): void {
     const child = (container as Record<string, unknown>)[key];
     const lit = literalOf(container, key);
     this.value(child, schema, lit);
-    if (typeof child === 'number' && !Number.isFinite(child) && lit !== undefined && this.types.of(schema).kind === 'quantity') {
+    if (typeof child === 'number' && lit !== undefined && this.types.of(schema).kind === 'quantity') {
       Object.defineProperty(container, key, { value: lit, writable: true, enumerable: true, configurable: true });
     }
   }

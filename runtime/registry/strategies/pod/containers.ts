@@ -7,7 +7,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { duplicate, forbidden, invalid, notFound } from '../../../validation/field-errors.js';
-import { formatQuantity, quantityOf, quantitySign } from '../../../validation/quantity.js';
+import { canonicalQuantity, quantityOf, quantitySign } from '../../../validation/quantity.js';
 import { quantityValue } from './quantity.js';
 import { asObject, asObjectList, asString } from '../../object.js';
 
@@ -24,7 +24,7 @@ function nonNegativeCauses(resources: Obj, at: string): StatusCause[] {
   for (const list of ['limits', 'requests']) {
     for (const [name, value] of Object.entries(asObject(resources[list])).sort(([a], [b]) => a.localeCompare(b))) {
       const q = quantityOf(value);
-      if (q && quantitySign(q) < 0) causes.push(invalid(`${at}.${list}[${name}]`, formatQuantity(q), 'must be greater than or equal to 0'));
+      if (q && quantitySign(q) < 0) causes.push(invalid(`${at}.${list}[${name}]`, canonicalQuantity(String(value)), 'must be greater than or equal to 0'));
     }
   }
   return causes;
