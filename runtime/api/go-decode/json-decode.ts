@@ -19,7 +19,7 @@ import { base64ErrorOffset } from '../go-base64.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';
 import { fitsInt, GoTypes, jsonKind, numberLiteral, type GoType } from './go-types.js';
-import { literalOf } from './number-literals.js';
+import { literalOf, spells } from './number-literals.js';
 
 /** Raised when an UnmarshalJSON method fails: decoding ends there. */
 class Abort {
@@ -146,7 +146,8 @@ class Decoder {
    */
   private member(container: Record<string, unknown> | unknown[], key: string | number, schema: JsonSchema): void {
     const child = (container as Record<string, unknown>)[key];
-    const lit = literalOf(container, key);
+    const recorded = literalOf(container, key);
+    const lit = recorded !== undefined && spells(recorded, child) ? recorded : undefined;
     this.value(child, schema, lit);
     if (typeof child === 'number' && lit !== undefined && this.types.of(schema).kind === 'quantity') {
       Object.defineProperty(container, key, { value: lit, writable: true, enumerable: true, configurable: true });

@@ -13,7 +13,7 @@
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
-import { overflowingNumber } from '../go-decode/number-literals.js';
+import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
 import { goJsonError } from '../serialization.js';
 import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
@@ -102,17 +102,31 @@ function setMember(con: Record<string, Json>, key: string, value: Json): void {
   Object.defineProperty(con, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-function set(con: Container, key: string, value: Json): void {
+/** Where a placed value came from: its container and key, whose literal it keeps. */
+type Source = [object, string | number];
+
+/**
+ * A number an operation puts into an object keeps the spelling the patch gave it (the library
+ * keeps raw bytes), so the decode of the result reads it as Go does; array items are left alone,
+ * their indices shift.
+ */
+function keepLiteral(con: Record<string, Json>, key: string, from: Source | undefined): void {
+  carryLiteral(from?.[0] ?? {}, from?.[1] ?? '', con, key);
+}
+
+function set(con: Container, key: string, value: Json, from?: Source): void {
   if (!Array.isArray(con)) {
     setMember(con, key, value);
+    keepLiteral(con, key, from);
     return;
   }
   con[resolveIndex(atoi(key), con.length)] = value;
 }
 
-function add(con: Container, key: string, value: Json): void {
+function add(con: Container, key: string, value: Json, from?: Source): void {
   if (!Array.isArray(con)) {
     setMember(con, key, value);
+    keepLiteral(con, key, from);
     return;
   }
   if (key === '-') {
@@ -134,6 +148,7 @@ function remove(con: Container, key: string): void {
   if (!Array.isArray(con)) {
     if (!Object.hasOwn(con, key)) throw new PatchError(`Unable to remove nonexistent key: ${key}: ${MISSING}`);
     delete con[key];
+    keepLiteral(con, key, undefined);
     return;
   }
   const idx = atoi(key);
@@ -198,7 +213,7 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       const path = wrap(() => member(op, 'path'), () => `add operation failed to decode path: ${MISSING}`);
       const found = findObject(root, path);
       if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-      wrap(() => add(found[0], found[1], placedValue(op)), (e) => `error in add for path: '${path}': ${e.message}`);
+      wrap(() => add(found[0], found[1], placedValue(op), op ? [op, 'value'] : undefined), (e) => `error in add for path: '${path}': ${e.message}`);
       return root;
     }
     case 'remove': {
@@ -219,7 +234,7 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       const found = findObject(root, path);
       if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
       wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
-      set(found[0], found[1], placedValue(op));
+      set(found[0], found[1], placedValue(op), op ? [op, 'value'] : undefined);
       return root;
     }
     case 'move': {
@@ -228,11 +243,13 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       if (!source) throw new PatchError(`move operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
       const [con, key] = source;
       const value = wrap(() => get(con, key), (e) => `error in move for path: '${key}': ${e.message}`);
+      const moved: Source = [{}, 'value'];
+      if (!Array.isArray(con)) carryLiteral(con, key, moved[0], 'value');
       wrap(() => remove(con, key), (e) => `error in move for path: '${key}': ${e.message}`);
       const path = wrap(() => member(op, 'path'), (e) => `move operation failed to decode path: ${e.message}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
-      wrap(() => add(dest[0], dest[1], value ?? null), (e) => `error in move for path: '${path}': ${e.message}`);
+      wrap(() => add(dest[0], dest[1], value ?? null, moved), (e) => `error in move for path: '${path}': ${e.message}`);
       return root;
     }
     case 'copy': {
@@ -248,7 +265,8 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       if (copies.accumulated > JSON_PATCH_MAX_COPY_BYTES) {
         throw new PatchError(`Unable to complete the copy, the accumulated size increase of copy is ${copies.accumulated}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`);
       }
-      wrap(() => add(dest[0], dest[1], deepCopy(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
+      const copied: Source | undefined = Array.isArray(source[0]) ? undefined : source;
+      wrap(() => add(dest[0], dest[1], deepCopy(value ?? null), copied), (e) => `error while adding value during copy: ${e.message}`);
       return root;
     }
     case 'test': {
@@ -290,6 +308,8 @@ export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
   }
   if (parsed === null) return [];
   if (!Array.isArray(parsed)) throw badRequest(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type jsonpatch.Patch`);
+  // Values keep the spelling of their numbers into the patched document.
+  recordNumberLiterals(text, parsed);
   for (const op of parsed) {
     if (op !== null && !isPlainObject(op)) throw badRequest(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type jsonpatch.Operation`);
   }

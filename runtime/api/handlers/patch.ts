@@ -18,13 +18,11 @@ import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
-import { overflowingNumber } from '../go-decode/number-literals.js';
+import { carryLiteral, goJSONWithLiterals, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
 import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
-import { encodeJSON } from '../serializers.js';
-import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
 import { dropNulls, fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { queryBool } from './list.js';
@@ -80,7 +78,9 @@ function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resourc
   const overflow = options && options.fieldValidation !== 'Ignore' ? mapDecodeOverflow(patch, parsed) : undefined;
   if (overflow) throw badRequest(`error decoding patch: ${overflow}`);
   options?.strictErrors?.push(...patchDuplicates(patch, options));
-  const result = applyMergePatch(existing, parsed);
+  // The patched document keeps the patch's spelling of its numbers, as the library's raw bytes do.
+  recordNumberLiterals(Buffer.from(patch).toString('utf8'), parsed);
+  const result = applyMergePatch(existing, parsed, (from, key, to) => carryLiteral(from, key, to, key));
   // Under Ignore an array body gets through: MergePatch returns it (nulls pruned) as the patched
   // document, and decoding that into the object is the 422 quoting it.
   if (!isPlainObject(result)) throw notAnObject(result);
@@ -120,7 +120,7 @@ function jsonPatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resource
 /** The 422 for a patched document that is not a JSON object: its type meta cannot be read. */
 function notAnObject(result: unknown): StatusError {
   return invalidPatch(
-    encodeJSON(sortKeysDeep(result)).trimEnd(),
+    goJSONWithLiterals(result),
     `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(result)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
   );
 }
@@ -159,7 +159,7 @@ function checkPatchedTypes(ctx: HandlerContext, patchType: string, result: KubeO
   // The patched JSON is read like a body: apiVersion and kind first, then the whole struct.
   const typeMeta = typeMetaDecodeError(result);
   const err = typeMeta ? `couldn't get version/kind; json parse error: ${typeMeta}` : jsonDecodeError(name, result);
-  if (err) throw invalidPatch(encodeJSON(sortKeysDeep(result)).trimEnd(), err);
+  if (err) throw invalidPatch(goJSONWithLiterals(result), err);
 }
 
 /**
@@ -169,7 +169,7 @@ function checkPatchedTypes(ctx: HandlerContext, patchType: string, result: KubeO
 function validatePatchedFields(ctx: HandlerContext, result: KubeObject, directive: FieldValidation, patchComplaints: string[]): void {
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
-  const patchedJS = directive === 'Strict' ? encodeJSON(sortKeysDeep(result)).trimEnd() : '';
+  const patchedJS = directive === 'Strict' ? goJSONWithLiterals(result) : '';
   const unknown = schema ? pruneUnknownFields(result, schema, index) : [];
   if (directive === 'Ignore') return;
   const messages = [...patchComplaints, ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
