@@ -15,18 +15,26 @@ function setMember(obj: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * Told of each member the patch puts into an object of the result, so that the caller can keep
+ * what it knows of the patch's values (the library keeps their raw bytes).
+ */
+export type OnPlaced = (from: JsonObject, key: string, to: JsonObject) => void;
+
 /** The library's pruneNulls: drops null members and null array items, at every depth. */
-function pruneNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.filter((item) => item !== null).map(pruneNulls);
+function pruneNulls(value: unknown, placed?: OnPlaced): unknown {
+  if (Array.isArray(value)) return value.filter((item) => item !== null).map((item) => pruneNulls(item, placed));
   if (!isPlainObject(value)) return value;
   const out: JsonObject = {};
   for (const [key, member] of Object.entries(value)) {
-    if (member !== null) setMember(out, key, pruneNulls(member));
+    if (member === null) continue;
+    setMember(out, key, pruneNulls(member, placed));
+    placed?.(value, key, out);
   }
   return out;
 }
 
-function mergeObjects(target: JsonObject, patch: JsonObject): JsonObject {
+function mergeObjects(target: JsonObject, patch: JsonObject, placed?: OnPlaced): JsonObject {
   const result: JsonObject = { ...target };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
@@ -34,8 +42,9 @@ function mergeObjects(target: JsonObject, patch: JsonObject): JsonObject {
       continue;
     }
     const current = Object.hasOwn(result, key) ? result[key] : undefined;
-    if (!isPlainObject(current)) setMember(result, key, pruneNulls(value));
-    else setMember(result, key, isPlainObject(value) ? mergeObjects(current as JsonObject, value as JsonObject) : value);
+    if (!isPlainObject(current)) setMember(result, key, pruneNulls(value, placed));
+    else setMember(result, key, isPlainObject(value) ? mergeObjects(current as JsonObject, value as JsonObject, placed) : value);
+    placed?.(patch, key, result);
   }
   return result;
 }
@@ -45,8 +54,8 @@ function mergeObjects(target: JsonObject, patch: JsonObject): JsonObject {
  * array patch is the result (nulls pruned); a null or scalar patch is the library's "Invalid JSON
  * Patch", which kube-apiserver answers with a 400 (the RFC would return the scalar).
  */
-export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (Array.isArray(patch)) return pruneNulls(patch);
+export function applyMergePatch(target: unknown, patch: unknown, placed?: OnPlaced): unknown {
+  if (Array.isArray(patch)) return pruneNulls(patch, placed);
   if (!isPlainObject(patch)) throw badRequest('Invalid JSON Patch');
-  return mergeObjects(isPlainObject(target) ? (target as JsonObject) : {}, patch as JsonObject);
+  return mergeObjects(isPlainObject(target) ? (target as JsonObject) : {}, patch as JsonObject, placed);
 }

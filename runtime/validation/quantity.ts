@@ -19,13 +19,32 @@ const BINARY_SUFFIX: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 
 
 const pow = (base: bigint, exp: number): bigint => base ** BigInt(exp);
 
+/**
+ * Exponents beyond this are not multiplied out: 1e2000000000 is a valid quantity to Go, but as a
+ * BigInt it would not fit in memory. Such values compare as ±10^1000 (larger than any quantity a
+ * cluster uses); their canonical text is computed from the digits (canonicalQuantity).
+ */
+const MAX_EXPANDED_EXPONENT = 1000;
+
+/** The exponent of an "e" suffix as Go reads it: parsed as an int64, then kept as an int32. */
+const exponentOf = (suffix: string): number => Number(BigInt.asIntN(32, BigInt(suffix.slice(1))));
+
 /** Parses a quantity string; undefined when it is not one (the decoder rejects those first). */
 export function parseQuantity(text: string): Quantity | undefined {
   const m = QUANTITY.exec(text.trim());
   if (!m) return undefined;
   const [, sign, whole = '', frac = '', suffix = ''] = m;
   if (whole === '' && frac === '') return undefined;
-  let num = BigInt((whole || '0') + frac) * (sign === '-' ? -1n : 1n);
+  const negative = sign === '-';
+  if (/^[eE]/.test(suffix)) {
+    const exp = exponentOf(suffix);
+    const digits = (whole + frac).replace(/^0+/, '');
+    if (digits === '') return { num: 0n, den: 1n, format: 'DecimalExponent' };
+    if (exp > MAX_EXPANDED_EXPONENT) return { num: (negative ? -1n : 1n) * 10n ** BigInt(MAX_EXPANDED_EXPONENT), den: 1n, format: 'DecimalExponent' };
+    // Far below a nano, a value rounds up (away from zero) to one nano.
+    if (exp < -MAX_EXPANDED_EXPONENT && digits.length - frac.length + exp < -9) return { num: negative ? -1n : 1n, den: 1_000_000_000n, format: 'DecimalExponent' };
+  }
+  let num = BigInt((whole || '0') + frac) * (negative ? -1n : 1n);
   let den = pow(10n, frac.length);
   let format: Format = 'DecimalSI';
   if (suffix in BINARY_SUFFIX) {
@@ -37,7 +56,7 @@ export function parseQuantity(text: string): Quantity | undefined {
     else den *= pow(10n, -exp);
   } else {
     format = 'DecimalExponent';
-    const exp = Number(suffix.slice(1));
+    const exp = exponentOf(suffix);
     if (exp >= 0) num *= pow(10n, exp);
     else den *= pow(10n, -exp);
   }
@@ -79,7 +98,8 @@ function decimalString(q: Quantity, format: Format): string {
   // leaves an integer mantissa.
   let mantissa = (q.num * 1_000_000_000n) / q.den;
   let exp = -9;
-  while (mantissa % 1000n === 0n && exp < 18) {
+  // Go's suffixes end at E (10^18); an exponent has no end.
+  while (mantissa % 1000n === 0n && (exp < 18 || format === 'DecimalExponent')) {
     mantissa /= 1000n;
     exp += 3;
   }
@@ -103,8 +123,42 @@ export function formatQuantity(q: Quantity): string {
   return `${mantissa}${suffix}`;
 }
 
+/** A string of decimal digits plus one. */
+function incremented(digits: string): string {
+  const at = digits.search(/9*$/);
+  const head = at === 0 ? '1' : `${digits.slice(0, at - 1)}${Number(digits[at - 1]) + 1}`;
+  return head + '0'.repeat(digits.length - at);
+}
+
+/**
+ * The canonical form of a quantity with an exponent suffix, worked on its digits so that any
+ * int32 exponent costs nothing: rounded up to a nano, trailing zeros moved into the exponent, the
+ * exponent brought down to a multiple of three ("1e400" -> "10e399", "1.5e3" -> "1500").
+ */
+function canonicalExponentQuantity(negative: boolean, whole: string, frac: string, suffix: string): string {
+  let digits = (whole + frac).replace(/^0+/, '');
+  let exp = exponentOf(suffix) - frac.length;
+  if (digits === '') return '0';
+  if (exp < -9) {
+    const drop = -9 - exp;
+    const kept = drop >= digits.length ? '' : digits.slice(0, digits.length - drop);
+    const lost = drop >= digits.length ? digits : digits.slice(digits.length - drop);
+    digits = /[1-9]/.test(lost) ? incremented(kept || '0').replace(/^0+/, '') : kept;
+    exp = -9;
+  }
+  const zeros = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - zeros);
+  exp += zeros;
+  const shift = ((exp % 3) + 3) % 3;
+  digits += '0'.repeat(shift);
+  exp -= shift;
+  return `${negative ? '-' : ''}${digits}${exp === 0 ? '' : `e${exp}`}`;
+}
+
 /** The canonical form of a quantity string, or the string itself when it does not parse. */
 export function canonicalQuantity(text: string): string {
+  const m = QUANTITY.exec(text.trim());
+  if (m && /^[eE]/.test(m[4] ?? '') && (m[2] || m[3])) return canonicalExponentQuantity(m[1] === '-', m[2] ?? '', m[3] ?? '', m[4]!);
   const q = parseQuantity(text);
   return q ? formatQuantity(q) : text;
 }

@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { QUANTITY_FORMAT_WRONG, QUANTITY_SUFFIX_WRONG, quantityParseError } from '../../runtime/api/go-decode/go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError, timeQuote } from '../../runtime/api/go-decode/go-time.js';
+import { unstructuredConvertError } from '../../runtime/api/go-decode/index.js';
+import { overflowingNumber } from '../../runtime/api/go-decode/number-literals.js';
 import { goPrint } from '../../runtime/api/go-decode/unstructured-decode.js';
+import { decodeApplyPatch } from '../../runtime/registry/apply/apply.js';
 
 describe('resource.ParseQuantity', () => {
   it.each([
@@ -77,5 +80,48 @@ describe("fmt's %v of a patch map", () => {
     [{ f: 0.00001, g: 1234567.5 }, 'map[f:1e-05 g:1.2345675e+06]'],
   ])('%j', (value, expected) => {
     expect(goPrint(value)).toBe(expected);
+  });
+});
+
+describe('runtime.DefaultUnstructuredConverter.FromUnstructured of integers', () => {
+  const event = (count: unknown) => ({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, count });
+  it.each([
+    [7, 7],
+    [3000000000, -1294967296],
+    [-2147483649, 2147483647],
+    [1e23, 0],
+    [-1e23, 0],
+    [2 ** 63, 0],
+  ])('an int32 given %s holds %s', (given, held) => {
+    const obj = event(given);
+    expect(unstructuredConvertError('io.k8s.api.core.v1.Event', obj)).toBeUndefined();
+    expect(obj.count).toBe(held);
+  });
+
+  it('refuses a fraction and leaves the value', () => {
+    const obj = event(1.5);
+    expect(unstructuredConvertError('io.k8s.api.core.v1.Event', obj)).toBe('cannot convert float64 to int32');
+    expect(obj.count).toBe(1.5);
+  });
+});
+
+describe('numbers a float64 cannot hold', () => {
+  it.each([
+    ['{"a":1e400}', '1e400'],
+    ['{"a":"1e400","b":-1E+400}', '-1E+400'],
+    [`{"a":1${'0'.repeat(309)}}`, `1${'0'.repeat(309)}`],
+    ['{"a":1e308,"b":1e-400}', undefined],
+    ['{"a":"1e999"}', undefined],
+  ])('%s', (text, literal) => {
+    expect(overflowingNumber(text)).toBe(literal);
+  });
+});
+
+describe('apply bodies read as go-yaml reads them', () => {
+  it('keeps a number beyond a float64 as its text and refuses infinities and NaN', () => {
+    expect(decodeApplyPatch('a: 1e400\nb: [-1E+400]\nc: 1.5\n')).toEqual({ a: '1e400', b: ['-1E+400'], c: 1.5 });
+    expect(() => decodeApplyPatch('a: .inf')).toThrow('error decoding YAML: error converting YAML to JSON: json: unsupported value: +Inf');
+    expect(() => decodeApplyPatch('a: -.Inf')).toThrow('error decoding YAML: error converting YAML to JSON: json: unsupported value: -Inf');
+    expect(() => decodeApplyPatch('a: .NaN')).toThrow('error decoding YAML: error converting YAML to JSON: json: unsupported value: NaN');
   });
 });

@@ -36,6 +36,20 @@ describe('quantity canonical form (as kube-apiserver prints quantities in messag
     ['512', '512'],
     ['0', '0'],
     ['-1', '-1'],
+    // Exponent forms have no E cap; the exponent is read as an int32, as Go keeps it.
+    ['1e21', '1e21'],
+    ['1e400', '10e399'],
+    ['1.5e3', '1500'],
+    ['12e2', '1200'],
+    ['1e2000000000', '100e1999999998'],
+    ['-1E9223372036854775807', '-100e-3'],
+    ['2e4294967298', '200'],
+    // Below a nano a value rounds up, away from zero.
+    ['1e-400', '1e-9'],
+    ['1.5e-9', '2e-9'],
+    ['999999999e-18', '1e-9'],
+    ['1.0000000001e-1', '100000001e-9'],
+    ['0e99999', '0'],
   ])('%s -> %s', (input, out) => {
     expect(canonicalQuantity(input)).toBe(out);
   });

@@ -460,4 +460,29 @@ describe('kube-apiserver (json-patch v4) behaviour', () => {
       'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001',
     ]);
   });
+
+  it('bounds what copies add to 3 MiB, counting the JSON of each copied value', () => {
+    // A 1 MiB string encodes in 1 MiB and its quotes: the third copy passes the limit.
+    const big = 'x'.repeat(1024 * 1024);
+    const copy = (n: number) => Array.from({ length: n }, (_, i) => ({ op: 'copy', from: '/s', path: `/c${i}` }));
+    expect(Object.keys(patch({ s: big }, copy(2)) as object)).toEqual(['s', 'c0', 'c1']);
+    expect(failure({ s: big }, copy(3))).toBe('Unable to complete the copy, the accumulated size increase of copy is 3145734, exceeding the limit 3145728');
+    // Go escapes <, > and & in six bytes each.
+    const escaped = '<'.repeat(524288);
+    expect(failure({ s: escaped }, copy(1))).toBe('Unable to complete the copy, the accumulated size increase of copy is 3145730, exceeding the limit 3145728');
+    // An object counts its braces, member names, colons and commas; null copies count nothing.
+    const members = { a: 'x'.repeat(1572861), b: null };
+    expect(JSON.stringify(members).length).toBe(1572878);
+    expect(failure({ m: members }, [{ op: 'copy', from: '/m', path: '/n' }, { op: 'copy', from: '/m/b', path: '/o' }, { op: 'copy', from: '/m', path: '/p' }])).toBe(
+      'Unable to complete the copy, the accumulated size increase of copy is 3145756, exceeding the limit 3145728',
+    );
+  });
+
+  it('stops a patch of doubling copies at the limit without building the document', () => {
+    const ops = Array.from({ length: 30 }, (_, i) => ({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/k${i}` }));
+    const message = failure({ metadata: { annotations: { a: 'x'.repeat(100) } } }, ops);
+    const accumulated = Number(/^Unable to complete the copy, the accumulated size increase of copy is (\d+), exceeding the limit 3145728$/.exec(message)?.[1]);
+    expect(accumulated).toBeGreaterThan(3145728);
+    expect(accumulated).toBeLessThan(2 * 3145728);
+  });
 });

@@ -19,7 +19,7 @@ import { base64ErrorOffset } from '../go-base64.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';
 import { fitsInt, GoTypes, jsonKind, numberLiteral, type GoType } from './go-types.js';
-import { literalOf } from './number-literals.js';
+import { literalOf, spells } from './number-literals.js';
 
 /** Raised when an UnmarshalJSON method fails: decoding ends there. */
 class Abort {
@@ -108,18 +108,18 @@ class Decoder {
           const outerStruct = this.struct;
           this.stack.push(key);
           this.struct = type.structName!;
-          this.value(child, field, literalOf(value, key));
+          this.member(value, key, field);
           this.stack.pop();
           this.struct = outerStruct;
         }
         return;
       case 'map':
         if (!isObject(value)) return this.mismatch(value, type);
-        for (const [key, child] of Object.entries(value)) this.value(child, type.elem!, literalOf(value, key));
+        for (const key of Object.keys(value)) this.member(value, key, type.elem!);
         return;
       case 'slice':
         if (!Array.isArray(value)) return this.mismatch(value, type);
-        value.forEach((item, i) => this.value(item, type.elem!, literalOf(value, i)));
+        value.forEach((_, i) => this.member(value, i, type.elem!));
         return;
       case 'string':
         if (typeof value !== 'string') this.mismatch(value, type);
@@ -129,11 +129,28 @@ class Decoder {
         return;
       case 'float64':
         if (typeof value !== 'number') this.mismatch(value, type);
+        // Beyond a float64 (1e400): JSON.parse made it Infinity, ParseFloat refuses it.
+        else if (!Number.isFinite(value)) this.save(this.typeError(`number ${lit ?? numberLiteral(value)}`, type.name));
         return;
       case 'int32':
       case 'int64':
         this.integer(value, type.kind, lit);
         return;
+    }
+  }
+
+  /**
+   * One member of a container. A quantity written as a number is parsed by Go from its literal:
+   * 1e3 keeps its exponent form, 1e-400 rounds up to a nano, 1e400 (Infinity to JSON.parse) is a
+   * quantity too. Such a number is given back its literal, as text.
+   */
+  private member(container: Record<string, unknown> | unknown[], key: string | number, schema: JsonSchema): void {
+    const child = (container as Record<string, unknown>)[key];
+    const recorded = literalOf(container, key);
+    const lit = recorded !== undefined && spells(recorded, child) ? recorded : undefined;
+    this.value(child, schema, lit);
+    if (typeof child === 'number' && lit !== undefined && this.types.of(schema).kind === 'quantity') {
+      Object.defineProperty(container, key, { value: lit, writable: true, enumerable: true, configurable: true });
     }
   }
 
@@ -149,7 +166,8 @@ class Decoder {
 
 /**
  * The error decoding `value` into the Go type of `schema` gives (without kube-apiserver's
- * "cannot be handled" wrapping), or undefined when it decodes.
+ * "cannot be handled" wrapping), or undefined when it decodes. Quantities JSON.parse made
+ * Infinity get their literal back in `value`.
  */
 export function goJsonDecodeError(value: unknown, schema: JsonSchema, types: GoTypes): string | undefined {
   return new Decoder(types).run(value, schema);

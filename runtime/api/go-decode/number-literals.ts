@@ -10,6 +10,49 @@ export function literalOf(container: object, key: string | number): string | und
   return literals.get(container)?.get(String(key));
 }
 
+/**
+ * Gives `to[toKey]` the literal of `from[fromKey]`, or none when that has none: a value a patch
+ * puts into an object keeps the spelling the patch gave it, as the patch libraries keep raw bytes.
+ */
+export function carryLiteral(from: object, fromKey: string | number, to: object, toKey: string | number): void {
+  const lit = literals.get(from)?.get(String(fromKey));
+  let map = literals.get(to);
+  if (lit === undefined) {
+    map?.delete(String(toKey));
+    return;
+  }
+  if (!map) literals.set(to, (map = new Map()));
+  map.set(String(toKey), lit);
+}
+
+/** Whether a recorded literal still spells the value (an array's items may have moved since). */
+export function spells(lit: string, value: unknown): boolean {
+  return typeof value === 'number' && (Number(lit) === value || (Number.isNaN(Number(lit)) && Number.isNaN(value)));
+}
+
+/**
+ * Go's JSON of a patched document (map keys sorted, <, > and & escaped) with every number the
+ * patch wrote spelled as it wrote it: 99999999999999999999999, not 1e+23.
+ */
+export function goJSONWithLiterals(value: unknown): string {
+  return literalJSON(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function literalJSON(value: unknown, container?: object, key?: string | number): string {
+  if (Array.isArray(value)) return `[${value.map((item, i) => literalJSON(item, value, i)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const members = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${literalJSON(obj[k], obj, k)}`);
+    return `{${members.join(',')}}`;
+  }
+  const lit = container && key !== undefined ? literalOf(container, key) : undefined;
+  if (lit !== undefined && spells(lit, value)) return lit;
+  return JSON.stringify(value) ?? 'null';
+}
+
 /** Whether a number literal reads back from its value (plain integers within double precision do). */
 const plain = (lit: string) => /^-?(0|[1-9][0-9]{0,14})$/.test(lit);
 
@@ -93,4 +136,21 @@ class LiteralScanner {
     }
     this.i++;
   }
+}
+
+/** A JSON string or number token, so that digits inside strings are skipped. */
+const TOKEN = /"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/g;
+
+/**
+ * The first number literal of a valid JSON text that a float64 cannot hold (1e400, or 310
+ * digits): Go's decoder refuses it when the value goes into an interface{} ("cannot unmarshal
+ * number 1e400 into Go value of type float64"), where JSON.parse would make it Infinity. Only
+ * texts with a long exponent or a long run of digits are scanned.
+ */
+export function overflowingNumber(text: string): string | undefined {
+  if (!/[eE]\+?[0-9]{3}|[0-9]{309}/.test(text)) return undefined;
+  for (const [token] of text.matchAll(TOKEN)) {
+    if (token[0] !== '"' && !Number.isFinite(Number(token))) return token;
+  }
+  return undefined;
 }

@@ -4,6 +4,12 @@
 // "unrecognized type: string", with no field path. It stops at the first problem, visiting a
 // struct's fields in declaration order. Types with their own JSON decoding are handed their value
 // re-encoded as JSON, so their errors are those of UnmarshalJSON without a field context.
+//
+// The conversion also changes values: a number reaches an integer field through Go's reflect
+// conversion, which keeps the low bits of an int64 (3000000000 becomes -1294967296 in an int32),
+// and turns an integral float64 beyond int64 (99999999999999999999999 read as 1e23) into
+// math.MinInt64 first, as amd64 does, so an int32 gets 0. The map is rewritten the same way, so
+// what is stored is the value Go holds, never a number its types cannot read.
 
 import type { JsonSchema } from '../../registry/openapi-schema.js';
 import { base64ErrorOffset } from '../go-base64.js';
@@ -33,31 +39,37 @@ function unstructuredKind(value: unknown): string {
   return unstructuredType(value);
 }
 
-function check(value: unknown, schema: JsonSchema, types: GoTypes): void {
-  if (value === null || value === undefined) return;
+/** Puts a converted member back (an own property: the key may be "__proto__"). */
+function replace(obj: Record<string, unknown>, key: string, converted: unknown): void {
+  if (obj[key] !== converted) Object.defineProperty(obj, key, { value: converted, writable: true, enumerable: true, configurable: true });
+}
+
+/** Checks `value` against the Go type of `schema`; returns it as the typed value holds it. */
+function check(value: unknown, schema: JsonSchema, types: GoTypes): unknown {
+  if (value === null || value === undefined) return value;
   const type = types.of(schema);
   const src = unstructuredType(value);
   switch (type.kind) {
     case 'any':
-      return;
+      return value;
     case 'quantity': {
       const text = typeof value === 'string' ? value : typeof value === 'number' ? numberLiteral(value) : JSON.stringify(value);
       const err = quantityParseError(text.trim());
       if (err) throw new Failure(err);
-      return;
+      return value;
     }
     case 'time':
     case 'microtime': {
       if (typeof value !== 'string') throw new Failure(`json: cannot unmarshal ${jsonKind(value)} into Go value of type string`);
       const err = timeParseError(value, type.kind === 'time' ? RFC3339 : RFC3339_MICRO);
       if (err) throw new Failure(err);
-      return;
+      return value;
     }
     case 'intorstring':
-      if (typeof value === 'string') return;
+      if (typeof value === 'string') return value;
       if (typeof value === 'number') {
         if (!fitsInt(value, 'int32')) throw new Failure(`json: cannot unmarshal number ${numberLiteral(value)} into Go value of type int32`);
-        return;
+        return value;
       }
       throw new Failure(`json: cannot unmarshal ${jsonKind(value)} into Go value of type int32`);
     case 'bytes':
@@ -65,53 +77,62 @@ function check(value: unknown, schema: JsonSchema, types: GoTypes): void {
       if (typeof value === 'string') {
         const at = base64ErrorOffset(value);
         if (value !== '' && at !== undefined) throw new Failure(`error decoding from json: illegal base64 data at input byte ${at}`);
-        return;
+        return value;
       }
       if (!Array.isArray(value)) throw new Failure(`cannot restore slice from ${unstructuredKind(value)}`);
-      for (const item of value) integer(item, 'uint8');
-      return;
+      value.forEach((item, i) => (value[i] = integer(item, 'uint8')));
+      return value;
     case 'struct':
       if (!isObject(value)) throw new Failure(`cannot restore struct from: ${unstructuredKind(value)}`);
-      for (const [name, field] of Object.entries(type.fields!)) if (name in value) check(value[name], field, types);
-      return;
+      for (const [name, field] of Object.entries(type.fields!)) if (name in value) replace(value, name, check(value[name], field, types));
+      return value;
     case 'map':
       if (!isObject(value)) throw new Failure(`cannot restore map from ${unstructuredKind(value)}`);
-      for (const child of Object.values(value)) check(child, type.elem!, types);
-      return;
+      for (const [key, child] of Object.entries(value)) replace(value, key, check(child, type.elem!, types));
+      return value;
     case 'slice':
       if (!Array.isArray(value)) throw new Failure(`cannot restore slice from ${unstructuredKind(value)}`);
-      for (const item of value) check(item, type.elem!, types);
-      return;
+      value.forEach((item, i) => (value[i] = check(item, type.elem!, types)));
+      return value;
     case 'string':
-      if (src === 'string') return;
+      if (src === 'string') return value;
       // Go can convert an integer to a string (as a rune) but the converter refuses to.
       throw new Failure(src === 'int64' ? 'cannot convert int64 to string' : 'unrecognized type: string');
     case 'bool':
       if (src !== 'bool') throw new Failure('unrecognized type: bool');
-      return;
+      return value;
     case 'float64':
       if (src !== 'int64' && src !== 'float64') throw new Failure('unrecognized type: float64');
-      return;
+      return value;
     case 'int32':
     case 'int64':
-      integer(value, type.kind);
-      return;
+      return integer(value, type.kind);
   }
 }
 
-/** An integer destination: int64 converts (wrapping, as Go's conversion does), integral floats too. */
-function integer(value: unknown, name: string): void {
-  if (value === null || value === undefined) return;
+const BITS = { int32: 32, int64: 64, uint8: 8 } as const;
+const INT64_LIMIT = 2 ** 63;
+
+/**
+ * An integer destination: int64 converts (keeping the low bits, as Go's conversion does), integral
+ * floats too, through int64 (out of its range that is math.MinInt64 on amd64).
+ */
+function integer(value: unknown, name: keyof typeof BITS): unknown {
+  if (value === null || value === undefined) return value;
   const src = unstructuredType(value);
-  if (src === 'int64') return;
-  if (src === 'float64') {
-    if (Number.isInteger(value)) return;
-    throw new Failure(`cannot convert float64 to ${name}`);
-  }
-  throw new Failure(`unrecognized type: ${name}`);
+  if (src !== 'int64' && src !== 'float64') throw new Failure(`unrecognized type: ${name}`);
+  const n = value as number;
+  if (!Number.isInteger(n)) throw new Failure(`cannot convert float64 to ${name}`);
+  const asInt64 = n >= -INT64_LIMIT && n < INT64_LIMIT ? BigInt(n) : -(2n ** 63n);
+  const bits = BITS[name];
+  const held = name === 'uint8' ? BigInt.asUintN(bits, asInt64) : BigInt.asIntN(bits, asInt64);
+  return held === asInt64 && Number.isSafeInteger(n) ? value : Number(held);
 }
 
-/** The converter's error for turning `value` into the Go type of `schema`, or undefined. */
+/**
+ * The converter's error for turning `value` into the Go type of `schema`, or undefined; numbers
+ * of integer fields are rewritten in place to what the typed value holds.
+ */
 export function unstructuredDecodeError(value: unknown, schema: JsonSchema, types: GoTypes): string | undefined {
   try {
     check(value, schema, types);

@@ -13,7 +13,9 @@
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
+import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
 import { goJsonError } from '../serialization.js';
+import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
@@ -100,17 +102,31 @@ function setMember(con: Record<string, Json>, key: string, value: Json): void {
   Object.defineProperty(con, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-function set(con: Container, key: string, value: Json): void {
+/** Where a placed value came from: its container and key, whose literal it keeps. */
+type Source = [object, string | number];
+
+/**
+ * A number an operation puts into an object keeps the spelling the patch gave it (the library
+ * keeps raw bytes), so the decode of the result reads it as Go does; array items are left alone,
+ * their indices shift.
+ */
+function keepLiteral(con: Record<string, Json>, key: string, from: Source | undefined): void {
+  carryLiteral(from?.[0] ?? {}, from?.[1] ?? '', con, key);
+}
+
+function set(con: Container, key: string, value: Json, from?: Source): void {
   if (!Array.isArray(con)) {
     setMember(con, key, value);
+    keepLiteral(con, key, from);
     return;
   }
   con[resolveIndex(atoi(key), con.length)] = value;
 }
 
-function add(con: Container, key: string, value: Json): void {
+function add(con: Container, key: string, value: Json, from?: Source): void {
   if (!Array.isArray(con)) {
     setMember(con, key, value);
+    keepLiteral(con, key, from);
     return;
   }
   if (key === '-') {
@@ -132,6 +148,7 @@ function remove(con: Container, key: string): void {
   if (!Array.isArray(con)) {
     if (!Object.hasOwn(con, key)) throw new PatchError(`Unable to remove nonexistent key: ${key}: ${MISSING}`);
     delete con[key];
+    keepLiteral(con, key, undefined);
     return;
   }
   const idx = atoi(key);
@@ -183,15 +200,20 @@ function wrap<T>(fn: () => T, message: (err: Error) => string): T {
 
 const valueOf = (op: Operation): Json => (op && Object.hasOwn(op, 'value') ? op.value : undefined);
 
+/** What the patch's copies have added so far, in bytes of JSON. */
+interface CopyBudget {
+  accumulated: number;
+}
+
 /** Applies one operation to the document; returns the (possibly replaced) root. */
-function applyOperation(root: Container, op: Operation): Container {
+function applyOperation(root: Container, op: Operation, copies: CopyBudget): Container {
   const kind = typeof op?.op === 'string' ? op.op : 'unknown';
   switch (kind) {
     case 'add': {
       const path = wrap(() => member(op, 'path'), () => `add operation failed to decode path: ${MISSING}`);
       const found = findObject(root, path);
       if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-      wrap(() => add(found[0], found[1], placedValue(op)), (e) => `error in add for path: '${path}': ${e.message}`);
+      wrap(() => add(found[0], found[1], placedValue(op), op ? [op, 'value'] : undefined), (e) => `error in add for path: '${path}': ${e.message}`);
       return root;
     }
     case 'remove': {
@@ -212,7 +234,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const found = findObject(root, path);
       if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
       wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
-      set(found[0], found[1], placedValue(op));
+      set(found[0], found[1], placedValue(op), op ? [op, 'value'] : undefined);
       return root;
     }
     case 'move': {
@@ -221,11 +243,13 @@ function applyOperation(root: Container, op: Operation): Container {
       if (!source) throw new PatchError(`move operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
       const [con, key] = source;
       const value = wrap(() => get(con, key), (e) => `error in move for path: '${key}': ${e.message}`);
+      const moved: Source = [{}, 'value'];
+      if (!Array.isArray(con)) carryLiteral(con, key, moved[0], 'value');
       wrap(() => remove(con, key), (e) => `error in move for path: '${key}': ${e.message}`);
       const path = wrap(() => member(op, 'path'), (e) => `move operation failed to decode path: ${e.message}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
-      wrap(() => add(dest[0], dest[1], value ?? null), (e) => `error in move for path: '${path}': ${e.message}`);
+      wrap(() => add(dest[0], dest[1], value ?? null, moved), (e) => `error in move for path: '${path}': ${e.message}`);
       return root;
     }
     case 'copy': {
@@ -236,7 +260,13 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), () => `copy operation failed to decode path: ${MISSING}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
-      wrap(() => add(dest[0], dest[1], deepCopy(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
+      // Counted and refused before anything is copied: the value may be megabytes.
+      copies.accumulated += copiedSize(value);
+      if (copies.accumulated > JSON_PATCH_MAX_COPY_BYTES) {
+        throw new PatchError(`Unable to complete the copy, the accumulated size increase of copy is ${copies.accumulated}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`);
+      }
+      const copied: Source | undefined = Array.isArray(source[0]) ? undefined : source;
+      wrap(() => add(dest[0], dest[1], deepCopy(value ?? null), copied), (e) => `error while adding value during copy: ${e.message}`);
       return root;
     }
     case 'test': {
@@ -278,6 +308,8 @@ export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
   }
   if (parsed === null) return [];
   if (!Array.isArray(parsed)) throw badRequest(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type jsonpatch.Patch`);
+  // Values keep the spelling of their numbers into the patched document.
+  recordNumberLiterals(text, parsed);
   for (const op of parsed) {
     if (op !== null && !isPlainObject(op)) throw badRequest(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type jsonpatch.Operation`);
   }
@@ -315,6 +347,8 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
   }
   if (parsed === null) return;
   if (!Array.isArray(parsed)) throw fail(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type []handlers.jsonPatchOp`);
+  // A value is an interface{}: a number a float64 cannot hold does not decode.
+  const overflow = overflowingNumber(text);
   for (const op of parsed) {
     if (op === null) continue;
     if (!isPlainObject(op)) throw fail(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type handlers.jsonPatchOp`);
@@ -324,7 +358,17 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
         throw fail(`json: cannot unmarshal ${goJsonKind(v)} into Go struct field jsonPatchOp.${name} of type string`);
       }
     }
+    if (overflow !== undefined && holdsInfinity(op.value)) {
+      throw fail(`json: cannot unmarshal number ${overflow} into Go struct field jsonPatchOp.value of type float64`);
+    }
   }
+}
+
+/** Whether a parsed value holds a number JSON.parse could only make infinite. */
+export function holdsInfinity(value: Json): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (Array.isArray(value)) return value.some(holdsInfinity);
+  return isPlainObject(value) && Object.values(value).some(holdsInfinity);
 }
 
 /**
@@ -333,8 +377,9 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
  */
 export function applyJsonPatch(doc: Json, ops: Operation[]): Json {
   let root = deepClone(doc) as Container;
+  const copies: CopyBudget = { accumulated: 0 };
   try {
-    for (const op of ops) root = applyOperation(root, op);
+    for (const op of ops) root = applyOperation(root, op, copies);
   } catch (err) {
     // kube-apiserver's panic filter answers a crash with a bare 500; we keep the Status form.
     if (err instanceof NilNodePanic) throw new StatusError(500, 'InternalError', APISERVER_PANIC);

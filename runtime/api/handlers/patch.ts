@@ -18,12 +18,11 @@ import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
+import { carryLiteral, goJSONWithLiterals, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
 import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { goJsonError } from '../serialization.js';
-import { encodeJSON } from '../serializers.js';
-import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
 import { dropNulls, fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { queryBool } from './list.js';
@@ -53,6 +52,17 @@ function parsePatch(patch: Uint8Array): unknown {
   }
 }
 
+/**
+ * The error decoding a patch object into map[string]interface{} gives for a number a float64
+ * cannot hold (JSON.parse made it Infinity); kube-apiserver's patchers decode merge patches (under
+ * Warn and Strict) and strategic merge patches so before applying them.
+ */
+function mapDecodeOverflow(patch: Uint8Array, parsed: unknown): string | undefined {
+  if (!isPlainObject(parsed)) return undefined;
+  const literal = overflowingNumber(Buffer.from(patch).toString('utf8'));
+  return literal === undefined ? undefined : `json: cannot unmarshal number ${literal} into Go value of type float64`;
+}
+
 /** The repeated members of a JSON patch document, when the directive wants to hear of them. */
 function patchDuplicates(patch: Uint8Array, options: PatchEngineOptions | undefined): string[] {
   if (!options || options.fieldValidation === 'Ignore') return [];
@@ -65,8 +75,12 @@ function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resourc
   if (options && options.fieldValidation !== 'Ignore' && parsed !== null && !isPlainObject(parsed)) {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type map[string]interface {}`);
   }
+  const overflow = options && options.fieldValidation !== 'Ignore' ? mapDecodeOverflow(patch, parsed) : undefined;
+  if (overflow) throw badRequest(`error decoding patch: ${overflow}`);
   options?.strictErrors?.push(...patchDuplicates(patch, options));
-  const result = applyMergePatch(existing, parsed);
+  // The patched document keeps the patch's spelling of its numbers, as the library's raw bytes do.
+  recordNumberLiterals(Buffer.from(patch).toString('utf8'), parsed);
+  const result = applyMergePatch(existing, parsed, (from, key, to) => carryLiteral(from, key, to, key));
   // Under Ignore an array body gets through: MergePatch returns it (nulls pruned) as the patched
   // document, and decoding that into the object is the 422 quoting it.
   if (!isPlainObject(result)) throw notAnObject(result);
@@ -83,6 +97,9 @@ function strategicMergePatchEngine(
 ): KubeObject {
   patchSchemas ??= new OpenAPIPatchSchemas(generatedSchemaIndex());
   const parsed = parsePatch(patch);
+  // Decoded into a map whatever the directive, and refused as it is (no "error decoding patch").
+  const overflow = mapDecodeOverflow(patch, parsed);
+  if (overflow) throw badRequest(overflow);
   options?.strictErrors?.push(...patchDuplicates(patch, options));
   return applyStrategicMergePatch(existing, parsed, patchSchemas.forComponent(definition.openAPIName)) as KubeObject;
 }
@@ -103,7 +120,7 @@ function jsonPatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resource
 /** The 422 for a patched document that is not a JSON object: its type meta cannot be read. */
 function notAnObject(result: unknown): StatusError {
   return invalidPatch(
-    encodeJSON(sortKeysDeep(result)).trimEnd(),
+    goJSONWithLiterals(result),
     `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(result)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
   );
 }
@@ -142,7 +159,7 @@ function checkPatchedTypes(ctx: HandlerContext, patchType: string, result: KubeO
   // The patched JSON is read like a body: apiVersion and kind first, then the whole struct.
   const typeMeta = typeMetaDecodeError(result);
   const err = typeMeta ? `couldn't get version/kind; json parse error: ${typeMeta}` : jsonDecodeError(name, result);
-  if (err) throw invalidPatch(encodeJSON(sortKeysDeep(result)).trimEnd(), err);
+  if (err) throw invalidPatch(goJSONWithLiterals(result), err);
 }
 
 /**
@@ -152,7 +169,7 @@ function checkPatchedTypes(ctx: HandlerContext, patchType: string, result: KubeO
 function validatePatchedFields(ctx: HandlerContext, result: KubeObject, directive: FieldValidation, patchComplaints: string[]): void {
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
-  const patchedJS = directive === 'Strict' ? encodeJSON(sortKeysDeep(result)).trimEnd() : '';
+  const patchedJS = directive === 'Strict' ? goJSONWithLiterals(result) : '';
   const unknown = schema ? pruneUnknownFields(result, schema, index) : [];
   if (directive === 'Ignore') return;
   const messages = [...patchComplaints, ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
@@ -223,8 +240,14 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
       fieldManager: options.fieldManager ?? '',
       force: queryBool(ctx.query, 'force') === true,
       subresource: ctx.info.subresource,
-      // CBOR refuses repeated keys while decoding; YAML and JSON bodies are checked here.
-      afterApply: cbor ? undefined : () => strictDecodeApplyPatch(ctx, body, directive),
+      afterApply: (applied) => {
+        // The merged map becomes the Go struct as a strategic merge result does (its integers
+        // converted); what does not fit is left to validation, as the field manager types the
+        // intent before converting it.
+        unstructuredConvertError(ctx.store.definition.openAPIName, applied);
+        // CBOR refuses repeated keys while decoding; YAML and JSON bodies are checked here.
+        if (!cbor) strictDecodeApplyPatch(ctx, body, directive);
+      },
     });
     return respond(ctx, result.created ? 201 : 200, result.object);
   }

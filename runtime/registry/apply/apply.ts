@@ -2,7 +2,7 @@
 // applier's whole intent. The object is created when absent, else the intent is merged into the
 // stored object inside the store's retry loop, with ownership checked and recorded.
 
-import { parse as parseYAML } from 'yaml';
+import { parseDocument, visit } from 'yaml';
 import { badRequest, invalid, isStatusError, StatusError } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
@@ -16,10 +16,11 @@ export interface ApplyOptions {
   force: boolean;
   subresource?: string;
   /**
-   * Runs once the intent has been merged, before anything is written: kube-apiserver's strict
-   * decoding of the apply body (fieldValidation) comes after the field manager's own errors.
+   * Runs once the intent has been merged, before anything is written, with the merged object: it
+   * becomes the kind's Go struct there (numbers converted), and kube-apiserver's strict decoding
+   * of the apply body (fieldValidation) comes after the field manager's own errors.
    */
-  afterApply?: () => void;
+  afterApply?: (applied: KubeObject) => void;
 }
 
 /**
@@ -33,15 +34,32 @@ export function validateApplyOptions(fieldManager: string | undefined): void {
   }
 }
 
+/** A YAML number as go-yaml reads one: decimal, with an optional fraction and exponent. */
+const DECIMAL = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+
+/**
+ * A number go-yaml cannot hold as a float64 (1e400) is a string to it, as is anything its float
+ * resolution refuses; .inf and .nan are floats, which the conversion to JSON then refuses.
+ */
+function goFloatScalar(node: { value: unknown; source?: string }): void {
+  const value = node.value;
+  if (typeof value !== 'number' || Number.isFinite(value)) return;
+  const source = node.source ?? '';
+  if (DECIMAL.test(source)) {
+    node.value = source;
+    return;
+  }
+  const shown = Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
+  throw badRequest(`error decoding YAML: error converting YAML to JSON: json: unsupported value: ${shown}`);
+}
+
 /** The apply body: YAML or JSON (JSON is YAML), which must be an object. */
 export function decodeApplyPatch(patch: Uint8Array | string): KubeObject {
   const text = typeof patch === 'string' ? patch : Buffer.from(patch).toString('utf8');
-  let value: unknown;
-  try {
-    value = parseYAML(text, { uniqueKeys: false, intAsBigInt: false });
-  } catch (e) {
-    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
-  }
+  const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: false });
+  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0].message}`);
+  visit(doc, { Scalar: (_, node) => goFloatScalar(node) });
+  let value: unknown = doc.toJS();
   if (value === null || value === undefined) value = {};
   if (!isPlainObject(value)) throw badRequest('error decoding YAML: the apply patch must be an object');
   return value as KubeObject;
@@ -80,7 +98,7 @@ export function applyEngine(options: ApplyOptions) {
     const meta = existing ? metaOf(existing) : isPlainObject(config.metadata) ? (config.metadata as { name?: string; namespace?: string }) : {};
     const where = describe(definition, meta.namespace, meta.name ?? '');
     const applied = fieldManagerFor(definition, options.subresource).apply(existing, config, options.fieldManager, options.force, where);
-    options.afterApply?.();
+    options.afterApply?.(applied);
     return applied;
   };
 }
