@@ -13,7 +13,8 @@
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
-import { goJsonError } from '../serialization.js';
+import { MAX_NESTING_DEPTH, jsonNestingBracket, nestsDeeperThan } from '../../registry/nesting.js';
+import { goJsonError, tooDeepJson } from '../serializers.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
@@ -25,6 +26,23 @@ type Operation = Record<string, Json> | null;
 
 /** A failure of one operation; its message is the library's error text. */
 class PatchError extends Error {}
+
+/**
+ * An operation nested the document past MAX_NESTING_DEPTH (an `add` of a deep value at a deep
+ * path, or `copy` doubling a branch). Go's library would go on, and kube-apiserver refuse the
+ * result when decoding it; stopping here keeps every later walk within its reach.
+ */
+export class PatchedTooDeep extends Error {
+  constructor(readonly document: Json) {
+    super('the patched document nests too deep');
+  }
+}
+
+/** Refuses a value placed at `path` when it makes the document nest past the limit. */
+function checkPlacedDepth(root: Container, path: string, value: Json): void {
+  const containersAbove = path.split('/').length - 1;
+  if (nestsDeeperThan(value, MAX_NESTING_DEPTH - containersAbove)) throw new PatchedTooDeep(dropRawText(root));
+}
 
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
@@ -192,6 +210,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const found = findObject(root, path);
       if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
       wrap(() => add(found[0], found[1], placedValue(op)), (e) => `error in add for path: '${path}': ${e.message}`);
+      checkPlacedDepth(root, path, valueOf(op));
       return root;
     }
     case 'remove': {
@@ -213,6 +232,7 @@ function applyOperation(root: Container, op: Operation): Container {
       if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
       wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
       set(found[0], found[1], placedValue(op));
+      checkPlacedDepth(root, path, valueOf(op));
       return root;
     }
     case 'move': {
@@ -226,6 +246,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
       wrap(() => add(dest[0], dest[1], value ?? null), (e) => `error in move for path: '${path}': ${e.message}`);
+      checkPlacedDepth(root, path, value);
       return root;
     }
     case 'copy': {
@@ -237,6 +258,7 @@ function applyOperation(root: Container, op: Operation): Container {
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
       wrap(() => add(dest[0], dest[1], deepCopy(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
+      checkPlacedDepth(root, path, value);
       return root;
     }
     case 'test': {
@@ -273,9 +295,11 @@ export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(goJsonError(text, err));
+  } catch {
+    throw badRequest(goJsonError(bytes));
   }
+  const bracket = jsonNestingBracket(bytes);
+  if (bracket) throw badRequest(tooDeepJson(bracket));
   if (parsed === null) return [];
   if (!Array.isArray(parsed)) throw badRequest(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type jsonpatch.Patch`);
   for (const op of parsed) {
@@ -310,9 +334,11 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw fail(goJsonError(text, err));
+  } catch {
+    throw fail(goJsonError(bytes));
   }
+  const bracket = jsonNestingBracket(bytes);
+  if (bracket) throw fail(tooDeepJson(bracket));
   if (parsed === null) return;
   if (!Array.isArray(parsed)) throw fail(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type []handlers.jsonPatchOp`);
   for (const op of parsed) {

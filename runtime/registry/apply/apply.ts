@@ -2,9 +2,9 @@
 // applier's whole intent. The object is created when absent, else the intent is merged into the
 // stored object inside the store's retry loop, with ownership checked and recorded.
 
-import { parse as parseYAML } from 'yaml';
 import { badRequest, invalid, isStatusError, StatusError } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
+import { NestingTooDeep, parseYamlBounded } from '../nesting.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 import type { Store, WriteOptions } from '../store.js';
 import { fieldManagerFor } from './field-managers.js';
@@ -38,8 +38,10 @@ export function decodeApplyPatch(patch: Uint8Array | string): KubeObject {
   const text = typeof patch === 'string' ? patch : Buffer.from(patch).toString('utf8');
   let value: unknown;
   try {
-    value = parseYAML(text, { uniqueKeys: false, intAsBigInt: false });
+    value = parseYamlBounded(text, { uniqueKeys: false, intAsBigInt: false });
   } catch (e) {
+    // sigs.k8s.io/yaml's Unmarshal wraps go-yaml's errors, the depth limit's among them.
+    if (e instanceof NestingTooDeep) throw badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
     throw badRequest(`error decoding YAML: ${(e as Error).message}`);
   }
   if (value === null || value === undefined) value = {};
