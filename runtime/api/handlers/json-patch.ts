@@ -38,10 +38,15 @@ export class PatchedTooDeep extends Error {
   }
 }
 
-/** Refuses a value placed at `path` when it makes the document nest past the limit. */
-function checkPlacedDepth(root: Container, path: string, value: Json): void {
+/** Whether `value`, placed at `path`, nests the document past the limit (measured before it is placed). */
+function placesTooDeep(path: string, value: Json): boolean {
   const containersAbove = path.split('/').length - 1;
-  if (nestsDeeperThan(value, MAX_NESTING_DEPTH - containersAbove)) throw new PatchedTooDeep(dropRawText(root));
+  return nestsDeeperThan(value, MAX_NESTING_DEPTH - containersAbove);
+}
+
+/** Refuses the document an operation has just nested too deep, quoting it as it now is. */
+function refuseIf(tooDeep: boolean, root: Container): void {
+  if (tooDeep) throw new PatchedTooDeep(dropRawText(root));
 }
 
 const MISSING = 'missing value';
@@ -209,8 +214,9 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), () => `add operation failed to decode path: ${MISSING}`);
       const found = findObject(root, path);
       if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
+      const tooDeep = placesTooDeep(path, valueOf(op));
       wrap(() => add(found[0], found[1], placedValue(op)), (e) => `error in add for path: '${path}': ${e.message}`);
-      checkPlacedDepth(root, path, valueOf(op));
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'remove': {
@@ -231,8 +237,9 @@ function applyOperation(root: Container, op: Operation): Container {
       const found = findObject(root, path);
       if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
       wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
+      const tooDeep = placesTooDeep(path, valueOf(op));
       set(found[0], found[1], placedValue(op));
-      checkPlacedDepth(root, path, valueOf(op));
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'move': {
@@ -245,8 +252,9 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), (e) => `move operation failed to decode path: ${e.message}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+      const tooDeep = placesTooDeep(path, value);
       wrap(() => add(dest[0], dest[1], value ?? null), (e) => `error in move for path: '${path}': ${e.message}`);
-      checkPlacedDepth(root, path, value);
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'copy': {
@@ -257,8 +265,9 @@ function applyOperation(root: Container, op: Operation): Container {
       const path = wrap(() => member(op, 'path'), () => `copy operation failed to decode path: ${MISSING}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+      const tooDeep = placesTooDeep(path, value);
       wrap(() => add(dest[0], dest[1], deepCopy(value ?? null)), (e) => `error while adding value during copy: ${e.message}`);
-      checkPlacedDepth(root, path, value);
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'test': {
