@@ -5,6 +5,8 @@
 // is stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCBOR } from '../../runtime/api/cbor.js';
+import { encodeObject, loadDescriptorRoot } from '../../runtime/api/protobuf/index.js';
+import { generatedPath } from '../../runtime/generated-files.js';
 import { MAX_NESTING_DEPTH } from '../../runtime/registry/nesting.js';
 import { startWireServer, type WireResult, type WireServer } from './client.js';
 
@@ -25,6 +27,9 @@ const arrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 const objects = (levels: number) => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
 /** A ConfigMap whose unknown member "junk" holds `value`: one level more than the value. */
 const configMapWith = (name: string, value: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"junk":${value}}`;
+
+/** Node sends a DELETE body only with its length given. */
+const withLength = (body: string) => ({ ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) });
 
 function expectStatus(res: WireResult, code: number, reason: string, message: string) {
   expect(res.json()).toMatchObject({ kind: 'Status', status: 'Failure', code, reason, message });
@@ -186,6 +191,33 @@ describe('nesting: refused past the limit with the decoders\' messages, never a 
     expect(merged.status).toBe(200);
   });
 
+  it('refuses a protobuf body whose embedded JSON (managedFields) nests past the limit', async () => {
+    const root = loadDescriptorRoot(generatedPath('protobuf/descriptors.json'));
+    const withFields = (name: string, levels: number) =>
+      new Uint8Array(
+        encodeObject(root, 'k8s.io.api.core.v1.ConfigMap', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: JSON.parse(objects(levels)) }] },
+        }),
+      );
+    const headers = { 'content-type': 'application/vnd.kubernetes.protobuf' };
+    const res = await wire.call('POST', CM, { headers, body: withFields('pb-deep', MAX_NESTING_DEPTH + 1) });
+    expectStatus(res, 400, 'BadRequest', "unable to decode ConfigMap from protobuf: invalid character '{' exceeded max depth");
+    await expectAbsent('pb-deep');
+    expect((await wire.call('POST', CM, { headers, body: withFields('pb-fits', 200) })).status).toBe(201);
+    await expectServing();
+  });
+
+  it.each(tooDeep)('refuses DeleteOptions nested %i levels and deletes nothing', async (levels) => {
+    await create(`del-${levels}`);
+    const body = `{"kind":"DeleteOptions","apiVersion":"v1","junk":${arrays(levels)}}`;
+    const res = await wire.call('DELETE', `${CM}/del-${levels}`, { headers: withLength(body), body });
+    expectStatus(res, 400, 'BadRequest', "the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: invalid character '[' exceeded max depth");
+    await resourceVersionOf(`del-${levels}`);
+    await expectServing();
+  });
+
   describe('CBOR (kube refuses past 64 levels of arrays, maps and tags)', () => {
     const cbor = { 'content-type': 'application/cbor' };
     /** Arrays nested `levels` deep, self-described: one level more for the tag. */
@@ -240,6 +272,14 @@ describe('bodies that do not parse: Go\'s syntax errors in each endpoint\'s wrap
     const updated = await wire.call('PUT', `${CM}/t`, { headers: JSON_TYPE, body });
     expectStatus(updated, 400, 'BadRequest', `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: ${why} (${summaryOf})`);
     await expectAbsent('t');
+  });
+
+  it('refuses DeleteOptions that do not parse with Go\'s text', async () => {
+    await create('del-bad');
+    const body = '{"gracePeriodSeconds":0,';
+    const res = await wire.call('DELETE', `${CM}/del-bad`, { headers: withLength(body), body });
+    expectStatus(res, 400, 'BadRequest', "the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: unexpected end of JSON input");
+    await resourceVersionOf('del-bad');
   });
 
   it('refuses patch documents that do not parse with each patch type\'s wording', async () => {

@@ -6,7 +6,9 @@ import type { DeleteOptions } from '../../registry/delete-options.js';
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import { deleteCollection } from '../../registry/list.js';
 import { isPlainObject } from '../../registry/object.js';
+import { jsonNestingBracket } from '../../registry/nesting.js';
 import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
+import { goJsonError, tooDeepJson } from '../serializers.js';
 import type { HandlerContext } from './context.js';
 import { readBody, respond } from './context.js';
 import { listOptionsFrom } from './list.js';
@@ -17,12 +19,15 @@ async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
   const bytes = await readBody(ctx.request);
   let body: Record<string, unknown> = {};
   if (bytes.length > 0) {
+    const unreadable = (why: string) => badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${why}`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));
-    } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+    } catch {
+      throw unreadable(goJsonError(bytes));
     }
+    const bracket = jsonNestingBracket(bytes);
+    if (bracket) throw unreadable(tooDeepJson(bracket));
     if (!isPlainObject(parsed)) throw badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
     // The delete handler passes its decoder's error on as is: a plain error, so a 500 with no reason.
     const typeMeta = typeMetaDecodeError(parsed);
