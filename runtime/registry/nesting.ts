@@ -4,8 +4,9 @@
 // (the yaml package, parsing and writing) exhausts the call stack at about 600 to 800 levels. Bodies
 // are therefore refused past MAX_NESTING_DEPTH, well inside every walk's reach, with the
 // messages Go's decoders give for input past their own limit. The check runs once per body:
-// JSON text is scanned only when it is long enough to nest that deep, parsed values are walked
-// with an explicit stack.
+// JSON text is read byte by byte only when it has enough brackets to nest that deep (counting
+// them is a native search), YAML from the library's syntax tree, parsed values with an explicit
+// stack.
 
 import { Parser, parseDocument, type CST, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
 
@@ -19,12 +20,25 @@ export class NestingTooDeep extends Error {
   }
 }
 
+/** Whether the text has at most `max` opening brackets (strings' included): then it cannot nest deeper. */
+function fewBrackets(bytes: Uint8Array, max: number): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let count = 0;
+  for (const bracket of [0x7b, 0x5b]) {
+    for (let i = buf.indexOf(bracket); i !== -1; i = buf.indexOf(bracket, i + 1)) {
+      if (++count > max) return false;
+    }
+  }
+  return true;
+}
+
 /**
  * The bracket that opens the first container past `max` in JSON text that parses, or undefined.
- * Nesting d levels takes 2d bytes, so shorter text is not read at all.
+ * Nesting d levels takes 2d bytes and d opening brackets; text short of either (a native search
+ * counts them) is not read byte by byte.
  */
 export function jsonNestingBracket(bytes: Uint8Array, max = MAX_NESTING_DEPTH): string | undefined {
-  if (bytes.length <= 2 * max) return undefined;
+  if (bytes.length <= 2 * max || fewBrackets(bytes, max)) return undefined;
   let depth = 0;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
@@ -100,13 +114,37 @@ export function yamlNestsDeeperThan(text: string, max = MAX_NESTING_DEPTH): bool
 }
 
 /**
+ * Whether YAML text could nest deeper than `max`, from an upper bound found with native searches:
+ * every level is a flow bracket, a sequence entry's or explicit key's indicator, or a block
+ * mapping indented deeper than the one around it.
+ */
+export function yamlMayNestDeeperThan(text: string, max: number): boolean {
+  let bound = 1;
+  for (const indicator of ['[', '{', '- ', '-\n', '-\r', '-\t', '? ', '?\n', '?\r', '?\t']) {
+    for (let i = text.indexOf(indicator); i !== -1; i = text.indexOf(indicator, i + 1)) {
+      if (++bound > max) return true;
+    }
+  }
+  if (text.endsWith('-') || text.endsWith('?')) bound++;
+  let deepestIndent = 0;
+  for (let line = 0; line !== -1 && line < text.length; ) {
+    let end = line;
+    while (text.charCodeAt(end) === 0x20) end++;
+    deepestIndent = Math.max(deepestIndent, end - line);
+    const next = text.indexOf('\n', end);
+    line = next === -1 ? -1 : next + 1;
+  }
+  return bound + deepestIndent > max;
+}
+
+/**
  * yaml's parse, bounded: a document nested past the limit is a NestingTooDeep. The text is
  * measured before the library composes it: composing recurses, and the library's own recovery
  * from running out of stack there can itself crash the process. Aliases can still expand a
  * document past the limit; their values are measured after.
  */
 export function parseYamlBounded(text: string, options: ParseOptions & DocumentOptions & SchemaOptions & ToJSOptions): unknown {
-  if (yamlNestsDeeperThan(text)) throw new NestingTooDeep();
+  if (yamlMayNestDeeperThan(text, MAX_NESTING_DEPTH) && yamlNestsDeeperThan(text)) throw new NestingTooDeep();
   const doc = parseDocument(text, options);
   if (doc.errors.some((e) => e.code === 'RESOURCE_EXHAUSTION')) throw new NestingTooDeep();
   if (doc.errors.length > 0) throw doc.errors[0];
