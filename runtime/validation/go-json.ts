@@ -9,7 +9,7 @@
 export const GO_JSON_MAX_DEPTH = 10000;
 
 /** Go's quoteChar: the byte as a quoted rune (a byte above 0x7f shows as the Latin-1 rune of its value). */
-export function quoteChar(c: number): string {
+function quoteChar(c: number): string {
   if (c === 0x27) return "'\\''";
   if (c === 0x22) return '\'"\'';
   if (c >= 0x20 && c < 0x7f) return `'${String.fromCharCode(c)}'`;
