@@ -110,25 +110,69 @@ function fromCborShape(value: unknown, shape: ByteShape | undefined, walk: Walk)
   return value;
 }
 
-function decodeItem(body: Uint8Array): unknown {
+/** kube's CBOR decoder (fxamacker/cbor, MaxNestedLevels) refuses arrays, maps and tags nested deeper. */
+export const CBOR_MAX_NESTED_LEVELS = 64;
+
+/** A body nested past CBOR_MAX_NESTED_LEVELS, in fxamacker/cbor's words. */
+export class CborNestingError extends Error {
+  constructor() {
+    super(`cbor: exceeded max nested level ${CBOR_MAX_NESTED_LEVELS}`);
+  }
+}
+
+/** Whether a decoded item nests arrays, maps and tags past the limit; an explicit stack, so any depth is safe. */
+function nestsTooDeep(item: unknown, levelsAbove: number): boolean {
+  const items: unknown[] = [item];
+  const levels: number[] = [levelsAbove];
+  while (items.length > 0) {
+    const v = items.pop();
+    const above = levels.pop()!;
+    let children: Iterable<unknown>;
+    if (v instanceof Tag) children = [v.contents];
+    else if (Array.isArray(v)) children = v;
+    else if (v instanceof Map) children = [...v.keys(), ...v.values()];
+    else continue;
+    if (above + 1 > CBOR_MAX_NESTED_LEVELS) return true;
+    for (const child of children) {
+      items.push(child);
+      levels.push(above + 1);
+    }
+  }
+  return false;
+}
+
+// cbor2 counts up to two of its levels for each of ours; its own bound only keeps its recursion short.
+const CBOR2_MAX_DEPTH = 4 * CBOR_MAX_NESTED_LEVELS;
+
+function decodeItem(body: Uint8Array, levelsAbove: number): unknown {
+  let item: unknown;
   try {
-    return decode(body, { preferMap: true, rejectDuplicateKeys: true, rejectStreaming: true });
+    item = decode(body, { preferMap: true, rejectDuplicateKeys: true, rejectStreaming: true, maxDepth: CBOR2_MAX_DEPTH });
   } catch (err) {
+    if (/^Maximum depth \d+ exceeded$/.test((err as Error).message)) throw new CborNestingError();
     throw badRequest(`cbor: ${(err as Error).message}`);
   }
+  if (nestsTooDeep(item, levelsAbove)) throw new CborNestingError();
+  return item;
 }
 
 /**
  * Decodes one CBOR document (with or without the self-described tag). Malformed input,
- * repeated keys and trailing bytes are a 400 with the decoder's complaint. Without a `typed`
+ * repeated keys and trailing bytes are a 400 with the decoder's complaint; nesting past kube's
+ * limit is a CborNestingError, which each caller words as kube's endpoint does. Without a `typed`
  * kind the result is what an unstructured decode gives (tagged []byte as base64, other strings
  * as text); with one, its []byte places are read as kube reads them into the Go type and a
  * value that does not fit is a CborTypeError.
  */
 export function decodeCBOR(bytes: Uint8Array, typed?: { apiVersion: string; kind: string }): unknown {
   let body = bytes;
-  if (bytes.length >= 3 && bytes[0] === 0xd9 && bytes[1] === 0xd9 && bytes[2] === 0xf7) body = bytes.subarray(3);
-  const item = decodeItem(body);
+  // The self-described tag is a tag like any other to the nesting limit.
+  let levelsAbove = 0;
+  if (bytes.length >= 3 && bytes[0] === 0xd9 && bytes[1] === 0xd9 && bytes[2] === 0xf7) {
+    body = bytes.subarray(3);
+    levelsAbove = 1;
+  }
+  const item = decodeItem(body, levelsAbove);
   const version = typed ? typed.apiVersion.slice(typed.apiVersion.lastIndexOf('/') + 1) : '';
   try {
     if (!typed) return fromCborShape(item, undefined, {});

@@ -3,10 +3,10 @@
 // is the JSON-only default; the codec engineer's negotiation (YAML, protobuf, Table, CBOR) plugs
 // in by passing another Negotiator to createResourceHandler.
 
-import { badRequest, notAcceptable, unsupportedMediaType } from '../errors/status-error.js';
+import { notAcceptable, unsupportedMediaType } from '../errors/status-error.js';
 import type { KubeObject } from '../registry/object.js';
 import type { WatchEvent } from '../registry/watch.js';
-import { recordNumberLiterals } from './go-decode/number-literals.js';
+import { parseJsonBody, unrecognized } from './serializers.js';
 
 /** What a body is expected to be: the endpoint's group, version and kind. */
 export interface BodyTarget {
@@ -67,47 +67,16 @@ function acceptsJson(accept: string | undefined): boolean {
   return accept.split(',').some((part) => ['application/json', 'application/*', '*/*', ''].includes(mediaType(part)));
 }
 
-/** Go's encoding/json wording for the common syntax errors, which clients show verbatim. */
-export function goJsonError(text: string, err: unknown): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return 'unexpected end of JSON input';
-  const m = /position (\d+)/.exec(String((err as Error).message));
-  const at = m ? Number(m[1]) : -1;
-  if (at < 0 || at >= text.length) return 'unexpected end of JSON input';
-  const ch = text[at];
-  return at === text.search(/\S/) ? `invalid character '${ch}' looking for beginning of value` : `invalid character '${ch}' after object key:value pair`;
-}
-
-/** summarizeData of the create handler: short bodies quoted, binary ones in hex. */
-function summarize(bytes: Uint8Array): string {
-  if (bytes.length === 0) return '<empty>';
-  const max = 30;
-  if (bytes[0] === 0x7b) {
-    const text = Buffer.from(bytes.subarray(0, max)).toString('utf8');
-    return bytes.length > max ? `${text} ...` : text;
-  }
-  const hex = Buffer.from(bytes.subarray(0, max)).toString('hex');
-  return bytes.length > max ? `${hex} ...` : hex;
-}
-
 export const jsonNegotiator: Negotiator = {
   decodeBody(contentType, body, target) {
     const type = mediaType(contentType) || JSON_TYPE;
     if (type !== JSON_TYPE) throw unsupportedMediaType(type, [JSON_TYPE]);
-    const text = Buffer.from(body).toString('utf8');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      throw badRequest(
-        `the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: ${goJsonError(text, e)} (${summarize(body)})`,
-      );
-    }
-    // The decoder's type check judges numbers by their literal text.
-    recordNumberLiterals(text, value);
+    const value = parseJsonBody(body, Buffer.from(body).toString('utf8'), target);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw badRequest(
-        `the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
+      throw unrecognized(
+        body,
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+        target,
       );
     }
     return value as KubeObject;

@@ -3,9 +3,11 @@
 // sigs.k8s.io/yaml writes it (keys sorted, block style), and the protobuf envelope.
 
 import type protobuf from 'protobufjs';
-import { stringify as stringifyYaml, parse as parseYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
-import { decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
+import { CborNestingError, decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
+import { MAX_NESTING_DEPTH, NestingTooDeep, jsonNestingBracket, parseYamlBounded } from '../registry/nesting.js';
+import { goJsonSyntaxError } from '../validation/go-json.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
@@ -121,32 +123,77 @@ export function unrecognized(body: Uint8Array, why: string, expected?: { kind: s
 }
 
 /**
+ * A JSON body as kube-apiserver's JSON serializer reads it: Go's syntax errors (scanned only once
+ * JSON.parse has failed), and nesting past MAX_NESTING_DEPTH refused as Go refuses it past its own.
+ */
+export function parseJsonBody(body: Uint8Array, text: string, expected?: { kind: string }): unknown {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    throw unrecognized(body, `couldn't get version/kind; json parse error: ${goJsonError(body)}`, expected);
+  }
+  const bracket = jsonNestingBracket(body);
+  if (bracket) throw unrecognized(body, `couldn't get version/kind; json parse error: ${tooDeepJson(bracket)}`, expected);
+  // The decoder's type check needs the literals of numbers (YAML's are converted to JSON values first upstream).
+  recordNumberLiterals(text, obj);
+  return obj;
+}
+
+/** A YAML body; nesting past the limit is go-yaml's error, which the serializer returns as it is. */
+function parseYamlBody(body: Uint8Array, text: string, expected?: { kind: string }): unknown {
+  try {
+    return parseYamlBounded(text, { uniqueKeys: false });
+  } catch (err) {
+    if (err instanceof NestingTooDeep) throw unrecognized(body, err.message, expected);
+    throw unrecognized(body, `couldn't get version/kind; yaml parse error: ${(err as Error).message}`, expected);
+  }
+}
+
+/** encoding/json's error for a top-level value that is not an object, read into kube's TypeMeta struct. */
+function notTypeMeta(value: unknown): string {
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  if (value === null || !['array', 'string', 'number', 'bool'].includes(kind)) return 'cannot unmarshal into Go value of type struct';
+  return `json: cannot unmarshal ${kind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+}
+
+/** Go's SyntaxError text for JSON that JSON.parse refused. */
+export function goJsonError(body: Uint8Array): string {
+  return goJsonSyntaxError(body, MAX_NESTING_DEPTH) ?? 'unexpected end of JSON input';
+}
+
+/** Go's SyntaxError for JSON nested past the limit, naming the bracket that went too deep. */
+export function tooDeepJson(bracket: string): string {
+  return `invalid character '${bracket}' exceeded max depth`;
+}
+
+/**
  * A create or update body in its JSON form. The Content-Type picks the decoder (415 when
  * unsupported); a body that does not decode to an object is a 400.
  */
 export function decodeInput(contentType: string | undefined, body: Uint8Array, options: DecodeInputOptions = {}): JsonObject {
   const format = negotiateInput(contentType, { protobufSupported: options.protobufSupported ?? options.root !== undefined, cbor: options.cbor });
+  // The kind errors name: the endpoint's, as the create and update handlers' decode errors say.
+  const named = options.expected ?? options.typed;
   let obj: unknown;
   if (format === 'protobuf') {
     obj = decodeObject(options.root!, body, options.messageNameFor ?? (() => undefined)).object;
   } else if (format === 'cbor') {
-    obj = decodeCBOR(body, options.typed);
+    try {
+      obj = decodeCBOR(body, options.typed);
+    } catch (err) {
+      if (err instanceof CborNestingError) throw unrecognized(body, `unable to determine group/version/kind: ${err.message}`, named);
+      throw err;
+    }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-      throw unrecognized(body, "couldn't get version/kind; cbor decode error: the document is not a map", options.expected);
+      throw unrecognized(body, "couldn't get version/kind; cbor decode error: the document is not a map", named);
     }
   } else {
     const text = Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8');
-    try {
-      // Repeated keys keep the last value, as the non-strict decoders do; fieldValidation reports them.
-      obj = format === 'json' ? JSON.parse(text) : parseYaml(text, { uniqueKeys: false });
-      // The decoder's type check needs the literals of numbers (YAML's are converted to JSON values first upstream).
-      if (format === 'json') recordNumberLiterals(text, obj);
-    } catch (err) {
-      const kind = format === 'json' ? 'json parse error' : 'yaml parse error';
-      throw unrecognized(body, `couldn't get version/kind; ${kind}: ${(err as Error).message}`, options.expected);
-    }
+    // Repeated keys keep the last value, as the non-strict decoders do; fieldValidation reports them.
+    obj = format === 'json' ? parseJsonBody(body, text, named) : parseYamlBody(body, text, named);
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-      throw unrecognized(body, "couldn't get version/kind; json parse error: cannot unmarshal into Go value of type struct", options.expected);
+      throw unrecognized(body, `couldn't get version/kind; json parse error: ${notTypeMeta(obj)}`, named);
     }
   }
   const result = obj as JsonObject;

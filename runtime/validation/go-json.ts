@@ -1,155 +1,170 @@
-// The error Go's encoding/json gives when unmarshalling bytes into map[string]interface{}, for
-// messages kube-apiserver passes through verbatim (ValidateSecret's dockercfg checks). Go scans
-// the whole input for syntax first (its messages name the offending byte and what the scanner
-// was looking for), then decodes, where a top level that is not an object (or null) is a type
-// error. Bytes are read one by one, as Go's scanner does, so a non-ASCII byte shows as its rune.
+// Go's encoding/json syntax errors, for messages kube-apiserver passes through verbatim: a body
+// that does not parse, a patch that does not parse, a dockercfg Secret whose JSON is broken.
+// Written by hand (no library words its errors as Go does): a state machine over the bytes, as
+// Go's scanner reads them, with the nesting kept on an explicit stack so no input can exhaust the
+// call stack. It runs only after JSON.parse has failed (or on the few values that need Go's exact
+// outcome), so well-formed bodies never pay for it.
 
-/** Go's quoteChar: the byte as a quoted rune. */
-function quoteChar(c: string): string {
-  if (c === "'") return "'\\''";
-  if (c === '"') return '\'"\'';
-  const code = c.charCodeAt(0);
-  if (code >= 0x20 && code < 0x7f) return `'${c}'`;
-  const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\x07': '\\a', '\0': '\\x00' };
+/** Go's scanner refuses input nested deeper than this (maxNestingDepth of encoding/json). */
+export const GO_JSON_MAX_DEPTH = 10000;
+
+/** Go's quoteChar: the byte as a quoted rune (a byte above 0x7f shows as the Latin-1 rune of its value). */
+function quoteChar(c: number): string {
+  if (c === 0x27) return "'\\''";
+  if (c === 0x22) return '\'"\'';
+  if (c >= 0x20 && c < 0x7f) return `'${String.fromCharCode(c)}'`;
+  const named: Record<number, string> = { 0x07: '\\a', 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0b: '\\v', 0x0c: '\\f', 0x0d: '\\r' };
   if (named[c]) return `'${named[c]}'`;
-  if (code < 0x20 || code === 0x7f) return `'\\x${code.toString(16).padStart(2, '0')}'`;
-  // A byte above 0x7f is shown as the rune of that value (Latin-1), as Go's rune(c) does.
-  return code >= 0xa0 ? `'${c}'` : `'\\u${code.toString(16).padStart(4, '0')}'`;
+  if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;
+  // strconv.Quote escapes the runes it cannot print: C1 controls, NBSP and the soft hyphen.
+  if (c < 0xa0 || c === 0xa0 || c === 0xad) return `'\\u${c.toString(16).padStart(4, '0')}'`;
+  return `'${String.fromCharCode(c)}'`;
 }
 
-class SyntaxError extends Error {}
+// Go's scanner ends input by feeding it one space: a value cut short inside a literal, number or
+// escape is complained about as if a space followed it; anywhere else the input just ended.
+const SPACE = 0x20;
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
-class Scanner {
-  private i = 0;
-  constructor(private readonly s: string) {}
+/** What the scanner is inside of, innermost last: an object before or after its colon, or an array. */
+const OBJECT_KEY = 0;
+const OBJECT_VALUE = 1;
+const ARRAY_VALUE = 2;
 
-  private fail(c: string, context: string): never {
-    throw new SyntaxError(`invalid character ${quoteChar(c)} ${context}`);
-  }
-  private eof(): never {
-    throw new SyntaxError('unexpected end of JSON input');
-  }
-  private ws(): void {
-    while (this.i < this.s.length && ' \t\r\n'.includes(this.s[this.i])) this.i++;
-  }
-  private next(): string {
-    if (this.i >= this.s.length) this.eof();
-    return this.s[this.i++];
-  }
-
-  document(): void {
-    this.value();
-    this.ws();
-    if (this.i < this.s.length) this.fail(this.s[this.i], 'after top-level value');
-  }
-
-  private value(): void {
-    this.ws();
-    const c = this.next();
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
-    if (c === '"') return this.string();
-    if (c === '-' || (c >= '0' && c <= '9')) return this.number(c);
-    if (c === 't') return this.literal('true');
-    if (c === 'f') return this.literal('false');
-    if (c === 'n') return this.literal('null');
-    this.fail(c, 'looking for beginning of value');
-  }
-
-  private object(): void {
-    this.ws();
-    let c = this.next();
-    if (c === '}') return;
-    for (;;) {
-      if (c !== '"') this.fail(c, 'looking for beginning of object key string');
-      this.string();
-      this.ws();
-      c = this.next();
-      if (c !== ':') this.fail(c, 'after object key');
-      this.value();
-      this.ws();
-      c = this.next();
-      if (c === '}') return;
-      if (c !== ',') this.fail(c, 'after object key:value pair');
-      this.ws();
-      c = this.next();
-    }
-  }
-
-  private array(): void {
-    this.ws();
-    if (this.s[this.i] === ']') {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.value();
-      this.ws();
-      const c = this.next();
-      if (c === ']') return;
-      if (c !== ',') this.fail(c, 'after array element');
-    }
-  }
-
-  private string(): void {
-    for (;;) {
-      const c = this.next();
-      if (c === '"') return;
-      if (c.charCodeAt(0) < 0x20) this.fail(c, 'in string literal');
-      if (c !== '\\') continue;
-      const e = this.next();
-      if (e === 'u') {
-        for (let k = 0; k < 4; k++) {
-          const h = this.next();
-          if (!/[0-9a-fA-F]/.test(h)) this.fail(h, 'in \\u hexadecimal character escape');
+/**
+ * The message of Go's SyntaxError for `bytes`, or undefined when they are one well-formed JSON
+ * value no deeper than `maxDepth`. The first offending byte decides, as in Go's checkValid.
+ */
+export function goJsonSyntaxError(bytes: Uint8Array, maxDepth = GO_JSON_MAX_DEPTH): string | undefined {
+  const n = bytes.length;
+  const stack: number[] = [];
+  let i = 0;
+  const fail = (c: number, context: string) => `invalid character ${quoteChar(c)} ${context}`;
+  const skipSpace = () => {
+    while (i < n && isSpace(bytes[i])) i++;
+  };
+  const digits = () => {
+    while (i < n && isDigit(bytes[i])) i++;
+  };
+  // Each turn of the loop reads one value (at `i`, after optional space), then what follows it.
+  for (;;) {
+    skipSpace();
+    if (i >= n) return 'unexpected end of JSON input';
+    let c = bytes[i++];
+    if (c === 0x7b || c === 0x5b) {
+      stack.push(c === 0x7b ? OBJECT_KEY : ARRAY_VALUE);
+      if (stack.length > maxDepth) return fail(c, 'exceeded max depth');
+      skipSpace();
+      if (i >= n) return 'unexpected end of JSON input';
+      const close = c === 0x7b ? 0x7d : 0x5d;
+      if (bytes[i] === close) {
+        i++;
+        stack.pop();
+      } else if (c === 0x7b) {
+        if (bytes[i] !== 0x22) return fail(bytes[i], 'looking for beginning of object key string');
+        // The key is read as a value below; OBJECT_KEY tells what must follow it.
+        continue;
+      } else {
+        continue;
+      }
+    } else if (c === 0x22) {
+      for (;;) {
+        if (i >= n) return 'unexpected end of JSON input';
+        c = bytes[i++];
+        if (c === 0x22) break;
+        if (c < 0x20) return fail(c, 'in string literal');
+        if (c !== 0x5c) continue;
+        if (i >= n) return fail(SPACE, 'in string escape code');
+        c = bytes[i++];
+        if (c === 0x75) {
+          for (let k = 0; k < 4; k++) {
+            if (i >= n) return fail(SPACE, 'in \\u hexadecimal character escape');
+            if (!isHex(bytes[i])) return fail(bytes[i], 'in \\u hexadecimal character escape');
+            i++;
+          }
+        } else if (!(c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74)) {
+          return fail(c, 'in string escape code');
         }
-      } else if (!'"\\/bfnrt'.includes(e)) this.fail(e, 'in string escape code');
+      }
+    } else if (c === 0x2d || isDigit(c)) {
+      if (c === 0x2d) {
+        if (i >= n) return fail(SPACE, 'in numeric literal');
+        c = bytes[i++];
+        if (!isDigit(c)) return fail(c, 'in numeric literal');
+      }
+      if (c !== 0x30) digits();
+      if (i < n && bytes[i] === 0x2e) {
+        i++;
+        if (i >= n) return fail(SPACE, 'after decimal point in numeric literal');
+        if (!isDigit(bytes[i])) return fail(bytes[i], 'after decimal point in numeric literal');
+        digits();
+      }
+      if (i < n && (bytes[i] === 0x65 || bytes[i] === 0x45)) {
+        i++;
+        if (i < n && (bytes[i] === 0x2b || bytes[i] === 0x2d)) i++;
+        if (i >= n) return fail(SPACE, 'in exponent of numeric literal');
+        if (!isDigit(bytes[i])) return fail(bytes[i], 'in exponent of numeric literal');
+        digits();
+      }
+    } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
+      for (let k = 1; k < word.length; k++) {
+        const want = word.charCodeAt(k);
+        if (i >= n) return fail(SPACE, `in literal ${word} (expecting ${quoteChar(want)})`);
+        if (bytes[i] !== want) return fail(bytes[i], `in literal ${word} (expecting ${quoteChar(want)})`);
+        i++;
+      }
+    } else {
+      const top = stack[stack.length - 1];
+      // After `{"a":1,` Go wants a key; anywhere else a value.
+      return fail(c, top === OBJECT_KEY ? 'looking for beginning of object key string' : 'looking for beginning of value');
     }
-  }
-
-  private digits(): void {
-    while (this.i < this.s.length && this.s[this.i] >= '0' && this.s[this.i] <= '9') this.i++;
-  }
-
-  private number(first: string): void {
-    let c = first;
-    if (c === '-') {
-      c = this.next();
-      if (c < '0' || c > '9') this.fail(c, 'in numeric literal');
-    }
-    if (c !== '0') this.digits();
-    if (this.s[this.i] === '.') {
-      this.i++;
-      const d = this.next();
-      if (d < '0' || d > '9') this.fail(d, 'after decimal point in numeric literal');
-      this.digits();
-    }
-    if (this.s[this.i] === 'e' || this.s[this.i] === 'E') {
-      this.i++;
-      let d = this.next();
-      if (d === '+' || d === '-') d = this.next();
-      if (d < '0' || d > '9') this.fail(d, 'in exponent of numeric literal');
-      this.digits();
-    }
-  }
-
-  private literal(word: string): void {
-    for (const expected of word.slice(1)) {
-      const c = this.next();
-      if (c !== expected) this.fail(c, `in literal ${word} (expecting ${quoteChar(expected)})`);
+    // A value is complete: close every container it completes, then expect the next value.
+    for (;;) {
+      skipSpace();
+      if (stack.length === 0) {
+        if (i < n) return fail(bytes[i], 'after top-level value');
+        return undefined;
+      }
+      if (i >= n) return 'unexpected end of JSON input';
+      c = bytes[i++];
+      const state = stack[stack.length - 1];
+      if (state === OBJECT_KEY) {
+        if (c !== 0x3a) return fail(c, 'after object key');
+        stack[stack.length - 1] = OBJECT_VALUE;
+        break;
+      }
+      if (state === OBJECT_VALUE) {
+        if (c === 0x2c) {
+          stack[stack.length - 1] = OBJECT_KEY;
+          skipSpace();
+          if (i >= n) return 'unexpected end of JSON input';
+          if (bytes[i] !== 0x22) return fail(bytes[i], 'looking for beginning of object key string');
+          break;
+        }
+        if (c === 0x7d) {
+          stack.pop();
+          continue;
+        }
+        return fail(c, 'after object key:value pair');
+      }
+      if (c === 0x2c) break;
+      if (c === 0x5d) {
+        stack.pop();
+        continue;
+      }
+      return fail(c, 'after array element');
     }
   }
 }
 
 /** '' when `bytes` unmarshal into a Go map[string]interface{}; otherwise Go's error text. */
 export function goUnmarshalObjectError(bytes: Uint8Array): string {
+  const syntax = goJsonSyntaxError(bytes);
+  if (syntax !== undefined) return syntax;
   const text = Buffer.from(bytes).toString('latin1');
-  try {
-    new Scanner(text).document();
-  } catch (err) {
-    if (err instanceof SyntaxError) return err.message;
-    throw err;
-  }
   const first = text.trimStart()[0];
   const kind = first === '[' ? 'array' : first === '"' ? 'string' : first === 't' || first === 'f' ? 'bool' : first === '{' || first === 'n' ? '' : 'number';
   return kind ? `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}` : '';

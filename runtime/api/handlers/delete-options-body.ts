@@ -12,7 +12,9 @@ import { isPlainObject, type KubeObject } from '../../registry/object.js';
 import { recordNumberLiterals } from '../go-decode/number-literals.js';
 import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
 import { negotiateInput } from '../negotiation.js';
-import { goJsonError, type BodyTarget } from '../serialization.js';
+import { jsonNestingBracket } from '../../registry/nesting.js';
+import type { BodyTarget } from '../serialization.js';
+import { goJsonError, tooDeepJson } from '../serializers.js';
 import type { HandlerContext } from './context.js';
 import { readBody } from './context.js';
 
@@ -61,9 +63,11 @@ function decodeJSON(bytes: Uint8Array): KubeObject {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (e) {
-    throw decodeFailure(`couldn't get version/kind; json parse error: ${goJsonError(text, e)}`);
+  } catch {
+    throw decodeFailure(`couldn't get version/kind; json parse error: ${goJsonError(bytes)}`);
   }
+  const bracket = jsonNestingBracket(bytes);
+  if (bracket) throw decodeFailure(`couldn't get version/kind; json parse error: ${tooDeepJson(bracket)}`);
   if (!isPlainObject(parsed)) {
     const type = Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed;
     throw decodeFailure(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);

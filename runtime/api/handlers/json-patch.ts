@@ -14,8 +14,9 @@
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
 import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
-import { goJsonError } from '../serialization.js';
 import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
+import { MAX_NESTING_DEPTH, jsonNestingBracket, nestsDeeperThan } from '../../registry/nesting.js';
+import { goJsonError, tooDeepJson } from '../serializers.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
@@ -27,6 +28,28 @@ type Operation = Record<string, Json> | null;
 
 /** A failure of one operation; its message is the library's error text. */
 class PatchError extends Error {}
+
+/**
+ * An operation nested the document past MAX_NESTING_DEPTH (an `add` of a deep value at a deep
+ * path, or `copy` doubling a branch). Go's library would go on, and kube-apiserver refuse the
+ * result when decoding it; stopping here keeps every later walk within its reach.
+ */
+export class PatchedTooDeep extends Error {
+  constructor(readonly document: Json) {
+    super('the patched document nests too deep');
+  }
+}
+
+/** Whether `value`, placed at `path`, nests the document past the limit (measured before it is placed). */
+function placesTooDeep(path: string, value: Json): boolean {
+  const containersAbove = path.split('/').length - 1;
+  return nestsDeeperThan(value, MAX_NESTING_DEPTH - containersAbove);
+}
+
+/** Refuses the document an operation has just nested too deep, quoting it as it now is. */
+function refuseIf(tooDeep: boolean, root: Container): void {
+  if (tooDeep) throw new PatchedTooDeep(dropRawText(root));
+}
 
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
@@ -213,7 +236,9 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       const path = wrap(() => member(op, 'path'), () => `add operation failed to decode path: ${MISSING}`);
       const found = findObject(root, path);
       if (!found) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
+      const tooDeep = placesTooDeep(path, valueOf(op));
       wrap(() => add(found[0], found[1], placedValue(op), op ? [op, 'value'] : undefined), (e) => `error in add for path: '${path}': ${e.message}`);
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'remove': {
@@ -234,7 +259,9 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       const found = findObject(root, path);
       if (!found) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
       wrap(() => get(found[0], found[1]), () => `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
+      const tooDeep = placesTooDeep(path, valueOf(op));
       set(found[0], found[1], placedValue(op), op ? [op, 'value'] : undefined);
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'move': {
@@ -249,7 +276,9 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       const path = wrap(() => member(op, 'path'), (e) => `move operation failed to decode path: ${e.message}`);
       const dest = findObject(root, path);
       if (!dest) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+      const tooDeep = placesTooDeep(path, value);
       wrap(() => add(dest[0], dest[1], value ?? null, moved), (e) => `error in move for path: '${path}': ${e.message}`);
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'copy': {
@@ -265,8 +294,10 @@ function applyOperation(root: Container, op: Operation, copies: CopyBudget): Con
       if (copies.accumulated > JSON_PATCH_MAX_COPY_BYTES) {
         throw new PatchError(`Unable to complete the copy, the accumulated size increase of copy is ${copies.accumulated}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`);
       }
+      const tooDeep = placesTooDeep(path, value);
       const copied: Source | undefined = Array.isArray(source[0]) ? undefined : source;
       wrap(() => add(dest[0], dest[1], deepCopy(value ?? null), copied), (e) => `error while adding value during copy: ${e.message}`);
+      refuseIf(tooDeep, root);
       return root;
     }
     case 'test': {
@@ -303,9 +334,11 @@ export function decodeJsonPatch(bytes: Uint8Array): Operation[] {
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(goJsonError(text, err));
+  } catch {
+    throw badRequest(goJsonError(bytes));
   }
+  const bracket = jsonNestingBracket(bytes);
+  if (bracket) throw badRequest(tooDeepJson(bracket));
   if (parsed === null) return [];
   if (!Array.isArray(parsed)) throw badRequest(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type jsonpatch.Patch`);
   // Values keep the spelling of their numbers into the patched document.
@@ -342,9 +375,11 @@ export function strictDecodeJsonPatch(bytes: Uint8Array): void {
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw fail(goJsonError(text, err));
+  } catch {
+    throw fail(goJsonError(bytes));
   }
+  const bracket = jsonNestingBracket(bytes);
+  if (bracket) throw fail(tooDeepJson(bracket));
   if (parsed === null) return;
   if (!Array.isArray(parsed)) throw fail(`json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type []handlers.jsonPatchOp`);
   // A value is an interface{}: a number a float64 cannot hold does not decode.

@@ -22,11 +22,13 @@ import { carryLiteral, goJSONWithLiterals, overflowingNumber, recordNumberLitera
 import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
-import { goJsonError } from '../serialization.js';
+import { jsonNestingBracket } from '../../registry/nesting.js';
+import { encodeJSON, goJsonError, tooDeepJson } from '../serializers.js';
+import { sortKeysDeep } from '../../validation/go-format.js';
 import type { HandlerContext } from './context.js';
 import { dropNulls, fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { queryBool } from './list.js';
-import { applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
+import { PatchedTooDeep, applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
 
 export interface PatchEngineOptions {
   fieldValidation: FieldValidation;
@@ -43,13 +45,20 @@ export type PatchEngine = (
   options?: PatchEngineOptions & { strictErrors?: string[] },
 ) => KubeObject;
 
-function parsePatch(patch: Uint8Array): unknown {
-  const text = Buffer.from(patch).toString('utf8');
+/**
+ * A merge or strategic merge patch document. What does not parse, or nests past the limit, is
+ * Go's SyntaxError, which `refuse` words as the engine's decoder does upstream.
+ */
+function parsePatch(patch: Uint8Array, refuse: (syntaxError: string) => StatusError): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw badRequest(`error decoding patch: ${goJsonError(text, e)}`);
+    parsed = JSON.parse(Buffer.from(patch).toString('utf8'));
+  } catch {
+    throw refuse(goJsonError(patch));
   }
+  const bracket = jsonNestingBracket(patch);
+  if (bracket) throw refuse(tooDeepJson(bracket));
+  return parsed;
 }
 
 /**
@@ -70,9 +79,12 @@ function patchDuplicates(patch: Uint8Array, options: PatchEngineOptions | undefi
 }
 
 function mergePatchEngine(existing: KubeObject, patch: Uint8Array, _def: ResourceDefinition, options?: PatchEngineOptions & { strictErrors?: string[] }): KubeObject {
-  const parsed = parsePatch(patch);
-  // Warn and Strict first decode the patch into a map (json-patch's MergePatch then refuses null).
-  if (options && options.fieldValidation !== 'Ignore' && parsed !== null && !isPlainObject(parsed)) {
+  const strictDecode = options !== undefined && options.fieldValidation !== 'Ignore';
+  // Warn and Strict first decode the patch into a map; under Ignore only json-patch's MergePatch
+  // reads it, which answers any syntax error with its ErrBadJSONPatch.
+  const parsed = parsePatch(patch, (why) => badRequest(strictDecode ? `error decoding patch: ${why}` : 'Invalid JSON Patch'));
+  // MergePatch then refuses null.
+  if (strictDecode && parsed !== null && !isPlainObject(parsed)) {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(parsed)} into Go value of type map[string]interface {}`);
   }
   const overflow = options && options.fieldValidation !== 'Ignore' ? mapDecodeOverflow(patch, parsed) : undefined;
@@ -96,7 +108,8 @@ function strategicMergePatchEngine(
   options?: PatchEngineOptions & { strictErrors?: string[] },
 ): KubeObject {
   patchSchemas ??= new OpenAPIPatchSchemas(generatedSchemaIndex());
-  const parsed = parsePatch(patch);
+  // kube-apiserver unmarshals the patch into a map and sends the decoder's error as it is.
+  const parsed = parsePatch(patch, (why) => badRequest(why));
   // Decoded into a map whatever the directive, and refused as it is (no "error decoding patch").
   const overflow = mapDecodeOverflow(patch, parsed);
   if (overflow) throw badRequest(overflow);
@@ -111,7 +124,16 @@ function jsonPatchEngine(existing: KubeObject, patch: Uint8Array, _def: Resource
     options.strictErrors?.push(...patchDuplicates(patch, options).map((m) => `json patch ${m}`));
   }
   const ops = decodeJsonPatch(patch);
-  const result = applyJsonPatch(existing, ops);
+  let result: unknown;
+  try {
+    result = applyJsonPatch(existing, ops);
+  } catch (err) {
+    if (!(err instanceof PatchedTooDeep)) throw err;
+    // kube-apiserver would only find out decoding the patched JSON: its 422, quoting that JSON.
+    const patchedJS = encodeJSON(sortKeysDeep(err.document)).trimEnd();
+    const bracket = jsonNestingBracket(Buffer.from(patchedJS)) ?? '{';
+    throw invalidPatch(patchedJS, `couldn't get version/kind; json parse error: ${tooDeepJson(bracket)}`);
+  }
   // `replace` of the root with an array: the patched document no longer decodes as an object.
   if (!isPlainObject(result)) throw notAnObject(result);
   return result as KubeObject;

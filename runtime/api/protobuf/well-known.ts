@@ -4,6 +4,8 @@
 // from the JSON value and reads the JSON value back from the body. `undefined` from read means
 // the zero value, which JSON leaves out.
 
+import { MAX_NESTING_DEPTH, jsonNestingBracket } from '../../registry/nesting.js';
+import { goJsonSyntaxError } from '../../validation/go-json.js';
 import protobuf from 'protobufjs';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { WireWriter } from './wire-writer.js';
@@ -184,7 +186,16 @@ const rawJSON: SpecialMessage = {
     // A watch event embeds a protobuf body (k8s\0...), which has no JSON form: callers that
     // expect one (decodeWatchEvent) read it themselves; here it stays as base64 bytes.
     if (bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0) return bytes.toString('base64');
-    return JSON.parse(bytes.toString('utf8'));
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new Error(goJsonSyntaxError(bytes, MAX_NESTING_DEPTH) ?? 'unexpected end of JSON input');
+    }
+    // Embedded JSON is where a protobuf body can nest without bound: held to the limit of JSON bodies.
+    const bracket = jsonNestingBracket(bytes);
+    if (bracket) throw new Error(`invalid character '${bracket}' exceeded max depth`);
+    return value;
   },
 };
 

@@ -2,9 +2,10 @@
 // applier's whole intent. The object is created when absent, else the intent is merged into the
 // stored object inside the store's retry loop, with ownership checked and recorded.
 
-import { parseDocument, visit } from 'yaml';
+import { visit } from 'yaml';
 import { badRequest, invalid, isStatusError, StatusError } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
+import { NestingTooDeep, parseYamlBounded } from '../nesting.js';
 import { isPlainObject, metaOf, type KubeObject } from '../object.js';
 import type { Store, WriteOptions } from '../store.js';
 import { fieldManagerFor } from './field-managers.js';
@@ -56,10 +57,15 @@ function goFloatScalar(node: { value: unknown; source?: string }): void {
 /** The apply body: YAML or JSON (JSON is YAML), which must be an object. */
 export function decodeApplyPatch(patch: Uint8Array | string): KubeObject {
   const text = typeof patch === 'string' ? patch : Buffer.from(patch).toString('utf8');
-  const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: false });
-  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0].message}`);
-  visit(doc, { Scalar: (_, node) => goFloatScalar(node) });
-  let value: unknown = doc.toJS();
+  let value: unknown;
+  try {
+    value = parseYamlBounded(text, { uniqueKeys: false, intAsBigInt: false }, (doc) => visit(doc, { Scalar: (_, node) => goFloatScalar(node) }));
+  } catch (e) {
+    if (isStatusError(e)) throw e;
+    // sigs.k8s.io/yaml's Unmarshal wraps go-yaml's errors, the depth limit's among them.
+    if (e instanceof NestingTooDeep) throw badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
+    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
   if (value === null || value === undefined) value = {};
   if (!isPlainObject(value)) throw badRequest('error decoding YAML: the apply patch must be an object');
   return value as KubeObject;
