@@ -47,6 +47,8 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 /** A data directory with a token file naming the bench user, a member of system:masters. */
 function prepareDataDir(): { dataDir: string; token: string; flags: string[] } {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  // Also when the bench is interrupted (server.ts has ended the processes by then).
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const token = randomBytes(24).toString('hex');
   const tokenFile = join(dataDir, 'tokens.csv');
   writeFileSync(tokenFile, `${token},bench,bench-uid,"system:masters"\n`, { mode: 0o600 });
@@ -231,7 +233,7 @@ async function cacheAtSize() {
       await wrk({ ...patch, mode: 'apply', seconds: 1 });
       const apply = await wrk({ ...patch, mode: 'apply' });
 
-      const watch = await watchers(server, to);
+      const watch = await watchers(server, to, dataDir);
       return { objectJsonBytes, before, after, perObject, rssPerObject, rssBefore, rssAfter, bigList, formats, mergePatch, apply, watch };
     } finally {
       await server.stop();
@@ -244,14 +246,13 @@ async function cacheAtSize() {
  * creates, one at a time: for each, the time from the create's response to each watcher's receipt
  * (and from the create's request, which bounds it from above).
  */
-async function watchers(server: RunningServer, to: Endpoint) {
+async function watchers(server: RunningServer, to: Endpoint, dataDir: string) {
   const fds = openFilesLimit(server.pid);
   if (fds < WATCHERS + 200) throw new Error(`the server may open ${fds} files, too few for ${WATCHERS} watches: raise ulimit -n`);
   const list = JSON.parse((await expect(200, to, 'GET', cmPath('bench-watch'))).body.toString()) as { metadata: { resourceVersion: string } };
   const path = `${cmPath('bench-watch')}?watch=1&resourceVersion=${list.metadata.resourceVersion}`;
   log(`opening ${WATCHERS} watches`);
-  const caFile = join(tmpdir(), `bench-ca-${process.pid}.crt`);
-  writeFileSync(caFile, server.ca);
+  const caFile = join(dataDir, 'ca.crt');
   const arrivals = new Map<string, number[]>();
   const complete = new Map<string, () => void>();
   const children: ChildProcess[] = [];
@@ -304,7 +305,6 @@ async function watchers(server: RunningServer, to: Endpoint) {
   } finally {
     for (const child of children) child.removeAllListeners('exit');
     await Promise.all(children.map(stopChild));
-    rmSync(caFile, { force: true });
   }
 }
 

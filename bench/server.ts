@@ -20,11 +20,18 @@ export interface RunningServer {
 }
 
 const started = new Set<ChildProcess>();
+const groupLeaders = new WeakSet<ChildProcess>();
 process.on('exit', () => {
-  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of started) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // npm runs in a process group of its own: killing the group ends the server below it too.
+    if (groupLeaders.has(child)) process.kill(-child.pid!, 'SIGKILL');
+    else child.kill('SIGKILL');
+  }
 });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
-/** Tracks a child so that a failing bench leaves nothing running behind it. */
+/** Tracks a child so that a failing or interrupted bench leaves nothing running behind it. */
 export function track(child: ChildProcess): ChildProcess {
   started.add(child);
   child.once('exit', () => started.delete(child));
@@ -78,14 +85,17 @@ export async function npmStart(dataDir: string, port: number, flags: string[], e
       cwd: root,
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
     }),
   );
+  groupLeaders.add(npm);
   let stderr = '';
   npm.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const caPath = join(dataDir, 'ca.crt');
   let ca: Buffer | undefined;
   for (;;) {
     if (npm.exitCode !== null) throw new Error(`npm start exited with ${npm.exitCode}:\n${stderr}`);
+    if (performance.now() - t0 > 120_000) throw new Error(`npm start not ready after 120 s:\n${stderr}`);
     // The CA appears only once the first start has made the PKI (read again until it works, in
     // case it was caught half written).
     if (existsSync(caPath)) ca = readFileSync(caPath);
