@@ -210,8 +210,11 @@ async function cacheAtSize() {
 
       log('LIST of 10,000: JSON and protobuf, one request at a time');
       const bigList: Record<string, WrkResult> = {};
+      const bigListBytes: Record<string, number> = {};
       for (const format of ['JSON', 'protobuf'] as const) {
         const run = { port, token, mode: 'get' as const, path: cmPath('bench-list'), accept: ACCEPT[format], connections: 1 };
+        const sample = await expect(200, to, 'GET', cmPath('bench-list'), undefined, { accept: ACCEPT[format] });
+        bigListBytes[format] = sample.body.length;
         await wrk({ ...run, seconds: 1 });
         // One request at a time takes a tenth of a second or more: a longer run, for enough samples.
         bigList[format] = await wrk({ ...run, seconds: SECONDS + 2 });
@@ -234,7 +237,7 @@ async function cacheAtSize() {
       const apply = await wrk({ ...patch, mode: 'apply' });
 
       const watch = await watchers(server, to, dataDir);
-      return { objectJsonBytes, before, after, perObject, rssPerObject, rssBefore, rssAfter, bigList, formats, mergePatch, apply, watch };
+      return { objectJsonBytes, before, after, perObject, rssPerObject, rssBefore, rssAfter, bigList, bigListBytes, formats, mergePatch, apply, watch };
     } finally {
       await server.stop();
     }
@@ -406,7 +409,7 @@ async function main() {
     [`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`],
     [`npm start to /readyz, each`, `${a.starts.map((s) => n(s)).join(', ')} ms`],
     [`RSS after the GET and CREATE runs`, `${n(a.loadedRss, 1)} MB`],
-    [`LIST 10,000: requests timed (JSON / protobuf), bytes each`, `${b.bigList.JSON.requests} / ${b.bigList.protobuf.requests}, ${n(b.bigList.JSON.bytes / b.bigList.JSON.requests / 1024)} / ${n(b.bigList.protobuf.bytes / b.bigList.protobuf.requests / 1024)} KiB`],
+    [`LIST 10,000: requests timed (JSON / protobuf), bytes each`, `${b.bigList.JSON.requests} / ${b.bigList.protobuf.requests}, ${n(b.bigListBytes.JSON / 1024)} / ${n(b.bigListBytes.protobuf / 1024)} KiB`],
     [`RSS growth per object while loading 10,000`, `${n(b.rssPerObject)} B (${n(b.rssBefore, 1)} -> ${n(b.rssAfter, 1)} MB)`],
     [`watch delivery p99 per write, from the create's response`, b.watch.writes.map((w) => n(w.p99FromResponse, 1)).join(', ') + ' ms'],
     [`watch delivery p99, from the create's request`, `${n(b.watch.p99FromRequest, 1)} ms`],
@@ -445,7 +448,7 @@ async function main() {
     get: { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling },
     create: { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling },
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,
-    list10000: { objectJsonBytes: b.objectJsonBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf },
+    list10000: { objectJsonBytes: b.objectJsonBytes, bytes: b.bigListBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf },
     watch: { watchers: WATCHERS, processes: WATCH_PROCESSES, ...b.watch },
     cacheMemory: {
       method: 'V8 heapUsed + external after two full GCs via the inspector, before and after loading the objects',
