@@ -101,7 +101,7 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
       },
       maxHeaderListPairs: HTTP2_MAX_HEADER_PAIRS,
       // In MiB; room for every stream's window and headers, past which node would reset the session.
-      maxSessionMemory: Math.ceil((maxStreams * HTTP2_STREAM_BUFFER_BYTES + 2 * HTTP2_MAX_HEADER_LIST_SIZE) / (1 << 20)) + 10,
+      maxSessionMemory: Math.ceil((Math.min(maxStreams * HTTP2_STREAM_BUFFER_BYTES, 2 ** 31 - 1) + 2 * HTTP2_MAX_HEADER_LIST_SIZE) / (1 << 20)) + 10,
     },
     listener,
   );
@@ -166,7 +166,8 @@ function configureSession(session: ServerHttp2Session, maxStreams: number, logge
     openStreams++;
     stream.once('close', () => openStreams--);
   });
-  session.setLocalWindowSize(maxStreams * HTTP2_STREAM_BUFFER_BYTES);
+  // A window cannot pass 2^31-1 (RFC 9113 6.9.1), which more than 8,191 streams of 256 KiB would.
+  session.setLocalWindowSize(Math.min(maxStreams * HTTP2_STREAM_BUFFER_BYTES, 2 ** 31 - 1));
   session.setTimeout(HTTP2_IDLE_TIMEOUT_MS, () => {
     if (openStreams === 0) session.close();
   });

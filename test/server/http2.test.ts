@@ -169,6 +169,33 @@ describe('HTTP/2', () => {
     expect(JSON.parse(gunzipSync(res.body).toString('utf8')).data.big).toBe(big);
   });
 
+  it('refuses a body over 3 MiB with 413 and, as Go does for Connection: close, ends the session gracefully', async () => {
+    const own = await open(server, admin);
+    try {
+      const goaway = new Promise<number>((resolve) => own.once('goaway', (code) => resolve(code)));
+      const res = await new Promise<H2Reply>((resolve, reject) => {
+        const stream = own.request({ ':method': 'POST', ':path': CONFIGMAPS, ...json, 'content-length': String(4 << 20) });
+        const chunks: Buffer[] = [];
+        let headers: IncomingHttpHeaders = {};
+        stream.on('response', (h) => (headers = h));
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: Number(headers[':status']), headers, body: Buffer.concat(chunks), text, json: () => JSON.parse(text) });
+        });
+        stream.on('error', reject);
+        stream.write(Buffer.alloc(1024, 32));
+      });
+      expect(res.status).toBe(413);
+      expect(res.headers.connection).toBeUndefined();
+      expect(res.json()).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge', code: 413 });
+      expect(await goaway).toBe(constants.NGHTTP2_NO_ERROR);
+    } finally {
+      own.destroy();
+    }
+    expect((await h2(session, 'GET', '/readyz')).text).toBe('ok');
+  });
+
   it('routes the :path as sent: dot segments stay segments', async () => {
     const res = await h2(session, 'GET', '/api/v1/../../readyz');
     expect(res.status).toBe(404);
@@ -275,6 +302,21 @@ describe('HTTP/2 in-flight limits', () => {
     } finally {
       holder.socket.destroy();
       reader.destroy();
+    }
+  });
+});
+
+describe('HTTP/2 with many streams per connection', () => {
+  it('advertises a limit past 8,191 streams, whose windows together would pass HTTP/2\'s largest', async () => {
+    const server = await startServer({ storage: 'memory', http2MaxStreamsPerConnection: 10_000 });
+    const admin = kubeconfigCredentials(server.kubeconfig);
+    const session = await open(server, admin);
+    try {
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(10_000);
+      expect((await h2(session, 'GET', CONFIGMAPS)).status).toBe(200);
+    } finally {
+      session.destroy();
+      await server.close();
     }
   });
 });
