@@ -184,6 +184,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       clientCaPem: pki.clientCa,
       host: bindAddress,
       port,
+      http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
       logger,
     });
     cleanups.push(() => serving.close());

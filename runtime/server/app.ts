@@ -65,6 +65,18 @@ function setCommonHeaders(c: KubeContext, auditId: string): void {
     headers.set('Audit-Id', auditId);
   }
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-cache, private');
+  if (headers.has('Connection')) closeHttp2Session(c, headers);
+}
+
+/**
+ * HTTP/2 forbids a Connection header. Go's server drops it and reads `close` as it does on
+ * HTTP/1.1: the connection ends, gracefully (GOAWAY; the open streams, this one included, finish).
+ */
+function closeHttp2Session(c: KubeContext, headers: Headers): void {
+  const incoming = c.env?.incoming;
+  if (!incoming || !('stream' in incoming)) return;
+  if (headers.get('Connection')?.toLowerCase() === 'close') incoming.stream.session?.close();
+  headers.delete('Connection');
 }
 
 /**

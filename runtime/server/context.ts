@@ -1,8 +1,9 @@
 // What the filters leave on the Hono context for everything after them. Handlers read the parsed
 // request and the caller from here: `c.get('requestInfo')`, `c.get('user')`.
 
-import type { HttpBindings } from '@hono/node-server';
+import type { Http2Bindings, HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
+import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestDeadline } from './deadlines.js';
 import type { RequestInfo } from './request-info.js';
@@ -18,9 +19,12 @@ export interface KubeVariables {
   deadline: RequestDeadline;
 }
 
-/** Bindings are absent when the app is driven in-process (app.request in tests). */
+/**
+ * node's request and response: HTTP/1.1's, or an HTTP/2 stream's compatibility objects. Absent
+ * when the app is driven in-process (app.request in tests).
+ */
 export interface KubeEnv {
-  Bindings: Partial<HttpBindings>;
+  Bindings: Partial<HttpBindings | Http2Bindings>;
   Variables: KubeVariables;
 }
 
@@ -34,6 +38,18 @@ export type KubeMiddleware = MiddlewareHandler<KubeEnv>;
  */
 export function requestTarget(c: KubeContext): string {
   return c.env?.incoming?.url || c.req.url;
+}
+
+/**
+ * The TLS connection the request came on: one object for all its requests, so what is learnt
+ * from the peer's certificate can be kept per connection. (An HTTP/2 request's own `socket` is a
+ * new proxy for each stream; its session's is the same for them all.)
+ */
+export function connectionSocket(c: KubeContext): TLSSocket | undefined {
+  const incoming = c.env?.incoming;
+  if (!incoming) return undefined;
+  const socket = 'stream' in incoming ? incoming.stream.session?.socket : incoming.socket;
+  return socket && typeof (socket as TLSSocket).getPeerCertificate === 'function' ? (socket as TLSSocket) : undefined;
 }
 
 /** Logging seam; the library stays quiet below `error` unless given a logger. */

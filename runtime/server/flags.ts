@@ -37,6 +37,7 @@ const STRING_FLAGS = [
   'request-timeout',
   'max-requests-inflight',
   'max-mutating-requests-inflight',
+  'http2-max-streams-per-connection',
 ] as const;
 
 /** Go bool flags: `--flag` is true, `--flag=<bool>` sets it; they never take the next argument. */
@@ -89,6 +90,8 @@ Flags:
       --request-timeout duration             deadline of non-long-running requests (default 1m0s)
       --max-requests-inflight int            concurrent non-mutating requests (default 400; 0 = no limit)
       --max-mutating-requests-inflight int   concurrent mutating requests (default 200; 0 = no limit)
+      --http2-max-streams-per-connection int streams a client may open on one HTTP/2 connection (default 0:
+                                             kube-apiserver's 100)
   -h, --help                                 show this help
 `;
 
@@ -180,6 +183,15 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['max-requests-inflight'] !== undefined) options.maxRequestsInflight = parseIntFlag('max-requests-inflight', v['max-requests-inflight']);
   if (v['max-mutating-requests-inflight'] !== undefined) {
     options.maxMutatingRequestsInflight = parseIntFlag('max-mutating-requests-inflight', v['max-mutating-requests-inflight']);
+  }
+  if (v['http2-max-streams-per-connection'] !== undefined) {
+    const streams = parseIntFlag('http2-max-streams-per-connection', v['http2-max-streams-per-connection']);
+    // kube-apiserver takes any int and uses its default for 0 and below; past uint32 (the SETTINGS
+    // field) Go's conversion would wrap, so such a value is refused here instead.
+    if (streams > 0xffff_ffff) {
+      throw invalid('http2-max-streams-per-connection', v['http2-max-streams-per-connection'], 'must be at most 4294967295');
+    }
+    options.http2MaxStreamsPerConnection = Math.max(streams, 0);
   }
   return { help: false, options };
 }

@@ -1,9 +1,11 @@
-// node:https serving the Hono app through @hono/node-server's request listener. The TLS layer asks
-// every client for a certificate but lets the handshake succeed without one (or with one we do
-// not trust): authentication decides, so a bearer token still works and a bad certificate gets
-// a 401 Status rather than a TLS failure.
+// One TLS port serving the Hono app through @hono/node-server's request listener over HTTP/2
+// (ALPN h2, which client-go and kubectl prefer: every request and watch of a process multiplexed
+// on one connection) and HTTP/1.1 (ALPN http/1.1, or no ALPN at all). The TLS layer asks every
+// client for a certificate but lets the handshake succeed without one (or with one we do not
+// trust): authentication decides, so a bearer token still works and a bad certificate gets a 401
+// Status rather than a TLS failure.
 
-import { createServer, type Server } from 'node:https';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -20,11 +22,13 @@ export interface SecureServingOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /** --http2-max-streams-per-connection; 0 (the default) advertises DEFAULT_HTTP2_MAX_STREAMS. */
+  http2MaxStreamsPerConnection?: number;
   logger: Logger;
 }
 
 export interface SecureServer {
-  server: Server;
+  server: Http2SecureServer;
   port: number;
   /** Stops accepting, ends open connections (watches included) and resolves when all are gone. */
   close(): Promise<void>;
@@ -38,6 +42,25 @@ export const READ_HEADER_TIMEOUT_MS = 32_000;
 export const MAX_HEADER_BYTES = 1 << 20;
 /** How often node looks for connections past READ_HEADER_TIMEOUT_MS (its default, 30s, would let them run to ~60s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * Streams a client may have open on one HTTP/2 connection when the flag is 0: kube-apiserver
+ * advertises 100, what Go clients assume before the server's SETTINGS arrive, so a client racing
+ * ahead of them is never refused.
+ */
+export const DEFAULT_HTTP2_MAX_STREAMS = 100;
+/**
+ * kube's frame size and per-stream receive window (down from Go's 1 MiB): most serialized objects
+ * are smaller, so a typical POST fits one frame, and a connection's window (this times the
+ * streams) stays bounded.
+ */
+const HTTP2_STREAM_BUFFER_BYTES = 256 * 1024;
+/** Go's http2 server derives its header list limit from MaxHeaderBytes, padded for ten fields of 32 bytes' overhead. */
+export const HTTP2_MAX_HEADER_LIST_SIZE = MAX_HEADER_BYTES + 10 * 32;
+/** Each field costs 32 bytes of the list size, so no list within the size has more fields than this. */
+const HTTP2_MAX_HEADER_PAIRS = Math.ceil(HTTP2_MAX_HEADER_LIST_SIZE / 32);
+/** kube's http2 IdleTimeout: a connection with no open stream is closed after this long without traffic. */
+const HTTP2_IDLE_TIMEOUT_MS = 90_000;
 
 /**
  * What Go's HTTP server writes when it cannot read a request, before any handler runs: plain
@@ -60,21 +83,41 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
       return statusResponse(internalError(err));
     },
   });
-  const server = createServer(
+  const maxStreams = options.http2MaxStreamsPerConnection || DEFAULT_HTTP2_MAX_STREAMS;
+  const server = createSecureServer(
     {
       cert: options.certPem,
       key: options.keyPem,
       ca: options.clientCaPem,
       requestCert: true,
       rejectUnauthorized: false,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      headersTimeout: READ_HEADER_TIMEOUT_MS,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      allowHTTP1: true,
+      ALPNProtocols: ['h2', 'http/1.1'],
+      settings: {
+        maxConcurrentStreams: maxStreams,
+        initialWindowSize: HTTP2_STREAM_BUFFER_BYTES,
+        maxFrameSize: HTTP2_STREAM_BUFFER_BYTES,
+        maxHeaderListSize: HTTP2_MAX_HEADER_LIST_SIZE,
+      },
+      maxHeaderListPairs: HTTP2_MAX_HEADER_PAIRS,
+      // In MiB; room for every stream's window and headers, past which node would reset the session.
+      maxSessionMemory: Math.ceil((Math.min(maxStreams * HTTP2_STREAM_BUFFER_BYTES, 2 ** 31 - 1) + 2 * HTTP2_MAX_HEADER_LIST_SIZE) / (1 << 20)) + 10,
     },
     listener,
   );
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // The HTTP/1.1 side reads these from the server object, not from the options.
+  Object.assign(server, {
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: READ_HEADER_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  });
+  server.on('session', (session) => configureSession(session, maxStreams, logger));
+  const connections = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   // A broken client connection is that client's problem, never the process's.
   server.on('tlsClientError', (err) => logger.debug('TLS handshake error:', err.message));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -104,9 +147,29 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        // Both protocols' connections, idle or streaming, h2 sessions with them.
+        for (const socket of connections) socket.destroy();
       });
       return closing;
     },
   };
+}
+
+/**
+ * Per connection: the receive window for all its streams together (kube's
+ * MaxUploadBufferPerConnection), and Go's idle close, which spares connections with open streams
+ * (a quiet watch is not idle).
+ */
+function configureSession(session: ServerHttp2Session, maxStreams: number, logger: Logger): void {
+  let openStreams = 0;
+  session.on('stream', (stream) => {
+    openStreams++;
+    stream.once('close', () => openStreams--);
+  });
+  // A window cannot pass 2^31-1 (RFC 9113 6.9.1), which more than 8,191 streams of 256 KiB would.
+  session.setLocalWindowSize(Math.min(maxStreams * HTTP2_STREAM_BUFFER_BYTES, 2 ** 31 - 1));
+  session.setTimeout(HTTP2_IDLE_TIMEOUT_MS, () => {
+    if (openStreams === 0) session.close();
+  });
+  session.on('error', (err) => logger.debug('HTTP/2 session error:', err.message));
 }

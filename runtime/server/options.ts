@@ -44,6 +44,8 @@ export interface StartServerOptions {
   requestTimeoutMs?: number;
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** --http2-max-streams-per-connection: streams per HTTP/2 connection; 0 (default) means kube-apiserver's 100. */
+  http2MaxStreamsPerConnection?: number;
   /** How long history is kept for watches and continue tokens (store and watch cache), in ms; default 5 minutes. */
   historyWindowMs?: number;
   /** How often watches with allowWatchBookmarks=true get a BOOKMARK, in ms; default 1 minute as kube-apiserver. */

@@ -22,7 +22,7 @@ describe('parseFlags', () => {
       '--secure-port=0', '--bind-address', '::1', '--data-dir=/tmp/x', '--storage', 'memory', '--api-domain=example.io',
       '--token-auth-file=t.csv', '--client-ca-file=ca.crt', '--tls-cert-file=s.crt', '--tls-private-key-file=s.key',
       '--authorization-mode=RBAC,Node', '--feature-gates=WatchList=false', '--request-timeout=30s',
-      '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',
+      '--max-requests-inflight=10', '--max-mutating-requests-inflight=5', '--http2-max-streams-per-connection=250',
     ]);
     expect(parsed).toEqual({
       help: false,
@@ -30,10 +30,17 @@ describe('parseFlags', () => {
         port: 0, bindAddress: '::1', dataDir: '/tmp/x', storage: 'memory', apiDomain: 'example.io',
         tokenAuthFile: 't.csv', clientCaFile: 'ca.crt', tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key',
         authorizationMode: 'RBAC,Node', featureGates: 'WatchList=false', requestTimeoutMs: 30_000,
-        maxRequestsInflight: 10, maxMutatingRequestsInflight: 5,
+        maxRequestsInflight: 10, maxMutatingRequestsInflight: 5, http2MaxStreamsPerConnection: 250,
       },
     });
     expect(parseFlags(['-h'])).toEqual({ help: true });
+  });
+
+  it('takes --http2-max-streams-per-connection of 0 or below as kube-apiserver does: its default', () => {
+    for (const value of ['0', '-5']) {
+      const parsed = parseFlags([`--http2-max-streams-per-connection=${value}`]);
+      expect(parsed.help === false && parsed.options.http2MaxStreamsPerConnection).toBe(0);
+    }
   });
 
   it('switches storage to etcd with --etcd-servers, keeping the prefix', () => {
@@ -55,6 +62,8 @@ describe('parseFlags', () => {
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
     [['--storage=etcd3'], 'invalid argument "etcd3" for "--storage" flag: must be one of memory, sqlite, etcd'],
     [['--request-timeout=5'], 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"'],
+    [['--http2-max-streams-per-connection=many'], 'invalid argument "many" for "--http2-max-streams-per-connection" flag: strconv.ParseInt: parsing "many": invalid syntax'],
+    [['--http2-max-streams-per-connection=4294967296'], 'invalid argument "4294967296" for "--http2-max-streams-per-connection" flag: must be at most 4294967295'],
     [['--etcd-compaction-interval=soon'], 'invalid argument "soon" for "--etcd-compaction-interval" flag: time: invalid duration "soon"'],
     [['stray'], 'unexpected argument'],
   ])('rejects %j', (argv, message) => {

@@ -63,5 +63,6 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
       stream.stop();
     },
   });
-  return new Response(body, { status: 200, headers: { 'content-type': encoder.contentType, 'transfer-encoding': 'chunked' } });
+  // No length, so HTTP/1.1 chunks it; no transfer-encoding header, which HTTP/2 forbids.
+  return new Response(body, { status: 200, headers: { 'content-type': encoder.contentType } });
 }

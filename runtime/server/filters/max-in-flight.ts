@@ -10,6 +10,7 @@
 // still being written to slow readers, are where the load piles up.
 
 import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
 import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeMiddleware } from '../context.js';
@@ -39,9 +40,12 @@ function isExempt(info: RequestInfo): boolean {
   return isLongRunning(info) || (!info.isResourceRequest && HEALTH_PATH.test(info.path));
 }
 
-/** Calls `release` once, when the response is done; true if it will (false: the caller must). */
-function releaseWhenSent(outgoing: ServerResponse | undefined, release: () => void): boolean {
-  if (!outgoing || outgoing.destroyed || outgoing.writableFinished) return false;
+/**
+ * Calls `release` once, when the response is done (an HTTP/2 stream's: when the stream closes);
+ * true if it will (false: the caller must).
+ */
+function releaseWhenSent(outgoing: ServerResponse | Http2ServerResponse | undefined, release: () => void): boolean {
+  if (!outgoing || outgoing.writableFinished || ('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed)) return false;
   outgoing.once('close', release);
   return true;
 }
@@ -57,7 +61,7 @@ export function withMaxInFlight(limits: InFlightLimits): KubeMiddleware {
     if (inFlight[kind] >= limit) throw tooManyRequestsError();
     inFlight[kind]++;
     const release = () => void inFlight[kind]--;
-    const releasedWhenSent = releaseWhenSent(c.env?.outgoing as ServerResponse | undefined, release);
+    const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release);
     // Serve after the event loop's turn, so every request that arrived in it has been counted
     // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
     await new Promise<void>((resolve) => setImmediate(resolve));
