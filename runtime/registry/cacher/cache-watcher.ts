@@ -9,7 +9,7 @@
 import type { Codec } from '../codec.js';
 import type { Predicate } from '../selection.js';
 import { toWatchEvent, type WatchStream } from '../watch-stream.js';
-import type { CachedEvent } from './watch-cache.js';
+import type { CacheEventSink, CachedEvent } from './watch-cache.js';
 
 /** The annotation marking the bookmark that ends a watch's initial events (sendInitialEvents). */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -45,7 +45,7 @@ export interface CacheWatcherOptions {
   forget: () => void;
 }
 
-export class CacheWatcher {
+export class CacheWatcher implements CacheEventSink {
   private sentRevision: number;
   private ended = false;
   private bookmarkTimer?: ReturnType<typeof setTimeout>;
