@@ -43,11 +43,15 @@ export class DirectStorage implements ResourceStorage {
     return nameOfKey(this.codec.definition, key);
   }
 
-  /** Always the newest state: the backend has it; a resourceVersion is only checked for form. */
+  /** Always the newest state; a version the backend has not reached is 504 (etcd3's validateMinimumResourceVersion). */
   async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
-    parseResourceVersion(options.resourceVersion);
+    const requested = parseResourceVersion(options.resourceVersion);
     try {
       const kv = await this.backend.get(key);
+      if (requested > 0) {
+        const current = await this.backend.currentRevision();
+        if (requested > current) throw tooLargeResourceVersion(requested, current);
+      }
       if (!kv) {
         if (options.ignoreNotFound) return undefined;
         throw notFound(this.groupResource, this.nameOf(key));
