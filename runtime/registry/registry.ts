@@ -15,7 +15,7 @@ import { decodeFromCache } from './cacher/serialization-cache.js';
 import { Codec } from './codec.js';
 import type { ResourceDefinition } from './definition.js';
 import { DirectStorage } from './direct-storage.js';
-import { collectionPrefix, REGISTRY_ROOT } from './keys.js';
+import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
 import { listObjects } from './list.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
@@ -34,11 +34,8 @@ export interface ResourceRegistryOptions {
    * know: the field gate counts as off.
    */
   featureGates?: { enabled(gate: string): boolean; isKnown?(gate: string): boolean };
-  /**
-   * Storage prefixes whose objects expire this many milliseconds after their last write, as
-   * kube-apiserver's --event-ttl gives Events (`{ events: 3600000 }`). 0 or absent: never.
-   */
-  expiry?: Record<string, number>;
+  /** --event-ttl: Events (which declare it as their time to live) go this long after their last write. 0 or absent: never. */
+  eventTTLMs?: number;
 }
 
 export class ResourceRegistry {
@@ -84,10 +81,14 @@ export class ResourceRegistry {
       this.stores.set(registryKey(def.group, def.version, def.plural), store);
     }
     void this.cacher?.start();
-    const served = new Set(definitions.map((d) => d.storagePrefix));
-    for (const [prefix, ttlMs] of Object.entries(options.expiry ?? {})) {
-      if (!(ttlMs > 0) || !served.has(prefix)) continue;
-      const expirer = new ObjectExpirer(storage, `${REGISTRY_ROOT}/${prefix}/`, ttlMs);
+    const ttls = { eventTTLMs: options.eventTTLMs ?? 0 };
+    const expiring = new Map<string, number>();
+    for (const store of this.stores.values()) {
+      const ttlMs = store.strategies.timeToLive?.(ttls) ?? 0;
+      if (ttlMs > 0) expiring.set(collectionPrefix(store.definition), ttlMs);
+    }
+    for (const [prefix, ttlMs] of expiring) {
+      const expirer = new ObjectExpirer(storage, prefix, ttlMs);
       this.expirers.push(expirer);
       // A store that cannot be read now is retried by the next request's failure, not here.
       void expirer.start().catch(() => undefined);
