@@ -1,5 +1,6 @@
 // The generic REST store, after k8s.io/apiserver's registry.Store: one flow for every kind over
-// the Storage contract, calling the kind's Strategy at kube-apiserver's fixed points. It owns
+// the resource's storage (resource-storage.ts; whether a watch cache serves its reads is not the
+// store's business), calling the kind's Strategy at kube-apiserver's fixed points. It owns
 // ObjectMeta (uid, creationTimestamp, generateName, resourceVersion, generation, deletion and
 // finalizers); the kind owns its fields. Lists, delete-collection and watch live beside it.
 
