@@ -44,6 +44,8 @@ export class DirectStorage implements ResourceStorage {
   }
 
   /** Always the newest state; a version the backend has not reached is 504 (etcd3's validateMinimumResourceVersion). */
+  get(key: string, options: GetOptions & { ignoreNotFound: true }): Promise<KubeObject | undefined>;
+  get(key: string, options?: GetOptions): Promise<KubeObject>;
   async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
     const requested = parseResourceVersion(options.resourceVersion);
     try {

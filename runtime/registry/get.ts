@@ -10,5 +10,5 @@ export interface GetOptions {
 }
 
 export function getObject(store: Store, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<KubeObject> {
-  return store.storage.get(store.key(namespace, name), { resourceVersion: options.resourceVersion }) as Promise<KubeObject>;
+  return store.storage.get(store.key(namespace, name), { resourceVersion: options.resourceVersion });
 }

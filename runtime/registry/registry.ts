@@ -57,11 +57,12 @@ export class ResourceRegistry {
     // Every namespaced create looks its namespace up. Like kube-apiserver's NamespaceLifecycle,
     // which reads an informer's cache, read the watch cache first (its objects are decoded once
     // per version) and storage only on a miss (a namespace made an instant ago on another replica).
+    const nsCache = nsDef && this.cacher?.cacheFor(collectionPrefix(nsDef));
     const lookup = nsDef
       ? async (name: string): Promise<KubeObject | undefined> => {
           const store = this.storeFor('', nsDef.version, 'namespaces')!;
           const key = store.key(undefined, name);
-          const cached = this.cacher?.ready ? this.cacher.cacheFor(collectionPrefix(nsDef))?.get(key) : undefined;
+          const cached = this.cacher?.ready ? nsCache?.get(key) : undefined;
           if (cached) return decodeFromCache(store.storage.codec, cached);
           return store.storage.get(key, { ignoreNotFound: true });
         }

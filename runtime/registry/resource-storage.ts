@@ -72,8 +72,9 @@ export interface DeleteOutcome {
 export interface ResourceStorage {
   readonly codec: Codec;
 
-  /** The object at `key`. */
-  get(key: string, options?: GetOptions): Promise<KubeObject | undefined>;
+  /** The object at `key`; 404 when there is none, unless ignoreNotFound. */
+  get(key: string, options: GetOptions & { ignoreNotFound: true }): Promise<KubeObject | undefined>;
+  get(key: string, options?: GetOptions): Promise<KubeObject>;
 
   /** A page of the objects under `prefix` that the predicate selects. */
   getList(prefix: string, request: ListRequest): Promise<ListPage>;

@@ -135,7 +135,7 @@ export class Store {
 
   /** The object as last written (Most Recent). */
   get(namespace: string | undefined, name: string): Promise<KubeObject> {
-    return this.storage.get(this.key(namespace, name)) as Promise<KubeObject>;
+    return this.storage.get(this.key(namespace, name));
   }
 
   async create(namespace: string | undefined, input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {

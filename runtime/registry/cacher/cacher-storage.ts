@@ -60,6 +60,8 @@ export class CacherStorage implements ResourceStorage {
     this.codec = storage.codec;
   }
 
+  get(key: string, options: GetOptions & { ignoreNotFound: true }): Promise<KubeObject | undefined>;
+  get(key: string, options?: GetOptions): Promise<KubeObject>;
   get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
     if (!options.resourceVersion) return this.storage.get(key, options);
     return this.getFromCache(key, options);
