@@ -90,8 +90,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     // A window of 0 means the store never forgets; the cache then keeps history up to its event cap.
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
-    const expiry = { events: apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS };
-    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, expiry });
+    const eventTTLMs = apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS;
+    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, eventTTLMs });
     await ensureSystemNamespaces(registry);
     const controllers = startControllers(registry);
 

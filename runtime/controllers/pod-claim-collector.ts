@@ -8,7 +8,8 @@
 // from another replica's delete is success.
 
 import { isStatusError } from '../errors/status-error.js';
-import { collectionPrefix } from '../registry/keys.js';
+import { MATCH_EXACT } from '../registry/list-options.js';
+import { listObjects } from '../registry/list.js';
 import { asList, asObject, metaOf, type KubeObject } from '../registry/object.js';
 import type { Store } from '../registry/store.js';
 
@@ -34,9 +35,10 @@ export class PodClaimCollector {
     await this.deleteAll(orphans);
   }
 
+  /** The claims as of `revision` (an Exact list), or the newest (Most Recent), through the registry as a client lists. */
   private async claimsIn(namespace: string | undefined, revision?: number): Promise<KubeObject[]> {
-    const page = await this.claims.storage.list(collectionPrefix(this.claims.definition, namespace), { revision });
-    return page.items.map((kv) => this.claims.decode(kv.value, kv.modRevision));
+    const options = revision ? { resourceVersion: String(revision), resourceVersionMatch: MATCH_EXACT } : {};
+    return (await listObjects(this.claims, namespace, options)).items;
   }
 
   private async deleteAll(claims: KubeObject[]): Promise<void> {

@@ -14,3 +14,9 @@ export function collectionPrefix(def: ResourceDefinition, namespace?: string): s
 export function objectKey(def: ResourceDefinition, namespace: string | undefined, name: string): string {
   return def.namespaced ? `${collectionPrefix(def, namespace)}${name}` : `${collectionPrefix(def)}${name}`;
 }
+
+/** The name in an object's key (for messages): what follows the kind's prefix and, if namespaced, the namespace. */
+export function nameOfKey(def: ResourceDefinition, key: string): string {
+  const rest = key.slice(collectionPrefix(def).length);
+  return def.namespaced ? rest.slice(rest.indexOf('/') + 1) : rest;
+}

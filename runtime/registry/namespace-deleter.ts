@@ -6,7 +6,7 @@
 // the namespace waits for them, and a later update or delete there triggers another pass.
 
 import { isStatusError } from '../errors/status-error.js';
-import { collectionPrefix } from './keys.js';
+import { listObjects } from './list.js';
 import { metaOf, type KubeObject } from './object.js';
 import type { Store } from './store.js';
 import { FINALIZER_KUBERNETES, namespacePhase, specFinalizers } from './strategies/namespace.js';
@@ -74,10 +74,10 @@ export class NamespaceDeleter {
   private async deleteContent(namespace: string): Promise<number> {
     let remaining = 0;
     for (const store of this.contentStores()) {
-      const prefix = collectionPrefix(store.definition, namespace);
-      const page = await store.storage.list(prefix);
-      for (const kv of page.items) {
-        const name = kv.key.slice(prefix.length);
+      // A consistent list (Most Recent), as the namespace controller's client would ask for.
+      const { items } = await listObjects(store, namespace);
+      for (const item of items) {
+        const name = metaOf(item).name ?? '';
         try {
           const result = await store.delete(namespace, name);
           if (!result.deleted) remaining++;

@@ -10,12 +10,17 @@ import type { Storage } from '../storage/interface.js';
 import type { AdmissionPlugin } from './admission/admission.js';
 import { limitRanger } from './admission/limit-ranger.js';
 import { Cacher, type CacherOptions } from './cacher/cacher.js';
+import { CacherStorage } from './cacher/cacher-storage.js';
+import { decodeFromCache } from './cacher/serialization-cache.js';
+import { Codec } from './codec.js';
 import type { ResourceDefinition } from './definition.js';
-import { collectionPrefix, REGISTRY_ROOT } from './keys.js';
+import { DirectStorage } from './direct-storage.js';
+import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
 import { listObjects } from './list.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
 import type { KubeObject } from './object.js';
+import type { ResourceStorage } from './resource-storage.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';
 import { registerStoredViews } from './stored-form.js';
@@ -29,11 +34,8 @@ export interface ResourceRegistryOptions {
    * know: the field gate counts as off.
    */
   featureGates?: { enabled(gate: string): boolean; isKnown?(gate: string): boolean };
-  /**
-   * Storage prefixes whose objects expire this many milliseconds after their last write, as
-   * kube-apiserver's --event-ttl gives Events (`{ events: 3600000 }`). 0 or absent: never.
-   */
-  expiry?: Record<string, number>;
+  /** --event-ttl: Events (which declare it as their time to live) go this long after their last write. 0 or absent: never. */
+  eventTTLMs?: number;
 }
 
 export class ResourceRegistry {
@@ -49,25 +51,20 @@ export class ResourceRegistry {
     options: ResourceRegistryOptions = {},
   ) {
     const nsDef = definitions.find((d) => d.group === '' && d.plural === 'namespaces');
+    if (options.watchCache !== false) {
+      this.cacher = new Cacher(storage, definitions.filter((d) => !d.virtual).map((d) => collectionPrefix(d)), options.watchCache ?? {});
+    }
     // Every namespaced create looks its namespace up. Like kube-apiserver's NamespaceLifecycle,
-    // which reads an informer's cache, read the watch cache first and storage only on a miss
-    // (a namespace made an instant ago on another replica); decoded objects are kept per revision.
-    const decoded = new Map<string, { modRevision: number; obj: KubeObject }>();
+    // which reads an informer's cache, read the watch cache first (its objects are decoded once
+    // per version) and storage only on a miss (a namespace made an instant ago on another replica).
+    const nsCache = nsDef && this.cacher?.cacheFor(collectionPrefix(nsDef));
     const lookup = nsDef
       ? async (name: string): Promise<KubeObject | undefined> => {
           const store = this.storeFor('', nsDef.version, 'namespaces')!;
           const key = store.key(undefined, name);
-          const cached = this.cacher?.ready ? this.cacher.cacheFor(collectionPrefix(nsDef))?.get(key) : undefined;
-          const kv = cached ?? (await storage.get(key));
-          if (!kv) {
-            decoded.delete(key);
-            return undefined;
-          }
-          const hit = decoded.get(key);
-          if (hit?.modRevision === kv.modRevision) return hit.obj;
-          const obj = store.decode(kv.value, kv.modRevision);
-          decoded.set(key, { modRevision: kv.modRevision, obj });
-          return obj;
+          const cached = this.cacher?.ready ? nsCache?.get(key) : undefined;
+          if (cached) return decodeFromCache(store.storage.codec, cached);
+          return store.storage.get(key, { ignoreNotFound: true });
         }
       : undefined;
     registerStoredViews(definitions);
@@ -79,18 +76,20 @@ export class ResourceRegistry {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
         continue;
       }
-      const store = new Store({ storage, definition: def, strategies: strategiesFor(def, enabled), namespaces: lookup, admission });
+      const strategies = strategiesFor(def, enabled);
+      const resourceStorage = this.resourceStorage(storage, new Codec(def, strategies.defaultOnRead));
+      const store = new Store({ storage: resourceStorage, definition: def, strategies, namespaces: lookup, admission });
       this.stores.set(registryKey(def.group, def.version, def.plural), store);
     }
-    if (options.watchCache !== false) {
-      this.cacher = new Cacher(storage, definitions.filter((d) => !d.virtual).map((d) => collectionPrefix(d)), options.watchCache ?? {});
-      for (const store of this.stores.values()) store.cacher = this.cacher;
-      void this.cacher.start();
+    void this.cacher?.start();
+    const ttls = { eventTTLMs: options.eventTTLMs ?? 0 };
+    const expiring = new Map<string, number>();
+    for (const store of this.stores.values()) {
+      const ttlMs = store.strategies.timeToLive?.(ttls) ?? 0;
+      if (ttlMs > 0) expiring.set(collectionPrefix(store.definition), ttlMs);
     }
-    const served = new Set(definitions.map((d) => d.storagePrefix));
-    for (const [prefix, ttlMs] of Object.entries(options.expiry ?? {})) {
-      if (!(ttlMs > 0) || !served.has(prefix)) continue;
-      const expirer = new ObjectExpirer(storage, `${REGISTRY_ROOT}/${prefix}/`, ttlMs);
+    for (const [prefix, ttlMs] of expiring) {
+      const expirer = new ObjectExpirer(storage, prefix, ttlMs);
       this.expirers.push(expirer);
       // A store that cannot be read now is retried by the next request's failure, not here.
       void expirer.start().catch(() => undefined);
@@ -115,6 +114,13 @@ export class ResourceRegistry {
       return store ? (await listObjects(store, namespace)).items : [];
     };
     return [limitRanger({ list, featureEnabled: enabled })];
+  }
+
+  /** The resource's storage: the watch cache in front of the backend when the registry runs one. */
+  private resourceStorage(storage: Storage, codec: Codec): ResourceStorage {
+    const direct = new DirectStorage(storage, codec);
+    const cache = this.cacher?.cacheFor(collectionPrefix(codec.definition));
+    return this.cacher && cache ? new CacherStorage(direct, this.cacher, cache) : direct;
   }
 
   /** Stops the watch caches (their watchers end). The storage is the caller's to close. */

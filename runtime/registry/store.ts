@@ -1,11 +1,10 @@
 // The generic REST store, after k8s.io/apiserver's registry.Store: one flow for every kind over
-// the Storage contract, calling the kind's Strategy at kube-apiserver's fixed points. It owns
+// the resource's storage (resource-storage.ts; whether a watch cache serves its reads is not the
+// store's business), calling the kind's Strategy at kube-apiserver's fixed points. It owns
 // ObjectMeta (uid, creationTimestamp, generateName, resourceVersion, generation, deletion and
 // finalizers); the kind owns its fields. Lists, delete-collection and watch live beside it.
 
 import { randomUUID } from 'node:crypto';
-import type { Storage } from '../storage/interface.js';
-import { isStorageError } from '../storage/interface.js';
 import {
   OBJECT_MODIFIED,
   StatusError,
@@ -19,15 +18,13 @@ import {
   type StatusReason,
 } from '../errors/status-error.js';
 import type { ResourceDefinition } from './definition.js';
-import type { Cacher } from './cacher/cacher.js';
-import type { WatchCache } from './cacher/watch-cache.js';
-import { collectionPrefix, objectKey } from './keys.js';
+import { objectKey } from './keys.js';
 import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { runMutatingAdmission, runValidatingAdmission, type AdmissionAttributes, type AdmissionPlugin } from './admission/admission.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from './object.js';
-import { interpretStorageError } from './storage-errors.js';
-import { fromStoredForm, storedGroup, toStoredForm } from './stored-form.js';
+import type { DeletionDecision, ResourceStorage } from './resource-storage.js';
+import { storedGroup } from './stored-form.js';
 import { omitEmptyCollections } from './omit-empty.js';
 import { canonicalizeQuantities } from './canonical-quantities.js';
 import { generatedSchemaIndex } from './openapi-schema.js';
@@ -64,7 +61,8 @@ export interface StoreHooks {
 }
 
 export interface StoreOptions {
-  storage: Storage;
+  /** The resource's storage: directly over the backend, or the watch cache in front of it. */
+  storage: ResourceStorage;
   definition: ResourceDefinition;
   strategies: ResourceStrategies;
   /** Looks namespaces up for NamespaceLifecycle admission; absent: no namespace checks. */
@@ -79,15 +77,13 @@ export type UpdateFunc = (existing: KubeObject) => KubeObject;
 
 export class Store {
   readonly definition: ResourceDefinition;
-  readonly storage: Storage;
+  readonly storage: ResourceStorage;
   readonly strategies: ResourceStrategies;
   readonly groupResource: GroupResource;
   readonly apiVersion: string;
   private readonly namespaces?: NamespaceLookup;
   private readonly admission: readonly AdmissionPlugin[];
   hooks: StoreHooks;
-  /** The registry's watch caches, when it runs them; reads and watches then go through them. */
-  cacher?: Cacher;
 
   constructor(options: StoreOptions) {
     this.definition = options.definition;
@@ -101,47 +97,8 @@ export class Store {
     this.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
   }
 
-  /** This resource's watch cache (shared by every version of the kind), when there is one. */
-  get watchCache(): WatchCache | undefined {
-    return this.cacher?.cacheFor(collectionPrefix(this.definition));
-  }
-
   key(namespace: string | undefined, name: string): string {
     return objectKey(this.definition, namespace, name);
-  }
-
-  /** The stored JSON back as an API object, with the write's revision as resourceVersion. */
-  decode(value: string, modRevision: number): KubeObject {
-    // kind and apiVersion lead, as kube-apiserver's encoder writes them.
-    const obj = { kind: this.definition.kind, apiVersion: this.apiVersion, ...fromStoredForm(this.definition, JSON.parse(value) as KubeObject) };
-    obj.kind = this.definition.kind;
-    obj.apiVersion = this.apiVersion;
-    metaOf(obj).resourceVersion = String(modRevision);
-    this.strategies.defaultOnRead?.(obj);
-    return obj;
-  }
-
-  /** resourceVersion and selfLink are never stored: the revision is the version. */
-  encode(obj: KubeObject): string {
-    // Only the top level and metadata change, so shallow copies of those two are enough.
-    const copy = toStoredForm(this.definition, obj, this.apiVersion);
-    const meta = { ...metaOf(obj) };
-    delete meta.resourceVersion;
-    delete meta.selfLink;
-    copy.metadata = meta;
-    return JSON.stringify(copy);
-  }
-
-  /** What decode(encode(obj)) gives at `modRevision`, without the parse: for an object the store owns. */
-  private stored(obj: KubeObject, modRevision: number): KubeObject {
-    const out: KubeObject = { kind: this.definition.kind, apiVersion: this.apiVersion, ...obj };
-    out.kind = this.definition.kind;
-    out.apiVersion = this.apiVersion;
-    const meta = { ...metaOf(obj) };
-    delete meta.selfLink;
-    meta.resourceVersion = String(modRevision);
-    out.metadata = meta;
-    return out;
   }
 
   strategyFor(subresource = ''): Strategy {
@@ -176,15 +133,9 @@ export class Store {
     return invalid(storedGroup(this.definition), this.definition.kind, name, causes);
   }
 
-  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
-    const key = this.key(namespace, name);
-    try {
-      const kv = await this.storage.get(key);
-      if (!kv) throw notFound(this.groupResource, name);
-      return this.decode(kv.value, kv.modRevision);
-    } catch (e) {
-      throw interpretStorageError(e, 'get', this.groupResource, name);
-    }
+  /** The object as last written (Most Recent). */
+  get(namespace: string | undefined, name: string): Promise<KubeObject> {
+    return this.storage.get(this.key(namespace, name));
   }
 
   async create(namespace: string | undefined, input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
@@ -238,27 +189,26 @@ export class Store {
     await runValidatingAdmission(admitting.plugins, admitting.attributes);
     const key = this.key(namespace, name);
     if (options.dryRun) {
-      const existing = await this.storage.get(key).catch((e) => Promise.reject(interpretStorageError(e, 'get', this.groupResource, name)));
-      if (existing) throw this.alreadyExists(existing.value, name);
+      const existing = await this.storage.get(key, { ignoreNotFound: true });
+      if (existing) throw this.alreadyExists(existing, name);
       const out = deepClone(obj);
       out.apiVersion = this.apiVersion;
       out.kind = this.definition.kind;
       return out;
     }
     try {
-      const kv = await this.storage.create(key, this.encode(obj));
-      return this.stored(obj, kv.modRevision);
+      return await this.storage.create(key, obj);
     } catch (e) {
-      if (!isStorageError(e, 'KeyExists')) throw interpretStorageError(e, 'create', this.groupResource, name);
-      const existing = await this.storage.get(key).catch(() => undefined);
-      throw this.alreadyExists(existing?.value, name);
+      if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+      const existing = await this.storage.get(key, { ignoreNotFound: true }).catch(() => undefined);
+      throw this.alreadyExists(existing, name);
     }
   }
 
   /** AlreadyExists, prefixed as kube-apiserver does when the holder of the name is being deleted. */
-  private alreadyExists(existingValue: string | undefined, name: string): StatusError {
+  private alreadyExists(existing: KubeObject | undefined, name: string): StatusError {
     const err = alreadyExists(this.groupResource, name);
-    const terminating = existingValue !== undefined && Boolean(metaOf(JSON.parse(existingValue) as KubeObject).deletionTimestamp);
+    const terminating = existing !== undefined && Boolean(metaOf(existing).deletionTimestamp);
     return terminating ? new StatusError(err.code, err.reason, `object is being deleted: ${err.message}`, err.details) : err;
   }
 
@@ -309,11 +259,12 @@ export class Store {
   ): Promise<KubeObject> {
     const strategy = this.strategyFor(options.subresource);
     const key = this.key(namespace, name);
-    for (;;) {
-      const kv = await this.storage.get(key).catch((e) => Promise.reject(interpretStorageError(e, 'get', this.groupResource, name)));
-      if (!kv) throw notFound(this.groupResource, name);
-      const existing = this.decode(kv.value, kv.modRevision);
-      const obj = tryUpdate(deepClone(existing));
+    let existing: KubeObject | undefined;
+    let written = false;
+    const out = await this.storage.guaranteedUpdate(key, async (current) => {
+      existing = current;
+      written = false;
+      const obj = tryUpdate(deepClone(current));
       this.checkName(obj, name, namespace);
       const requested = metaOf(obj).resourceVersion;
       if (!requested && !strategy.allowUnconditionalUpdate()) {
@@ -321,42 +272,38 @@ export class Store {
         const cause = { reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' };
         throw invalid(this.definition.group, this.definition.plural, name, [cause]);
       }
-      if (requested && requested !== metaOf(existing).resourceVersion) {
+      if (requested && requested !== metaOf(current).resourceVersion) {
         throw conflict(this.groupResource, name, OBJECT_MODIFIED);
       }
       // An unconditional write (no resourceVersion) applies to the version just read, as
       // kube-apiserver's store fills it in before validation.
-      if (!requested && strategy.allowUnconditionalUpdate()) metaOf(obj).resourceVersion = metaOf(existing).resourceVersion;
-      await this.beforeUpdate(strategy, obj, existing, namespace, options);
+      if (!requested && strategy.allowUnconditionalUpdate()) metaOf(obj).resourceVersion = metaOf(current).resourceVersion;
+      await this.beforeUpdate(strategy, obj, current, namespace, options);
       const { resourceVersion: _ignored, ...objMeta } = metaOf(obj);
-      const { resourceVersion: _current, ...oldMeta } = metaOf(existing);
+      const { resourceVersion: _current, ...oldMeta } = metaOf(current);
       // kube-apiserver skips writes that change nothing: the version stays, no watch event fires.
-      if (deepEqual({ ...obj, metadata: objMeta, apiVersion: undefined, kind: undefined }, { ...existing, metadata: oldMeta, apiVersion: undefined, kind: undefined })) {
-        return existing;
+      if (deepEqual({ ...obj, metadata: objMeta, apiVersion: undefined, kind: undefined }, { ...current, metadata: oldMeta, apiVersion: undefined, kind: undefined })) {
+        return { object: current, write: false };
       }
       if (options.dryRun) {
-        metaOf(obj).resourceVersion = metaOf(existing).resourceVersion;
+        metaOf(obj).resourceVersion = metaOf(current).resourceVersion;
         obj.apiVersion = this.apiVersion;
         obj.kind = this.definition.kind;
-        return obj;
+        return { object: obj, write: false };
       }
-      try {
-        const written = await this.storage.update(key, this.encode(obj), kv.modRevision);
-        const out = this.decode(written.value, written.modRevision);
-        const meta = metaOf(out);
-        // As upstream's shouldDeleteDuringUpdate: only objects whose deletion was waiting on
-        // finalizers alone (grace period 0) go once the last finalizer is removed.
-        if (meta.deletionTimestamp && !meta.finalizers?.length && metaOf(existing).deletionGracePeriodSeconds === 0) {
-          await this.removeFinalized(key, written.modRevision);
-        } else if (meta.deletionTimestamp) {
-          this.hooks.onDeletionPending?.(out);
-        }
-        return out;
-      } catch (e) {
-        if (isStorageError(e, 'Conflict')) continue;
-        throw interpretStorageError(e, 'update', this.groupResource, name);
-      }
+      written = true;
+      return { object: obj, write: true };
+    });
+    if (!written) return out;
+    const meta = metaOf(out);
+    // As upstream's shouldDeleteDuringUpdate: only objects whose deletion was waiting on
+    // finalizers alone (grace period 0) go once the last finalizer is removed.
+    if (meta.deletionTimestamp && !meta.finalizers?.length && metaOf(existing!).deletionGracePeriodSeconds === 0) {
+      await this.removeFinalized(key, out);
+    } else if (meta.deletionTimestamp) {
+      this.hooks.onDeletionPending?.(out);
     }
+    return out;
   }
 
   /**
@@ -372,12 +319,14 @@ export class Store {
   }
 
   /** The last finalizer of an object being deleted is gone: the object goes too. */
-  private async removeFinalized(key: string, revision: number): Promise<void> {
+  private async removeFinalized(key: string, written: KubeObject): Promise<void> {
+    const revision = metaOf(written).resourceVersion;
     try {
-      await this.storage.delete(key, revision);
+      // Only the version just written: a write in between decides what happens next.
+      await this.storage.delete(key, (current) => (metaOf(current).resourceVersion === revision ? { action: 'delete' } : { action: 'none', object: current, deleted: false }), written);
     } catch (e) {
-      // Someone else changed or removed it first; their write decides what happens next.
-      if (!isStorageError(e, 'Conflict') && !isStorageError(e, 'KeyNotFound')) throw e;
+      // Someone else removed it first.
+      if (!(isStatusError(e) && e.code === 404)) throw e;
     }
   }
 
@@ -463,39 +412,25 @@ export class Store {
   async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
     validateDeleteOptions(options);
     const key = this.key(namespace, name);
-    for (;;) {
-      const kv = await this.storage.get(key).catch((e) => Promise.reject(interpretStorageError(e, 'delete', this.groupResource, name)));
-      if (!kv) throw notFound(this.groupResource, name);
-      const existing = this.decode(kv.value, kv.modRevision);
+    const outcome = await this.storage.delete(key, (existing): DeletionDecision => {
       this.checkPreconditions(existing, options);
       const decision = this.strategies.beforeDelete?.(existing, options) ?? { action: 'delete' as const };
       let marked: KubeObject | undefined;
-      if (decision.action === 'keep') return { object: existing, deleted: false };
+      if (decision.action === 'keep') return { action: 'none', object: existing, deleted: false };
       if (decision.action === 'update') marked = decision.obj;
       else if (metaOf(existing).finalizers?.length) {
-        if (metaOf(existing).deletionTimestamp) return { object: existing, deleted: false };
+        if (metaOf(existing).deletionTimestamp) return { action: 'none', object: existing, deleted: false };
         marked = deepClone(existing);
         const meta = metaOf(marked);
         meta.deletionTimestamp = nowRFC3339();
         meta.deletionGracePeriodSeconds = 0;
         if ((meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
       }
-      try {
-        if (marked) {
-          if (options.dryRun) return { object: marked, deleted: false };
-          const written = await this.storage.update(key, this.encode(marked), kv.modRevision);
-          const out = this.decode(written.value, written.modRevision);
-          this.hooks.onDeletionPending?.(out);
-          return { object: out, deleted: false };
-        }
-        if (options.dryRun) return { object: existing, deleted: true };
-        const gone = await this.storage.delete(key, kv.modRevision);
-        return { object: this.decode(gone.value, gone.modRevision), deleted: true };
-      } catch (e) {
-        if (isStorageError(e, 'Conflict')) continue;
-        throw interpretStorageError(e, 'delete', this.groupResource, name);
-      }
-    }
+      if (marked) return options.dryRun ? { action: 'none', object: marked, deleted: false } : { action: 'update', object: marked };
+      return options.dryRun ? { action: 'none', object: existing, deleted: true } : { action: 'delete' };
+    });
+    if (outcome.updated) this.hooks.onDeletionPending?.(outcome.object);
+    return { object: outcome.object, deleted: outcome.deleted };
   }
 
   private checkPreconditions(existing: KubeObject, options: DeleteOptions): void {

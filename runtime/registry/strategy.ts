@@ -60,6 +60,18 @@ export interface ResourceStrategies {
    * shares and freezes the object, so it must be cheap and must not depend on anything but `obj`.
    */
   defaultOnRead?(obj: KubeObject): void;
+  /**
+   * Objects of the kind go this long (ms) after their last write; 0: never. kube-apiserver's
+   * Event store declares the --event-ttl here (its TTLFunc) and etcd's leases carry it out; the
+   * registry runs an expirer for the kind's storage instead (expirer.ts).
+   */
+  timeToLive?(ttls: StorageTTLs): number;
+}
+
+/** The times to live the server was started with (kube-apiserver's flags). */
+export interface StorageTTLs {
+  /** --event-ttl. */
+  eventTTLMs: number;
 }
 
 export function statusFieldOf(def: ResourceDefinition): string {

@@ -2,12 +2,12 @@
 // watch event for a client's selectors, the way kube-apiserver's cacheWatcher does: an object that
 // stops matching is DELETED (with its last matching state), one that starts matching is ADDED.
 
-import type { Status } from '../errors/status-error.js';
+import type { Status, StatusError } from '../errors/status-error.js';
 import type { StorageWatchEvent } from '../storage/interface.js';
 import { decodeFromCache } from './cacher/serialization-cache.js';
+import type { Codec } from './codec.js';
 import { metaOf, type KubeObject } from './object.js';
 import type { Predicate } from './selection.js';
-import type { Store } from './store.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -15,6 +15,9 @@ export interface WatchEvent {
   type: WatchEventType;
   object: KubeObject | Status;
 }
+
+/** The ERROR event that carries a failure to the client in a 200 stream, as kube-apiserver sends it. */
+export const errorEvent = (err: StatusError): WatchEvent => ({ type: 'ERROR', object: err.toStatus() });
 
 /** A stream of watch events; iterate it, and call stop() (or abort the signal) to release the storage watcher. */
 export class WatchStream implements AsyncIterable<WatchEvent> {
@@ -76,16 +79,16 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
 }
 
 /** The event a storage change means for a watcher with this predicate, or undefined when none. */
-export function toWatchEvent(store: Store, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
+export function toWatchEvent(codec: Codec, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
   // Decoded with their origin: every watcher of the change sends the same bytes (cachingObject).
-  const prev = event.prevKv ? decodeFromCache(store, event.prevKv) : undefined;
+  const prev = event.prevKv ? decodeFromCache(codec, event.prevKv) : undefined;
   const prevMatches = prev !== undefined && predicate.matches(prev);
   if (event.type === 'delete') {
     // kv holds the last state, stamped with the deletion's revision so clients can resume after it.
-    const last = decodeFromCache(store, event.kv);
+    const last = decodeFromCache(codec, event.kv);
     return predicate.matches(prev ?? last) ? { type: 'DELETED', object: last } : undefined;
   }
-  const obj = decodeFromCache(store, event.kv);
+  const obj = decodeFromCache(codec, event.kv);
   const matches = predicate.matches(obj);
   if (event.created || prev === undefined) return matches ? { type: 'ADDED', object: obj } : undefined;
   if (matches) return { type: prevMatches ? 'MODIFIED' : 'ADDED', object: obj };

@@ -87,11 +87,11 @@ describe('protobuf bytes kept per stored version', () => {
   });
 
   it('gives every watcher of a change the same bytes', async () => {
-    const kv = (await store.storage.get(store.key('ns', 'a')))!;
+    const kv = (await registry.storage.get(store.key('ns', 'a')))!;
     const predicate = compilePredicate(store.strategies.main, {});
     const event = { type: 'put' as const, kv, created: true };
-    const one = toWatchEvent(store, event, predicate)!;
-    const two = toWatchEvent(store, event, predicate)!;
+    const one = toWatchEvent(store.storage.codec, event, predicate)!;
+    const two = toWatchEvent(store.storage.codec, event, predicate)!;
     expect(one.object).toBe(two.object);
     const frameOne = encodeWatchEventFrame(root, one.type, CM, one.object as JsonObject);
     expect(cachedEncoding(two.object as JsonObject, CM)).toBeDefined();
@@ -104,8 +104,8 @@ describe('protobuf bytes kept per stored version', () => {
     const obj = await store.get('ns', 'a');
     encodeObject(root, CM, obj as JsonObject);
     expect(cachedEncoding(obj, CM)).toBeUndefined();
-    const kv = (await store.storage.get(store.key('ns', 'a')))!;
-    const tagged = decodeFromCache(store, kv);
+    const kv = (await registry.storage.get(store.key('ns', 'a')))!;
+    const tagged = decodeFromCache(store.storage.codec, kv);
     expect(cachedEncoding(tagged, CM)).toBeUndefined();
     encodeObject(root, CM, tagged as JsonObject);
     expect(cachedEncoding({ ...tagged }, CM)).toBeUndefined();

@@ -41,15 +41,15 @@ afterEach(async () => {
 });
 
 const listNames = async (store: Store): Promise<string[]> =>
-  (await store.storage.list(`/registry/${store.definition.storagePrefix}/default/`)).items.map((kv) => store.decode(kv.value, kv.modRevision).metadata!.name!);
+  (await storage.list(`/registry/${store.definition.storagePrefix}/default/`)).items.map((kv) => store.storage.codec.decode(kv.value, kv.modRevision).metadata!.name!);
 const eventsAbout = async (): Promise<Obj[]> =>
-  (await events.storage.list('/registry/events/default/')).items.map((kv) => events.decode(kv.value, kv.modRevision));
+  (await storage.list('/registry/events/default/')).items.map((kv) => events.storage.codec.decode(kv.value, kv.modRevision));
 
 /** Writes the pod to storage as it is, past the Store's validation. */
 async function storeDirectly(obj: KubeObject): Promise<KubeObject> {
   const stored = { apiVersion: 'v1', kind: 'Pod', ...obj, metadata: { ...obj.metadata, uid: 'stored-uid', creationTimestamp: '2024-01-01T00:00:00Z' } };
-  const kv = await storage.create(pods.key('default', obj.metadata!.name!), pods.encode(stored));
-  return pods.decode(kv.value, kv.modRevision);
+  const kv = await storage.create(pods.key('default', obj.metadata!.name!), pods.storage.codec.encode(stored));
+  return pods.storage.codec.decode(kv.value, kv.modRevision);
 }
 
 describe('EphemeralVolumeController.sync', () => {

@@ -71,11 +71,11 @@ describe('ObjectExpirer', () => {
     expect(await storage.get('/registry/events/ns/e')).toBeDefined();
   });
 
-  it('is run by the registry for the prefixes given in expiry', () => {
-    const registry = new ResourceRegistry(new MemoryStorage(), resources, { watchCache: false, expiry: { events: 1000, nothing: 1000 } });
+  it('is run by the registry for the kinds that declare a time to live (Events, one for both versions)', () => {
+    const registry = new ResourceRegistry(new MemoryStorage(), resources, { watchCache: false, eventTTLMs: 1000 });
     expect(registry.expirers).toHaveLength(1);
     registry.close();
-    const never = new ResourceRegistry(new MemoryStorage(), resources, { watchCache: false, expiry: { events: 0 } });
+    const never = new ResourceRegistry(new MemoryStorage(), resources, { watchCache: false, eventTTLMs: 0 });
     expect(never.expirers).toHaveLength(0);
     never.close();
   });

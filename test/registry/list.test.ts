@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatusError } from '../../runtime/errors/status-error.js';
+import { getObject } from '../../runtime/registry/get.js';
 import { listObjects } from '../../runtime/registry/list.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
@@ -16,7 +17,13 @@ async function failure(p: Promise<unknown>): Promise<StatusError> {
   throw new Error('expected a StatusError');
 }
 
-describe.each(backends)('list on %s storage', (_n, makeStorage) => {
+/** Every case runs against both implementations of the resource storage: the cacher and the store directly. */
+const cases = backends.flatMap(([name, makeStorage]) => [
+  [name, 'the watch cache', makeStorage, { freshnessWaitMs: 50 }] as const,
+  [name, 'no watch cache', makeStorage, false] as const,
+]);
+
+describe.each(cases)('list on %s storage through %s', (_n, _c, makeStorage, watchCache) => {
   let storage: Storage;
   let configmaps: Store;
   let secrets: Store;
@@ -25,7 +32,7 @@ describe.each(backends)('list on %s storage', (_n, makeStorage) => {
   beforeEach(async () => {
     storage = makeStorage();
     // A short wait for unknown versions keeps the 504 cases quick (kube-apiserver waits 3 s).
-    registry = new ResourceRegistry(storage, definitions, { watchCache: { freshnessWaitMs: 50 } });
+    registry = new ResourceRegistry(storage, definitions, { watchCache });
     configmaps = registry.storeFor('', 'v1', 'configmaps')!;
     secrets = registry.storeFor('', 'v1', 'secrets')!;
     const namespaces = registry.storeFor('', 'v1', 'namespaces')!;
@@ -113,6 +120,20 @@ describe.each(backends)('list on %s storage', (_n, makeStorage) => {
     expect(err.message).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
     const future = await failure(listObjects(configmaps, 'a', { resourceVersion: '999999' }));
     expect(future.code).toBe(504);
+  });
+
+  it('get: unset, "0" and a reached version read the object; a future version is 504; a missing one 404', async () => {
+    const current = String(await storage.currentRevision());
+    for (const resourceVersion of [undefined, '0', current]) {
+      expect((await getObject(configmaps, 'a', 'cm1', { resourceVersion })).metadata).toMatchObject({ name: 'cm1', namespace: 'a' });
+    }
+    const future = await failure(getObject(configmaps, 'a', 'cm1', { resourceVersion: '999999' }));
+    expect(future.code).toBe(504);
+    const missing = await failure(getObject(configmaps, 'a', 'nope', { resourceVersion: current }));
+    expect(missing.code).toBe(404);
+    expect(missing.message).toBe('configmaps "nope" not found');
+    const bad = await failure(getObject(configmaps, 'a', 'cm1', { resourceVersion: 'x' }));
+    expect(bad.code).toBe(400);
   });
 
   it('an exact read at an older revision sees the old state', async () => {

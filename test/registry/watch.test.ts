@@ -18,7 +18,13 @@ async function take(stream: WatchStream, n: number): Promise<WatchEvent[]> {
 const summary = (events: WatchEvent[]) =>
   events.map((e) => `${e.type} ${(e.object as { metadata?: { name?: string } }).metadata?.name ?? ''}`);
 
-describe.each(backends)('watch on %s storage', (_n, makeStorage) => {
+/** The shared cases run against both implementations of the resource storage: the cacher and the store directly. */
+const cases = backends.flatMap(([name, makeStorage]) => [
+  [name, 'the watch cache', makeStorage, {}] as const,
+  [name, 'no watch cache', makeStorage, false] as const,
+]);
+
+describe.each(cases)('watch on %s storage through %s', (_n, _c, makeStorage, watchCache) => {
   let storage: Storage;
   let configmaps: Store;
   let registry: ResourceRegistry;
@@ -26,7 +32,7 @@ describe.each(backends)('watch on %s storage', (_n, makeStorage) => {
 
   beforeEach(async () => {
     storage = makeStorage();
-    registry = new ResourceRegistry(storage, definitions);
+    registry = new ResourceRegistry(storage, definitions, { watchCache });
     configmaps = registry.storeFor('', 'v1', 'configmaps')!;
     await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'default' } });
   });
@@ -95,6 +101,22 @@ describe.each(backends)('watch on %s storage', (_n, makeStorage) => {
     const pending = stream.next();
     controller.abort();
     expect(await pending).toEqual({ value: undefined, done: true });
+  });
+});
+
+describe.each(backends)('watch on %s storage, one implementation', (_n, makeStorage) => {
+  let storage: Storage;
+  const streams: WatchStream[] = [];
+
+  beforeEach(async () => {
+    storage = makeStorage();
+    const registry = new ResourceRegistry(storage, definitions, { watchCache: false });
+    await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'default' } });
+    registry.close();
+  });
+  afterEach(async () => {
+    for (const s of streams.splice(0)) s.stop();
+    await storage.close();
   });
 
   it('a version older than the watch cache history gives an ERROR event with 410 Expired', async () => {

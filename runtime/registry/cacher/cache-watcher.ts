@@ -6,10 +6,10 @@
 // times out (client-go's reflector asks for 5 to 10 minutes) ends close to now and the client
 // resumes from there without a relist.
 
-import type { Store } from '../store.js';
+import type { Codec } from '../codec.js';
 import type { Predicate } from '../selection.js';
 import { toWatchEvent, type WatchStream } from '../watch-stream.js';
-import type { CachedEvent } from './watch-cache.js';
+import type { CacheEventSink, CachedEvent } from './watch-cache.js';
 
 /** The annotation marking the bookmark that ends a watch's initial events (sendInitialEvents). */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -27,7 +27,7 @@ export function nextBookmarkTime(now: number, intervalMs: number, deadline?: num
 }
 
 export interface CacheWatcherOptions {
-  store: Store;
+  codec: Codec;
   /** Only keys under this prefix (the namespace of the request, or the whole resource). */
   keyPrefix: string;
   predicate: Predicate;
@@ -45,7 +45,7 @@ export interface CacheWatcherOptions {
   forget: () => void;
 }
 
-export class CacheWatcher {
+export class CacheWatcher implements CacheEventSink {
   private sentRevision: number;
   private ended = false;
   private bookmarkTimer?: ReturnType<typeof setTimeout>;
@@ -56,12 +56,12 @@ export class CacheWatcher {
   }
 
   deliver(event: CachedEvent): void {
-    const { store, keyPrefix, predicate, stream } = this.options;
+    const { codec, keyPrefix, predicate, stream } = this.options;
     const revision = event.kv.modRevision;
     if (this.ended || revision <= this.sentRevision) return;
     this.sentRevision = revision;
     if (!event.kv.key.startsWith(keyPrefix)) return;
-    const out = toWatchEvent(store, event, predicate);
+    const out = toWatchEvent(codec, event, predicate);
     if (out) stream.push(out);
   }
 
@@ -72,10 +72,10 @@ export class CacheWatcher {
   bookmark(initialEventsEnd = false): void {
     if (this.ended || !this.options.allowBookmarks) return;
     const revision = Math.max(this.options.progress(), this.sentRevision);
-    const { store } = this.options;
+    const { codec } = this.options;
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
-    this.options.stream.push({ type: 'BOOKMARK', object: { kind: store.definition.kind, apiVersion: store.apiVersion, metadata } });
+    this.options.stream.push({ type: 'BOOKMARK', object: { kind: codec.kind, apiVersion: codec.apiVersion, metadata } });
   }
 
   /** Starts the periodic BOOKMARKs, when the client allows them; they stop with the watcher. */

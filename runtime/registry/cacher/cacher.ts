@@ -11,7 +11,7 @@
 // when the cache cannot catch up in time.
 //
 // Start-up lists the store once (in pages) and does not block /readyz: requests that need the
-// cache wait for it, bounded, or read the store instead (see list.ts, get.ts, watch.ts). When the
+// cache wait for it, bounded, or read the store instead (see cacher-storage.ts). When the
 // storage watch fails (compaction under it, the store going away), every cache is dropped, every
 // cache watcher ends (clients reconnect and relist), and the cacher lists again.
 

@@ -11,15 +11,15 @@
 
 import type { KeyValue } from '../../storage/interface.js';
 import type { KubeObject } from '../object.js';
-import type { Store } from '../store.js';
+import type { Codec } from '../codec.js';
 
 /** Decoded object to its KeyValue: kept beside the object, so its shape (and JSON's speed) is untouched. */
 const origins = new WeakMap<object, KeyValue>();
 
 const encodings = new WeakMap<KeyValue, Map<string, Uint8Array>>();
 
-/** Each store's decoded objects by the KeyValue they came from (two views of a kind decode apart). */
-const decodedByStore = new WeakMap<Store, WeakMap<KeyValue, KubeObject>>();
+/** Each codec's decoded objects by the KeyValue they came from (two views of a kind decode apart). */
+const decodedByCodec = new WeakMap<Codec, WeakMap<KeyValue, KubeObject>>();
 
 /** List items (the object less apiVersion and kind) by the decoded object they stand for. */
 const listItems = new WeakMap<KubeObject, KubeObject>();
@@ -32,17 +32,17 @@ function deepFreeze(value: unknown): void {
 }
 
 /**
- * `store.decode` of a KeyValue the watch cache holds, remembering where the object came from.
+ * `codec.decode` of a KeyValue the watch cache holds, remembering where the object came from.
  * A version is decoded once however many lists and watchers read it, as kube-apiserver's watch
  * cache keeps decoded objects; the object is frozen, so a reader that means to change it must
  * copy it (an accidental write throws rather than corrupting what others are sent).
  */
-export function decodeFromCache(store: Store, kv: KeyValue): KubeObject {
-  let decoded = decodedByStore.get(store);
-  if (!decoded) decodedByStore.set(store, (decoded = new WeakMap()));
+export function decodeFromCache(codec: Codec, kv: KeyValue): KubeObject {
+  let decoded = decodedByCodec.get(codec);
+  if (!decoded) decodedByCodec.set(codec, (decoded = new WeakMap()));
   let obj = decoded.get(kv);
   if (!obj) {
-    obj = store.decode(kv.value, kv.modRevision);
+    obj = codec.decode(kv.value, kv.modRevision);
     deepFreeze(obj);
     tag(obj, kv);
     decoded.set(kv, obj);

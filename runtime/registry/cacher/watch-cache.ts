@@ -8,12 +8,18 @@
 // from an older resourceVersion is "too old" (410), exactly as upstream's getAllEventsSinceLocked.
 
 import type { KeyValue, StorageWatchEvent } from '../../storage/interface.js';
-import type { CacheWatcher } from './cache-watcher.js';
 
 /** One change as the cache keeps it: the storage event plus when it arrived. */
 export interface CachedEvent extends StorageWatchEvent {
   /** Date.now() when the cache saw it; drives the time-based history window. */
   at: number;
+}
+
+/** What the cache needs of a watcher it feeds (cache-watcher.ts). */
+export interface CacheEventSink {
+  deliver(event: CachedEvent): void;
+  /** The cache went away: the client must reconnect. */
+  terminate(): void;
 }
 
 export interface HistoryLimits {
@@ -45,7 +51,7 @@ export class WatchCache {
   private start = 0;
   /** Every event with a revision above this is in `events`. */
   horizon = 0;
-  readonly watchers = new Set<CacheWatcher>();
+  readonly watchers = new Set<CacheEventSink>();
 
   constructor(
     readonly prefix: string,

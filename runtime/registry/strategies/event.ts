@@ -56,5 +56,6 @@ export function eventStrategies(def: ResourceDefinition): ResourceStrategies {
     selectableFields: (obj) =>
       newNames ? selectableFields(stored(obj), 'regarding', 'reportingController') : selectableFields(obj, 'involvedObject', 'reportingComponent'),
   };
-  return { ...base, main };
+  // Events live for --event-ttl after their last write, in both of their API versions.
+  return { ...base, main, timeToLive: (ttls) => ttls.eventTTLMs };
 }
