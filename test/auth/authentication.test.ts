@@ -77,7 +77,10 @@ describe('authenticator chain', () => {
     const reject: Authenticator = { name: 'r', authenticate: () => ({ kind: 'error', error: 'nope' }) };
     const accept: Authenticator = { name: 'a', authenticate: () => ({ kind: 'user', authenticator: 'a', user: { name: 'u', uid: '', groups: [], extra: {} } }) };
     expect((await unionAuthenticator([reject, accept]).authenticate(req())).kind).toBe('user');
-    expect(await unionAuthenticator([reject, reject]).authenticate(req())).toEqual({ kind: 'error', error: 'nope, nope' });
+    // Go's aggregate: repeats dropped, several distinct messages in brackets.
+    expect(await unionAuthenticator([reject, reject]).authenticate(req())).toEqual({ kind: 'error', error: 'nope' });
+    const other: Authenticator = { name: 'o', authenticate: () => ({ kind: 'error', error: 'other' }) };
+    expect(await unionAuthenticator([reject, other]).authenticate(req())).toEqual({ kind: 'error', error: '[nope, other]' });
   });
 });
 
