@@ -158,6 +158,27 @@ describe('reviews with missing or conflicting fields: 422 Invalid', () => {
   });
 });
 
+describe('reviews of the wrong shape: a 4xx Status, never a 500', () => {
+  it.each([
+    ['a null resourceAttributes, taken as absent', SSAR, review('SelfSubjectAccessReview', { resourceAttributes: null }), 422],
+    ['a string for resourceAttributes', SSAR, review('SelfSubjectAccessReview', { resourceAttributes: 'pods' }), undefined],
+    ['a list for spec', SAR, { ...review('SubjectAccessReview', {}), spec: [] }, undefined],
+    ['extra values that are no list', SAR, review('SubjectAccessReview', { resourceAttributes: GET_PODS, user: 'bob', extra: { k: 'v' } }), undefined],
+    ['a number for the token', TOKEN_REVIEWS, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 5 } }, undefined],
+    ['a list for the namespace', SSRR, review('SelfSubjectRulesReview', { namespace: ['default'] }), undefined],
+    ['no spec at all', SAR, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview' }, 422],
+  ])('%s', async (_name, path, body, code) => {
+    const before = await revision(deny, admin);
+    const res = await post(deny, admin, path, body);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    if (code) expect(res.status).toBe(code);
+    expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', code: res.status });
+    expect(await revision(deny, admin)).toBe(before);
+    expect((await call(deny.url, '/readyz', admin)).status).toBe(200);
+  });
+});
+
 describe('SelfSubjectRulesReview', () => {
   it('lists AlwaysAllow\'s rules: everything', async () => {
     const res = await post(allow, carolOnAllow, SSRR, review('SelfSubjectRulesReview', { namespace: 'default' }, { metadata: { name: 'dropped' } }));
