@@ -118,6 +118,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         watchListEnabled: context.featureGates.enabled('WatchList'),
         responseCompression: context.featureGates.enabled('APIResponseCompression'),
         cbor,
+        authorizeWithSelectors: context.featureGates.enabled('AuthorizeWithSelectors'),
         ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
       },
     });

@@ -87,6 +87,25 @@ describe('SubjectAccessReview', () => {
   });
 });
 
+describe('without the AuthorizeWithSelectors gate', () => {
+  let gated: RunningServer;
+  beforeAll(async () => {
+    gated = await startServer({ storage: 'memory', dataDir: join(dir, 'gated'), authorizationMode: 'AlwaysDeny', featureGates: 'AuthorizeWithSelectors=false' });
+  });
+  afterAll(() => gated?.close());
+
+  it('drops the selectors before anything looks at them, as kube-apiserver does', async () => {
+    const creds = kubeconfigCredentials(gated.kubeconfig);
+    const spec = { resourceAttributes: { ...GET_PODS, fieldSelector: { rawSelector: 'a' }, labelSelector: {} } };
+    for (const [path, kind] of [[SSAR, 'SelfSubjectAccessReview'], [SAR, 'SubjectAccessReview']] as const) {
+      const res = await post(gated, creds, path, review(kind, kind === 'SubjectAccessReview' ? { ...spec, user: 'bob' } : spec));
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect((res.body.spec as Body).resourceAttributes).toEqual(GET_PODS);
+      expect((res.body.status as Body).evaluationError).toBeUndefined();
+    }
+  });
+});
+
 describe('SelfSubjectAccessReview and LocalSubjectAccessReview', () => {
   it('judges the caller', async () => {
     expect((await post(deny, admin, SSAR, review('SelfSubjectAccessReview', { resourceAttributes: GET_PODS }))).body.status).toEqual({ allowed: true });

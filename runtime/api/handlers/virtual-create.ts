@@ -19,7 +19,14 @@ export async function createVirtual(ctx: RequestContext, virtual: VirtualResourc
   if (causes.length) throw invalid(def.group, def.kind, postedName(obj), causes);
   const namespace = ctx.info.namespace;
   if (def.namespaced) ensureNamespace(obj, namespace);
-  const answer = await virtual.create(obj, { user, namespace, dryRun: options.dryRun === true, now: new Date(), ...(access ? { access } : {}) });
+  const answer = await virtual.create(obj, {
+    user,
+    namespace,
+    dryRun: options.dryRun === true,
+    now: new Date(),
+    authorizeWithSelectors: ctx.config.authorizeWithSelectors,
+    ...(access ? { access } : {}),
+  });
   return respond(ctx, 201, answer);
 }
 

@@ -163,8 +163,17 @@ async function answer(obj: KubeObject, spec: Obj, user: UserInfo, request: Virtu
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { creationTimestamp: null, ...(asObj(obj.metadata) ?? {}) }, spec, status };
 }
 
-export async function subjectAccessReview(obj: KubeObject, request: VirtualRequest): Promise<KubeObject> {
+/** The posted spec; without AuthorizeWithSelectors its selectors are cleared first, as kube's REST clears them. */
+function specOf(obj: KubeObject, request: VirtualRequest): Obj {
   const spec = asObj(obj.spec) ?? {};
+  const ra = asObj(spec.resourceAttributes);
+  if (request.authorizeWithSelectors || !ra || (ra.fieldSelector === undefined && ra.labelSelector === undefined)) return spec;
+  const { fieldSelector: _field, labelSelector: _label, ...rest } = ra;
+  return { ...spec, resourceAttributes: rest };
+}
+
+export async function subjectAccessReview(obj: KubeObject, request: VirtualRequest): Promise<KubeObject> {
+  const spec = specOf(obj, request);
   const causes = specCauses(spec, true);
   if (metadataSet(obj.metadata, ['managedFields'])) causes.push(invalidStruct('metadata', goObjectMeta(obj.metadata), 'must be empty'));
   if (causes.length) throw invalid(GROUP, 'SubjectAccessReview', '', causes);
@@ -172,7 +181,7 @@ export async function subjectAccessReview(obj: KubeObject, request: VirtualReque
 }
 
 export async function selfSubjectAccessReview(obj: KubeObject, request: VirtualRequest): Promise<KubeObject> {
-  const spec = asObj(obj.spec) ?? {};
+  const spec = specOf(obj, request);
   const causes = specCauses(spec, false);
   if (metadataSet(obj.metadata, ['managedFields'])) causes.push(invalidStruct('metadata', goObjectMeta(obj.metadata), 'must be empty'));
   if (causes.length) throw invalid(GROUP, 'SelfSubjectAccessReview', '', causes);
@@ -180,7 +189,7 @@ export async function selfSubjectAccessReview(obj: KubeObject, request: VirtualR
 }
 
 export async function localSubjectAccessReview(obj: KubeObject, request: VirtualRequest): Promise<KubeObject> {
-  const spec = asObj(obj.spec) ?? {};
+  const spec = specOf(obj, request);
   const metaNamespace = asStr(asObj(obj.metadata)?.namespace);
   const causes = specCauses(spec, true);
   if (metadataSet(obj.metadata, ['managedFields', 'namespace'])) {

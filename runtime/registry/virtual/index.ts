@@ -33,6 +33,8 @@ export interface VirtualRequest {
   /** dryRun=All: a handler with side effects must not make them. */
   dryRun: boolean;
   now: Date;
+  /** The AuthorizeWithSelectors feature gate: without it, access reviews drop their selectors. */
+  authorizeWithSelectors: boolean;
   /** Absent until the shell has handed its chains over (and in tests of the handler alone). */
   access?: ServerAccess;
 }
