@@ -8,6 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpsRequest } from 'node:https';
+import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
+import { generatedPath } from '../../runtime/generated-files.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
@@ -103,6 +106,26 @@ describe('without the AuthorizeWithSelectors gate', () => {
       expect((res.body.spec as Body).resourceAttributes).toEqual(GET_PODS);
       expect((res.body.status as Body).evaluationError).toBeUndefined();
     }
+  });
+});
+
+describe('protobuf', () => {
+  it('takes a SubjectAccessReview and answers it in protobuf', async () => {
+    const root = loadDescriptorRoot(generatedPath('protobuf/descriptors.json'));
+    const spec = { resourceAttributes: { ...GET_PODS, labelSelector: { requirements: [{ key: 'app', operator: 'In', values: ['web'] }] } }, groups: ['system:masters'], extra: { scopes: ['a'] } };
+    const body = Buffer.from(encodeObject(root, 'k8s.io.api.authorization.v1.SubjectAccessReview', review('SubjectAccessReview', spec, { metadata: {} })));
+    const res = await new Promise<{ status: number; bytes: Buffer }>((resolve, reject) => {
+      const headers = { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf' };
+      const req = httpsRequest(new URL(SAR, deny.url), { method: 'POST', ca: admin.ca, cert: admin.cert, key: admin.key, agent: false, headers }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(res.status).toBe(201);
+    expect(decodeObject(root, res.bytes, messageNameResolver(root)).object).toEqual({ ...review('SubjectAccessReview', spec), metadata: {}, status: { allowed: true } });
   });
 });
 
