@@ -1,8 +1,9 @@
 // `Authorization: Bearer <token>` (k8s.io/apiserver/pkg/authentication/request/bearertoken): no
 // header or another scheme is no opinion; a bearer token nobody recognises is a rejection.
-// The token authenticators here know nothing of audiences: as kube-apiserver wraps them
-// (authenticator.WrapAudienceAgnosticToken), they count as meant for the server's own API
-// audiences, so a request naming other audiences finds no user through them.
+// Audiences: an audience-aware token authenticator (service account tokens) checks the
+// request's audiences itself; the others, as kube-apiserver wraps them
+// (authenticator.WrapAudienceAgnosticToken), count as meant for the server's own API audiences,
+// so a request naming only other audiences (a TokenReview's) finds no user through them.
 
 import { NO_CREDENTIAL, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
 import type { TokenAuthenticator } from './token-file.js';
@@ -23,15 +24,22 @@ export class BearerTokenAuthenticator implements Authenticator {
     const token = parts[1];
     // "Bearer  token" (two spaces) leaves an empty token: treated as no credential, as upstream does.
     if (token === '') return NO_CREDENTIAL;
-    let audiences: string[] | undefined;
-    if (req.audiences) {
-      const wanted = new Set(req.audiences);
-      audiences = this.apiAudiences.filter((a) => wanted.has(a));
-      if (audiences.length === 0) return { kind: 'error', error: 'invalid bearer token' };
-    }
+    // The request's audiences (a TokenReview's), else the API audiences every request is for.
+    const targets = req.audiences ?? (this.apiAudiences.length > 0 ? [...this.apiAudiences] : undefined);
+    // What an audience-agnostic token is good for: the API audiences among the targets.
+    const implicit = targets && this.apiAudiences.filter((a) => targets.includes(a));
     for (const auth of this.tokenAuthenticators) {
-      const user = await auth.authenticateToken(token);
-      if (user) return audiences ? { kind: 'user', user, authenticator: this.name, audiences } : { kind: 'user', user, authenticator: this.name };
+      if (auth.audienceAware) {
+        const found = await auth.authenticateToken(token, targets);
+        if (!found) continue;
+        const { user, audiences } = 'user' in found ? found : { user: found, audiences: [] };
+        return { kind: 'user', user, authenticator: this.name, audiences };
+      }
+      if (implicit && implicit.length === 0) continue;
+      const found = await auth.authenticateToken(token);
+      if (!found) continue;
+      const user = 'user' in found ? found.user : found;
+      return implicit ? { kind: 'user', user, authenticator: this.name, audiences: implicit } : { kind: 'user', user, authenticator: this.name };
     }
     return { kind: 'error', error: 'invalid bearer token' };
   }

@@ -5,7 +5,7 @@
 // The impersonated user then replaces the caller for everything after: max in-flight,
 // authorization, the handlers and SelfSubjectReview.
 
-import { attributesFor, type Attributes, type Authorizer } from '../../auth/authorizer.js';
+import type { Attributes, Authorizer } from '../../auth/authorizer.js';
 import { forbiddenError } from '../../auth/forbidden.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, type UserInfo } from '../../auth/user.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
@@ -117,10 +117,9 @@ const RESOURCES: Record<ImpersonationRequest['kind'], string> = {
   UID: 'uids',
 };
 
-function attributesOf(requestor: UserInfo, r: ImpersonationRequest, base: Attributes): Attributes {
+function attributesOf(requestor: UserInfo, r: ImpersonationRequest): Attributes {
   const [group, version] = r.apiVersion.includes('/') ? r.apiVersion.split('/') : ['', r.apiVersion];
   return {
-    ...base,
     user: requestor,
     verb: 'impersonate',
     isResourceRequest: true,
@@ -178,9 +177,8 @@ export function withImpersonation(authorizer: Authorizer, logger: Logger): KubeM
     }
     if (requests.length === 0) return next();
     const requestor = c.get('user');
-    const base = attributesFor(requestor, c.get('requestInfo'));
     for (const r of requests) {
-      const attributes = attributesOf(requestor, r, base);
+      const attributes = attributesOf(requestor, r);
       const result = await authorizer.authorize(attributes);
       if (result.decision !== 'allow' || result.error) throw forbiddenError(attributes, result.reason);
     }
