@@ -53,6 +53,17 @@ async function post(server: RunningServer, creds: Credentials, path: string, bod
   return { status: res.status, body: res.json<Body>() };
 }
 
+/**
+ * The answer without the Update entry every create records in managedFields (its time varies);
+ * one test below checks the entry itself.
+ */
+function withoutManagedFields(body: Body): Body {
+  const metadata = body.metadata as Body | undefined;
+  if (!metadata?.managedFields) return body;
+  const { managedFields: _recorded, ...rest } = metadata;
+  return { ...body, metadata: rest };
+}
+
 const review = (kind: string, spec: Body, extra: Body = {}): Body => ({ apiVersion: 'authorization.k8s.io/v1', kind, ...extra, spec });
 
 /** The list resourceVersion is the store's revision: unchanged means nothing was written. */
@@ -70,7 +81,7 @@ describe('SubjectAccessReview', () => {
     const before = await revision(deny, admin);
     const res = await post(deny, admin, SAR, review('SubjectAccessReview', spec));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status });
+    expect(withoutManagedFields(res.body)).toEqual({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status });
     expect(await revision(deny, admin)).toBe(before);
   });
 
@@ -125,7 +136,7 @@ describe('protobuf', () => {
       req.end(body);
     });
     expect(res.status).toBe(201);
-    expect(decodeObject(root, res.bytes, messageNameResolver(root)).object).toEqual({ ...review('SubjectAccessReview', spec), metadata: {}, status: { allowed: true } });
+    expect(withoutManagedFields(decodeObject(root, res.bytes, messageNameResolver(root)).object as Body)).toEqual({ ...review('SubjectAccessReview', spec), metadata: {}, status: { allowed: true } });
   });
 });
 
@@ -138,7 +149,7 @@ describe('SelfSubjectAccessReview and LocalSubjectAccessReview', () => {
   it('fills the namespace of the path in, and judges the given subject there', async () => {
     const res = await post(deny, admin, LSAR, review('LocalSubjectAccessReview', { resourceAttributes: GET_PODS, user: 'bob' }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({
+    expect(withoutManagedFields(res.body)).toEqual({
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'LocalSubjectAccessReview',
       metadata: { creationTimestamp: null, namespace: 'default' },
@@ -157,8 +168,17 @@ describe('SelfSubjectAccessReview and LocalSubjectAccessReview', () => {
 const NULL_ATTRIBUTES = 'spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified';
 const BOTH = 'spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: cannot be specified in combination with resourceAttributes';
 const NO_SUBJECT = 'spec.user: Invalid value: "": at least one of user or group must be specified';
-const EMPTY_META =
-  'metadata: Invalid value: v1.ObjectMeta{Name:"x", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:map[string]string{"a":"b"}, Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ManagedFields:[]v1.ManagedFieldsEntry(nil)}: must be empty';
+// The metadata printed is the posted one with the writer's managedFields entry, recorded (as by
+// kube's create handler) before the review is validated: its time is the request's.
+const EMPTY_META = new RegExp(
+  `^${escapeRegExp(
+    'metadata: Invalid value: v1.ObjectMeta{Name:"x", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:map[string]string{"a":"b"}, Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ManagedFields:[]v1.ManagedFieldsEntry{v1.ManagedFieldsEntry{Manager:"", Operation:"Update", APIVersion:"authorization.k8s.io/v1", Time:time.Date(',
+  )}\\d{4}, time\\.[A-Z][a-z]+, (\\d{1,2}, ){4}0, time\\.Local\\), FieldsType:"FieldsV1", FieldsV1:&v1\\.FieldsV1\\{Raw:\\[\\]uint8\\(".*"\\)\\}, Subresource:""\\}\\}\\}: must be empty$`,
+);
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 describe('reviews with missing or conflicting fields: 422 Invalid', () => {
   it.each([
@@ -188,14 +208,16 @@ describe('reviews with missing or conflicting fields: 422 Invalid', () => {
       {},
       [NO_SUBJECT, 'spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: disallowed on this kind of request'],
     ],
-  ])('%s %#', async (kind, path, spec, extra, messages) => {
+  ])('%s %#', async (kind, path, spec, extra, messages: (string | RegExp)[]) => {
     const before = await revision(deny, admin);
     const res = await post(deny, admin, path, review(kind, spec, extra));
     expect(res.status).toBe(422);
-    const summary = messages.length === 1 ? messages[0] : `[${messages.join(', ')}]`;
-    expect(res.body).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422, message: `${kind}.authorization.k8s.io "" is invalid: ${summary}`, details: { name: '', group: 'authorization.k8s.io', kind } });
-    const causes = (res.body.details as { causes: { field: string; message: string }[] }).causes;
-    expect(causes.map((c) => `${c.field}: ${c.message}`)).toEqual(messages);
+    expect(res.body).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422, details: { name: '', group: 'authorization.k8s.io', kind } });
+    const causes = (res.body.details as { causes: { field: string; message: string }[] }).causes.map((c) => `${c.field}: ${c.message}`);
+    expect(causes).toHaveLength(messages.length);
+    messages.forEach((m, i) => expect(causes[i]).toMatch(typeof m === 'string' ? new RegExp(`^${escapeRegExp(m)}$`) : m));
+    const summary = causes.length === 1 ? causes[0] : `[${causes.join(', ')}]`;
+    expect(res.body.message).toBe(`${kind}.authorization.k8s.io "" is invalid: ${summary}`);
     expect(await revision(deny, admin)).toBe(before);
   });
 });
@@ -218,6 +240,29 @@ describe('reviews of the wrong shape: a 4xx Status, never a 500', () => {
     expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', code: res.status });
     expect(await revision(deny, admin)).toBe(before);
     expect((await call(deny.url, '/readyz', admin)).status).toBe(200);
+  });
+});
+
+describe('managedFields', () => {
+  it('record the writer of an access review, named by fieldManager or the User-Agent, as every create does', async () => {
+    const body = JSON.stringify(review('SelfSubjectAccessReview', { resourceAttributes: { verb: 'get', resource: 'pods' } }));
+    const byAgent = await call(deny.url, SSAR, admin, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'kubectl/v1.33.0 (linux/amd64) kubernetes/abc' }, body });
+    const entry = (res: { json: () => Body }) => ((res.json().metadata as Body).managedFields as Body[])[0];
+    expect(entry(byAgent)).toEqual({
+      manager: 'kubectl',
+      operation: 'Update',
+      apiVersion: 'authorization.k8s.io/v1',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      fieldsType: 'FieldsV1',
+      fieldsV1: expect.objectContaining({ 'f:spec': expect.objectContaining({ 'f:resourceAttributes': { '.': {}, 'f:resource': {}, 'f:verb': {} } }) }),
+    });
+    const named = await call(deny.url, `${SSAR}?fieldManager=checker`, admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(entry(named).manager).toBe('checker');
+  });
+
+  it('are not part of the answers built afresh (SelfSubjectRulesReview)', async () => {
+    const res = await post(deny, admin, SSRR, review('SelfSubjectRulesReview', { namespace: 'default' }));
+    expect(res.body.metadata).toEqual({ creationTimestamp: null });
   });
 });
 
@@ -256,7 +301,7 @@ describe('TokenReview', () => {
   it('finds the user of a token-file token', async () => {
     const res = await post(deny, admin, TOKEN_REVIEWS, tokenReview({ token: TOKEN }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({
+    expect(withoutManagedFields(res.body)).toEqual({
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenReview',
       metadata: { creationTimestamp: null },

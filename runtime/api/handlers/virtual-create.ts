@@ -5,6 +5,7 @@
 
 import type { UserInfo } from '../../auth/user.js';
 import { badRequest, invalid } from '../../errors/status-error.js';
+import { recordUpdate } from '../../registry/apply/field-managers.js';
 import { isPlainObject, type KubeObject } from '../../registry/object.js';
 import type { ServerAccess, VirtualResource } from '../../registry/virtual/index.js';
 import type { RequestContext } from './context.js';
@@ -19,7 +20,10 @@ export async function createVirtual(ctx: RequestContext, virtual: VirtualResourc
   if (causes.length) throw invalid(def.group, def.kind, postedName(obj), causes);
   const namespace = ctx.info.namespace;
   if (def.namespaced) ensureNamespace(obj, namespace);
-  const answer = await virtual.create(obj, {
+  // As for every create, the writer is recorded in managedFields before the kind sees the object;
+  // the reviews that answer with the posted object (the access and token reviews) keep it.
+  const posted = recordUpdate(def, undefined, obj, { fieldManager: options.fieldManager, userAgent: options.userAgent });
+  const answer = await virtual.create(posted, {
     user,
     namespace,
     dryRun: options.dryRun === true,
