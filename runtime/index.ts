@@ -118,6 +118,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     });
     if (!pki.adminTrusted) logger.info('warning: --client-ca-file does not include the generated CA; admin.kubeconfig will not authenticate');
 
+    // --api-audiences (the service account work adds the flag): what tokens not tied to an
+    // audience count as meant for, and what a TokenReview without audiences asks about.
+    const apiAudiences: string[] = [];
     const tokenAuthenticators: TokenAuthenticator[] = [];
     if (options.tokenAuthFile) tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
 
@@ -145,14 +148,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       authenticatedGroupAdder(
         unionAuthenticator([
           new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
-          new BearerTokenAuthenticator(tokenAuthenticators),
+          new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences),
         ]),
       ),
       new AnonymousAuthenticator(PUBLIC_INFO_PATHS),
     );
+    api?.useAuthenticator?.(authenticator, apiAudiences);
     let authorizer;
     try {
       authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });
+      api?.useAuthorizer?.(authorizer);
     } catch (err) {
       throw new ConfigurationError((err as Error).message);
     }

@@ -19,6 +19,37 @@ export interface components {
             /** @description The caller's user information. */
             userInfo?: components["schemas"]["io.k8s.api.authentication.v1.UserInfo"];
         };
+        /** @description Asks the server's authenticators who a bearer token belongs to; webhook token authenticators are built on it. */
+        "io.k8s.api.authentication.v1.TokenReview": {
+            /** @description The versioned schema of this object (group/version, or just the version for the core group). Servers convert known versions and may reject unknown ones. */
+            apiVersion?: string;
+            /** @description The kind of this object, in CamelCase, matching the REST resource it is served from. Servers may infer it from the request path; it cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata. */
+            metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The token to review; required. */
+            spec?: components["schemas"]["io.k8s.api.authentication.v1.TokenReviewSpec"];
+            /** @description Filled in by the server: whether the token is valid and whose it is. */
+            status?: components["schemas"]["io.k8s.api.authentication.v1.TokenReviewStatus"];
+        };
+        /** @description The token to authenticate. */
+        "io.k8s.api.authentication.v1.TokenReviewSpec": {
+            /** @description The audiences the token must be valid for (at least one of them); empty means the server's own API audiences. */
+            audiences?: string[];
+            /** @description The opaque bearer token. */
+            token?: string;
+        };
+        /** @description The result of a token review. */
+        "io.k8s.api.authentication.v1.TokenReviewStatus": {
+            /** @description The audiences, among those asked for, that the token is valid for; a client must check that one of its own is there. */
+            audiences?: string[];
+            /** @description Whether the token belongs to a known user. */
+            authenticated?: boolean;
+            /** @description Why the token could not be checked. */
+            error?: string;
+            /** @description The user the token belongs to. */
+            user?: components["schemas"]["io.k8s.api.authentication.v1.UserInfo"];
+        };
         /** @description The identity of an authenticated user, as authenticators produce it. */
         "io.k8s.api.authentication.v1.UserInfo": {
             /** @description Further information the authenticator provided (scopes, credential ids), key to values. */
@@ -242,3 +273,4 @@ export type $defs = Record<string, never>;
 export type operations = Record<string, never>;
 
 export type SelfSubjectReview = components['schemas']["io.k8s.api.authentication.v1.SelfSubjectReview"];
+export type TokenReview = components['schemas']["io.k8s.api.authentication.v1.TokenReview"];

@@ -65,12 +65,46 @@ const types: TypeTable = {
       "extra": { shape: map(list(scalar)) },
     },
   },
+  "io.k8s.api.authentication.v1.TokenReview": {
+    fields: {
+      "apiVersion": { shape: scalar },
+      "kind": { shape: scalar },
+      "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
+      "spec": { shape: ref("io.k8s.api.authentication.v1.TokenReviewSpec"), alwaysEmitted: true },
+      "status": { shape: ref("io.k8s.api.authentication.v1.TokenReviewStatus"), alwaysEmitted: true },
+    },
+    hasDefaults: true,
+  },
+  "io.k8s.api.authentication.v1.TokenReviewSpec": {
+    fields: {
+      "token": { shape: scalar },
+      "audiences": { shape: list(scalar) },
+    },
+  },
+  "io.k8s.api.authentication.v1.TokenReviewStatus": {
+    fields: {
+      "authenticated": { shape: scalar },
+      "user": { shape: ref("io.k8s.api.authentication.v1.UserInfo"), alwaysEmitted: true },
+      "audiences": { shape: list(scalar) },
+      "error": { shape: scalar },
+    },
+    hasDefaults: true,
+  },
 };
 
 export const SelfSubjectReview: ObjectValidator = objectValidator({
   type: "io.k8s.api.authentication.v1.SelfSubjectReview",
   types,
   schema: schemas.SelfSubjectReview,
+  namespaced: false,
+  nameFormat: "dns1123Subdomain",
+  updateOrder: "updateFirst",
+});
+
+export const TokenReview: ObjectValidator = objectValidator({
+  type: "io.k8s.api.authentication.v1.TokenReview",
+  types,
+  schema: schemas.TokenReview,
   namespaced: false,
   nameFormat: "dns1123Subdomain",
   updateOrder: "updateFirst",

@@ -3,6 +3,8 @@
 // the generated protobuf descriptors, discovery and OpenAPI. The server shell calls `handler` for
 // every authenticated, authorized request.
 
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Authorizer } from '../auth/authorizer.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from '../auth/bootstrap-token.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { startControllers } from '../controllers/index.js';
@@ -10,6 +12,7 @@ import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
 import type { CacherOptions } from '../registry/cacher/cacher.js';
 import { ResourceRegistry } from '../registry/registry.js';
+import type { ServerAccess } from '../registry/virtual/index.js';
 import type { ApiComponents, ApiContext, ApiFactory } from '../server/api-components.js';
 import { notFoundHandler } from '../server/app.js';
 import { resolveRuntimeConfig } from '../server/runtime-config.js';
@@ -103,13 +106,19 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       cbor,
       columnsFor: (t) => byTarget.get(`${t.group}/${t.version}/${t.kind}`)?.printerColumns,
     });
+    // The reviews ask the shell's chains, which exist only once this API is built (RBAC reads it).
+    let authorizer: Authorizer | undefined;
+    let authentication: { authenticator: Authenticator; apiAudiences: string[] } | undefined;
+    const access = (): ServerAccess | undefined => (authorizer && authentication ? { authorizer, ...authentication } : undefined);
     const resourceHandler = createResourceHandler({
       registry,
+      access,
       negotiator,
       config: {
         watchListEnabled: context.featureGates.enabled('WatchList'),
         responseCompression: context.featureGates.enabled('APIResponseCompression'),
         cbor,
+        authorizeWithSelectors: context.featureGates.enabled('AuthorizeWithSelectors'),
         ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
       },
     });
@@ -131,6 +140,12 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     return {
       ...(bootstrapTokens ? { tokenAuthenticators: [bootstrapTokens] } : {}),
+      useAuthorizer(chain) {
+        authorizer = chain;
+      },
+      useAuthenticator(chain, apiAudiences) {
+        authentication = { authenticator: chain, apiAudiences };
+      },
       async handler(c) {
         const info = c.get('requestInfo');
         if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));

@@ -8,6 +8,7 @@ import type { UserInfo } from '../auth/user.js';
 import { badRequest, methodNotSupported } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
+import type { ServerAccess } from '../registry/virtual/index.js';
 import type { RequestInfo } from '../server/request-info.js';
 import { createResource } from './handlers/create.js';
 import type { HandlerConfig, HandlerContext } from './handlers/context.js';
@@ -25,6 +26,8 @@ import { jsonNegotiator, type BodyTarget, type Negotiator } from './serializatio
 
 export interface ResourceHandlerOptions {
   registry: ResourceRegistry;
+  /** The server's authenticator and authorizer, which the reviews ask; bound once the shell has built them. */
+  access?: () => ServerAccess | undefined;
   negotiator?: Negotiator;
   config?: Partial<HandlerConfig>;
 }
@@ -67,7 +70,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         // As kube-apiserver's review REST: an operation about the caller needs one.
         if (!user) throw badRequest('no user present on request');
         negotiator.checkAccept(accept, target);
-        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [] }, virtual, user);
+        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [] }, virtual, user, options.access?.());
       }
       if (!store) throw pathNotFound();
       const verb = info.verb as Verb;

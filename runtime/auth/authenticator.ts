@@ -3,6 +3,7 @@
 // found. The chain takes the first acceptance; if none accepts, any rejection means 401.
 
 import type { TLSSocket } from 'node:tls';
+import { aggregateMessage } from './aggregate.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, type UserInfo } from './user.js';
 
 /** What an authenticator may look at: the headers, the path and the TLS connection. */
@@ -13,11 +14,16 @@ export interface AuthenticationRequest {
   path: string;
   /** The TLS connection the request came on; absent for in-process requests (app.request in tests). */
   tlsSocket?: TLSSocket;
+  /**
+   * The audiences a token must be meant for (one of them), when the caller names them: a
+   * TokenReview's spec.audiences (authenticator.WithAudiences). Absent: no audience is checked.
+   */
+  audiences?: string[];
 }
 
 export type AuthenticationResult =
   | { kind: 'none' }
-  | { kind: 'user'; user: UserInfo; authenticator: string }
+  | { kind: 'user'; user: UserInfo; authenticator: string; audiences?: string[] }
   | { kind: 'error'; error: string };
 
 export interface Authenticator {
@@ -42,7 +48,8 @@ export function unionAuthenticator(authenticators: Authenticator[]): Authenticat
         if (result.kind === 'user') return result;
         if (result.kind === 'error') errors.push(result.error);
       }
-      return errors.length === 0 ? NO_CREDENTIAL : { kind: 'error', error: errors.join(', ') };
+      // TokenReview shows the aggregate in status.error.
+      return errors.length === 0 ? NO_CREDENTIAL : { kind: 'error', error: aggregateMessage(errors) };
     },
   };
 }

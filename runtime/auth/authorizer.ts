@@ -2,6 +2,7 @@
 // judges one request's attributes and allows, denies, or has no opinion. Authorizers run as a
 // chain: the first allow or deny decides, and when none has an opinion the request is denied.
 
+import { aggregateMessage } from './aggregate.js';
 import type { RequestInfo } from '../server/request-info.js';
 import type { UserInfo } from './user.js';
 import { SYSTEM_MASTERS } from './user.js';
@@ -35,6 +36,42 @@ export interface Authorizer {
   authorize(attributes: Attributes): AuthorizationResult | Promise<AuthorizationResult>;
 }
 
+/** One rule a user holds on resources (authorizer.ResourceRuleInfo). */
+export interface ResourceRuleInfo {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+}
+
+/** One rule a user holds on non-resource paths (authorizer.NonResourceRuleInfo). */
+export interface NonResourceRuleInfo {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+
+export interface RulesResult {
+  resourceRules: ResourceRuleInfo[];
+  nonResourceRules: NonResourceRuleInfo[];
+  /** True when some authorizer could not enumerate what it allows (a webhook, for instance). */
+  incomplete: boolean;
+  /** Set when listing failed in part; the rules found are still given. */
+  evaluationError?: string;
+}
+
+/**
+ * An authorizer that can list what a user may do in a namespace (authorizer.RuleResolver), for
+ * SelfSubjectRulesReview. RBAC lists its bindings' rules; an authorizer without this interface
+ * makes the answer incomplete.
+ */
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): RulesResult | Promise<RulesResult>;
+}
+
+export function isRuleResolver(a: unknown): a is RuleResolver {
+  return typeof (a as Partial<RuleResolver> | undefined)?.rulesFor === 'function';
+}
+
 export function attributesFor(user: UserInfo, info: RequestInfo): Attributes {
   return {
     user,
@@ -50,27 +87,61 @@ export function attributesFor(user: UserInfo, info: RequestInfo): Attributes {
   };
 }
 
-export const alwaysAllowAuthorizer: Authorizer = {
+const NO_RULES = (): RulesResult => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+
+/** Allows everything, and so lists one rule for every verb on every resource and path. */
+export const alwaysAllowAuthorizer: Authorizer & RuleResolver = {
   authorize: () => ({ decision: 'allow', reason: '' }),
+  rulesFor: () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
 };
 
 /** AlwaysDeny abstains with a reason rather than denying, so later authorizers may still allow (as upstream). */
-export const alwaysDenyAuthorizer: Authorizer = {
+export const alwaysDenyAuthorizer: Authorizer & RuleResolver = {
   authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }),
+  rulesFor: NO_RULES,
 };
 
-/** Allows every member of the given groups (system:masters bypasses every mode). */
-export function privilegedGroupsAuthorizer(groups: string[] = [SYSTEM_MASTERS]): Authorizer {
+/**
+ * Allows every member of the given groups (system:masters bypasses every mode). kube-apiserver
+ * keeps it out of the rule resolvers, so it lists nothing, and its silence is no gap.
+ */
+export function privilegedGroupsAuthorizer(groups: string[] = [SYSTEM_MASTERS]): Authorizer & RuleResolver {
   const privileged = new Set(groups);
   return {
     authorize: (a) =>
       a.user.groups.some((g) => privileged.has(g)) ? { decision: 'allow', reason: '' } : { decision: 'noOpinion', reason: '' },
+    rulesFor: NO_RULES,
   };
 }
 
-/** The first allow or deny decides; otherwise no opinion, with every reason and error joined. */
-export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
+/**
+ * The first allow or deny decides; otherwise no opinion, with every reason and error joined.
+ * Rules are the concatenation of every member's; a member that cannot list them makes the list
+ * incomplete.
+ */
+export function unionAuthorizer(authorizers: Authorizer[]): Authorizer & RuleResolver {
   return {
+    async rulesFor(user, namespace) {
+      const result: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      const errors: string[] = [];
+      for (const authz of authorizers) {
+        if (!isRuleResolver(authz)) {
+          result.incomplete = true;
+          continue;
+        }
+        const rules = await authz.rulesFor(user, namespace);
+        result.resourceRules.push(...rules.resourceRules);
+        result.nonResourceRules.push(...rules.nonResourceRules);
+        if (rules.incomplete) result.incomplete = true;
+        if (rules.evaluationError) errors.push(rules.evaluationError);
+      }
+      if (errors.length > 0) result.evaluationError = aggregateMessage(errors);
+      return result;
+    },
     async authorize(a) {
       const reasons: string[] = [];
       const errors: string[] = [];
@@ -81,7 +152,7 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
         if (result.decision !== 'noOpinion') return result;
       }
       const joined: AuthorizationResult = { decision: 'noOpinion', reason: reasons.join('\n') };
-      if (errors.length > 0) joined.error = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+      if (errors.length > 0) joined.error = aggregateMessage(errors);
       return joined;
     },
   };

@@ -1,5 +1,9 @@
 // `Authorization: Bearer <token>` (k8s.io/apiserver/pkg/authentication/request/bearertoken): no
 // header or another scheme is no opinion; a bearer token nobody recognises is a rejection.
+// Audiences: an audience-aware token authenticator (service account tokens) checks the
+// request's audiences itself; the others, as kube-apiserver wraps them
+// (authenticator.WrapAudienceAgnosticToken), count as meant for the server's own API audiences,
+// so a request naming only other audiences (a TokenReview's) finds no user through them.
 
 import { NO_CREDENTIAL, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
 import type { TokenAuthenticator } from './token-file.js';
@@ -7,7 +11,10 @@ import type { TokenAuthenticator } from './token-file.js';
 export class BearerTokenAuthenticator implements Authenticator {
   readonly name = 'bearer-token';
 
-  constructor(private readonly tokenAuthenticators: TokenAuthenticator[]) {}
+  constructor(
+    private readonly tokenAuthenticators: TokenAuthenticator[],
+    private readonly apiAudiences: readonly string[] = [],
+  ) {}
 
   async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult> {
     const header = req.header('authorization')?.trim();
@@ -17,9 +24,22 @@ export class BearerTokenAuthenticator implements Authenticator {
     const token = parts[1];
     // "Bearer  token" (two spaces) leaves an empty token: treated as no credential, as upstream does.
     if (token === '') return NO_CREDENTIAL;
+    // The request's audiences (a TokenReview's), else the API audiences every request is for.
+    const targets = req.audiences ?? (this.apiAudiences.length > 0 ? [...this.apiAudiences] : undefined);
+    // What an audience-agnostic token is good for: the API audiences among the targets.
+    const implicit = targets && this.apiAudiences.filter((a) => targets.includes(a));
     for (const auth of this.tokenAuthenticators) {
-      const user = await auth.authenticateToken(token);
-      if (user) return { kind: 'user', user, authenticator: this.name };
+      if (auth.audienceAware) {
+        const found = await auth.authenticateToken(token, targets);
+        if (!found) continue;
+        const { user, audiences } = 'user' in found ? found : { user: found, audiences: [] };
+        return { kind: 'user', user, authenticator: this.name, audiences };
+      }
+      if (implicit && implicit.length === 0) continue;
+      const found = await auth.authenticateToken(token);
+      if (!found) continue;
+      const user = 'user' in found ? found.user : found;
+      return implicit ? { kind: 'user', user, authenticator: this.name, audiences: implicit } : { kind: 'user', user, authenticator: this.name };
     }
     return { kind: 'error', error: 'invalid bearer token' };
   }

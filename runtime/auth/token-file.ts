@@ -7,9 +7,18 @@ import { parseCsv } from './csv.js';
 import { newUserInfo, type UserInfo } from './user.js';
 
 export interface TokenAuthenticator {
-  /** The user the token belongs to, or undefined when the token is unknown. */
-  authenticateToken(token: string): UserInfo | undefined | Promise<UserInfo | undefined>;
+  /**
+   * The user the token belongs to, or undefined when the token is unknown. An authenticator that
+   * checks audiences itself (service account tokens) sets `audienceAware`, is given the audiences
+   * the request asks for, and answers with the ones the token is good for; the others count as
+   * meant for the server's API audiences (authenticator.WrapAudienceAgnosticToken).
+   */
+  authenticateToken(token: string, audiences?: string[]): TokenUser | Promise<TokenUser>;
+  readonly audienceAware?: boolean;
 }
+
+/** An audience-agnostic authenticator answers with the user alone, an audience-aware one with its audiences. */
+export type TokenUser = UserInfo | { user: UserInfo; audiences: string[] } | undefined;
 
 export class StaticTokenAuthenticator implements TokenAuthenticator {
   constructor(private readonly tokens: Map<string, UserInfo>) {}

@@ -3,7 +3,9 @@
 // contributes to the shell (authorizer modes that read API objects such as RBAC, token
 // authenticators such as bootstrap tokens, health checks, an error encoder).
 
+import type { Authenticator } from '../auth/authenticator.js';
 import type { AuthorizationMode, AuthorizerFactory } from '../auth/authorization-modes.js';
+import type { Authorizer } from '../auth/authorizer.js';
 import type { TokenAuthenticator } from '../auth/token-file.js';
 import type { ApiHandler } from './app.js';
 import type { Logger } from './context.js';
@@ -37,6 +39,10 @@ export interface ApiComponents {
   /** Tried after --token-auth-file, in order. */
   tokenAuthenticators?: TokenAuthenticator[];
   healthChecks?: Partial<HealthChecks>;
+  /** Receives the server's authorizer chain once built (the access reviews ask it). */
+  useAuthorizer?(authorizer: Authorizer): void;
+  /** Receives the server's authenticator chain and --api-audiences once built (TokenReview asks it). */
+  useAuthenticator?(authenticator: Authenticator, apiAudiences: string[]): void;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

@@ -1,9 +1,9 @@
 // The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
 // the API handler the integrator plugs in (runtime/api). Filters, outermost first:
-//   panic recovery → request info → deadline → authentication → (audit, impersonation: none
-//   yet) → max in-flight → authorization → handler
-// Max in-flight sits after authentication, where kube-apiserver has it, because system:masters
-// is exempt from the limit and that needs the user.
+//   panic recovery → request info → deadline → authentication → (audit: none yet) →
+//   impersonation → max in-flight → authorization → handler
+// Max in-flight sits after authentication and impersonation, where kube-apiserver has it, because
+// system:masters is exempt from the limit and that needs the user the request runs as.
 
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
@@ -14,6 +14,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
+import { withImpersonation } from './filters/impersonation.js';
 import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
 import { toStatusError, withPanicRecovery } from './filters/panic-recovery.js';
 import { withRequestDeadline } from './filters/request-deadline.js';
@@ -113,6 +114,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   app.use('*', withRequestInfo());
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
   app.use('*', withAuthentication(options.authenticator, logger));
+  app.use('*', withImpersonation(options.authorizer, logger));
   app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS));
   app.use('*', withAuthorization(options.authorizer));
 

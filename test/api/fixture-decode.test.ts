@@ -56,7 +56,7 @@ describe.runIf(present)('served kinds decode the upstream JSON and YAML fixtures
 
   it('covers a kind of every served group with fixtures', () => {
     const groups = new Set(served.map((r) => r.group));
-    expect([...groups].sort()).toEqual(['', 'authentication.k8s.io', 'discovery.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'resource.k8s.io', 'storage.k8s.io']);
+    expect([...groups].sort()).toEqual(['', 'authentication.k8s.io', 'authorization.k8s.io', 'discovery.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'resource.k8s.io', 'storage.k8s.io']);
   });
 
   describe.each(served.map((r) => [fixtureName(r), r] as const))('%s', (name, def) => {

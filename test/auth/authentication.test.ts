@@ -77,7 +77,10 @@ describe('authenticator chain', () => {
     const reject: Authenticator = { name: 'r', authenticate: () => ({ kind: 'error', error: 'nope' }) };
     const accept: Authenticator = { name: 'a', authenticate: () => ({ kind: 'user', authenticator: 'a', user: { name: 'u', uid: '', groups: [], extra: {} } }) };
     expect((await unionAuthenticator([reject, accept]).authenticate(req())).kind).toBe('user');
-    expect(await unionAuthenticator([reject, reject]).authenticate(req())).toEqual({ kind: 'error', error: 'nope, nope' });
+    // Go's aggregate: repeats dropped, several distinct messages in brackets.
+    expect(await unionAuthenticator([reject, reject]).authenticate(req())).toEqual({ kind: 'error', error: 'nope' });
+    const other: Authenticator = { name: 'o', authenticate: () => ({ kind: 'error', error: 'other' }) };
+    expect(await unionAuthenticator([reject, other]).authenticate(req())).toEqual({ kind: 'error', error: '[nope, other]' });
   });
 });
 
@@ -204,5 +207,39 @@ describe('authentication over HTTPS', () => {
 
   it('rejects a bad token on a public path too', async () => {
     expect((await call(server.url, '/healthz', { ca: ca(), token: 'nope' })).status).toBe(401);
+  });
+});
+
+// Audiences through the bearer-token authenticator, as kube-apiserver combines them: token-file
+// (audience-agnostic) tokens are good for the API audiences only; an audience-aware authenticator
+// (what service account tokens are) is asked with the request's audiences, or the API audiences.
+describe('bearer token audiences', () => {
+  const tokens = StaticTokenAuthenticator.fromCsv('tok,alice,uid-a\n', 'tokens.csv');
+  const withAudiences = (audiences: string[] | undefined): AuthenticationRequest => ({ ...req({ authorization: 'Bearer tok' }), ...(audiences ? { audiences } : {}) });
+  const alice = { name: 'alice', uid: 'uid-a', groups: [], extra: {} };
+
+  it.each([
+    ['no API audiences, none asked', [], undefined, { kind: 'user', user: alice, authenticator: 'bearer-token' }],
+    ['API audiences, none asked', ['api'], undefined, { kind: 'user', user: alice, authenticator: 'bearer-token', audiences: ['api'] }],
+    ['asked for an API audience among others', ['api', 'api2'], ['other', 'api2'], { kind: 'user', user: alice, authenticator: 'bearer-token', audiences: ['api2'] }],
+    ['asked only for others', ['api'], ['other'], { kind: 'error', error: 'invalid bearer token' }],
+    ['asked, with no API audiences', [], ['api'], { kind: 'error', error: 'invalid bearer token' }],
+  ])('audience-agnostic tokens: %s', async (_name, apiAudiences, asked, expected) => {
+    expect(await new BearerTokenAuthenticator([tokens], apiAudiences).authenticate(withAudiences(asked))).toEqual(expected);
+  });
+
+  it('asks an audience-aware authenticator with the request audiences, else the API audiences', async () => {
+    const seen: (string[] | undefined)[] = [];
+    const aware = {
+      audienceAware: true,
+      authenticateToken: (_token: string, audiences?: string[]) => {
+        seen.push(audiences);
+        return audiences?.includes('sts') ? { user: alice, audiences: ['sts'] } : undefined;
+      },
+    };
+    const bearer = new BearerTokenAuthenticator([aware], ['api']);
+    expect(await bearer.authenticate(withAudiences(['sts']))).toEqual({ kind: 'user', user: alice, authenticator: 'bearer-token', audiences: ['sts'] });
+    expect(await bearer.authenticate(withAudiences(undefined))).toEqual({ kind: 'error', error: 'invalid bearer token' });
+    expect(seen).toEqual([['sts'], ['api']]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthorizer, parseAuthorizationModes } from '../../runtime/auth/authorization-modes.js';
-import { attributesFor, type Attributes, type Authorizer } from '../../runtime/auth/authorizer.js';
+import { alwaysDenyAuthorizer, attributesFor, isRuleResolver, unionAuthorizer, type Attributes, type Authorizer, type RuleResolver } from '../../runtime/auth/authorizer.js';
 import { forbiddenError } from '../../runtime/auth/forbidden.js';
 import { newUserInfo, type UserInfo } from '../../runtime/auth/user.js';
 import { newRequestInfo } from '../../runtime/server/request-info.js';
@@ -123,5 +123,43 @@ describe('authorization over HTTPS', () => {
     const res = await call(server.url, '/healthz', { ca: server.caCert });
     expect(res.status).toBe(403);
     expect(res.json()).toMatchObject({ message: 'forbidden: User "system:anonymous" cannot get path "/healthz": Everything is forbidden.' });
+  });
+});
+
+// SelfSubjectRulesReview asks the chain for rules (authorizer.RuleResolver). As kube-apiserver's
+// union: every member's rules in order, incomplete when any member is (or cannot list them at
+// all), and the members' errors aggregated. The system:masters bypass lists nothing.
+describe('rules of the authorizer chain', () => {
+  const EVERYTHING = {
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  };
+  const NOTHING = { resourceRules: [], nonResourceRules: [] };
+  const masters = newUserInfo('root', { groups: ['system:masters'] });
+
+  it.each([
+    ['AlwaysAllow', bob, { ...EVERYTHING, incomplete: false }],
+    ['AlwaysDeny', bob, { ...NOTHING, incomplete: false }],
+    ['AlwaysDeny', masters, { ...NOTHING, incomplete: false }],
+    ['AlwaysDeny,AlwaysAllow', bob, { ...EVERYTHING, incomplete: false }],
+  ])('%s for %s', async (modes, user, expected) => {
+    const chain = await buildAuthorizer(parseAuthorizationModes(modes));
+    expect(isRuleResolver(chain)).toBe(true);
+    expect(await (chain as Authorizer & RuleResolver).rulesFor(user, 'default')).toEqual(expected);
+  });
+
+  it('is incomplete when a member cannot list its rules, and aggregates the errors of those that can', async () => {
+    const opaque: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: '' }) };
+    const failing = (error: string): Authorizer & RuleResolver => ({
+      authorize: () => ({ decision: 'noOpinion', reason: '' }),
+      rulesFor: () => ({ resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: false, evaluationError: error }),
+    });
+    expect(await unionAuthorizer([alwaysDenyAuthorizer, opaque]).rulesFor(bob, 'default')).toEqual({ ...NOTHING, incomplete: true });
+    expect(await unionAuthorizer([failing('a'), failing('b'), failing('a')]).rulesFor(bob, 'default')).toEqual({
+      resourceRules: Array(3).fill({ verbs: ['get'], apiGroups: [''], resources: ['pods'] }),
+      nonResourceRules: [],
+      incomplete: false,
+      evaluationError: '[a, b]',
+    });
   });
 });

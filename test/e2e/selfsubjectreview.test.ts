@@ -140,10 +140,13 @@ describe('SelfSubjectReview over HTTPS', () => {
     }
   });
 
-  it('shows in discovery with verbs [create] and no storageVersionHash', async () => {
+  it('shows in discovery with verbs [create] and no storageVersionHash, beside TokenReview', async () => {
     const res = await call(server.url, '/apis/authentication.k8s.io/v1', admin);
     expect(res.status).toBe(200);
-    expect(res.json<{ resources: unknown[] }>().resources).toEqual([{ name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] }]);
+    expect(res.json<{ resources: unknown[] }>().resources).toEqual([
+      { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+      { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+    ]);
   });
 });
 

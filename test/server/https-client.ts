@@ -35,10 +35,10 @@ export function call(
   baseUrl: string,
   path: string,
   creds: Credentials,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  init: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {},
 ): Promise<HttpResult> {
   const url = new URL(path, baseUrl);
-  const headers: Record<string, string> = { ...init.headers };
+  const headers: Record<string, string | string[]> = { ...init.headers };
   if (creds.token) headers.authorization = `Bearer ${creds.token}`;
   // Node neither chunks nor sizes a DELETE body on its own; without a length the server sees none.
   if (init.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(init.body));

@@ -28,6 +28,8 @@ export interface HandlerConfig {
   responseCompression: boolean;
   /** The CBORServingAndStorage feature gate: PATCH also takes application/apply-patch+cbor. */
   cbor: boolean;
+  /** The AuthorizeWithSelectors feature gate: access reviews keep their field and label selectors. */
+  authorizeWithSelectors: boolean;
 }
 
 export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {
@@ -35,6 +37,7 @@ export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {
   minRequestTimeoutSeconds: 1800,
   responseCompression: true,
   cbor: false,
+  authorizeWithSelectors: true,
 };
 
 /** What reading a body and writing a response need: every request context, virtual kinds' too. */
