@@ -30,13 +30,15 @@ INSERT OR IGNORE INTO kine_meta (name, value) VALUES ('compact_revision', 0);
 export const LOCK_TIMEOUT_MS = 500;
 
 /**
- * Connection settings, applied before the schema. WAL with synchronous=FULL makes every
- * acknowledged commit durable across a crash or SIGKILL (each commit syncs the WAL).
+ * Connection settings, applied before the schema. WAL with synchronous=NORMAL does not sync at
+ * commit; the backend syncs the WAL itself, off the event loop, and acknowledges no write before
+ * that sync (see SqliteStorage.flush), so every acknowledged commit is durable across a crash or
+ * SIGKILL while the next batch forms. Checkpoints still sync as SQLite does them.
  * Exclusive locking means one process owns the file: the backend keeps the current revision
  * in memory, so a second writer must be refused rather than silently interleaved; it also lets
  * WAL work without a shared-memory index.
  */
-export const PRAGMAS = ['locking_mode = EXCLUSIVE', 'journal_mode = WAL', 'synchronous = FULL'];
+export const PRAGMAS = ['locking_mode = EXCLUSIVE', 'journal_mode = WAL', 'synchronous = NORMAL'];
 
 const COLUMNS = 'id, name, created, deleted, create_revision, prev_revision, value, old_value';
 
