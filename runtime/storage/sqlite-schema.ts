@@ -47,7 +47,9 @@ export const SQL = {
   compactRevision: `SELECT value FROM kine_meta WHERE name = 'compact_revision'`,
   setCompactRevision: `UPDATE kine_meta SET value = ? WHERE name = 'compact_revision'`,
   latest: `SELECT ${COLUMNS} FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`,
-  at: `SELECT ${COLUMNS} FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+  // What a read returns, and no more: a GET needs neither the superseded value nor the links.
+  readLatest: `SELECT id, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`,
+  readAt: `SELECT id, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
   insert: `INSERT INTO kine (${COLUMNS}) VALUES (@id, @name, @created, @deleted, @create_revision, @prev_revision, @value, @old_value)`,
   // Walks the index in key order and stops at the limit: a row is listed when it is live and
   // is its key's newest row at or below @revision.

@@ -63,6 +63,7 @@ const toParams = (row: LogRow) => ({
 const sqliteCode = (e: unknown): string | undefined => (e instanceof Database.SqliteError ? e.code : undefined);
 
 type Statement = Database.Statement<unknown[], unknown>;
+type ReadRow = Pick<KineRow, 'id' | 'deleted' | 'create_revision' | 'value'>;
 
 export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
@@ -183,7 +184,7 @@ export class SqliteStorage implements Storage {
     // The newest row is the one to read only when no commit is waiting for its sync.
     const newest = at === this.revision && this.written === this.revision;
     const row = this.guard(key, () =>
-      newest ? (this.stmt.latest.get(key) as KineRow | undefined) : (this.stmt.at.get(key, at) as KineRow | undefined),
+      newest ? (this.stmt.readLatest.get(key) as ReadRow | undefined) : (this.stmt.readAt.get(key, at) as ReadRow | undefined),
     );
     return row && row.deleted === 0 ? { key, value: row.value, createRevision: row.create_revision, modRevision: row.id } : undefined;
   }
