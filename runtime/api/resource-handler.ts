@@ -61,7 +61,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     const def = store?.definition ?? virtual?.definition;
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
-    const query = new URL(request.url).searchParams;
+    const query = queryOf(request.url);
     if (!def && info.apiPrefix === 'apis' && !servedGroups.has(info.apiGroup)) return goNotFound();
     try {
       if (!def) throw pathNotFound();
@@ -116,4 +116,12 @@ function checkNameParameter(name: string): void {
   if (name === '.' || name === '..') problems = [`may not be '${name}'`];
   else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
   if (problems.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
+}
+
+/** The URL's query parameters, without parsing the rest of a URL that is already well formed. */
+function queryOf(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  if (start < 0) return new URLSearchParams();
+  const hash = url.indexOf('#', start);
+  return new URLSearchParams(hash < 0 ? url.slice(start + 1) : url.slice(start + 1, hash));
 }

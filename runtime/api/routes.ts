@@ -22,8 +22,12 @@ const METHOD_OF: Record<Verb, string> = { get: 'GET', list: 'GET', watch: 'GET',
 
 /** The path below the group version, as the router matches it. */
 function segmentsBelowVersion(info: RequestInfo): string[] {
-  const trimmed = info.path.replace(/^\/+|\/+$/g, '');
-  return trimmed.split('/').slice(info.apiPrefix === 'api' ? 2 : 3);
+  const { path } = info;
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(start, end).split('/').slice(info.apiPrefix === 'api' ? 2 : 3);
 }
 
 /** Where in the resource's routes a path falls, or undefined when none of them has it. */
@@ -45,7 +49,7 @@ function placeOf(def: ResourceDefinition, segments: string[]): Place | undefined
   return sub ? { at: 'subresource', verbs: sub.verbs } : undefined;
 }
 
-function methodsOf(def: ResourceDefinition, place: Place, watchPath: boolean): Set<string> {
+function methodsOf(def: ResourceDefinition, place: Place, watchPath: boolean): string[] {
   const has = (v: Verb) => def.verbs.includes(v);
   let verbs: Verb[];
   if (place.at === 'subresource') {
@@ -58,7 +62,7 @@ function methodsOf(def: ResourceDefinition, place: Place, watchPath: boolean): S
     const candidates: Verb[] = place.at === 'object' ? ['get', 'update', 'patch', 'delete'] : place.at === 'collection' ? ['list', 'create', 'deletecollection'] : ['list'];
     verbs = candidates.filter(has);
   }
-  return new Set(verbs.map((v) => METHOD_OF[v]));
+  return verbs.map((v) => METHOD_OF[v]);
 }
 
 /**
@@ -70,8 +74,8 @@ export function checkRoute(def: ResourceDefinition, info: RequestInfo, method: s
   const watchPath = segments[0] === 'watch';
   if (watchPath) segments = segments.slice(1);
   const place = placeOf(def, segments);
-  const methods = place ? methodsOf(def, place, watchPath) : new Set<string>();
-  if (methods.size === 0) throw pathNotFound();
-  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-  if (!methods.has(m)) throw methodNotAllowed();
+  const methods = place ? methodsOf(def, place, watchPath) : [];
+  if (methods.length === 0) throw pathNotFound();
+  const upper = method.toUpperCase();
+  if (!methods.includes(upper === 'HEAD' ? 'GET' : upper)) throw methodNotAllowed();
 }

@@ -54,6 +54,8 @@ export const notFoundHandler: ApiHandler = (c) => {
   return plainTextError(404, '404 page not found');
 };
 
+const DEFAULT_CACHE_CONTROL = 'no-cache, private';
+
 /** Every response carries an Audit-Id and, unless the handler chose otherwise, no-cache. */
 function setCommonHeaders(c: KubeContext, auditId: string): void {
   let headers = c.res.headers;
@@ -65,7 +67,7 @@ function setCommonHeaders(c: KubeContext, auditId: string): void {
     headers = c.res.headers;
     headers.set('Audit-Id', auditId);
   }
-  if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-cache, private');
+  if (!headers.has('Cache-Control')) headers.set('Cache-Control', DEFAULT_CACHE_CONTROL);
   if (headers.has('Connection')) closeHttp2Session(c, headers);
 }
 
@@ -107,6 +109,19 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
 
   app.use('*', async (c, next) => {
     const auditId = c.req.header('audit-id') || randomUUID();
+    const outgoing = c.env?.outgoing;
+    if (outgoing && !outgoing.headersSent) {
+      // Node merges these under the headers the response is written with, which win on a clash
+      // (a handler's own Cache-Control); the Response's headers stay a plain object, which
+      // @hono/node-server writes without building a Headers.
+      outgoing.setHeader('Audit-Id', auditId);
+      outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
+      if (!c.env.incoming || !('stream' in c.env.incoming)) return next();
+      await next();
+      if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
+      return;
+    }
+    // In-process (app.request) there is no node response to carry them.
     await next();
     setCommonHeaders(c, auditId);
   });

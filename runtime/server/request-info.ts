@@ -58,8 +58,17 @@ export class RequestPathError extends Error {
   }
 }
 
+/** The path without leading and trailing slashes; a scan, as this runs on every request. */
+function trimSlashes(path: string): string {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  return start === 0 && end === path.length ? path : path.slice(start, end);
+}
+
 function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  const trimmed = trimSlashes(path);
   return trimmed === '' ? [] : trimmed.split('/');
 }
 

@@ -30,13 +30,15 @@ INSERT OR IGNORE INTO kine_meta (name, value) VALUES ('compact_revision', 0);
 export const LOCK_TIMEOUT_MS = 500;
 
 /**
- * Connection settings, applied before the schema. WAL with synchronous=FULL makes every
- * acknowledged commit durable across a crash or SIGKILL (each commit syncs the WAL).
+ * Connection settings, applied before the schema. WAL with synchronous=NORMAL does not sync at
+ * commit; the backend syncs the WAL itself, off the event loop, and acknowledges no write before
+ * that sync (see SqliteStorage.flush), so every acknowledged commit is durable across a crash or
+ * SIGKILL while the next batch forms. Checkpoints still sync as SQLite does them.
  * Exclusive locking means one process owns the file: the backend keeps the current revision
  * in memory, so a second writer must be refused rather than silently interleaved; it also lets
  * WAL work without a shared-memory index.
  */
-export const PRAGMAS = ['locking_mode = EXCLUSIVE', 'journal_mode = WAL', 'synchronous = FULL'];
+export const PRAGMAS = ['locking_mode = EXCLUSIVE', 'journal_mode = WAL', 'synchronous = NORMAL'];
 
 const COLUMNS = 'id, name, created, deleted, create_revision, prev_revision, value, old_value';
 
@@ -45,7 +47,9 @@ export const SQL = {
   compactRevision: `SELECT value FROM kine_meta WHERE name = 'compact_revision'`,
   setCompactRevision: `UPDATE kine_meta SET value = ? WHERE name = 'compact_revision'`,
   latest: `SELECT ${COLUMNS} FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`,
-  at: `SELECT ${COLUMNS} FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+  // What a read returns, and no more: a GET needs neither the superseded value nor the links.
+  readLatest: `SELECT id, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`,
+  readAt: `SELECT id, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
   insert: `INSERT INTO kine (${COLUMNS}) VALUES (@id, @name, @created, @deleted, @create_revision, @prev_revision, @value, @old_value)`,
   // Walks the index in key order and stops at the limit: a row is listed when it is live and
   // is its key's newest row at or below @revision.

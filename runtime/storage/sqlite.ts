@@ -1,10 +1,14 @@
 // The embedded default backend: a kine-style log in one SQLite file (better-sqlite3).
 //
 // better-sqlite3 is synchronous, and this class owns its file exclusively (see PRAGMAS), so
-// every write is: check the key's newest row, insert the next revision, commit, then fan the
-// event out in-process. The current revision lives in memory and only moves after a commit.
+// every write is: check the key's newest row, insert the next revision, commit, sync the WAL,
+// then fan the event out in-process. The current revision lives in memory and only moves once
+// the sync is done: a row committed but not yet synced is seen by later writes' checks, never by
+// reads, watches or the writer.
 // SQLite's errors are turned into StorageError codes here and nowhere else.
 
+import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageError } from './interface.js';
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
@@ -59,13 +63,23 @@ const toParams = (row: LogRow) => ({
 const sqliteCode = (e: unknown): string | undefined => (e instanceof Database.SqliteError ? e.code : undefined);
 
 type Statement = Database.Statement<unknown[], unknown>;
+type ReadRow = Pick<KineRow, 'id' | 'deleted' | 'create_revision' | 'value'>;
 
 export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly stmt: Record<keyof typeof SQL, Statement>;
   private readonly hub = new WatchHub();
   private readonly window?: HistoryWindow;
+  /** The newest revision readers see: committed and synced. */
   private revision: number;
+  /** The newest revision committed to the file; above `revision` while its WAL sync runs. */
+  private written: number;
+  /** The write-ahead log, synced before a batch is acknowledged; undefined for an in-memory database. */
+  private readonly walPath?: string;
+  private walFd?: number;
+  /** The WAL sync in flight, if any: one at a time, and writes queued meanwhile form the next batch. */
+  private syncing?: Promise<void>;
+  private closing?: Promise<void>;
   private compacted: number;
   private closed = false;
   private readonly appendTx: (row: LogRow, expected: number | undefined, creating: boolean) => LogRow;
@@ -89,10 +103,13 @@ export class SqliteStorage implements Storage {
       }
       return db;
     });
+    // An in-memory database has no WAL (its journal mode stays "memory") and nothing to sync.
+    if (this.db.pragma('journal_mode', { simple: true }) === 'wal') this.walPath = `${path}-wal`;
     const stmt = {} as Record<keyof typeof SQL, Statement>;
     for (const [name, sql] of Object.entries(SQL)) stmt[name as keyof typeof SQL] = this.db.prepare(sql);
     this.stmt = stmt;
     this.revision = (stmt.currentRevision.get() as { revision: number }).revision;
+    this.written = this.revision;
     this.compacted = (stmt.compactRevision.get() as { value: number }).value;
 
     this.appendTx = this.db.transaction((row: LogRow, expected: number | undefined, creating: boolean) => {
@@ -119,7 +136,7 @@ export class SqliteStorage implements Storage {
     // in arrival order, each with its own compare-and-swap check; a failed check fails that write
     // alone. Nothing is acknowledged before the commit.
     this.batchTx = this.db.transaction((writes: PendingWrite[]) => {
-      let next = this.revision + 1;
+      let next = this.written + 1;
       return writes.map((w) => {
         const draft: LogRow = { revision: next, key: w.key, created: w.creating, deleted: w.deleted, createRevision: 0, prevRevision: 0, value: w.value };
         try {
@@ -164,8 +181,10 @@ export class SqliteStorage implements Storage {
   async get(key: string, revision?: number): Promise<KeyValue | undefined> {
     this.ensureOpen(key);
     const at = readRevision(key, revision, this.revision, this.compacted);
+    // The newest row is the one to read only when no commit is waiting for its sync.
+    const newest = at === this.revision && this.written === this.revision;
     const row = this.guard(key, () =>
-      at === this.revision ? (this.stmt.latest.get(key) as KineRow | undefined) : (this.stmt.at.get(key, at) as KineRow | undefined),
+      newest ? (this.stmt.readLatest.get(key) as ReadRow | undefined) : (this.stmt.readAt.get(key, at) as ReadRow | undefined),
     );
     return row && row.deleted === 0 ? { key, value: row.value, createRevision: row.create_revision, modRevision: row.id } : undefined;
   }
@@ -222,9 +241,11 @@ export class SqliteStorage implements Storage {
         return this.hub.failed(key, callbacks, this.translate(key, e));
       }
     }
-    // Replay read and subscription happen in this one synchronous step, so no commit falls between.
+    // Replay read and subscription happen in this one synchronous step, so no commit falls between;
+    // rows still waiting for their sync are published by it, not replayed.
     const live = after > this.revision ? skipUntil(after, callbacks) : callbacks;
-    return this.hub.subscribe(key, options.prefix, live, replay.map((r) => rowEvent(toLogRow(r))));
+    const synced = replay.filter((r) => r.id <= this.revision);
+    return this.hub.subscribe(key, options.prefix, live, synced.map((r) => rowEvent(toLogRow(r))));
   }
 
   async compact(revision: number): Promise<void> {
@@ -235,12 +256,22 @@ export class SqliteStorage implements Storage {
     this.compactNow(revision);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.flush();
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Writes already queued are committed, synced and acknowledged before the file closes. */
+  private async shutdown(): Promise<void> {
+    while (this.syncing || this.pending.length > 0) {
+      if (this.syncing) await this.syncing;
+      else this.flush();
+    }
     this.closed = true;
     this.window?.stop();
     this.hub.closeAll(closedError);
+    if (this.walFd !== undefined) closeSync(this.walFd);
     this.db.close();
   }
 
@@ -248,12 +279,14 @@ export class SqliteStorage implements Storage {
     this.ensureOpen(key);
     return new Promise((resolve, reject) => {
       this.pending.push({ key, value, deleted, expected, creating, resolve, reject });
-      // Writes arriving in the same turn of the event loop share the commit.
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      // Writes arriving in the same turn of the event loop share the commit; writes arriving while
+      // a sync runs wait for it and form the next batch.
+      if (this.pending.length === 1 && !this.syncing) setImmediate(() => this.flush());
     });
   }
 
   private flush(): void {
+    if (this.syncing) return;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
@@ -269,6 +302,37 @@ export class SqliteStorage implements Storage {
       for (const w of batch) w.reject(this.translate(w.key, e, w.creating));
       return;
     }
+    for (const outcome of outcomes) if (!(outcome instanceof StorageError)) this.written = outcome.revision;
+    if (!this.walPath || this.written === this.revision) {
+      this.settle(batch, outcomes);
+      return;
+    }
+    // The sync runs on libuv's thread pool, so the event loop keeps reading requests meanwhile;
+    // their writes make the next batch, and one sync covers all of them.
+    this.syncing = new Promise<void>((done) => {
+      const finish = (err?: Error | null) => {
+        this.syncing = undefined;
+        this.settle(batch, outcomes, err ?? undefined);
+        done();
+        if (this.pending.length > 0) this.flush();
+      };
+      let fd: number;
+      try {
+        fd = this.walFd ?? this.openWal();
+      } catch (e) {
+        finish(e as Error);
+        return;
+      }
+      fsync(fd, finish);
+    });
+  }
+
+  /**
+   * Publishes and acknowledges a committed batch, in order. When the sync failed the rows are in
+   * the file and later reads see them, so watchers hear of them too; their writers are told the
+   * outcome is unknown, as an etcd client is when a commit outlives its request.
+   */
+  private settle(batch: PendingWrite[], outcomes: Array<LogRow | StorageError>, syncError?: Error): void {
     outcomes.forEach((outcome, i) => {
       if (outcome instanceof StorageError) {
         batch[i].reject(outcome);
@@ -276,8 +340,22 @@ export class SqliteStorage implements Storage {
       }
       this.revision = outcome.revision;
       this.hub.publish(rowEvent(outcome));
-      batch[i].resolve(rowKeyValue(outcome));
+      if (syncError) batch[i].reject(new StorageError('Unavailable', batch[i].key, `sqlite storage could not sync ${this.walPath}: ${syncError.message}`));
+      else batch[i].resolve(rowKeyValue(outcome));
     });
+  }
+
+  /** Opens the WAL for syncing; its directory entry is synced once, as SQLite does for a new journal. */
+  private openWal(): number {
+    const walPath = this.walPath!;
+    const dir = openSync(dirname(walPath), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    this.walFd = openSync(walPath, 'r');
+    return this.walFd;
   }
 
   private compactNow(revision: number): void {
@@ -311,7 +389,8 @@ export class SqliteStorage implements Storage {
     if (code?.startsWith('SQLITE_CONSTRAINT')) {
       // Only another writer on the same file can collide on the revision or the key; resync the
       // revision so the next attempt uses a fresh one, and let the caller retry.
-      this.revision = (this.stmt.currentRevision.get() as { revision: number }).revision;
+      this.written = (this.stmt.currentRevision.get() as { revision: number }).revision;
+      this.revision = this.written;
       const current = this.latestRow(key);
       return creating
         ? new StorageError('KeyExists', key, `key ${key} already exists`, current && !current.deleted ? rowKeyValue(current) : undefined)

@@ -20,6 +20,8 @@ describe('the HTTPS server', () => {
 
   const routes: Record<string, ApiHandler> = {
     '/api/v1/namespaces/default/configmaps/echo': (c) => c.json({ info: c.get('requestInfo'), user: c.get('user').name }),
+    '/api/v1/namespaces/default/configmaps/cached': () =>
+      new Response('{}', { headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=60' } }),
     '/api/v1/namespaces/default/configmaps/throw': () => {
       throw new Error('handler exploded');
     },
@@ -94,6 +96,21 @@ describe('the HTTPS server', () => {
     });
     expect(res.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.headers['cache-control']).toBe('no-cache, private');
+  });
+
+  it("keeps a handler's own Cache-Control, echoes a client's Audit-Id, and marks error responses too", async () => {
+    const cached = await call(server.url, '/api/v1/namespaces/default/configmaps/cached', admin, { headers: { 'audit-id': 'my-audit-id' } });
+    expect(cached.status).toBe(200);
+    expect(cached.headers['cache-control']).toBe('public, max-age=60');
+    expect(cached.headers['audit-id']).toBe('my-audit-id');
+    const failed = await call(server.url, '/api/v1/namespaces/default/configmaps/throw', admin);
+    expect(failed.status).toBe(500);
+    expect(failed.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(failed.headers['cache-control']).toBe('no-cache, private');
+    const missing = await call(server.url, '/api/v1/namespaces/default/configmaps/nothing-here', admin);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await call(server.url, '/api/v1/namespaces/default/configmaps/echo', admin)).status).toBe(200);
   });
 
   it('turns a thrown Error into a 500 InternalError Status and keeps serving', async () => {

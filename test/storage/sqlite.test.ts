@@ -105,6 +105,54 @@ describe('sqlite storage on disk', () => {
     await store.close();
   });
 
+  it('shows no read, list or watch a write before the write is acknowledged, while its WAL sync runs', async () => {
+    const store = new SqliteStorage(freshPath());
+    const base = await store.create('/v/base', 'b');
+    const seenEarly: string[] = [];
+    let acknowledged = false;
+    const written = store.create('/v/new', 'n').then((kv) => {
+      acknowledged = true;
+      return kv;
+    });
+    // Poll on every turn of the event loop: the commit lands on one turn and its sync finishes on a later one.
+    while (!acknowledged) {
+      await new Promise((r) => setImmediate(r));
+      if (acknowledged) break;
+      if (await store.get('/v/new')) seenEarly.push('get');
+      if ((await store.list('/v/')).items.length > 1) seenEarly.push('list');
+      if ((await store.count('/v/')) > 1) seenEarly.push('count');
+      if ((await store.currentRevision()) > base.modRevision) seenEarly.push('revision');
+      const replay = recordWatch(store, '/v/', { prefix: true, afterRevision: base.modRevision });
+      // A replay is delivered on a microtask; the sync can only finish on a later turn.
+      await Promise.resolve();
+      await Promise.resolve();
+      if (replay.events.length > 0) seenEarly.push('watch');
+      replay.watcher.stop();
+    }
+    const kv = await written;
+    expect(seenEarly).toEqual([]);
+    expect(await store.get('/v/new')).toEqual(kv);
+    expect(await store.currentRevision()).toBe(kv.modRevision);
+    await store.close();
+  });
+
+  it('acknowledges writes queued during a sync in a later batch, in order, and all of them at close', async () => {
+    const path = freshPath();
+    const store = new SqliteStorage(path);
+    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => store.create(`/q/${i}`, String(i))));
+    // Queued while the first batch of this round syncs: they must wait for it and still land in order.
+    const second = Array.from({ length: 20 }, (_, i) => store.create(`/q/late-${i}`, String(i)));
+    const closed = store.close();
+    const late = await Promise.all(second);
+    await closed;
+    const revisions = [...first, ...late].map((kv) => kv.modRevision);
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(new Set(revisions).size).toBe(40);
+    const reopened = new SqliteStorage(path);
+    expect((await reopened.list('/q/')).items).toHaveLength(40);
+    await reopened.close();
+  });
+
   it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
     const path = freshPath();
     const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));

@@ -216,8 +216,11 @@ export function requestHints(request: Request, query: URLSearchParams): RequestH
 export function respond(ctx: RequestContext, code: number, obj: unknown): Response {
   const encoded = ctx.negotiator.encodeResponse(ctx.request.headers.get('accept') ?? undefined, obj, ctx.target, requestHints(ctx.request, ctx.query));
   const content = encodeContent(encoded.body, ctx.request.headers.get('accept-encoding'), ctx.config.responseCompression);
-  const headers = new Headers({ 'content-type': encoded.contentType, ...content.headers });
+  const plain = { 'content-type': encoded.contentType, ...content.headers };
   const warnings = warningHeaders(ctx.warnings);
+  // A plain object is written as it is; only repeated Warning headers need a Headers.
+  if (warnings.length === 0) return new Response(bodyInit(content.body), { status: code, headers: plain });
+  const headers = new Headers(plain);
   for (const warning of warnings) headers.append('Warning', warning);
   let body = content.body;
   // Node writes the head together with a string body in the body's encoding (UTF-8), which would
