@@ -17,7 +17,7 @@ import { decodeObject, loadDescriptorRoot, messageNameResolver } from '../../run
 import { generatedPath } from '../../runtime/generated-files.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
 import { fuzzClient, type Answer, type FuzzClient } from './client.js';
-import { allowedServerError, readStatus } from './oracle.js';
+import { kubeServerError, readStatus } from './oracle.js';
 import { Prng } from './prng.js';
 import { OPS, hostileRequest, type Op, oversizedRequest, unknownContentTypeRequest, type HostileRequest, type RequestContext } from './requests.js';
 import { FUZZ_NAMESPACE, loadTargets, type Target } from './targets.js';
@@ -62,6 +62,8 @@ const createdIn = (t: Target) => created.get(t.def.storagePrefix) ?? created.set
 const allFailures: Array<Failure & { op: string }> = [];
 const slowest: Array<{ ms: number; sample: string }> = [];
 const rssAfter: Array<{ op: string; kib: number }> = [];
+/** How often each of kube-apiserver's own 5xx answers came. */
+const kube5xxSeen = new Map<string, number>();
 
 const json = { accept: 'application/json', 'content-type': 'application/json' };
 
@@ -133,13 +135,19 @@ const blur = (s: string) => s.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, '#').
 /** Checks one answer; returns a failure for anything but a Status within kube's codes. */
 function judge(req: HostileRequest, answer: Answer | Error): Failure | undefined {
   if (answer instanceof Error) return { cls: `no answer: ${blur(answer.message)}`, sample: describeRequest(req) };
+  if (req.expectStatus !== undefined && answer.status !== req.expectStatus) {
+    return { cls: `${answer.status} where kube answers ${req.expectStatus}`, sample: `${describeRequest(req)} -> ${answer.body.toString('utf8').slice(0, 300)}` };
+  }
   if (answer.status >= 200 && answer.status < 300) return undefined;
   const status = readStatus(answer, root);
   if (typeof status === 'string') return { cls: `${answer.status} not a Status: ${blur(status)}`, sample: `${describeRequest(req)} -> ${status.slice(0, 300)}` };
-  if (answer.status >= 500 && !allowedServerError(req.op, status)) {
-    return { cls: `${answer.status} ${String(status.reason ?? '')}: ${blur(String(status.message))}`, sample: `${describeRequest(req)} -> ${String(status.message).slice(0, 400)}` };
+  if (answer.status < 500) return undefined;
+  const kube = kubeServerError(req.op, status);
+  if (kube) {
+    kube5xxSeen.set(kube.why, (kube5xxSeen.get(kube.why) ?? 0) + 1);
+    return undefined;
   }
-  return undefined;
+  return { cls: `${answer.status} ${String(status.reason ?? '')}: ${blur(String(status.message))}`, sample: `${describeRequest(req)} -> ${String(status.message).slice(0, 400)}` };
 }
 
 async function checkPending(target: Target, state: TargetState, failures: Failure[]): Promise<void> {
@@ -277,7 +285,7 @@ describe('hostile input', () => {
     await stopServerProcess(server);
     if (process.env.FUZZ_REPORT) {
       slowest.sort((a, b) => b.ms - a.ms);
-      writeFileSync(process.env.FUZZ_REPORT, JSON.stringify({ failures: allFailures, slowest: slowest.slice(0, 40), startRss, rssAfter }, null, 1));
+      writeFileSync(process.env.FUZZ_REPORT, JSON.stringify({ failures: allFailures, kube5xx: Object.fromEntries(kube5xxSeen), slowest: slowest.slice(0, 40), startRss, rssAfter }, null, 1));
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

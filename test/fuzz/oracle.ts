@@ -50,8 +50,9 @@ export const KUBE_5XX: Array<{ op: RegExp; reason: string; message: RegExp; why:
   },
 ];
 
-export function allowedServerError(op: string, status: StatusBody): boolean {
-  return KUBE_5XX.some((k) => k.op.test(op) && (status.reason ?? '') === k.reason && typeof status.message === 'string' && k.message.test(status.message));
+/** The entry of KUBE_5XX that allows this 5xx answer to `op`, if any. */
+export function kubeServerError(op: string, status: StatusBody): (typeof KUBE_5XX)[number] | undefined {
+  return KUBE_5XX.find((k) => k.op.test(op) && (status.reason ?? '') === k.reason && typeof status.message === 'string' && k.message.test(status.message));
 }
 
 /** The Status of an error answer, or why the answer is none. */

@@ -51,6 +51,8 @@ export interface HostileRequest {
   dryRun: boolean;
   /** The patch type or verb kube-apiserver itself may answer 500 to (see oracle.ts). */
   op: string;
+  /** The one code kube-apiserver answers, where the body alone decides it. */
+  expectStatus?: number;
 }
 
 export interface RequestContext {
@@ -390,10 +392,13 @@ export function oversizedRequest(ctx: RequestContext): HostileRequest {
   let body = toJson(method === 'PUT' ? { ...ctx.current, fuzzPadding: big.fuzzPadding } : big);
   const headers: Record<string, string> = { 'content-type': contentType, accept: 'application/json' };
   let what = `${method} of a ${body.length}-byte body`;
+  // kube-apiserver reads at most 3 MiB of a body and answers 413 beyond (limitedReadBody).
+  let expectStatus: number | undefined = 413;
   if (prng.chance(0.5)) {
     body = gzipSync(body);
     headers['content-encoding'] = 'gzip';
     what = `${what}, gzip-encoded to ${body.length} bytes`;
+    expectStatus = undefined;
   }
-  return { method, path: method === 'POST' ? target.collectionPath : target.objectPath, headers, body, what, dryRun: false, op: 'oversized' };
+  return { method, path: method === 'POST' ? target.collectionPath : target.objectPath, headers, body, what, dryRun: false, op: 'oversized', expectStatus };
 }
