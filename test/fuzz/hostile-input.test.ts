@@ -22,8 +22,14 @@ import { Prng } from './prng.js';
 import { OPS, hostileRequest, type Op, oversizedRequest, unknownContentTypeRequest, type HostileRequest, type RequestContext } from './requests.js';
 import { FUZZ_NAMESPACE, loadTargets, type Target } from './targets.js';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
-const BODIES = Number(process.env.FUZZ_BODIES ?? 120);
+function positiveInteger(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, not ${process.env[name]}`);
+  return value;
+}
+
+const SEED = positiveInteger('FUZZ_SEED', 20261126);
+const BODIES = positiveInteger('FUZZ_BODIES', 120);
 const OVERSIZED = Math.max(4, Math.ceil(BODIES / 20));
 /** Rejected writes sent to a target between two reads of it. */
 const CHECK_EVERY = 8;
