@@ -110,6 +110,30 @@ describe('with CBORServingAndStorage on', () => {
     expect(first.object.metadata.name).toBe('from-cbor');
   });
 
+  it('refuses CBOR bodies that do not fit the Go types, as JSON bodies are refused, and stores nothing', async () => {
+    const created = await wire.call('POST', NS, { headers: { 'content-type': 'application/cbor' }, body: encodeCBOR(cm('typed')) });
+    expect(created.status).toBe(201);
+    const stored = await wire.call('GET', `${NS}/typed`, { headers: { accept: 'application/json' } });
+    const object = stored.json<{ metadata: { managedFields: Array<Record<string, unknown>>; resourceVersion: string } }>();
+    const bad: Array<[string, (o: typeof object) => void]> = [
+      // Once stored, a time that is not RFC 3339 can no longer be encoded as protobuf.
+      ['a managedFields time that is no time', (o) => (o.metadata.managedFields[0]!.time = '1 ')],
+      ['a number for a time', (o) => (o.metadata.managedFields[0]!.time = 7)],
+      ['a number for a string', (o) => ((o as unknown as { data: unknown }).data = { a: 7 })],
+      ['a float for an integer', (o) => ((o.metadata as Record<string, unknown>).generation = 1.5)],
+    ];
+    for (const [what, change] of bad) {
+      const body = structuredClone(object);
+      change(body);
+      const put = await wire.call('PUT', `${NS}/typed`, { headers: { 'content-type': 'application/cbor', accept: 'application/json' }, body: encodeCBOR(body) });
+      expect(put.status, what).toBe(400);
+      expect(put.json<{ message: string }>().message, what).toMatch(/^ConfigMap in version "v1" cannot be handled as a ConfigMap: /);
+    }
+    const after = await wire.call('GET', `${NS}/typed`, { headers: { accept: 'application/json' } });
+    expect(after.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion).toBe(object.metadata.resourceVersion);
+    expect((await wire.call('GET', `${NS}/typed`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } })).status).toBe(200);
+  });
+
   it('refuses a CBOR body with repeated keys with 400', async () => {
     // {"kind": "ConfigMap", "kind": "ConfigMap"} with byte-string keys and values
     const dup = Buffer.from('d9d9f7a2446b696e6449436f6e6669674d6170446b696e6449436f6e6669674d6170', 'hex');

@@ -183,8 +183,9 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   obj.apiVersion = expected;
   obj.kind = ctx.target.kind;
   // Then the whole body into the kind's struct, whose type errors come before any strict-decoding complaint.
-  // A protobuf body is typed by its decoder, but a Quantity's text is parsed as it is read there too.
-  const typeError = textual || format === 'protobuf' ? jsonDecodeError(ctx.store.definition.openAPIName, obj) : undefined;
+  // A protobuf body is typed by its decoder, but a Quantity's text is parsed as it is read there too;
+  // a CBOR body is read into the same structs upstream (the texts here are the JSON decoder's).
+  const typeError = jsonDecodeError(ctx.store.definition.openAPIName, obj);
   if (typeError) throw cannotBeHandled(ctx, typeError);
   dropUnknownFields(ctx, obj, directive, bodyMembers(format, body, directive));
   dropNulls(ctx.store.definition, obj);
