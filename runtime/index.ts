@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { AnonymousAuthenticator, PUBLIC_INFO_PATHS } from './auth/anonymous.js';
+import { AnonymousAuthenticator } from './auth/anonymous.js';
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
 import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
@@ -139,17 +139,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (api?.close) cleanups.push(() => api.close?.());
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 
-    // kube-apiserver's chain: certificates, then bearer tokens; system:authenticated added to
-    // whoever passes; anonymous only when no credential was presented at all.
-    const authenticator = failOnErrorAuthenticator(
-      authenticatedGroupAdder(
-        unionAuthenticator([
-          new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
-          new BearerTokenAuthenticator(tokenAuthenticators),
-        ]),
-      ),
-      new AnonymousAuthenticator(PUBLIC_INFO_PATHS),
+    // kube-apiserver's chain: certificates, then bearer tokens (token file, bootstrap tokens,
+    // service account tokens); system:authenticated added to whoever passes; anonymous, when on,
+    // only for a request that presented no credential at all.
+    const credentialed = authenticatedGroupAdder(
+      unionAuthenticator([
+        new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
+        new BearerTokenAuthenticator(tokenAuthenticators),
+      ]),
     );
+    const authenticator = options.anonymousAuth ? failOnErrorAuthenticator(credentialed, new AnonymousAuthenticator()) : credentialed;
     let authorizer;
     try {
       authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });

@@ -40,7 +40,7 @@ const STRING_FLAGS = [
 ] as const;
 
 /** Go bool flags: `--flag` is true, `--flag=<bool>` sets it; they never take the next argument. */
-const BOOL_FLAGS = ['enable-bootstrap-token-auth'] as const;
+const BOOL_FLAGS = ['enable-bootstrap-token-auth', 'anonymous-auth'] as const;
 type BoolFlag = (typeof BOOL_FLAGS)[number];
 
 /** Go's strconv.ParseBool. */
@@ -78,6 +78,7 @@ Flags:
       --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --enable-bootstrap-token-auth          bearer tokens from bootstrap-token Secrets in kube-system
+      --anonymous-auth                       requests without credentials run as system:anonymous (default false)
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
@@ -150,6 +151,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];
   if (v['token-auth-file'] !== undefined) options.tokenAuthFile = v['token-auth-file'];
   if (bools['enable-bootstrap-token-auth'] !== undefined) options.enableBootstrapTokenAuth = bools['enable-bootstrap-token-auth'];
+  if (bools['anonymous-auth'] !== undefined) options.anonymousAuth = bools['anonymous-auth'];
   if (v['client-ca-file'] !== undefined) options.clientCaFile = v['client-ca-file'];
   if (v['tls-cert-file'] !== undefined) options.tlsCertFile = v['tls-cert-file'];
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];

@@ -14,6 +14,8 @@ export interface StartServerOptions {
   /** --data-dir. The library default is a fresh temporary directory, removed on close(). */
   dataDir?: string;
   tokenAuthFile?: string;
+  /** --anonymous-auth: requests without credentials run as system:anonymous; default false (401), as k3s runs. */
+  anonymousAuth?: boolean;
   /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
   enableBootstrapTokenAuth?: boolean;
   clientCaFile?: string;
