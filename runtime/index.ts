@@ -121,8 +121,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const tokenAuthenticators: TokenAuthenticator[] = [];
     if (options.tokenAuthFile) tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
 
+    const maxExpirationMs = options.serviceAccountMaxTokenExpirationMs ?? 0;
+    if (maxExpirationMs !== 0 && (maxExpirationMs < 3600_000 || maxExpirationMs > 2 ** 32 * 1000)) {
+      throw new ConfigurationError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+    }
     const defaultApi = () =>
       createApi({
+        serviceAccounts: {
+          issuers: options.serviceAccountIssuers,
+          signingKeyFile: options.serviceAccountSigningKeyFile,
+          keyFiles: options.serviceAccountKeyFiles,
+          maxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
+          extendTokenExpiration: options.serviceAccountExtendTokenExpiration,
+          jwksUri: options.serviceAccountJwksUri,
+          apiAudiences: options.apiAudiences,
+        },
         historyWindowMs: options.historyWindowMs,
         eventTTLMs: options.eventTTLMs,
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
@@ -131,7 +144,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;

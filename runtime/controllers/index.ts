@@ -2,12 +2,22 @@
 // through an Informer on the registry's list and watch and writes through the registry's Stores, so its
 // writes are API writes. Every replica over one etcd runs them; their writes are idempotent.
 
+import type { ServiceAccountTokenSigner } from '../auth/service-account-token.js';
+import { listObjects } from '../registry/list.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import { metaOf, type KubeObject } from '../registry/object.js';
 import { EphemeralVolumeController, ephemeralVolumeNames } from './ephemeral-volume.js';
 import { Informer } from './informer.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { PodClaimCollector } from './pod-claim-collector.js';
+import { RootCAPublisher, ROOT_CA_CONFIGMAP } from './root-ca-publisher.js';
+import { DEFAULT_SERVICE_ACCOUNT, ServiceAccountsController } from './service-accounts.js';
+import { isServiceAccountTokenSecret, TokensController } from './tokens.js';
+
+export interface ControllerOptions {
+  /** The service account controllers (default account, root CA ConfigMap, legacy token Secrets). */
+  serviceAccounts?: { signer: ServiceAccountTokenSigner; rootCa: string };
+}
 
 export interface Controllers {
   /** Resolves once the work asked for so far is done (tests and shutdown wait on this). */
@@ -15,7 +25,7 @@ export interface Controllers {
   close(): void;
 }
 
-export function startControllers(registry: ResourceRegistry): Controllers {
+export function startControllers(registry: ResourceRegistry, options: ControllerOptions = {}): Controllers {
   const pods = registry.storeFor('', 'v1', 'pods');
   const claims = registry.storeFor('', 'v1', 'persistentvolumeclaims');
   const queue = new KeyedQueue();
@@ -50,13 +60,64 @@ export function startControllers(registry: ResourceRegistry): Controllers {
       },
     });
     informers.push(informer, claimInformer);
-    // An informer that cannot list yet tries again by itself; start-up does not wait for it.
-    for (const each of informers) void each.start();
   }
+  if (options.serviceAccounts) informers.push(...serviceAccountInformers(registry, queue, options.serviceAccounts));
+  // An informer that cannot list yet tries again by itself; start-up does not wait for it.
+  for (const each of informers) void each.start();
   return {
     idle: () => queue.idle(),
     close: () => {
       for (const informer of informers) informer.close();
     },
   };
+}
+
+/** kube-controller-manager's serviceaccount, root-ca-cert-publisher and serviceaccount-token controllers. */
+function serviceAccountInformers(registry: ResourceRegistry, queue: KeyedQueue, options: NonNullable<ControllerOptions['serviceAccounts']>): Informer[] {
+  const namespaces = registry.storeFor('', 'v1', 'namespaces');
+  const serviceAccounts = registry.storeFor('', 'v1', 'serviceaccounts');
+  const configMaps = registry.storeFor('', 'v1', 'configmaps');
+  const secrets = registry.storeFor('', 'v1', 'secrets');
+  if (!namespaces || !serviceAccounts) return [];
+  const accounts = new ServiceAccountsController(namespaces, serviceAccounts);
+  const publisher = configMaps && new RootCAPublisher(namespaces, configMaps, options.rootCa);
+  const tokens = secrets && new TokensController(serviceAccounts, secrets, options.signer, options.rootCa);
+  const syncNamespace = (ns: KubeObject) => {
+    const name = metaOf(ns).name ?? '';
+    void queue.enqueue(`serviceaccount:${name}`, () => accounts.sync(name));
+    if (publisher) void queue.enqueue(`rootca:${name}`, () => publisher.sync(name));
+  };
+  const informers = [
+    new Informer(namespaces, { onList: (all) => all.forEach(syncNamespace), onAdd: syncNamespace, onUpdate: syncNamespace }),
+    new Informer(serviceAccounts, {
+      onDelete: (sa) => {
+        const { namespace = '', name = '' } = metaOf(sa);
+        if (name === DEFAULT_SERVICE_ACCOUNT) void queue.enqueue(`serviceaccount:${namespace}`, () => accounts.sync(namespace));
+        if (tokens && secrets) {
+          void queue.enqueue(`tokens-of:${namespace}/${name}`, async () => tokens.serviceAccountDeleted(sa, (await listObjects(secrets, namespace)).items));
+        }
+      },
+    }),
+  ];
+  if (publisher && configMaps) {
+    const resync = (cm: KubeObject) => {
+      const namespace = metaOf(cm).namespace ?? '';
+      void queue.enqueue(`rootca:${namespace}`, () => publisher.sync(namespace));
+    };
+    informers.push(
+      new Informer(configMaps, {
+        onUpdate: (cm) => publisher.drifted(cm) && resync(cm),
+        onDelete: (cm) => metaOf(cm).name === ROOT_CA_CONFIGMAP && resync(cm),
+      }),
+    );
+  }
+  if (tokens && secrets) {
+    const syncSecret = (secret: KubeObject) => {
+      if (!isServiceAccountTokenSecret(secret)) return;
+      const { namespace = '', name = '' } = metaOf(secret);
+      void queue.enqueue(`token:${namespace}/${name}`, () => tokens.syncSecret(namespace, name));
+    };
+    informers.push(new Informer(secrets, { onList: (all) => all.forEach(syncSecret), onAdd: syncSecret, onUpdate: syncSecret }));
+  }
+  return informers;
 }

@@ -18,6 +18,20 @@ export interface StartServerOptions {
   anonymousAuth?: boolean;
   /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
   enableBootstrapTokenAuth?: boolean;
+  /** --service-account-issuer: the first is written into tokens, all are accepted; default https://kubernetes.default.svc.cluster.local. */
+  serviceAccountIssuers?: string[];
+  /** --service-account-signing-key-file; default a key made in the data dir on first start. */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file: PEM files of the keys that verify tokens; default the signing key. */
+  serviceAccountKeyFiles?: string[];
+  /** --service-account-max-token-expiration in milliseconds: between 1 hour and 2^32 seconds; default no limit. */
+  serviceAccountMaxTokenExpirationMs?: number;
+  /** --service-account-extend-token-expiration; default true. */
+  serviceAccountExtendTokenExpiration?: boolean;
+  /** --service-account-jwks-uri; default this server's /openid/v1/jwks. */
+  serviceAccountJwksUri?: string;
+  /** --api-audiences; default the service account issuers. */
+  apiAudiences?: string[];
   clientCaFile?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
