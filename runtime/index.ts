@@ -23,6 +23,7 @@ import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
 import { createApi } from './api/index.js';
+import { enabledControllers } from './controllers/controller-names.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
 export type { StartServerOptions } from './server/options.js';
@@ -125,8 +126,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (maxExpirationMs !== 0 && (maxExpirationMs < 3600_000 || maxExpirationMs > 2 ** 32 * 1000)) {
       throw new ConfigurationError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
     }
+    try {
+      enabledControllers(options.controllers);
+    } catch (err) {
+      throw new ConfigurationError((err as Error).message);
+    }
     const defaultApi = () =>
       createApi({
+        controllers: options.controllers,
         serviceAccounts: {
           issuers: options.serviceAccountIssuers,
           signingKeyFile: options.serviceAccountSigningKeyFile,

@@ -17,6 +17,7 @@ import { ServiceAccountIssuerDiscovery } from './service-account-issuer-discover
 import { tokenRequestHandler } from './subresources/token-request.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { startControllers } from '../controllers/index.js';
+import { enabledControllers } from '../controllers/controller-names.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
 import type { CacherOptions } from '../registry/cacher/cacher.js';
@@ -54,6 +55,8 @@ export interface ApiOptions {
   eventTTLMs?: number;
   /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
   enableBootstrapTokenAuth?: boolean;
+  /** --controllers: which in-process controllers run (`*`, `name`, `-name`); default all. */
+  controllers?: string[];
   /** Service account tokens, controllers and admission; false turns them all off. */
   serviceAccounts?: ServiceAccountOptions | false;
 }
@@ -138,7 +141,10 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, expiry, serviceAccountAdmission: saOptions !== undefined });
     await ensureSystemNamespaces(registry);
     const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
-    const controllers = startControllers(registry, serviceAccounts ? { serviceAccounts: { signer: serviceAccounts.signer, rootCa: context.rootCa ?? '' } } : {});
+    const controllers = startControllers(registry, {
+      enabled: enabledControllers(apiOptions.controllers),
+      ...(serviceAccounts ? { serviceAccounts: { signer: serviceAccounts.signer, rootCa: context.rootCa ?? '' } } : {}),
+    });
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');

@@ -157,7 +157,12 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (issuer === undefined || (issuer !== LEGACY_ISSUER && !this.issuers.has(issuer))) return undefined;
     const payload = await this.verify(token, issuer);
     if (!payload) return undefined;
-    return issuer === LEGACY_ISSUER ? this.legacyUser(token, payload) : this.boundUser(payload);
+    try {
+      return await (issuer === LEGACY_ISSUER ? this.legacyUser(token, payload) : this.boundUser(payload));
+    } catch {
+      // A lookup that failed (storage away, a name no key can hold) proves nothing: 401, as upstream.
+      return undefined;
+    }
   }
 
   /** The verified payload, or undefined when no key verifies it or its times are wrong. */

@@ -13,8 +13,11 @@ import { PodClaimCollector } from './pod-claim-collector.js';
 import { RootCAPublisher, ROOT_CA_CONFIGMAP } from './root-ca-publisher.js';
 import { DEFAULT_SERVICE_ACCOUNT, ServiceAccountsController } from './service-accounts.js';
 import { isServiceAccountTokenSecret, TokensController } from './tokens.js';
+import { enabledControllers, type ControllerName } from './controller-names.js';
 
 export interface ControllerOptions {
+  /** Which controllers run (--controllers); default all. */
+  enabled?: ReadonlySet<ControllerName>;
   /** The service account controllers (default account, root CA ConfigMap, legacy token Secrets). */
   serviceAccounts?: { signer: ServiceAccountTokenSigner; rootCa: string };
 }
@@ -30,7 +33,8 @@ export function startControllers(registry: ResourceRegistry, options: Controller
   const claims = registry.storeFor('', 'v1', 'persistentvolumeclaims');
   const queue = new KeyedQueue();
   const informers: Informer[] = [];
-  if (pods && claims) {
+  const enabled = options.enabled ?? enabledControllers();
+  if (pods && claims && enabled.has('ephemeral-volume-controller')) {
     const ephemeral = new EphemeralVolumeController(pods, claims, registry.storeFor('', 'v1', 'events'));
     const collector = new PodClaimCollector(claims);
     const key = (ns: string | undefined, name: string | undefined) => `${ns}/${name}`;
@@ -61,7 +65,7 @@ export function startControllers(registry: ResourceRegistry, options: Controller
     });
     informers.push(informer, claimInformer);
   }
-  if (options.serviceAccounts) informers.push(...serviceAccountInformers(registry, queue, options.serviceAccounts));
+  if (options.serviceAccounts) informers.push(...serviceAccountInformers(registry, queue, options.serviceAccounts, enabled));
   // An informer that cannot list yet tries again by itself; start-up does not wait for it.
   for (const each of informers) void each.start();
   return {
@@ -73,42 +77,49 @@ export function startControllers(registry: ResourceRegistry, options: Controller
 }
 
 /** kube-controller-manager's serviceaccount, root-ca-cert-publisher and serviceaccount-token controllers. */
-function serviceAccountInformers(registry: ResourceRegistry, queue: KeyedQueue, options: NonNullable<ControllerOptions['serviceAccounts']>): Informer[] {
+function serviceAccountInformers(
+  registry: ResourceRegistry,
+  queue: KeyedQueue,
+  options: NonNullable<ControllerOptions['serviceAccounts']>,
+  enabled: ReadonlySet<ControllerName>,
+): Informer[] {
   const namespaces = registry.storeFor('', 'v1', 'namespaces');
   const serviceAccounts = registry.storeFor('', 'v1', 'serviceaccounts');
   const configMaps = registry.storeFor('', 'v1', 'configmaps');
   const secrets = registry.storeFor('', 'v1', 'secrets');
   if (!namespaces || !serviceAccounts) return [];
-  const accounts = new ServiceAccountsController(namespaces, serviceAccounts);
-  const publisher = configMaps && new RootCAPublisher(namespaces, configMaps, options.rootCa);
-  const tokens = secrets && new TokensController(serviceAccounts, secrets, options.signer, options.rootCa);
+  const accounts = enabled.has('serviceaccount-controller') ? new ServiceAccountsController(namespaces, serviceAccounts) : undefined;
+  const publisher = configMaps && enabled.has('root-ca-certificate-publisher-controller') ? new RootCAPublisher(namespaces, configMaps, options.rootCa) : undefined;
+  const tokens = secrets && enabled.has('serviceaccount-token-controller') ? new TokensController(serviceAccounts, secrets, options.signer, options.rootCa) : undefined;
   const syncNamespace = (ns: KubeObject) => {
     const name = metaOf(ns).name ?? '';
-    void queue.enqueue(`serviceaccount:${name}`, () => accounts.sync(name));
+    if (accounts) void queue.enqueue(`serviceaccount:${name}`, () => accounts.sync(name));
     if (publisher) void queue.enqueue(`rootca:${name}`, () => publisher.sync(name));
   };
-  const informers = [
-    new Informer(namespaces, { onList: (all) => all.forEach(syncNamespace), onAdd: syncNamespace, onUpdate: syncNamespace }),
-    new Informer(serviceAccounts, {
-      onDelete: (sa) => {
-        const { namespace = '', name = '' } = metaOf(sa);
-        if (name === DEFAULT_SERVICE_ACCOUNT) void queue.enqueue(`serviceaccount:${namespace}`, () => accounts.sync(namespace));
-        if (tokens && secrets) {
-          void queue.enqueue(`tokens-of:${namespace}/${name}`, async () => tokens.serviceAccountDeleted(sa, (await listObjects(secrets, namespace)).items));
-        }
-      },
-    }),
-  ];
+  const informers: Informer[] = [];
+  if (accounts || publisher) informers.push(new Informer(namespaces, { onList: (all) => all.forEach(syncNamespace), onAdd: syncNamespace, onUpdate: syncNamespace }));
+  if (accounts || tokens) {
+    informers.push(
+      new Informer(serviceAccounts, {
+        onDelete: (sa) => {
+          const { namespace = '', name = '' } = metaOf(sa);
+          if (accounts && name === DEFAULT_SERVICE_ACCOUNT) void queue.enqueue(`serviceaccount:${namespace}`, () => accounts.sync(namespace));
+          if (tokens && secrets) {
+            void queue.enqueue(`tokens-of:${namespace}/${name}`, async () => tokens.serviceAccountDeleted(sa, (await listObjects(secrets, namespace)).items));
+          }
+        },
+      }),
+    );
+  }
   if (publisher && configMaps) {
     const resync = (cm: KubeObject) => {
       const namespace = metaOf(cm).namespace ?? '';
       void queue.enqueue(`rootca:${namespace}`, () => publisher.sync(namespace));
     };
     informers.push(
-      new Informer(configMaps, {
-        onUpdate: (cm) => publisher.drifted(cm) && resync(cm),
-        onDelete: (cm) => metaOf(cm).name === ROOT_CA_CONFIGMAP && resync(cm),
-      }),
+      // Edits are put right at the next start (the namespace list), not at once: without leader
+      // election every replica publishes, and replicas with different CAs would rewrite each other.
+      new Informer(configMaps, { onDelete: (cm) => metaOf(cm).name === ROOT_CA_CONFIGMAP && resync(cm) }),
     );
   }
   if (tokens && secrets) {

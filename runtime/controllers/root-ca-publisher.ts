@@ -1,6 +1,7 @@
 // kube-controller-manager's root CA publisher: every active namespace has a ConfigMap
 // kube-root-ca.crt whose `ca.crt` is the CA that verifies this server, so pods (through the
-// service account volume) can trust it. A deleted or edited ConfigMap is put back.
+// service account volume) can trust it. A deleted ConfigMap is put back at once, an edited one
+// when the controllers next start.
 
 import { annotationsOf, deepEqual, metaOf, type KubeObject } from '../registry/object.js';
 import type { Store } from '../registry/store.js';
@@ -21,11 +22,6 @@ export class RootCAPublisher {
     rootCa: string,
   ) {
     this.data = { 'ca.crt': rootCa };
-  }
-
-  /** Whether a ConfigMap the informer saw is ours and differs from what we publish. */
-  drifted(configMap: KubeObject): boolean {
-    return metaOf(configMap).name === ROOT_CA_CONFIGMAP && !this.current(configMap);
   }
 
   private current(configMap: KubeObject): boolean {

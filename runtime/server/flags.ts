@@ -41,6 +41,7 @@ const STRING_FLAGS = [
   'service-account-max-token-expiration',
   'service-account-jwks-uri',
   'api-audiences',
+  'controllers',
 ] as const;
 
 /** pflag StringArray flags: each occurrence adds one value. */
@@ -95,6 +96,8 @@ Flags:
       --service-account-extend-token-expiration  kubelet's one-hour pod tokens last a year, warned about after the hour (default true)
       --service-account-jwks-uri string      jwks_uri of the issuer discovery document (default: this server's /openid/v1/jwks)
       --api-audiences strings                audiences the server accepts tokens for (default: the issuers)
+      --controllers strings                  in-process controllers: * for all, name to add, -name to drop
+                                             (serviceaccount, serviceaccount-token, root-ca-cert-publisher, ephemeral-volume)
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
@@ -202,6 +205,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['service-account-signing-key-file'] !== undefined) options.serviceAccountSigningKeyFile = v['service-account-signing-key-file'];
   if (v['service-account-jwks-uri'] !== undefined) options.serviceAccountJwksUri = v['service-account-jwks-uri'];
   if (bools['service-account-extend-token-expiration'] !== undefined) options.serviceAccountExtendTokenExpiration = bools['service-account-extend-token-expiration'];
+  if (v.controllers !== undefined) options.controllers = v.controllers.split(',').map((c) => c.trim()).filter((c) => c !== '');
   if (v['api-audiences'] !== undefined) options.apiAudiences = v['api-audiences'].split(',').map((a) => a.trim()).filter((a) => a !== '');
   if (v['service-account-max-token-expiration'] !== undefined) {
     try {

@@ -66,6 +66,12 @@ export interface StartServerOptions {
   watchBookmarkIntervalMs?: number;
   /** --min-request-timeout in seconds: a watch without timeoutSeconds ends after 1x to 2x this; default 1800. */
   minRequestTimeoutSeconds?: number;
+  /**
+   * --controllers, as kube-controller-manager takes it: `*` for every controller, `name` or
+   * `-name` to turn one on or off (serviceaccount, serviceaccount-token, root-ca-cert-publisher,
+   * ephemeral-volume, or their -controller names); default `*`.
+   */
+  controllers?: string[];
   /** Builds the API the server serves; without one every resource path is 404. */
   api?: ApiFactory;
   /** Extra authorizer modes besides those the API contributes. */
