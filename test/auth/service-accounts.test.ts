@@ -222,6 +222,14 @@ describe('service accounts over HTTPS', () => {
       const wrong = await requestToken('tr', 'other', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1' } });
       expect(wrong.status).toBe(400);
       expect(wrong.body.message).toBe('cannot bind token for serviceaccount "other" to pod running with different serviceaccount name.');
+      // kubelet's 3607 s pod tokens last a year, with warnafter at the requested hour and the status saying 3607 s.
+      const extended = await requestToken('tr', 'default', { expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1' } });
+      const long = claimsOf(extended.body.status.token);
+      expect(long.exp - long.iat).toBe(365 * 24 * 3600);
+      expect(long['kubernetes.io'].warnafter).toBe(long.iat + 3607);
+      expect(Date.parse(extended.body.status.expirationTimestamp) / 1000).toBe(long.iat + 3607);
+      const notKube = claimsOf((await requestToken('tr', 'default', { audiences: ['x'], expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1' } })).body.status.token);
+      expect(notKube.exp - notKube.iat).toBe(3607);
       const toNode = await requestToken('tr', 'default', { boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } });
       expect(toNode.status).toBe(404);
       expect(toNode.body.message).toBe('nodes "n1" not found');
