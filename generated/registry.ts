@@ -279,7 +279,7 @@ export const resources: ResourceDefinition[] = [
     shortNames: ["sa"],
     categories: [],
     stability: "stable",
-    subresources: [],
+    subresources: [{ "name": "token", "kind": "TokenRequest", "group": "authentication.k8s.io", "version": "v1", "handler": "token", "verbs": ["create"] }],
     printerColumns: [
       { "name": "Name", "type": "string", "format": "name", "description": "Object name (metadata.name).", "jsonPath": ".metadata.name", "priority": 0 },
       { "name": "Secrets", "type": "string", "description": "Number of entries in secrets.", "cel": "has(self.secrets) ? size(self.secrets) : 0", "priority": 0 },

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { AnonymousAuthenticator, PUBLIC_INFO_PATHS } from './auth/anonymous.js';
+import { AnonymousAuthenticator } from './auth/anonymous.js';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js';
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
 import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
@@ -23,6 +24,7 @@ import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
 import { createApi } from './api/index.js';
+import { enabledControllers } from './controllers/controller-names.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
 export type { StartServerOptions } from './server/options.js';
@@ -118,14 +120,34 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     });
     if (!pki.adminTrusted) logger.info('warning: --client-ca-file does not include the generated CA; admin.kubeconfig will not authenticate');
 
-    // --api-audiences (the service account work adds the flag): what tokens not tied to an
-    // audience count as meant for, and what a TokenReview without audiences asks about.
-    const apiAudiences: string[] = [];
+    // --api-audiences, by default the service account issuers, as kube-apiserver defaults it: what
+    // tokens not tied to an audience count as meant for, and what a TokenReview without audiences asks about.
+    const issuers = options.serviceAccountIssuers?.length ? options.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+    const apiAudiences: string[] = options.apiAudiences?.length ? options.apiAudiences : issuers;
     const tokenAuthenticators: TokenAuthenticator[] = [];
     if (options.tokenAuthFile) tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
 
+    const maxExpirationMs = options.serviceAccountMaxTokenExpirationMs ?? 0;
+    if (maxExpirationMs !== 0 && (maxExpirationMs < 3600_000 || maxExpirationMs > 2 ** 32 * 1000)) {
+      throw new ConfigurationError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+    }
+    try {
+      enabledControllers(options.controllers);
+    } catch (err) {
+      throw new ConfigurationError((err as Error).message);
+    }
     const defaultApi = () =>
       createApi({
+        controllers: options.controllers,
+        serviceAccounts: {
+          issuers: options.serviceAccountIssuers,
+          signingKeyFile: options.serviceAccountSigningKeyFile,
+          keyFiles: options.serviceAccountKeyFiles,
+          maxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
+          extendTokenExpiration: options.serviceAccountExtendTokenExpiration,
+          jwksUri: options.serviceAccountJwksUri,
+          apiAudiences: options.apiAudiences,
+        },
         historyWindowMs: options.historyWindowMs,
         eventTTLMs: options.eventTTLMs,
         minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
@@ -134,7 +156,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;
@@ -142,17 +164,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (api?.close) cleanups.push(() => api.close?.());
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 
-    // kube-apiserver's chain: certificates, then bearer tokens; system:authenticated added to
-    // whoever passes; anonymous only when no credential was presented at all.
-    const authenticator = failOnErrorAuthenticator(
-      authenticatedGroupAdder(
-        unionAuthenticator([
-          new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
-          new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences),
-        ]),
-      ),
-      new AnonymousAuthenticator(PUBLIC_INFO_PATHS),
+    // kube-apiserver's chain: certificates, then bearer tokens (token file, bootstrap tokens,
+    // service account tokens); system:authenticated added to whoever passes; anonymous, when on,
+    // only for a request that presented no credential at all.
+    const credentialed = authenticatedGroupAdder(
+      unionAuthenticator([
+        new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
+        new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences),
+      ]),
     );
+    const authenticator = options.anonymousAuth ? failOnErrorAuthenticator(credentialed, new AnonymousAuthenticator()) : credentialed;
     api?.useAuthenticator?.(authenticator, apiAudiences);
     let authorizer;
     try {

@@ -6,8 +6,20 @@
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from '../auth/bootstrap-token.js';
+import { loadServiceAccountKeys } from '../auth/service-account-keys.js';
+import {
+  DEFAULT_SERVICE_ACCOUNT_ISSUER,
+  ServiceAccountTokenAuthenticator,
+  ServiceAccountTokenSigner,
+  type ObjectGetter,
+} from '../auth/service-account-token.js';
+import type { KubeObject } from '../registry/object.js';
+import type { Store } from '../registry/store.js';
+import { ServiceAccountIssuerDiscovery } from './service-account-issuer-discovery.js';
+import { tokenRequestHandler } from './subresources/token-request.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { startControllers } from '../controllers/index.js';
+import { enabledControllers } from '../controllers/controller-names.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
 import type { CacherOptions } from '../registry/cacher/cacher.js';
@@ -46,9 +58,43 @@ export interface ApiOptions {
   eventTTLMs?: number;
   /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
   enableBootstrapTokenAuth?: boolean;
+  /** --controllers: which in-process controllers run (`*`, `name`, `-name`); default all. */
+  controllers?: string[];
+  /** Service account tokens, controllers and admission; false turns them all off. */
+  serviceAccounts?: ServiceAccountOptions | false;
+}
+
+export interface ServiceAccountOptions {
+  /** --service-account-issuer (repeatable): the first is written into tokens, all are accepted. */
+  issuers?: string[];
+  /** --service-account-signing-key-file; default a key made in the data dir on first start. */
+  signingKeyFile?: string;
+  /** --service-account-key-file (repeatable): verification keys; default the signing key. */
+  keyFiles?: string[];
+  /** --service-account-max-token-expiration in seconds; 0 or absent, no limit. */
+  maxTokenExpirationSeconds?: number;
+  /** --service-account-extend-token-expiration; default true. */
+  extendTokenExpiration?: boolean;
+  /** --service-account-jwks-uri; default this server's /openid/v1/jwks. */
+  jwksUri?: string;
+  /** --api-audiences; default the issuers. */
+  apiAudiences?: string[];
 }
 
 /** Bootstrap tokens read their Secret through the secrets store (a missing one is no token). */
+/** A store read where a missing object (or an unserved kind) is undefined. */
+function getter(store: Store | undefined): ObjectGetter {
+  return async (namespace, name) => {
+    if (!store) return undefined;
+    try {
+      return await store.get(namespace || undefined, name);
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+}
+
 function bootstrapTokenAuthenticator(registry: ResourceRegistry): BootstrapTokenAuthenticator | undefined {
   const secrets = registry.storeFor('', 'v1', 'secrets');
   if (!secrets) return undefined;
@@ -94,9 +140,14 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
     const eventTTLMs = apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS;
-    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, eventTTLMs });
+    const saOptions = apiOptions.serviceAccounts === false ? undefined : (apiOptions.serviceAccounts ?? {});
+    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, eventTTLMs, serviceAccountAdmission: saOptions !== undefined });
     await ensureSystemNamespaces(registry);
-    const controllers = startControllers(registry);
+    const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
+    const controllers = startControllers(registry, {
+      enabled: enabledControllers(apiOptions.controllers),
+      ...(serviceAccounts ? { serviceAccounts: { signer: serviceAccounts.signer, rootCa: context.rootCa ?? '' } } : {}),
+    });
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
@@ -114,6 +165,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       registry,
       access,
       negotiator,
+      ...(serviceAccounts ? { subresourceHandlers: { token: serviceAccounts.tokenHandler } } : {}),
       config: {
         watchListEnabled: context.featureGates.enabled('WatchList'),
         responseCompression: context.featureGates.enabled('APIResponseCompression'),
@@ -138,8 +190,10 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const bootstrapTokens = apiOptions.enableBootstrapTokenAuth ? bootstrapTokenAuthenticator(registry) : undefined;
 
+    const tokenAuthenticators = [...(bootstrapTokens ? [bootstrapTokens] : []), ...(serviceAccounts ? [serviceAccounts.authenticator] : [])];
+
     return {
-      ...(bootstrapTokens ? { tokenAuthenticators: [bootstrapTokens] } : {}),
+      tokenAuthenticators,
       useAuthorizer(chain) {
         authorizer = chain;
       },
@@ -149,6 +203,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       async handler(c) {
         const info = c.get('requestInfo');
         if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));
+        const issuerDocument = serviceAccounts?.discovery?.handle(info.path, new URL(c.req.url).origin);
+        if (issuerDocument) return issuerDocument;
         const accept = c.req.header('accept');
         const found = discovery.handle(info.path, accept, isPrettyPrint(c.req.query('pretty'), c.req.header('user-agent')));
         if (found) return new Response(bodyInit(found.body), { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });
@@ -166,4 +222,38 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
     };
   };
+}
+
+/** Everything service account tokens need, from the --service-account-* settings. */
+function serviceAccountParts(options: ServiceAccountOptions, dataDir: string, registry: ResourceRegistry) {
+  const keys = loadServiceAccountKeys({ dataDir, signingKeyFile: options.signingKeyFile, keyFiles: options.keyFiles });
+  const signer = new ServiceAccountTokenSigner(keys);
+  const issuers = options.issuers?.length ? options.issuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const audiences = options.apiAudiences?.length ? options.apiAudiences : issuers;
+  const store = (plural: string) => registry.storeFor('', 'v1', plural);
+  const nodes = getter(store('nodes'));
+  const authenticator = new ServiceAccountTokenAuthenticator({
+    keys,
+    issuers,
+    audiences,
+    objects: {
+      serviceAccount: getter(store('serviceaccounts')),
+      pod: getter(store('pods')),
+      secret: getter(store('secrets')),
+      node: (name: string): Promise<KubeObject | undefined> => nodes('', name),
+    },
+  });
+  const tokenHandler = tokenRequestHandler({
+    signer,
+    issuer: issuers[0],
+    audiences,
+    maxExpirationSeconds: options.maxTokenExpirationSeconds ?? 0,
+    extendExpiration: options.extendTokenExpiration ?? true,
+    pods: store('pods'),
+    secrets: store('secrets'),
+    nodes: store('nodes'),
+  });
+  // kube-apiserver serves discovery only for an issuer that is an https URL.
+  const discovery = issuers[0].startsWith('https://') ? new ServiceAccountIssuerDiscovery(issuers[0], keys, options.jwksUri) : undefined;
+  return { signer, authenticator, tokenHandler, discovery };
 }

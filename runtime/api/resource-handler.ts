@@ -21,7 +21,7 @@ import { updateResource } from './handlers/update.js';
 import { createVirtual } from './handlers/virtual-create.js';
 import { watchResource } from './handlers/watch.js';
 import { checkRoute, pathNotFound } from './routes.js';
-import { SUBRESOURCE_HANDLERS } from './subresources/index.js';
+import { SUBRESOURCE_HANDLERS, type SubresourceHandler } from './subresources/index.js';
 import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
 
 export interface ResourceHandlerOptions {
@@ -30,6 +30,8 @@ export interface ResourceHandlerOptions {
   access?: () => ServerAccess | undefined;
   negotiator?: Negotiator;
   config?: Partial<HandlerConfig>;
+  /** Subresource handlers built at start, with what they need (the token handler's signer), by name. */
+  subresourceHandlers?: Record<string, SubresourceHandler>;
 }
 
 /** `user` is the authenticated caller; virtual kinds (SelfSubjectReview) answer with it. */
@@ -55,6 +57,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
   // below anything else nothing answers but Go's plain-text NotFound.
   const servedGroups = new Set(options.registry.definitions.map((d) => d.group));
+  const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
   return async (request, info, user) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
@@ -83,7 +86,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
           target.version = sub.version;
         }
         if (sub.handler) {
-          const serve = SUBRESOURCE_HANDLERS[sub.handler];
+          const serve = subresourceHandlers[sub.handler];
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
           if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
           checkNameParameter(info.name);

@@ -1,24 +1,15 @@
-// Anonymous access, limited to chosen paths (as kube-apiserver's AuthenticationConfiguration
-// `anonymous.conditions` limits it). By default only the public-info endpoints (health and
-// version) are open without a credential; every other request needs one.
+// --anonymous-auth=true: a request that presents no credential at all runs as system:anonymous in
+// system:unauthenticated, and the authorizer decides what that user may do (RBAC's
+// system:public-info-viewer binding opens health and version). With the flag off, the default
+// here as in k3s, such a request is 401 on every path, as kube-apiserver answers it.
 
-import { NO_CREDENTIAL, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
+import type { AuthenticationResult, Authenticator } from './authenticator.js';
 import { ALL_UNAUTHENTICATED, ANONYMOUS, newUserInfo } from './user.js';
-
-/** The paths system:public-info-viewer grants, which callers reach before they hold credentials. */
-export const PUBLIC_INFO_PATHS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 
 export class AnonymousAuthenticator implements Authenticator {
   readonly name = 'anonymous';
-  private readonly paths: Set<string> | undefined;
 
-  /** `paths` undefined: anonymous everywhere (--anonymous-auth=true without conditions). */
-  constructor(paths?: string[]) {
-    this.paths = paths && new Set(paths);
-  }
-
-  authenticate(req: AuthenticationRequest): AuthenticationResult {
-    if (this.paths && !this.paths.has(req.path)) return NO_CREDENTIAL;
+  authenticate(): AuthenticationResult {
     return { kind: 'user', authenticator: this.name, user: newUserInfo(ANONYMOUS, { groups: [ALL_UNAUTHENTICATED] }) };
   }
 }

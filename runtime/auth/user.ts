@@ -14,6 +14,8 @@ export const SYSTEM_MASTERS = 'system:masters';
 export const ALL_AUTHENTICATED = 'system:authenticated';
 export const ALL_UNAUTHENTICATED = 'system:unauthenticated';
 export const ANONYMOUS = 'system:anonymous';
+/** The extra key naming the credential a user authenticated with (user.CredentialIDKey). */
+export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
 
 export function newUserInfo(name: string, fields: Partial<Omit<UserInfo, 'name'>> = {}): UserInfo {
   return { name, uid: fields.uid ?? '', groups: fields.groups ?? [], extra: fields.extra ?? {} };

@@ -1,12 +1,13 @@
 // Client-certificate authentication (k8s.io/apiserver/pkg/authentication/request/x509): the TLS
 // layer asks every client for a certificate but accepts any, so here the chain is verified
 // against the client CA bundle, with validity dates and the clientAuth usage checked. The user is
-// the subject's CN, the groups its O values.
+// the subject's CN, the groups its O values, and (as kube 1.32+ records) the credential id extra
+// the leaf's SHA-256 fingerprint, so audit and reviews can tell two certificates of one user apart.
 
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
 import { NO_CREDENTIAL, type AuthenticationResult, type Authenticator } from './authenticator.js';
-import { newUserInfo } from './user.js';
+import { CREDENTIAL_ID_KEY, newUserInfo } from './user.js';
 
 const EKU_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const EKU_ANY = '2.5.29.37.0';
@@ -116,7 +117,11 @@ export class X509Authenticator implements Authenticator {
       const subject = peer.subject as unknown as Record<string, string | string[] | undefined>;
       const cn = attributeValues(subject, 'CN')[0] ?? '';
       // A certificate without a CN carries no user name: no opinion, as upstream's CommonNameUserConversion.
-      result = cn === '' ? NO_CREDENTIAL : { kind: 'user', authenticator: this.name, user: newUserInfo(cn, { groups: attributeValues(subject, 'O') }) };
+      const credentialId = `X509SHA256=${createHash('sha256').update(leaf.raw).digest('hex')}`;
+      result =
+        cn === ''
+          ? NO_CREDENTIAL
+          : { kind: 'user', authenticator: this.name, user: newUserInfo(cn, { groups: attributeValues(subject, 'O'), extra: { [CREDENTIAL_ID_KEY]: [credentialId] } }) };
     }
     this.verdicts.set(socket, { result, notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) });
     return result;

@@ -2,12 +2,25 @@
 // through an Informer on the registry's list and watch and writes through the registry's Stores, so its
 // writes are API writes. Every replica over one etcd runs them; their writes are idempotent.
 
+import type { ServiceAccountTokenSigner } from '../auth/service-account-token.js';
+import { listObjects } from '../registry/list.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import { metaOf, type KubeObject } from '../registry/object.js';
 import { EphemeralVolumeController, ephemeralVolumeNames } from './ephemeral-volume.js';
 import { Informer } from './informer.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { PodClaimCollector } from './pod-claim-collector.js';
+import { RootCAPublisher, ROOT_CA_CONFIGMAP } from './root-ca-publisher.js';
+import { DEFAULT_SERVICE_ACCOUNT, ServiceAccountsController } from './service-accounts.js';
+import { isServiceAccountTokenSecret, TokensController } from './tokens.js';
+import { enabledControllers, type ControllerName } from './controller-names.js';
+
+export interface ControllerOptions {
+  /** Which controllers run (--controllers); default all. */
+  enabled?: ReadonlySet<ControllerName>;
+  /** The service account controllers (default account, root CA ConfigMap, legacy token Secrets). */
+  serviceAccounts?: { signer: ServiceAccountTokenSigner; rootCa: string };
+}
 
 export interface Controllers {
   /** Resolves once the work asked for so far is done (tests and shutdown wait on this). */
@@ -15,12 +28,13 @@ export interface Controllers {
   close(): void;
 }
 
-export function startControllers(registry: ResourceRegistry): Controllers {
+export function startControllers(registry: ResourceRegistry, options: ControllerOptions = {}): Controllers {
   const pods = registry.storeFor('', 'v1', 'pods');
   const claims = registry.storeFor('', 'v1', 'persistentvolumeclaims');
   const queue = new KeyedQueue();
   const informers: Informer[] = [];
-  if (pods && claims) {
+  const enabled = options.enabled ?? enabledControllers();
+  if (pods && claims && enabled.has('ephemeral-volume-controller')) {
     const ephemeral = new EphemeralVolumeController(pods, claims, registry.storeFor('', 'v1', 'events'));
     const collector = new PodClaimCollector(claims);
     const key = (ns: string | undefined, name: string | undefined) => `${ns}/${name}`;
@@ -50,13 +64,71 @@ export function startControllers(registry: ResourceRegistry): Controllers {
       },
     });
     informers.push(informer, claimInformer);
-    // An informer that cannot list yet tries again by itself; start-up does not wait for it.
-    for (const each of informers) void each.start();
   }
+  if (options.serviceAccounts) informers.push(...serviceAccountInformers(registry, queue, options.serviceAccounts, enabled));
+  // An informer that cannot list yet tries again by itself; start-up does not wait for it.
+  for (const each of informers) void each.start();
   return {
     idle: () => queue.idle(),
     close: () => {
       for (const informer of informers) informer.close();
     },
   };
+}
+
+/** kube-controller-manager's serviceaccount, root-ca-cert-publisher and serviceaccount-token controllers. */
+function serviceAccountInformers(
+  registry: ResourceRegistry,
+  queue: KeyedQueue,
+  options: NonNullable<ControllerOptions['serviceAccounts']>,
+  enabled: ReadonlySet<ControllerName>,
+): Informer[] {
+  const namespaces = registry.storeFor('', 'v1', 'namespaces');
+  const serviceAccounts = registry.storeFor('', 'v1', 'serviceaccounts');
+  const configMaps = registry.storeFor('', 'v1', 'configmaps');
+  const secrets = registry.storeFor('', 'v1', 'secrets');
+  if (!namespaces || !serviceAccounts) return [];
+  const accounts = enabled.has('serviceaccount-controller') ? new ServiceAccountsController(namespaces, serviceAccounts) : undefined;
+  const publisher = configMaps && enabled.has('root-ca-certificate-publisher-controller') ? new RootCAPublisher(namespaces, configMaps, options.rootCa) : undefined;
+  const tokens = secrets && enabled.has('serviceaccount-token-controller') ? new TokensController(serviceAccounts, secrets, options.signer, options.rootCa) : undefined;
+  const syncNamespace = (ns: KubeObject) => {
+    const name = metaOf(ns).name ?? '';
+    if (accounts) void queue.enqueue(`serviceaccount:${name}`, () => accounts.sync(name));
+    if (publisher) void queue.enqueue(`rootca:${name}`, () => publisher.sync(name));
+  };
+  const informers: Informer[] = [];
+  if (accounts || publisher) informers.push(new Informer(namespaces, { onList: (all) => all.forEach(syncNamespace), onAdd: syncNamespace, onUpdate: syncNamespace }));
+  if (accounts || tokens) {
+    informers.push(
+      new Informer(serviceAccounts, {
+        onDelete: (sa) => {
+          const { namespace = '', name = '' } = metaOf(sa);
+          if (accounts && name === DEFAULT_SERVICE_ACCOUNT) void queue.enqueue(`serviceaccount:${namespace}`, () => accounts.sync(namespace));
+          if (tokens && secrets) {
+            void queue.enqueue(`tokens-of:${namespace}/${name}`, async () => tokens.serviceAccountDeleted(sa, (await listObjects(secrets, namespace)).items));
+          }
+        },
+      }),
+    );
+  }
+  if (publisher && configMaps) {
+    const resync = (cm: KubeObject) => {
+      const namespace = metaOf(cm).namespace ?? '';
+      void queue.enqueue(`rootca:${namespace}`, () => publisher.sync(namespace));
+    };
+    informers.push(
+      // Edits are put right at the next start (the namespace list), not at once: without leader
+      // election every replica publishes, and replicas with different CAs would rewrite each other.
+      new Informer(configMaps, { onDelete: (cm) => metaOf(cm).name === ROOT_CA_CONFIGMAP && resync(cm) }),
+    );
+  }
+  if (tokens && secrets) {
+    const syncSecret = (secret: KubeObject) => {
+      if (!isServiceAccountTokenSecret(secret)) return;
+      const { namespace = '', name = '' } = metaOf(secret);
+      void queue.enqueue(`token:${namespace}/${name}`, () => tokens.syncSecret(namespace, name));
+    };
+    informers.push(new Informer(secrets, { onList: (all) => all.forEach(syncSecret), onAdd: syncSecret, onUpdate: syncSecret }));
+  }
+  return informers;
 }

@@ -6,9 +6,11 @@
 // the background, so that watches from versions written after start-up find them in its history.
 // Kinds with a time to live (Events) get an expirer that deletes them once it has passed.
 
+import { isStatusError } from '../errors/status-error.js';
 import type { Storage } from '../storage/interface.js';
 import type { AdmissionPlugin } from './admission/admission.js';
 import { limitRanger } from './admission/limit-ranger.js';
+import { serviceAccountAdmission } from './admission/service-account.js';
 import { Cacher, type CacherOptions } from './cacher/cacher.js';
 import { CacherStorage } from './cacher/cacher-storage.js';
 import { decodeFromCache } from './cacher/serialization-cache.js';
@@ -36,6 +38,11 @@ export interface ResourceRegistryOptions {
   featureGates?: { enabled(gate: string): boolean; isKnown?(gate: string): boolean };
   /** --event-ttl: Events (which declare it as their time to live) go this long after their last write. 0 or absent: never. */
   eventTTLMs?: number;
+  /**
+   * The ServiceAccount admission plugin (pods get a service account and its token volume). Off
+   * for a bare registry, whose namespaces have no controller making their `default` account.
+   */
+  serviceAccountAdmission?: boolean;
 }
 
 export class ResourceRegistry {
@@ -70,7 +77,7 @@ export class ResourceRegistry {
     registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
-    const admission = this.admissionPlugins(definitions, enabled);
+    const admission = this.admissionPlugins(definitions, enabled, options.serviceAccountAdmission === true);
     for (const def of definitions) {
       if (def.virtual) {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
@@ -103,17 +110,37 @@ export class ResourceRegistry {
 
   /**
    * kube-apiserver's admission plugins that apply to what is served, in its order: LimitRanger
-   * when LimitRanges are served. It reads a namespace's LimitRanges as a consistent list through
-   * the watch cache, so a LimitRange is enforced from the moment its create returns.
+   * when LimitRanges are served, then ServiceAccount when asked for. LimitRanger reads a
+   * namespace's LimitRanges as a consistent list through the watch cache, so a LimitRange is
+   * enforced from the moment its create returns.
    */
-  private admissionPlugins(definitions: readonly ResourceDefinition[], enabled: ((gate: string) => boolean) | undefined): AdmissionPlugin[] {
+  private admissionPlugins(
+    definitions: readonly ResourceDefinition[],
+    enabled: ((gate: string) => boolean) | undefined,
+    serviceAccounts: boolean,
+  ): AdmissionPlugin[] {
+    const plugins: AdmissionPlugin[] = [];
     const lrDef = definitions.find((d) => d.group === '' && d.plural === 'limitranges' && !d.virtual);
-    if (!lrDef) return [];
-    const list = async (namespace: string): Promise<readonly KubeObject[]> => {
-      const store = this.storeFor('', lrDef.version, 'limitranges');
-      return store ? (await listObjects(store, namespace)).items : [];
-    };
-    return [limitRanger({ list, featureEnabled: enabled })];
+    if (lrDef) {
+      const list = async (namespace: string): Promise<readonly KubeObject[]> => {
+        const store = this.storeFor('', lrDef.version, 'limitranges');
+        return store ? (await listObjects(store, namespace)).items : [];
+      };
+      plugins.push(limitRanger({ list, featureEnabled: enabled }));
+    }
+    const saDef = definitions.find((d) => d.group === '' && d.plural === 'serviceaccounts' && !d.virtual);
+    if (serviceAccounts && saDef) {
+      const get = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
+        try {
+          return await this.storeFor('', saDef.version, 'serviceaccounts')!.get(namespace, name);
+        } catch (err) {
+          if (isStatusError(err) && err.code === 404) return undefined;
+          throw err;
+        }
+      };
+      plugins.push(serviceAccountAdmission({ get }));
+    }
+    return plugins;
   }
 
   /** The resource's storage: the watch cache in front of the backend when the registry runs one. */

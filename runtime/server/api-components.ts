@@ -30,6 +30,8 @@ export interface ApiContext {
   /** --runtime-config entries (key to value, '' when the flag gave no value), resolved by the API. */
   runtimeConfig: Record<string, string>;
   logger: Logger;
+  /** PEM of the CA that verifies the serving certificate (what pods get as the cluster's root CA). */
+  rootCa?: string;
 }
 
 export interface ApiComponents {

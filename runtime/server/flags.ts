@@ -38,10 +38,18 @@ const STRING_FLAGS = [
   'max-requests-inflight',
   'max-mutating-requests-inflight',
   'http2-max-streams-per-connection',
+  'service-account-signing-key-file',
+  'service-account-max-token-expiration',
+  'service-account-jwks-uri',
+  'api-audiences',
+  'controllers',
 ] as const;
 
+/** pflag StringArray flags: each occurrence adds one value. */
+const ARRAY_FLAGS = ['service-account-issuer', 'service-account-key-file'] as const;
+
 /** Go bool flags: `--flag` is true, `--flag=<bool>` sets it; they never take the next argument. */
-const BOOL_FLAGS = ['enable-bootstrap-token-auth'] as const;
+const BOOL_FLAGS = ['enable-bootstrap-token-auth', 'anonymous-auth', 'service-account-extend-token-expiration'] as const;
 type BoolFlag = (typeof BOOL_FLAGS)[number];
 
 /** Go's strconv.ParseBool. */
@@ -79,6 +87,18 @@ Flags:
       --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --enable-bootstrap-token-auth          bearer tokens from bootstrap-token Secrets in kube-system
+      --anonymous-auth                       requests without credentials run as system:anonymous (default false)
+      --service-account-issuer stringArray   issuer written into service account tokens; repeat to accept more
+                                             (default https://kubernetes.default.svc.cluster.local)
+      --service-account-signing-key-file string  private key that signs service account tokens
+                                             (default: a key made in the data dir on first start)
+      --service-account-key-file stringArray PEM of public keys that verify service account tokens (default: the signing key)
+      --service-account-max-token-expiration duration  longest lifetime a TokenRequest gets (default: no limit)
+      --service-account-extend-token-expiration  kubelet's one-hour pod tokens last a year, warned about after the hour (default true)
+      --service-account-jwks-uri string      jwks_uri of the issuer discovery document (default: this server's /openid/v1/jwks)
+      --api-audiences strings                audiences the server accepts tokens for (default: the issuers)
+      --controllers strings                  in-process controllers: * for all, name to add, -name to drop
+                                             (serviceaccount, serviceaccount-token, root-ca-cert-publisher, ephemeral-volume)
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
@@ -115,6 +135,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       allowPositionals: false,
       options: {
         ...Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' as const }])),
+        ...Object.fromEntries(ARRAY_FLAGS.map((f) => [f, { type: 'string' as const, multiple: true }])),
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -153,6 +174,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];
   if (v['token-auth-file'] !== undefined) options.tokenAuthFile = v['token-auth-file'];
   if (bools['enable-bootstrap-token-auth'] !== undefined) options.enableBootstrapTokenAuth = bools['enable-bootstrap-token-auth'];
+  if (bools['anonymous-auth'] !== undefined) options.anonymousAuth = bools['anonymous-auth'];
   if (v['client-ca-file'] !== undefined) options.clientCaFile = v['client-ca-file'];
   if (v['tls-cert-file'] !== undefined) options.tlsCertFile = v['tls-cert-file'];
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];
@@ -178,6 +200,21 @@ export function parseFlags(argv: string[]): ParsedFlags {
       options.requestTimeoutMs = parseGoDuration(v['request-timeout']);
     } catch (err) {
       throw invalid('request-timeout', v['request-timeout'], (err as Error).message);
+    }
+  }
+  const arrays = values as Partial<Record<(typeof ARRAY_FLAGS)[number], string[]>>;
+  if (arrays['service-account-issuer'] !== undefined) options.serviceAccountIssuers = arrays['service-account-issuer'];
+  if (arrays['service-account-key-file'] !== undefined) options.serviceAccountKeyFiles = arrays['service-account-key-file'];
+  if (v['service-account-signing-key-file'] !== undefined) options.serviceAccountSigningKeyFile = v['service-account-signing-key-file'];
+  if (v['service-account-jwks-uri'] !== undefined) options.serviceAccountJwksUri = v['service-account-jwks-uri'];
+  if (bools['service-account-extend-token-expiration'] !== undefined) options.serviceAccountExtendTokenExpiration = bools['service-account-extend-token-expiration'];
+  if (v.controllers !== undefined) options.controllers = v.controllers.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  if (v['api-audiences'] !== undefined) options.apiAudiences = v['api-audiences'].split(',').map((a) => a.trim()).filter((a) => a !== '');
+  if (v['service-account-max-token-expiration'] !== undefined) {
+    try {
+      options.serviceAccountMaxTokenExpirationMs = parseGoDuration(v['service-account-max-token-expiration']);
+    } catch (err) {
+      throw invalid('service-account-max-token-expiration', v['service-account-max-token-expiration'], (err as Error).message);
     }
   }
   if (v['max-requests-inflight'] !== undefined) options.maxRequestsInflight = parseIntFlag('max-requests-inflight', v['max-requests-inflight']);

@@ -14,8 +14,24 @@ export interface StartServerOptions {
   /** --data-dir. The library default is a fresh temporary directory, removed on close(). */
   dataDir?: string;
   tokenAuthFile?: string;
+  /** --anonymous-auth: requests without credentials run as system:anonymous; default false (401), as k3s runs. */
+  anonymousAuth?: boolean;
   /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
   enableBootstrapTokenAuth?: boolean;
+  /** --service-account-issuer: the first is written into tokens, all are accepted; default https://kubernetes.default.svc.cluster.local. */
+  serviceAccountIssuers?: string[];
+  /** --service-account-signing-key-file; default a key made in the data dir on first start. */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file: PEM files of the keys that verify tokens; default the signing key. */
+  serviceAccountKeyFiles?: string[];
+  /** --service-account-max-token-expiration in milliseconds: between 1 hour and 2^32 seconds; default no limit. */
+  serviceAccountMaxTokenExpirationMs?: number;
+  /** --service-account-extend-token-expiration; default true. */
+  serviceAccountExtendTokenExpiration?: boolean;
+  /** --service-account-jwks-uri; default this server's /openid/v1/jwks. */
+  serviceAccountJwksUri?: string;
+  /** --api-audiences; default the service account issuers. */
+  apiAudiences?: string[];
   clientCaFile?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -52,6 +68,12 @@ export interface StartServerOptions {
   watchBookmarkIntervalMs?: number;
   /** --min-request-timeout in seconds: a watch without timeoutSeconds ends after 1x to 2x this; default 1800. */
   minRequestTimeoutSeconds?: number;
+  /**
+   * --controllers, as kube-controller-manager takes it: `*` for every controller, `name` or
+   * `-name` to turn one on or off (serviceaccount, serviceaccount-token, root-ca-cert-publisher,
+   * ephemeral-volume, or their -controller names); default `*`.
+   */
+  controllers?: string[];
   /** Builds the API the server serves; without one every resource path is 404. */
   api?: ApiFactory;
   /** Extra authorizer modes besides those the API contributes. */

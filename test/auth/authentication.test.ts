@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +45,7 @@ describe('authenticator chain', () => {
   const tokens = new BearerTokenAuthenticator([StaticTokenAuthenticator.fromCsv('good,alice,1,dev\n', 't')]);
   const chain: Authenticator = failOnErrorAuthenticator(
     authenticatedGroupAdder(unionAuthenticator([tokens])),
-    new AnonymousAuthenticator(['/healthz']),
+    new AnonymousAuthenticator(),
   );
 
   it('accepts a known bearer token and adds system:authenticated', async () => {
@@ -53,20 +53,19 @@ describe('authenticator chain', () => {
     expect(r).toMatchObject({ kind: 'user', user: { name: 'alice', uid: '1', groups: ['dev', 'system:authenticated'] } });
   });
 
-  it('rejects an unknown bearer token, even on an anonymous path', async () => {
+  it('rejects an unknown bearer token rather than falling back to anonymous', async () => {
     expect(await chain.authenticate(req({ authorization: 'Bearer bad' }))).toEqual({ kind: 'error', error: 'invalid bearer token' });
     expect((await chain.authenticate(req({ authorization: 'Bearer bad' }, '/healthz'))).kind).toBe('error');
   });
 
   it('sees no credential in other schemes or an empty token', async () => {
     for (const h of ['Basic abc', 'Bearer', 'Bearer  good', 'bearer']) {
-      expect((await chain.authenticate(req({ authorization: h }))).kind).toBe('none');
+      expect((await tokens.authenticate(req({ authorization: h }))).kind).toBe('none');
     }
     expect((await chain.authenticate(req({ authorization: 'bearer good' }))).kind).toBe('user');
   });
 
-  it('lets anonymous in only on its paths, without system:authenticated', async () => {
-    expect((await chain.authenticate(req())).kind).toBe('none');
+  it('lets anonymous in without credentials, without system:authenticated', async () => {
     expect(await chain.authenticate(req({}, '/healthz'))).toMatchObject({
       kind: 'user',
       user: { name: 'system:anonymous', groups: ['system:unauthenticated'] },
@@ -140,7 +139,13 @@ describe('authentication over HTTPS', () => {
   it('takes user and groups from the admin client certificate', async () => {
     const res = await whoami(admin);
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ name: 'admin', uid: '', groups: ['system:masters', 'system:authenticated'], extra: {} });
+    const fingerprint = createHash('sha256').update(new X509Certificate(admin.cert!).raw).digest('hex');
+    expect(res.json()).toEqual({
+      name: 'admin',
+      uid: '',
+      groups: ['system:masters', 'system:authenticated'],
+      extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${fingerprint}`] },
+    });
   });
 
   it('takes repeated O values as groups', async () => {
@@ -149,7 +154,8 @@ describe('authentication over HTTPS', () => {
     const ownCa = { certPem: readFileSync(join(pkiDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pkiDir, 'ca.key'), 'utf8') };
     const cert = await issueCertificate(ownCa, { subject: 'CN=jane, O=team-a, O=team-b', usage: 'clientAuth' });
     const res = await whoami({ ca: ca(), cert: cert.certPem, key: cert.keyPem });
-    expect(res.json()).toEqual({ name: 'jane', uid: '', groups: ['team-a', 'team-b', 'system:authenticated'], extra: {} });
+    expect(res.json()).toMatchObject({ name: 'jane', uid: '', groups: ['team-a', 'team-b', 'system:authenticated'] });
+    expect(res.json<{ extra: Record<string, string[]> }>().extra['authentication.kubernetes.io/credential-id'][0]).toMatch(/^X509SHA256=[0-9a-f]{64}$/);
   });
 
   it('takes user, uid and groups from the token file', async () => {
@@ -191,16 +197,8 @@ describe('authentication over HTTPS', () => {
     expect(res.json()).toMatchObject({ name: 'alice' });
   });
 
-  it('serves the public-info paths without credentials', async () => {
-    for (const path of ['/healthz', '/livez', '/readyz', '/version']) {
-      const res = await call(server.url, path, { ca: ca() });
-      expect(res.status, path).toBe(200);
-    }
-    expect((await call(server.url, '/healthz', { ca: ca() })).body).toBe('ok');
-  });
-
-  it('keeps the other non-resource paths behind authentication', async () => {
-    for (const path of ['/api', '/apis', '/openapi/v2', '/healthz/ping', '/metrics']) {
+  it('keeps every path behind authentication with --anonymous-auth off, health and version included, as kube-apiserver does', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz', '/version', '/api', '/apis', '/openapi/v2', '/healthz/ping', '/metrics', '/.well-known/openid-configuration']) {
       expect((await call(server.url, path, { ca: ca() })).status, path).toBe(401);
     }
   });
@@ -241,5 +239,25 @@ describe('bearer token audiences', () => {
     expect(await bearer.authenticate(withAudiences(['sts']))).toEqual({ kind: 'user', user: alice, authenticator: 'bearer-token', audiences: ['sts'] });
     expect(await bearer.authenticate(withAudiences(undefined))).toEqual({ kind: 'error', error: 'invalid bearer token' });
     expect(seen).toEqual([['sts'], ['api']]);
+  });
+});
+
+describe('--anonymous-auth=true over HTTPS', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ storage: 'memory', anonymousAuth: true, api: () => ({ handler: (c) => c.json(c.get('user')) }) });
+  });
+  afterAll(() => server.close());
+
+  it('runs a request without credentials as system:anonymous in system:unauthenticated, on any path', async () => {
+    for (const path of ['/api/v1/namespaces', '/healthz']) {
+      const res = await call(server.url, path, { ca: server.caCert });
+      expect(res.status, path).toBe(200);
+      if (path !== '/healthz') expect(res.json()).toEqual({ name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'], extra: {} });
+    }
+  });
+
+  it('never downgrades a bad token to anonymous', async () => {
+    expect((await call(server.url, '/api/v1/namespaces', { ca: server.caCert, token: 'nope' })).status).toBe(401);
   });
 });

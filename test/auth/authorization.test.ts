@@ -90,6 +90,7 @@ describe('authorization over HTTPS', () => {
     server = await startServer({
       storage: 'memory',
       authorizationMode: 'AlwaysDeny',
+      anonymousAuth: true,
       tokenAuthFile: join(dir, 'tokens.csv'),
       api: () => ({ handler: (c) => c.json({ served: c.get('requestInfo').path }) }),
     });

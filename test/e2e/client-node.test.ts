@@ -47,8 +47,10 @@ describe('@kubernetes/client-node', () => {
     expect(replaced.metadata?.resourceVersion).not.toBe(created.metadata?.resourceVersion);
 
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'other' }, data: { b: '1' } } });
+    // The root CA publisher's ConfigMap is in every namespace, as in any cluster.
+    await expect.poll(async () => (await core.listNamespacedConfigMap({ namespace })).items.length).toBe(3);
     const all = await core.listNamespacedConfigMap({ namespace });
-    expect(all.items.map((i) => i.metadata?.name).sort()).toEqual(['crud', 'other']);
+    expect(all.items.map((i) => i.metadata?.name).sort()).toEqual(['crud', 'kube-root-ca.crt', 'other']);
     expect(all.metadata?.resourceVersion).toBeTruthy();
     const labelled = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app=demo' });
     expect(labelled.items.map((i) => i.metadata?.name)).toEqual(['crud']);
@@ -83,7 +85,7 @@ describe('@kubernetes/client-node', () => {
       await expect.poll(() => events).toContain('update informed 2');
       await core.deleteNamespacedConfigMap({ name: 'informed', namespace });
       await expect.poll(() => events).toContain('delete informed');
-      expect(informer.list(namespace).map((o) => o.metadata?.name)).toEqual(['crud']);
+      expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['crud', 'kube-root-ca.crt']);
     } finally {
       await informer.stop();
     }

@@ -48,7 +48,13 @@ describe('SelfSubjectReview over HTTPS', () => {
     expect(body).toEqual({
       ...REVIEW,
       metadata: { creationTimestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) },
-      status: { userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] } },
+      status: {
+        userInfo: {
+          username: 'admin',
+          groups: ['system:masters', 'system:authenticated'],
+          extra: { 'authentication.kubernetes.io/credential-id': [expect.stringMatching(/^X509SHA256=[0-9a-f]{64}$/)] },
+        },
+      },
     });
     expect(Date.parse(body.metadata.creationTimestamp)).toBeGreaterThanOrEqual(before);
   });
@@ -174,7 +180,10 @@ describe('kubectl auth whoami', () => {
     expect(JSON.parse(mine.stdout)).toMatchObject({ ...REVIEW, status: { userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] } } });
     const table = await run(v133!, adminPath, ['auth', 'whoami']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toBe('ATTRIBUTE   VALUE\nUsername    admin\nGroups      [system:masters system:authenticated]\n');
+    // kube 1.32+ names the client certificate in the credential-id extra, which kubectl prints as a row.
+    expect(table.stdout).toMatch(
+      /^ATTRIBUTE +VALUE\nUsername +admin\nGroups +\[system:masters system:authenticated\]\nExtra: authentication\.kubernetes\.io\/credential-id +\[X509SHA256=[0-9a-f]{64}\]\n$/,
+    );
     const jane = await run(v133!, janePath, ['auth', 'whoami']);
     expect(jane.stderr).toBe('');
     expect(jane.stdout).toBe('ATTRIBUTE   VALUE\nUsername    jane\nUID         uid-jane\nGroups      [developers qa system:authenticated]\n');

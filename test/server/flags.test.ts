@@ -43,12 +43,43 @@ describe('parseFlags', () => {
     }
   });
 
+  it('reads the authentication flags: --anonymous-auth, repeated --service-account-issuer and -key-file, --api-audiences', () => {
+    const parsed = parseFlags([
+      '--anonymous-auth', '--service-account-issuer=https://a.example', '--service-account-issuer', 'https://b.example',
+      '--service-account-key-file=k1.pem', '--service-account-key-file=k2.pem', '--service-account-signing-key-file=s.key',
+      '--service-account-max-token-expiration=24h', '--service-account-extend-token-expiration=false',
+      '--service-account-jwks-uri=https://x/jwks', '--api-audiences=a, b',
+    ]);
+    expect(parsed.help === false && parsed.options).toMatchObject({
+      anonymousAuth: true,
+      serviceAccountIssuers: ['https://a.example', 'https://b.example'],
+      serviceAccountKeyFiles: ['k1.pem', 'k2.pem'],
+      serviceAccountSigningKeyFile: 's.key',
+      serviceAccountMaxTokenExpirationMs: 86_400_000,
+      serviceAccountExtendTokenExpiration: false,
+      serviceAccountJwksUri: 'https://x/jwks',
+      apiAudiences: ['a', 'b'],
+    });
+    expect(parseFlags(['--anonymous-auth=false'])).toMatchObject({ options: { anonymousAuth: false } });
+    expect(parseFlags(['--controllers=*,-root-ca-cert-publisher'])).toMatchObject({ options: { controllers: ['*', '-root-ca-cert-publisher'] } });
+    expect(() => parseFlags(['--anonymous-auth=maybe'])).toThrow('invalid argument "maybe" for "--anonymous-auth" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+    expect(() => parseFlags(['--service-account-max-token-expiration=forever'])).toThrow(/invalid argument "forever" for "--service-account-max-token-expiration" flag/);
+  });
+
   it('switches storage to etcd with --etcd-servers, keeping the prefix', () => {
     const parsed = parseFlags(['--etcd-servers', 'http://127.0.0.1:2379, http://127.0.0.1:22379', '--etcd-prefix=/kube', '--etcd-compaction-interval=10m']);
     expect(parsed).toMatchObject({
       help: false,
       options: { storage: 'etcd', etcdServers: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'], etcdPrefix: '/kube', historyWindowMs: 600_000 },
     });
+  });
+
+  it('reads --controllers as kube-controller-manager does, refusing names it does not know', async () => {
+    const { enabledControllers } = await import('../../runtime/controllers/controller-names.js');
+    expect([...enabledControllers()].sort()).toEqual(['ephemeral-volume-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
+    expect([...enabledControllers(['*', '-root-ca-cert-publisher', '-serviceaccount-token-controller'])].sort()).toEqual(['ephemeral-volume-controller', 'serviceaccount-controller']);
+    expect([...enabledControllers(['serviceaccount'])]).toEqual(['serviceaccount-controller']);
+    await expect(startServer({ storage: 'memory', controllers: ['*', '-nope'] })).rejects.toThrow('"nope" is not in the list of known controllers');
   });
 
   it('refuses etcd storage without --etcd-servers when the server starts', async () => {

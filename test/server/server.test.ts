@@ -55,6 +55,8 @@ describe('the HTTPS server', () => {
     server = await startServer({
       storage: 'memory',
       maxRequestsInflight: 1,
+      // The health and version endpoints are asked without credentials below.
+      anonymousAuth: true,
       logger,
       api: () => ({
         handler: (c) => {

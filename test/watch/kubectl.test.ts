@@ -30,15 +30,19 @@ describe.skipIf(!kubectl)('kubectl 1.33 list and watch', () => {
     creds = kubeconfigCredentials(server.kubeconfig);
     await call(server.url, '/api/v1/namespaces', creds, { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }), headers: { 'content-type': 'application/json' } });
     for (const name of NAMES) await create(name);
+    // The root CA publisher adds kube-root-ca.crt to the namespace, as in any cluster.
+    for (let i = 0; i < 100 && (await call(server.url, `/api/v1/namespaces/${NS}/configmaps/kube-root-ca.crt`, creds)).status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
   afterAll(async () => {
     await cluster?.close();
   });
 
-  it('get --chunk-size=2 pages through 25 objects with continue tokens', async () => {
+  it('get --chunk-size=2 pages through 25 objects and kube-root-ca.crt with continue tokens', async () => {
     const { code, stdout, stderr } = await cluster.kubectl(kubectl!, ['get', 'configmaps', '-n', NS, '--chunk-size=2', '-o', 'name', '-v=6']);
     expect(code, stderr).toBe(0);
-    expect(stdout.trim().split('\n')).toEqual(NAMES.map((n) => `configmap/${n}`));
+    expect(stdout.trim().split('\n')).toEqual([...NAMES, 'kube-root-ca.crt'].map((n) => `configmap/${n}`));
     // -v=6 logs each request: the first page, then one continue per further page of two.
     const pages = stderr.split('\n').filter((l) => /"Response" verb="GET" url="[^"]*\/configmaps\?[^"]*limit=2[^"]*"/.test(l));
     expect(pages).toHaveLength(13);

@@ -1,0 +1,39 @@
+// kube-controller-manager's --controllers: `*` turns on every controller that is on by default,
+// `name` turns one on, `-name` turns one off. Names are kube's, with the short aliases it still
+// accepts (root-ca-cert-publisher for root-ca-certificate-publisher-controller).
+
+export type ControllerName = 'serviceaccount-controller' | 'serviceaccount-token-controller' | 'root-ca-certificate-publisher-controller' | 'ephemeral-volume-controller';
+
+const CONTROLLERS: Record<ControllerName, string> = {
+  'serviceaccount-controller': 'serviceaccount',
+  'serviceaccount-token-controller': 'serviceaccount-token',
+  'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',
+  'ephemeral-volume-controller': 'ephemeral-volume',
+};
+
+const BY_NAME = new Map<string, ControllerName>(
+  Object.entries(CONTROLLERS).flatMap(([name, alias]) => [
+    [name, name as ControllerName],
+    [alias, name as ControllerName],
+  ]),
+);
+
+/** The controllers `spec` turns on (default `['*']`); throws on a name kube does not know. */
+export function enabledControllers(spec: readonly string[] = ['*']): Set<ControllerName> {
+  const on = new Set<ControllerName>();
+  const off = new Set<ControllerName>();
+  let star = false;
+  for (const raw of spec) {
+    const item = raw.trim();
+    if (item === '*') {
+      star = true;
+      continue;
+    }
+    const disabled = item.startsWith('-');
+    const name = BY_NAME.get(disabled ? item.slice(1) : item);
+    if (!name) throw new Error(`${JSON.stringify(disabled ? item.slice(1) : item)} is not in the list of known controllers`);
+    (disabled ? off : on).add(name);
+  }
+  const all = Object.keys(CONTROLLERS) as ControllerName[];
+  return new Set(all.filter((n) => !off.has(n) && (on.has(n) || star)));
+}
