@@ -35,8 +35,9 @@ describe('node-bound service account tokens', () => {
         now: new Date(),
       });
       const token = await new ServiceAccountTokenSigner(keys).sign(claims);
-      const user = await authenticator.authenticateToken(token);
-      expect(user).toMatchObject({
+      const found = await authenticator.authenticateToken(token);
+      expect(found?.audiences).toEqual([DEFAULT_SERVICE_ACCOUNT_ISSUER]);
+      expect(found?.user).toMatchObject({
         name: 'system:serviceaccount:ns:default',
         uid: 'sa-uid',
         extra: { 'authentication.kubernetes.io/node-name': ['n1'], 'authentication.kubernetes.io/node-uid': ['node-uid'] },

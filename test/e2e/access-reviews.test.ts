@@ -306,7 +306,8 @@ describe('TokenReview', () => {
       kind: 'TokenReview',
       metadata: { creationTimestamp: null },
       spec: { token: TOKEN },
-      status: { authenticated: true, user: { username: 'carol', uid: 'uid-carol', groups: ['developers', 'system:authenticated'] } },
+      // --api-audiences defaults to the service account issuer; a token-file token is good for them.
+      status: { authenticated: true, user: { username: 'carol', uid: 'uid-carol', groups: ['developers', 'system:authenticated'] }, audiences: ['https://kubernetes.default.svc.cluster.local'] },
     });
   });
 
