@@ -15,6 +15,8 @@ export interface InformerHandlers {
   onList?(objects: KubeObject[], revision: number): void;
   /** An object created after the list. */
   onAdd?(obj: KubeObject): void;
+  /** A new state of an object seen before. */
+  onUpdate?(obj: KubeObject): void;
   /** An object removed from storage (its last stored state). */
   onDelete?(obj: KubeObject): void;
 }
@@ -56,6 +58,7 @@ export class Informer {
   private async follow(stream: WatchStream): Promise<void> {
     for await (const event of stream) {
       if (event.type === 'ADDED') this.handlers.onAdd?.(event.object as KubeObject);
+      else if (event.type === 'MODIFIED') this.handlers.onUpdate?.(event.object as KubeObject);
       else if (event.type === 'DELETED') this.handlers.onDelete?.(event.object as KubeObject);
       else if (event.type === 'ERROR') break;
     }
