@@ -34,6 +34,8 @@ export interface ResourceRegistryOptions {
    * kube-apiserver's --event-ttl gives Events (`{ events: 3600000 }`). 0 or absent: never.
    */
   expiry?: Record<string, number>;
+  /** Admission plugins the API adds after the registry's own (RBAC escalation prevention). */
+  admission?: readonly AdmissionPlugin[];
 }
 
 export class ResourceRegistry {
@@ -73,7 +75,7 @@ export class ResourceRegistry {
     registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
-    const admission = this.admissionPlugins(definitions, enabled);
+    const admission = [...this.admissionPlugins(definitions, enabled), ...(options.admission ?? [])];
     for (const def of definitions) {
       if (def.virtual) {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
