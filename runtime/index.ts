@@ -153,6 +153,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     let authorizer;
     try {
       authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });
+      api?.useAuthorizer?.(authorizer);
     } catch (err) {
       throw new ConfigurationError((err as Error).message);
     }

@@ -6,6 +6,13 @@
 import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from '../auth/bootstrap-token.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { startControllers } from '../controllers/index.js';
+import { watchRbacPolicy } from '../controllers/rbac-policy.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { RBACAuthorizer } from '../auth/rbac/authorizer.js';
+import { RuleResolver, type RoleRef } from '../auth/rbac/rule-resolver.js';
+import type { PolicyRule } from '../auth/rbac/rules.js';
+import { rbacEscalationPrevention } from '../registry/admission/rbac-escalation.js';
+import { reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
 import type { CacherOptions } from '../registry/cacher/cacher.js';
@@ -72,6 +79,24 @@ async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void>
   }
 }
 
+/**
+ * The rules a binding's roleRef names, read from storage as kube's RBAC storage reads them (a
+ * role created an instant before its binding is found), or the NotFound message.
+ */
+async function storedRoleRules(registry: ResourceRegistry, ref: RoleRef, namespace: string): Promise<{ rules: PolicyRule[] } | { error: string }> {
+  const plural = ref.kind === 'Role' ? 'roles' : ref.kind === 'ClusterRole' ? 'clusterroles' : undefined;
+  if (!plural) return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind ?? '')}` };
+  const store = registry.storeFor('rbac.authorization.k8s.io', 'v1', plural);
+  if (!store) return { error: `${plural}.rbac.authorization.k8s.io ${JSON.stringify(ref.name ?? '')} not found` };
+  try {
+    const role = await store.get(plural === 'roles' ? namespace : undefined, ref.name ?? '');
+    return { rules: (role.rules as PolicyRule[] | undefined) ?? [] };
+  } catch (err) {
+    if (isStatusError(err) && err.code === 404) return { error: err.message };
+    throw err;
+  }
+}
+
 export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   return async (context: ApiContext): Promise<ApiComponents> => {
     // Served: the group version (or the resource) is enabled by --runtime-config, and the kind's
@@ -91,8 +116,20 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
     const expiry = { events: apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS };
-    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, expiry });
+    // The RBAC policy lives in memory, fed by informers; escalation checks ask the whole
+    // authorizer chain, which the shell builds after this and hands back through useAuthorizer.
+    const rbac = new RuleResolver();
+    let chain: Authorizer | undefined;
+    const escalation = rbacEscalationPrevention({
+      rulesFor: (user, namespace) => rbac.rulesFor(user, namespace),
+      roleReferenceRules: (ref, namespace) => storedRoleRules(registry, ref, namespace),
+      authorize: (attributes) => (chain ?? new RBACAuthorizer(rbac)).authorize(attributes),
+    });
+    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, expiry, admission: [escalation] });
     await ensureSystemNamespaces(registry);
+    // kube-apiserver reconciles its default roles at every start, whatever the authorization mode.
+    await reconcileBootstrapPolicy(registry, context.logger);
+    const rbacPolicy = watchRbacPolicy(registry, rbac);
     const controllers = startControllers(registry);
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
@@ -131,6 +168,15 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     return {
       ...(bootstrapTokens ? { tokenAuthenticators: [bootstrapTokens] } : {}),
+      authorizerFactories: {
+        RBAC: async () => {
+          await rbacPolicy.ready;
+          return new RBACAuthorizer(rbac);
+        },
+      },
+      useAuthorizer(authorizer) {
+        chain = authorizer;
+      },
       async handler(c) {
         const info = c.get('requestInfo');
         if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));
@@ -143,6 +189,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         return notFoundHandler(c);
       },
       async close() {
+        rbacPolicy.close();
         controllers.close();
         await controllers.idle();
         await registry.namespaceDeleter?.idle();

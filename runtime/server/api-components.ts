@@ -4,6 +4,7 @@
 // authenticators such as bootstrap tokens, health checks, an error encoder).
 
 import type { AuthorizationMode, AuthorizerFactory } from '../auth/authorization-modes.js';
+import type { Authorizer } from '../auth/authorizer.js';
 import type { TokenAuthenticator } from '../auth/token-file.js';
 import type { ApiHandler } from './app.js';
 import type { Logger } from './context.js';
@@ -37,6 +38,8 @@ export interface ApiComponents {
   /** Tried after --token-auth-file, in order. */
   tokenAuthenticators?: TokenAuthenticator[];
   healthChecks?: Partial<HealthChecks>;
+  /** Receives the server's authorizer chain once built (RBAC escalation checks ask it about `bind` and `escalate`). */
+  useAuthorizer?(authorizer: Authorizer): void;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

@@ -120,6 +120,8 @@ describe('authentication over HTTPS', () => {
     server = await startServer({
       storage: 'memory',
       tokenAuthFile: join(dir, 'tokens.csv'),
+      // This stub API has no RBAC to offer; authentication is what is tested here.
+      authorizationMode: 'AlwaysAllow',
       // An API that answers with the caller, as SelfSubjectReview will.
       api: () => ({ handler: (c) => c.json(c.get('user')) }),
     });
