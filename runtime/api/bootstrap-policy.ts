@@ -13,6 +13,7 @@ import { isStatusError } from '../errors/status-error.js';
 import { dataPath } from '../generated-files.js';
 import { deepEqual, metaOf, type KubeObject } from '../registry/object.js';
 import type { ResourceRegistry } from '../registry/registry.js';
+import { listObjects } from '../registry/list.js';
 import type { Store } from '../registry/store.js';
 import type { Logger } from '../server/context.js';
 
@@ -85,7 +86,8 @@ function mergeMetadata(out: KubeObject, expected: KubeObject): void {
 export function reconcileRole(existing: KubeObject, expected: KubeObject): KubeObject | undefined {
   const out = structuredClone(existing) as KubeObject & { rules?: PolicyRule[]; aggregationRule?: { clusterRoleSelectors?: unknown[] } | null };
   mergeMetadata(out, expected);
-  const missing = uncoveredRules((existing.rules as PolicyRule[] | undefined) ?? [], (expected.rules as PolicyRule[] | undefined) ?? []);
+  // Rules as shipped cover themselves; only edited ones need the (costlier) covering check.
+  const missing = deepEqual(existing.rules ?? [], expected.rules ?? []) ? [] : uncoveredRules((existing.rules as PolicyRule[] | undefined) ?? [], (expected.rules as PolicyRule[] | undefined) ?? []);
   if (missing.length > 0) out.rules = [...(out.rules ?? []), ...missing];
   const wanted = expected.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined;
   if (!wanted && out.aggregationRule) delete out.aggregationRule;
@@ -122,40 +124,55 @@ async function getIfExists(store: Store, namespace: string | undefined, name: st
   }
 }
 
+/** What reconciling `expected` against `existing` (absent: not there) would write; undefined when nothing. */
+function wantedWrite(existing: KubeObject | undefined, expected: KubeObject, binding: boolean): 'create' | 'update' | 'recreate' | undefined {
+  if (!existing) return 'create';
+  if (protectedFromUpdate(existing)) return undefined;
+  if (!binding) return reconcileRole(existing, expected) ? 'update' : undefined;
+  const result = reconcileBinding(existing, expected);
+  return result ? (result.recreate ? 'recreate' : 'update') : undefined;
+}
+
 /** Creates or reconciles one object; a conflict with a concurrent writer (another replica) is tried again. */
-async function ensure(store: Store, expected: KubeObject, binding: boolean): Promise<void> {
+async function ensure(store: Store, expected: KubeObject, binding: boolean, known: KubeObject | undefined): Promise<void> {
   const meta = metaOf(expected);
+  let existing = known;
   for (let attempt = 0; ; attempt++) {
     try {
-      const existing = await getIfExists(store, meta.namespace, meta.name ?? '');
-      if (!existing) {
+      if (attempt > 0) existing = await getIfExists(store, meta.namespace, meta.name ?? '');
+      const write = wantedWrite(existing, expected, binding);
+      if (!write) return;
+      if (write === 'create') {
         await store.create(meta.namespace, structuredClone(expected));
-        return;
+      } else if (!binding) {
+        await store.update(meta.namespace, meta.name ?? '', reconcileRole(existing!, expected)!);
+      } else {
+        const result = reconcileBinding(existing!, expected)!;
+        if (write === 'update') {
+          await store.update(meta.namespace, meta.name ?? '', result.object);
+        } else {
+          // A roleRef cannot change: delete, then create with the expected one.
+          await store.delete(meta.namespace, meta.name ?? '', { preconditions: { uid: metaOf(existing!).uid } });
+          const fresh = structuredClone(result.object);
+          delete metaOf(fresh).resourceVersion;
+          delete metaOf(fresh).uid;
+          delete metaOf(fresh).creationTimestamp;
+          await store.create(meta.namespace, fresh);
+        }
       }
-      if (protectedFromUpdate(existing)) return;
-      if (!binding) {
-        const role = reconcileRole(existing, expected);
-        if (role) await store.update(meta.namespace, meta.name ?? '', role);
-        return;
-      }
-      const result = reconcileBinding(existing, expected);
-      if (!result) return;
-      if (!result.recreate) {
-        await store.update(meta.namespace, meta.name ?? '', result.object);
-        return;
-      }
-      await store.delete(meta.namespace, meta.name ?? '', { preconditions: { uid: metaOf(existing).uid } });
-      const fresh = structuredClone(result.object);
-      delete metaOf(fresh).resourceVersion;
-      delete metaOf(fresh).uid;
-      delete metaOf(fresh).creationTimestamp;
-      await store.create(meta.namespace, fresh);
       return;
     } catch (err) {
       const retryable = isStatusError(err) && (err.code === 409 || err.code === 404);
       if (!retryable || attempt >= 3) throw err;
     }
   }
+}
+
+/** Every object of the kind, read from storage at its current revision (the watch cache may still be loading). */
+async function existingObjects(store: Store): Promise<Map<string, KubeObject>> {
+  const revision = await store.storage.currentRevision();
+  const list = await listObjects(store, undefined, revision > 0 ? { resourceVersion: String(revision), resourceVersionMatch: 'Exact' } : {});
+  return new Map(list.items.map((o) => [`${metaOf(o).namespace ?? ''}/${metaOf(o).name}`, { apiVersion: store.apiVersion, kind: store.definition.kind, ...o }]));
 }
 
 export async function reconcileBootstrapPolicy(registry: ResourceRegistry, logger: Logger, policy = loadBootstrapPolicy()): Promise<void> {
@@ -166,13 +183,25 @@ export async function reconcileBootstrapPolicy(registry: ResourceRegistry, logge
     ['roles', policy.roles, false],
     ['rolebindings', policy.roleBindings, true],
   ];
-  for (const [plural, objects, binding] of steps) {
-    const store = storeOf(plural);
-    if (!store) continue;
-    await Promise.all(
-      objects.map((obj) =>
-        ensure(store, obj, binding).catch((err: Error) => logger.error(`unable to reconcile ${plural} ${JSON.stringify(metaOf(obj).name)}: ${err.message}`)),
-      ),
-    );
-  }
+  // One list per kind: a start with the policy in place reads four lists and writes nothing.
+  await Promise.all(
+    steps.map(async ([plural, objects, binding]) => {
+      const store = storeOf(plural);
+      if (!store) return;
+      const fail = (obj: KubeObject) => (err: Error) => logger.error(`unable to reconcile ${plural} ${JSON.stringify(metaOf(obj).name)}: ${err.message}`);
+      let existing: Map<string, KubeObject>;
+      try {
+        existing = await existingObjects(store);
+      } catch (err) {
+        logger.error(`unable to reconcile ${plural}: ${(err as Error).message}`);
+        return;
+      }
+      await Promise.all(
+        objects.map((obj) => {
+          const current = existing.get(`${metaOf(obj).namespace ?? ''}/${metaOf(obj).name}`);
+          return wantedWrite(current, obj, binding) ? ensure(store, obj, binding, current).catch(fail(obj)) : undefined;
+        }),
+      );
+    }),
+  );
 }
