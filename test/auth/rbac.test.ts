@@ -12,7 +12,7 @@ import { call, kubeconfigCredentials, type Credentials } from '../server/https-c
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
-const TOKENS = 'bob-token,bob,uid-bob\ncarl-token,carl,uid-carl,"team-a"\n';
+const TOKENS = 'bob-token,bob,uid-bob\ncarl-token,carl,uid-carl,"team-a"\ndave-token,dave,uid-dave\n';
 
 let server: RunningServer;
 let dir: string;
@@ -136,7 +136,7 @@ describe('escalation prevention', () => {
   beforeAll(async () => {
     // bob may manage roles and bindings in esc and read configmaps there, nothing more.
     expect((await send(admin, 'POST', `${RBAC}/namespaces/esc/roles`, role('rbac-manager', [
-      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get', 'update'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get', 'update', 'patch'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
     ]))).status).toBe(201);
     expect((await send(admin, 'POST', `${RBAC}/namespaces/esc/rolebindings`, { metadata: { name: 'bob-manages' }, roleRef: ref('Role', 'rbac-manager'), subjects: [user('bob')] })).status).toBe(201);
@@ -166,6 +166,24 @@ describe('escalation prevention', () => {
     const widened = await send(bob, 'PUT', `${RBAC}/namespaces/esc/roles/cm-get`, { ...current, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
     expect(widened.status).toBe(403);
     expect(widened.body.message).toBe(`roles.rbac.authorization.k8s.io "cm-get" is forbidden: ${notHeld('{APIGroups:["*"], Resources:["*"], Verbs:["*"]}')}`);
+    expect((await send(admin, 'GET', `${RBAC}/namespaces/esc/roles/cm-get`)).body.rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
+  });
+
+  it('checks patches and server-side apply the same way', async () => {
+    const patch = (type: string, path: string, body: unknown) =>
+      call(server.url, path, bob, { method: 'PATCH', headers: { 'content-type': type }, body: JSON.stringify(body) });
+    const merged = await patch('application/merge-patch+json', `${RBAC}/namespaces/esc/roles/cm-get`, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['list'] }] });
+    expect(merged.status).toBe(403);
+    expect(merged.json().message).toBe(`roles.rbac.authorization.k8s.io "cm-get" is forbidden: ${notHeld('{APIGroups:[""], Resources:["secrets"], Verbs:["list"]}')}`);
+    const applied = await patch('application/apply-patch+yaml', `${RBAC}/namespaces/esc/roles/applied?fieldManager=bob`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'applied' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+    });
+    expect(applied.status).toBe(403);
+    expect(applied.json().message).toBe(`roles.rbac.authorization.k8s.io "applied" is forbidden: ${notHeld('{APIGroups:[""], Resources:["pods"], Verbs:["get"]}')}`);
+    expect((await send(admin, 'GET', `${RBAC}/namespaces/esc/roles/applied`)).status).toBe(404);
     expect((await send(admin, 'GET', `${RBAC}/namespaces/esc/roles/cm-get`)).body.rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
   });
 
@@ -285,10 +303,13 @@ describe('kubectl as a user without rights', () => {
   const v133 = kubectlVersions().find((v) => v.version === '1.33')?.path;
   it.runIf(v133)('prints kube-apiserver\'s forbidden message', async () => {
     const doc = parseYaml(server.kubeconfig) as { users: { user: Record<string, unknown> }[] };
-    doc.users[0].user = { token: 'carl-token' };
-    const kubeconfig = writeKubeconfig(dir, JSON.stringify(doc), 'kubeconfig-carl');
+    doc.users[0].user = { token: 'dave-token' };
+    const kubeconfig = writeKubeconfig(dir, JSON.stringify(doc), 'kubeconfig-dave');
     const res = await runKubectl(v133!, ['get', 'configmaps', '-n', 'team', 'cm'], { kubeconfig, home: dir });
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe('Error from server (Forbidden): configmaps "cm" is forbidden: User "carl" cannot get resource "configmaps" in API group "" in the namespace "team"\n');
+    expect(res.stderr).toBe('Error from server (Forbidden): configmaps "cm" is forbidden: User "dave" cannot get resource "configmaps" in API group "" in the namespace "team"\n');
+    const list = await runKubectl(v133!, ['get', 'configmaps', '-n', 'team'], { kubeconfig, home: dir });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toBe('Error from server (Forbidden): configmaps is forbidden: User "dave" cannot list resource "configmaps" in API group "" in the namespace "team"\n');
   });
 });
