@@ -19,6 +19,7 @@ import { freePort } from '../test/support/ports.js';
 import { measureH2Watches } from './h2-watches.js';
 import { expect, type Endpoint } from './https.js';
 import { Inspector } from './inspector.js';
+import { prepareRbacPolicy, RBAC_BENCH_USER } from './rbac-get.js';
 import { npmStart, root, rssMB, track, type RunningServer } from './server.js';
 import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
@@ -47,15 +48,19 @@ const percentile = (xs: number[], p: number) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-/** A data directory with a token file naming the bench user, a member of system:masters. */
-function prepareDataDir(): { dataDir: string; token: string; flags: string[] } {
+/**
+ * A data directory with a token file naming the bench user, a member of system:masters, and the
+ * RBAC row's user, whom only RBAC bindings authorize.
+ */
+function prepareDataDir(): { dataDir: string; token: string; rbacToken: string; flags: string[] } {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
   // Also when the bench is interrupted (server.ts has ended the processes by then).
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const token = randomBytes(24).toString('hex');
+  const rbacToken = randomBytes(24).toString('hex');
   const tokenFile = join(dataDir, 'tokens.csv');
-  writeFileSync(tokenFile, `${token},bench,bench-uid,"system:masters"\n`, { mode: 0o600 });
-  return { dataDir, token, flags: ['--token-auth-file', tokenFile] };
+  writeFileSync(tokenFile, `${token},bench,bench-uid,"system:masters"\n${rbacToken},${RBAC_BENCH_USER},${RBAC_BENCH_USER}-uid\n`, { mode: 0o600 });
+  return { dataDir, token, rbacToken, flags: ['--token-auth-file', tokenFile] };
 }
 
 function openFilesLimit(pid: number): number {
@@ -125,7 +130,7 @@ async function inDataDir<T>(body: (dir: ReturnType<typeof prepareDataDir>) => Pr
 
 /** Start times, idle memory, and GET and CREATE on SQLite against the ceiling. */
 async function startAndLoad() {
-  return inDataDir(async ({ dataDir, token, flags }) => {
+  return inDataDir(async ({ dataDir, token, rbacToken, flags }) => {
     const port = await freePort();
     log('first npm start (makes the PKI and the database)');
     const first = await npmStart(dataDir, port, flags);
@@ -169,8 +174,14 @@ async function startAndLoad() {
         (round, target) => `c${target}r${round + 1}`,
       );
       const loadedRss = rssMB(server.pid);
+      log('RBAC: 1,000 Roles and RoleBindings, then GET by system:masters and by a user bound through a RoleBinding, alternating');
+      const rbacPath = await prepareRbacPolicy(to, { ...to, token: rbacToken });
+      const [rbacMasters, rbacUser] = await alternate([
+        { port, token, mode: 'get', path: rbacPath },
+        { port, token: rbacToken, mode: 'get', path: rbacPath },
+      ]);
       log('stopping');
-      return { starts, idleRss, loadedRss, getBytes, createBytes, getCeiling, getServer, postCeiling, createServer };
+      return { starts, idleRss, loadedRss, getBytes, createBytes, getCeiling, getServer, postCeiling, createServer, rbacMasters, rbacUser };
     } finally {
       await stopChild(ceiling);
       await server.stop();
@@ -380,9 +391,11 @@ async function main() {
   const etcdCreate = c ? rate(c.serverRuns) : NaN;
   const etcdRaw = c ? median(c.rawRuns.map((r) => r.perSecond)) : NaN;
   const startMs = median(a.starts);
+  const rbacUser = rate(a.rbacUser);
+  const rbacMasters = rate(a.rbacMasters);
   const memoryRatio = b.perObject / b.objectJsonBytes;
   const errors =
-    [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...(c?.serverRuns ?? []), b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf]
+    [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser, ...(c?.serverRuns ?? []), b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf]
       .concat(Object.values(b.formats).flatMap((f) => [f.get, f.list]))
       .reduce((n, r) => n + r.errors, 0) + (c?.rawRuns.reduce((n, r) => n + r.errors, 0) ?? 0);
 
@@ -397,6 +410,7 @@ async function main() {
     c
       ? [`CREATE (etcd) / raw etcd3 put of the same ${c.storedBytes} bytes`, `${n(etcdCreate / etcdRaw, 2)} (${n(etcdCreate)}/s vs ${n(etcdRaw)}/s)`, '>= 0.8', goal(etcdCreate / etcdRaw >= 0.8)]
       : ['CREATE (etcd) / raw etcd3 put', 'not measured: no etcd binary on PATH', '>= 0.8', 'no'],
+    [`GET by a RoleBinding user (1,000 Roles and RoleBindings) / by system:masters`, `${n(rbacUser / rbacMasters, 2)} (${n(rbacUser)}/s vs ${n(rbacMasters)}/s)`, '>= 0.9', goal(rbacUser / rbacMasters >= 0.9)],
     [`npm start to /readyz, second and later starts, median of ${STARTS}`, `${n(startMs)} ms`, '<= 400 ms', goal(startMs <= 400)],
     ['idle RSS of the serving node process, 2 s after start', `${n(a.idleRss, 1)} MB`, '<= 60 MB', goal(a.idleRss <= 60)],
     [`LIST 10,000 ConfigMaps of 1 KiB from the watch cache, JSON, p50 (p99)`, `${ms(b.bigList.JSON.p50Us)} ms (${ms(b.bigList.JSON.p99Us)})`, '<= 80 ms', goal(b.bigList.JSON.p50Us <= 80_000)],
@@ -412,6 +426,7 @@ async function main() {
     ...(c
       ? ([[`CREATE on etcd runs: server / raw, per second`, `${runs(c.serverRuns)} / ${c.rawRuns.map((r) => n(r.perSecond)).join(', ')}`]] as Array<[string, string]>)
       : []),
+    [`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`],
     [`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`],
     [`npm start to /readyz, each`, `${a.starts.map((s) => n(s)).join(', ')} ms`],
     [`RSS after the GET and CREATE runs`, `${n(a.loadedRss, 1)} MB`],
@@ -453,6 +468,7 @@ async function main() {
     idleRssMB: a.idleRss,
     rssAfterLoadMB: a.loadedRss,
     get: { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling },
+    rbacGet: { userPerSecond: rbacUser, mastersPerSecond: rbacMasters, ratio: rbacUser / rbacMasters, user: a.rbacUser, masters: a.rbacMasters },
     create: { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling },
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,
     list10000: { objectJsonBytes: b.objectJsonBytes, bytes: b.bigListBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf },

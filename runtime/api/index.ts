@@ -20,6 +20,12 @@ import { tokenRequestHandler } from './subresources/token-request.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
 import { startControllers } from '../controllers/index.js';
 import { enabledControllers } from '../controllers/controller-names.js';
+import { watchRbacPolicy } from '../controllers/rbac-policy.js';
+import { RBACAuthorizer } from '../auth/rbac/authorizer.js';
+import { RuleResolver, type RoleRef } from '../auth/rbac/rule-resolver.js';
+import type { PolicyRule } from '../auth/rbac/rules.js';
+import { rbacEscalationPrevention } from '../registry/admission/rbac-escalation.js';
+import { reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
 import type { CacherOptions } from '../registry/cacher/cacher.js';
@@ -121,6 +127,24 @@ async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void>
   }
 }
 
+/**
+ * The rules a binding's roleRef names, read from storage as kube's RBAC storage reads them (a
+ * role created an instant before its binding is found), or the NotFound message.
+ */
+async function storedRoleRules(registry: ResourceRegistry, ref: RoleRef, namespace: string): Promise<{ rules: PolicyRule[] } | { error: string }> {
+  const plural = ref.kind === 'Role' ? 'roles' : ref.kind === 'ClusterRole' ? 'clusterroles' : undefined;
+  if (!plural) return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind ?? '')}` };
+  const store = registry.storeFor('rbac.authorization.k8s.io', 'v1', plural);
+  if (!store) return { error: `${plural}.rbac.authorization.k8s.io ${JSON.stringify(ref.name ?? '')} not found` };
+  try {
+    const role = await store.get(plural === 'roles' ? namespace : undefined, ref.name ?? '');
+    return { rules: (role.rules as PolicyRule[] | undefined) ?? [] };
+  } catch (err) {
+    if (isStatusError(err) && err.code === 404) return { error: err.message };
+    throw err;
+  }
+}
+
 export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   return async (context: ApiContext): Promise<ApiComponents> => {
     // Served: the group version (or the resource) is enabled by --runtime-config, and the kind's
@@ -141,8 +165,26 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };
     const eventTTLMs = apiOptions.eventTTLMs ?? DEFAULT_EVENT_TTL_MS;
     const saOptions = apiOptions.serviceAccounts === false ? undefined : (apiOptions.serviceAccounts ?? {});
-    const registry = new ResourceRegistry(storage, definitions, { watchCache, featureGates: context.featureGates, eventTTLMs, serviceAccountAdmission: saOptions !== undefined });
+    // The RBAC policy lives in memory, fed by informers; escalation checks and the access reviews
+    // ask the whole authorizer chain, which the shell builds after this and hands back through useAuthorizer.
+    const rbac = new RuleResolver();
+    let authorizer: Authorizer | undefined;
+    const escalation = rbacEscalationPrevention({
+      rulesFor: (user, namespace) => rbac.rulesFor(user, namespace),
+      roleReferenceRules: (ref, namespace) => storedRoleRules(registry, ref, namespace),
+      authorize: (attributes) => (authorizer ?? new RBACAuthorizer(rbac)).authorize(attributes),
+    });
+    const registry = new ResourceRegistry(storage, definitions, {
+      watchCache,
+      featureGates: context.featureGates,
+      eventTTLMs,
+      serviceAccountAdmission: saOptions !== undefined,
+      admission: [escalation],
+    });
     await ensureSystemNamespaces(registry);
+    // kube-apiserver reconciles its default roles at every start, whatever the authorization mode.
+    await reconcileBootstrapPolicy(registry, context.logger);
+    const rbacPolicy = watchRbacPolicy(registry, rbac);
     const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
     const controllers = startControllers(registry, {
       enabled: enabledControllers(apiOptions.controllers),
@@ -158,7 +200,6 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       columnsFor: (t) => byTarget.get(`${t.group}/${t.version}/${t.kind}`)?.printerColumns,
     });
     // The reviews ask the shell's chains, which exist only once this API is built (RBAC reads it).
-    let authorizer: Authorizer | undefined;
     let authentication: { authenticator: Authenticator; apiAudiences: string[] } | undefined;
     const access = (): ServerAccess | undefined => (authorizer && authentication ? { authorizer, ...authentication } : undefined);
     const resourceHandler = createResourceHandler({
@@ -194,6 +235,12 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     return {
       tokenAuthenticators,
+      authorizerFactories: {
+        RBAC: async () => {
+          await rbacPolicy.ready;
+          return new RBACAuthorizer(rbac);
+        },
+      },
       useAuthorizer(chain) {
         authorizer = chain;
       },
@@ -214,6 +261,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         return notFoundHandler(c);
       },
       async close() {
+        rbacPolicy.close();
         controllers.close();
         await controllers.idle();
         await registry.namespaceDeleter?.idle();

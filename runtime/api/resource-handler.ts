@@ -90,7 +90,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
           if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
           checkNameParameter(info.name);
-          return await serve({ request, config, info, store, negotiator, query, target, warnings: [] });
+          return await serve({ request, config, info, store, negotiator, query, target, warnings: [], user });
         }
       } else if (!def.verbs.includes(verb)) {
         // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
@@ -98,7 +98,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       }
       if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
       checkNameParameter(info.name);
-      return await handler({ request, config, info, store, negotiator, query, target, warnings: [] });
+      return await handler({ request, config, info, store, negotiator, query, target, warnings: [], user });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));
     }

@@ -2,13 +2,19 @@
 // `name` turns one on, `-name` turns one off. Names are kube's, with the short aliases it still
 // accepts (root-ca-cert-publisher for root-ca-certificate-publisher-controller).
 
-export type ControllerName = 'serviceaccount-controller' | 'serviceaccount-token-controller' | 'root-ca-certificate-publisher-controller' | 'ephemeral-volume-controller';
+export type ControllerName =
+  | 'serviceaccount-controller'
+  | 'serviceaccount-token-controller'
+  | 'root-ca-certificate-publisher-controller'
+  | 'ephemeral-volume-controller'
+  | 'clusterrole-aggregation-controller';
 
 const CONTROLLERS: Record<ControllerName, string> = {
   'serviceaccount-controller': 'serviceaccount',
   'serviceaccount-token-controller': 'serviceaccount-token',
   'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',
   'ephemeral-volume-controller': 'ephemeral-volume',
+  'clusterrole-aggregation-controller': 'clusterrole-aggregation',
 };
 
 const BY_NAME = new Map<string, ControllerName>(

@@ -6,6 +6,7 @@ import type { ServiceAccountTokenSigner } from '../auth/service-account-token.js
 import { listObjects } from '../registry/list.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import { metaOf, type KubeObject } from '../registry/object.js';
+import { ClusterRoleAggregator } from './clusterrole-aggregation.js';
 import { EphemeralVolumeController, ephemeralVolumeNames } from './ephemeral-volume.js';
 import { Informer } from './informer.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -68,10 +69,14 @@ export function startControllers(registry: ResourceRegistry, options: Controller
   if (options.serviceAccounts) informers.push(...serviceAccountInformers(registry, queue, options.serviceAccounts, enabled));
   // An informer that cannot list yet tries again by itself; start-up does not wait for it.
   for (const each of informers) void each.start();
+  const clusterRoles = registry.storeFor('rbac.authorization.k8s.io', 'v1', 'clusterroles');
+  const aggregator = clusterRoles && enabled.has('clusterrole-aggregation-controller') ? new ClusterRoleAggregator(clusterRoles, queue) : undefined;
+  void aggregator?.start();
   return {
     idle: () => queue.idle(),
     close: () => {
       for (const informer of informers) informer.close();
+      aggregator?.close();
     },
   };
 }

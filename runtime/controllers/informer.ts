@@ -5,7 +5,7 @@
 // re-initializing, the stream ended), and `onList` then sees the whole set, so handlers can catch
 // up with deletions they missed. Objects may be shared with the cache: handlers only read them.
 
-import type { KubeObject } from '../registry/object.js';
+import type { KubeList, KubeObject } from '../registry/object.js';
 import { listObjects } from '../registry/list.js';
 import type { Store } from '../registry/store.js';
 import { watchObjects, type WatchStream } from '../registry/watch.js';
@@ -34,19 +34,38 @@ export class Informer {
     private readonly handlers: InformerHandlers,
   ) {}
 
-  /** Lists, then follows changes until closed; resolves once the first list was handed over. */
+  /**
+   * Lists, then follows changes until closed; resolves once the first list was handed over (the
+   * watch is set up after, so a caller waiting for the list never waits for the cache to load).
+   */
   async start(): Promise<void> {
     if (this.closed) return;
+    let list: KubeList;
     try {
-      const list = await listObjects(this.store, undefined);
-      if (this.closed) return;
-      this.handlers.onList?.(list.items, Number(list.metadata.resourceVersion));
-      this.stream = await watchObjects(this.store, undefined, { resourceVersion: list.metadata.resourceVersion });
+      list = await this.consistentList();
     } catch {
       this.relistLater();
       return;
     }
-    void this.follow(this.stream);
+    if (this.closed) return;
+    this.handlers.onList?.(list.items, Number(list.metadata.resourceVersion));
+    void this.watchFrom(list.metadata.resourceVersion);
+  }
+
+  /** The current state: a Most Recent list, which the storage answers while the watch cache still loads. */
+  private consistentList(): Promise<KubeList> {
+    return listObjects(this.store, undefined);
+  }
+
+  private async watchFrom(resourceVersion: string): Promise<void> {
+    try {
+      this.stream = await watchObjects(this.store, undefined, { resourceVersion });
+    } catch {
+      this.relistLater();
+      return;
+    }
+    if (this.closed) this.stream.stop();
+    else void this.follow(this.stream);
   }
 
   close(): void {

@@ -43,6 +43,8 @@ export interface ResourceRegistryOptions {
    * for a bare registry, whose namespaces have no controller making their `default` account.
    */
   serviceAccountAdmission?: boolean;
+  /** Admission plugins the API adds after the registry's own (RBAC escalation prevention). */
+  admission?: readonly AdmissionPlugin[];
 }
 
 export class ResourceRegistry {
@@ -77,7 +79,7 @@ export class ResourceRegistry {
     registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
-    const admission = this.admissionPlugins(definitions, enabled, options.serviceAccountAdmission === true);
+    const admission = [...this.admissionPlugins(definitions, enabled, options.serviceAccountAdmission === true), ...(options.admission ?? [])];
     for (const def of definitions) {
       if (def.virtual) {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));

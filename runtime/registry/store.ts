@@ -5,6 +5,7 @@
 // finalizers); the kind owns its fields. Lists, delete-collection and watch live beside it.
 
 import { randomUUID } from 'node:crypto';
+import type { UserInfo } from '../auth/user.js';
 import {
   OBJECT_MODIFIED,
   StatusError,
@@ -42,6 +43,8 @@ export interface WriteOptions {
   managedFieldsRecorded?: boolean;
   /** Receives the strategy's warnings about an accepted write (each once), for Warning headers. */
   warnings?: string[];
+  /** Who writes; absent for the server's own writes (bootstrap, controllers), which are privileged. */
+  user?: UserInfo;
 }
 
 function addWarnings(options: WriteOptions, warnings: string[]): void {
@@ -175,7 +178,7 @@ export class Store {
     delete meta.selfLink;
     if (meta.generateName && !meta.name) meta.name = generateName(meta.generateName);
     this.ensureNamespace(obj, namespace);
-    const admitting = await this.mutatingAdmission(strategy, { operation: 'CREATE', subresource: '', namespace, object: obj, dryRun: options.dryRun });
+    const admitting = await this.mutatingAdmission(strategy, { operation: 'CREATE', subresource: '', namespace, object: obj, dryRun: options.dryRun, user: options.user });
     strategy.prepareForCreate(obj);
     // After the strategy, so fields it resets are not recorded as the writer's; before
     // admission's changes, as kube-apiserver's handlers record them.
@@ -351,6 +354,7 @@ export class Store {
       object: obj,
       oldObject: old,
       dryRun: options.dryRun,
+      user: options.user,
     });
     const meta = metaOf(obj);
     const oldMeta = metaOf(old);

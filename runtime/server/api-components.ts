@@ -41,7 +41,7 @@ export interface ApiComponents {
   /** Tried after --token-auth-file, in order. */
   tokenAuthenticators?: TokenAuthenticator[];
   healthChecks?: Partial<HealthChecks>;
-  /** Receives the server's authorizer chain once built (the access reviews ask it). */
+  /** Receives the server's authorizer chain once built (the access reviews ask it, and RBAC escalation checks about `bind` and `escalate`). */
   useAuthorizer?(authorizer: Authorizer): void;
   /** Receives the server's authenticator chain and --api-audiences once built (TokenReview asks it). */
   useAuthenticator?(authenticator: Authenticator, apiAudiences: string[]): void;

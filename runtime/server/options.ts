@@ -35,7 +35,7 @@ export interface StartServerOptions {
   clientCaFile?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  /** --authorization-mode: `RBAC,Node` or a list; default AlwaysAllow. */
+  /** --authorization-mode: `RBAC,AlwaysDeny` or a list; default RBAC. */
   authorizationMode?: string | string[];
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;

@@ -122,6 +122,8 @@ describe('authentication over HTTPS', () => {
     server = await startServer({
       storage: 'memory',
       tokenAuthFile: join(dir, 'tokens.csv'),
+      // This stub API has no RBAC to offer; authentication is what is tested here.
+      authorizationMode: 'AlwaysAllow',
       // An API that answers with the caller, as SelfSubjectReview will.
       api: () => ({ handler: (c) => c.json(c.get('user')) }),
     });
@@ -245,7 +247,7 @@ describe('bearer token audiences', () => {
 describe('--anonymous-auth=true over HTTPS', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({ storage: 'memory', anonymousAuth: true, api: () => ({ handler: (c) => c.json(c.get('user')) }) });
+    server = await startServer({ storage: 'memory', anonymousAuth: true, authorizationMode: 'AlwaysAllow', api: () => ({ handler: (c) => c.json(c.get('user')) }) });
   });
   afterAll(() => server.close());
 

@@ -517,6 +517,8 @@ describe('service account flags', () => {
       serviceAccountIssuers: ['https://issuer.example', 'https://old.example'],
       apiAudiences: ['api'],
       serviceAccountMaxTokenExpirationMs: 2 * 3600_000,
+      // Authentication is what is tested: service account users are allowed everything here.
+      authorizationMode: 'AlwaysAllow',
     });
     try {
       const admin = kubeconfigCredentials(server.kubeconfig);

@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueCertificate } from '../../runtime/auth/pki.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from './https-client.js';
@@ -302,6 +302,15 @@ describe('in-flight limits', () => {
     const ca = { certPem: readFileSync(join(server.dataDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(server.dataDir, 'ca.key'), 'utf8') };
     const issued = await issueCertificate(ca, { subject: 'CN=carol', usage: 'clientAuth' });
     carol = { ca: server.caCert, cert: issued.certPem, key: issued.keyPem };
+    // carol is no member of system:masters: under RBAC a binding lets her use the namespace.
+    const binding = {
+      metadata: { name: 'carol' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'carol' }],
+    };
+    const bound = await call(server.url, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(binding) });
+    expect(bound.status).toBe(201);
+    await vi.waitFor(async () => expect((await call(server.url, `${CONFIGMAPS}/nothing`, carol)).status).toBe(404));
     // A list too large to sit in socket buffers: a client that does not read it holds it in flight.
     for (let i = 0; i < 16; i++) {
       const res = await call(server.url, CONFIGMAPS, admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(configMap(`big-${i}`, { data: { k: 'x'.repeat(900_000) } })) });

@@ -94,7 +94,7 @@ describe('HTTP/2', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'h2-'));
     writeFileSync(join(dir, 'tokens.csv'), `${TOKEN},carol,uid-carol,"dev"\n`);
-    server = await startServer({ storage: 'memory', tokenAuthFile: join(dir, 'tokens.csv'), http2MaxStreamsPerConnection: MAX_STREAMS });
+    server = await startServer({ storage: 'memory', authorizationMode: 'AlwaysAllow', tokenAuthFile: join(dir, 'tokens.csv'), http2MaxStreamsPerConnection: MAX_STREAMS });
     admin = kubeconfigCredentials(server.kubeconfig);
     session = await open(server, admin);
   });
@@ -264,7 +264,7 @@ describe('HTTP/2 in-flight limits', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'h2-inflight-'));
     writeFileSync(join(dir, 'tokens.csv'), `${TOKEN},carol,uid-carol,"dev"\n`);
-    server = await startServer({ storage: 'memory', tokenAuthFile: join(dir, 'tokens.csv'), maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 });
+    server = await startServer({ storage: 'memory', authorizationMode: 'AlwaysAllow', tokenAuthFile: join(dir, 'tokens.csv'), maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 });
     admin = kubeconfigCredentials(server.kubeconfig);
     const session = await open(server, admin);
     // A list far larger than the client's receive window: a client that does not read holds it in flight.

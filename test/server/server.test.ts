@@ -58,6 +58,8 @@ describe('the HTTPS server', () => {
       // The health and version endpoints are asked without credentials below.
       anonymousAuth: true,
       logger,
+      // The stub API has no RBAC to offer.
+      authorizationMode: 'AlwaysAllow',
       api: () => ({
         handler: (c) => {
           const route = routes[c.get('requestInfo').path];
@@ -240,7 +242,7 @@ describe('the HTTPS server', () => {
 
 describe('startServer without an API', () => {
   it('gives 404 Status for resources and a plain 404 elsewhere, then closes cleanly', async () => {
-    const server = await startServer({ storage: 'memory', api: () => ({ handler: notFoundHandler }) });
+    const server = await startServer({ storage: 'memory', authorizationMode: 'AlwaysAllow', api: () => ({ handler: notFoundHandler }) });
     const admin = kubeconfigCredentials(server.kubeconfig);
     const resource = await call(server.url, '/api/v1/namespaces', admin);
     expect(resource.status).toBe(404);

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../registry/object.js';
 import { dropNullMembers } from '../../registry/null-members.js';
 import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
 import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
+import type { UserInfo } from '../../auth/user.js';
 import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../server/request-info.js';
 import { encodeContent } from '../content-encoding.js';
@@ -53,6 +54,8 @@ export interface RequestContext {
   target: BodyTarget;
   /** Sent as `Warning` headers with the response (unknown fields under fieldValidation=Warn, ...). */
   warnings: string[];
+  /** The authenticated caller, for the checks that depend on who writes (RBAC escalation). */
+  user?: UserInfo;
 }
 
 export interface HandlerContext extends RequestContext {
@@ -202,7 +205,7 @@ export function writeOptions(ctx: RequestContext, optionsKind: string): WriteOpt
   }
   if (causes.length) throw invalidOptions(optionsKind, causes);
   // Without fieldManager, the writer's managedFields entry is named after its User-Agent.
-  return { dryRun: dryRun.length > 0, fieldManager, userAgent: ctx.request.headers.get('user-agent') ?? undefined, warnings: ctx.warnings };
+  return { dryRun: dryRun.length > 0, fieldManager, userAgent: ctx.request.headers.get('user-agent') ?? undefined, warnings: ctx.warnings, user: ctx.user };
 }
 
 /** The parts of a request, besides Accept, that shape its response. */

@@ -6,6 +6,7 @@
 // the write. Dry-run writes are admitted like any other.
 
 import { forbidden, type GroupResource } from '../../errors/status-error.js';
+import type { UserInfo } from '../../auth/user.js';
 import type { ResourceDefinition } from '../definition.js';
 import { metaOf, type KubeObject } from '../object.js';
 
@@ -24,6 +25,8 @@ export interface AdmissionAttributes {
   /** The stored object, on update. */
   oldObject?: KubeObject;
   dryRun: boolean;
+  /** Who writes; absent for the server's own writes. */
+  user?: UserInfo;
 }
 
 export interface AdmissionPlugin {

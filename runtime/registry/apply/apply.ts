@@ -137,6 +137,7 @@ export async function applyToStore(
     fieldManager: options.fieldManager,
     subresource: options.subresource,
     managedFieldsRecorded: true,
+    user: options.user,
   };
   for (let attempt = 0; ; attempt++) {
     try {

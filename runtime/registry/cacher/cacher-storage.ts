@@ -99,7 +99,10 @@ export class CacherStorage implements ResourceStorage {
     }
     if (!request.resourceVersion) {
       // Most Recent: the cache once it holds the store's current revision; if it cannot catch up
-      // in time, the store itself, as upstream falls back to etcd.
+      // in time, the store itself, as upstream falls back to etcd. A cache still loading is not
+      // waited for (kube's ResilientWatchCacheInitialization delegates such lists to storage), so
+      // start-up's own lists (informers, the bootstrap policy) do not wait for every cache.
+      if (!cacher.ready) return this.storage.getList(prefix, request);
       const current = await this.storage.currentRevision('list');
       if (!(await cacher.waitUntilFresh(current))) return this.storage.getList(prefix, request);
     } else if (requested === 0) {
