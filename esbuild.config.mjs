@@ -1,12 +1,32 @@
-// `npm run build` (run by `npm start` first): bundles the server into dist/main.mjs. Starting one
-// bundled file takes a fraction of the time tsx needs to transform each module on every start.
-// better-sqlite3 stays external because it is a native addon, etcd3 because it reads its .proto
-// files from its own folder at run time.
+// `npm run build` (and `npm start` when dist/ is stale): bundles the server into dist/main.mjs.
+// Starting one bundled file takes a fraction of the time tsx needs to transform each module on
+// every start. better-sqlite3 stays external because it is a native addon, etcd3 because it reads
+// its .proto files from its own folder at run time.
 import { build } from 'esbuild';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-await build({
+const root = dirname(fileURLToPath(import.meta.url));
+/** Read by start.mjs: project-relative path -> [size, mtimeMs], or null for a file that was absent. */
+const BUILD_RECORD = 'dist/build-record.json';
+/** Inputs esbuild does not list as sources but that shape the bundle (options, dependency versions). */
+const FIXED_INPUTS = ['start.mjs', 'esbuild.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'node_modules/.package-lock.json'];
+// Chunks carry content hashes in their names; old ones would pile up, and the record of a
+// previous build must not vouch for this one until it has finished.
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+const startedAt = Date.now();
+
+const result = await build({
+  absWorkingDir: root,
   entryPoints: ['runtime/main.ts'],
-  outfile: 'dist/main.mjs',
+  outdir: 'dist',
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
+  // What start-up does not need (certificate making, protobuf, ...) is imported dynamically and
+  // lands in its own chunk: Node parses and keeps only what a server actually runs.
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -17,18 +37,36 @@ await build({
   // load and keeps it, about 24 MB for the server's whole life, so `npm start` leaves it off. Without
   // the sources inside it is a third of the size and stack traces still name the original lines.
   sourcesContent: false,
+  metafile: true,
   logLevel: 'warning',
   // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 
 // V8 keeps a script's source as one byte per character only when every character fits in
-// Latin-1; one character beyond doubles the memory the 3.6 MB bundle takes for as long as the
-// server runs. Write such characters as escapes in the sources.
-const { readFileSync } = await import('node:fs');
-const source = readFileSync('dist/main.mjs', 'utf8');
-const wide = source.search(/[^\u0000-\u00ff]/u);
-if (wide >= 0) {
-  const line = source.slice(0, wide).split('\n').length;
-  throw new Error(`dist/main.mjs line ${line} has a character beyond Latin-1 (${JSON.stringify(source[wide])}); escape it in the source`);
+// Latin-1; one character beyond doubles the memory the bundle takes for as long as the server
+// runs. Write such characters as escapes in the sources.
+const outputs = Object.keys(result.metafile.outputs);
+for (const file of outputs.filter((f) => f.endsWith('.mjs'))) {
+  const source = readFileSync(join(root, file), 'utf8');
+  const wide = source.search(/[^\u0000-\u00ff]/u);
+  if (wide >= 0) {
+    const line = source.slice(0, wide).split('\n').length;
+    throw new Error(`${file} line ${line} has a character beyond Latin-1 (${JSON.stringify(source[wide])}); escape it in the source`);
+  }
 }
+
+// What `npm start` checks to skip this build: every file read or written, with its size and
+// modification time. A file changed while esbuild ran may not be in the bundle, so no record then.
+const files = [...new Set([...FIXED_INPUTS, ...Object.keys(result.metafile.inputs), ...outputs])].sort();
+const record = {};
+for (const file of files) {
+  const s = statSync(join(root, file), { throwIfNoEntry: false });
+  if (!s) {
+    record[file] = null;
+    continue;
+  }
+  if (s.mtimeMs >= startedAt && !outputs.includes(file)) process.exit(0);
+  record[file] = [s.size, s.mtimeMs];
+}
+writeFileSync(join(root, BUILD_RECORD), JSON.stringify(record));
