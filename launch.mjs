@@ -40,8 +40,9 @@ function writeCache(script) {
 }
 
 function run() {
+  // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
   const cachedData = readCache();
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
+  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, require, module, bundle, dir);
   if (cachedData === undefined || script.cachedDataRejected) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
