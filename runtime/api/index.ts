@@ -114,10 +114,16 @@ function bootstrapTokenAuthenticator(registry: ResourceRegistry): BootstrapToken
   });
 }
 
+/**
+ * kube-apiserver's system namespaces controller: read first, create only what is missing (an
+ * AlreadyExists from a racing replica is fine). Reading first also keeps a restart from paying
+ * for a write's managed-fields bookkeeping, which loads every OpenAPI schema.
+ */
 async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void> {
   const store = registry.storeFor('', 'v1', 'namespaces');
   if (!store) return;
   for (const name of SYSTEM_NAMESPACES) {
+    if (await exists(() => store.get(undefined, name))) continue;
     try {
       await store.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (err) {
@@ -141,6 +147,16 @@ async function storedRoleRules(registry: ResourceRegistry, ref: RoleRef, namespa
     return { rules: (role.rules as PolicyRule[] | undefined) ?? [] };
   } catch (err) {
     if (isStatusError(err) && err.code === 404) return { error: err.message };
+    throw err;
+  }
+}
+
+async function exists(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return true;
+  } catch (err) {
+    if (isStatusError(err) && err.code === 404) return false;
     throw err;
   }
 }

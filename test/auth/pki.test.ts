@@ -128,6 +128,31 @@ describe('kubeconfig', () => {
     expect(b64(doc.users[0].user['client-key-data'])).toBe(pki.adminKey);
   });
 
+  it('reads back every value as the string it was given, however it must be quoted', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const cases = [
+      { server: 'https://127.0.0.1:6443' },
+      { server: 'https://[::1]:6443', clusterName: 'a b', userName: 'true' },
+      { server: 'https://10.0.0.1:1', clusterName: '123', userName: 'x: y #z' },
+      { server: 'https://h:1', clusterName: 'null', userName: "'q\"" },
+    ];
+    for (const c of cases) {
+      const doc = parse(buildKubeconfig({ ...c, caPem: pem, clientCertPem: `${pem}x`, clientKeyPem: `${pem}yy` }));
+      const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+      const cluster = c.clusterName ?? 'kube-lite';
+      const user = c.userName ?? 'admin';
+      expect(doc).toEqual({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: cluster, cluster: { server: c.server, 'certificate-authority-data': b64(pem) } }],
+        users: [{ name: user, user: { 'client-certificate-data': b64(`${pem}x`), 'client-key-data': b64(`${pem}yy`) } }],
+        contexts: [{ name: 'default', context: { cluster, user } }],
+        'current-context': 'default',
+        preferences: {},
+      });
+    }
+  });
+
   it('is rewritten only when it changes, with mode 0600', () => {
     const path = join(dir, 'admin.kubeconfig');
     writeKubeconfig(path, 'a: 1\n');

@@ -44,3 +44,25 @@ describe('SQLite store across a restart', () => {
     });
   });
 });
+
+describe('system namespaces across a restart', () => {
+  it('leaves those present untouched and makes again the one deleted', async () => {
+    const before = await withServer(async (core) => {
+      const kept = await core.readNamespace({ name: 'kube-system' });
+      await core.deleteNamespace({ name: 'kube-node-lease' });
+      for (let i = 0; i < 200; i++) {
+        const names = (await core.listNamespace()).items.map((n) => n.metadata?.name);
+        if (!names.includes('kube-node-lease')) return kept;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('kube-node-lease was not deleted');
+    });
+
+    await withServer(async (core) => {
+      expect(await core.readNamespace({ name: 'kube-system' })).toEqual(before);
+      const remade = await core.readNamespace({ name: 'kube-node-lease' });
+      expect(remade.status?.phase).toBe('Active');
+      expect(Number(remade.metadata!.resourceVersion)).toBeGreaterThan(Number(before.metadata!.resourceVersion));
+    });
+  });
+});

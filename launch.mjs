@@ -1,0 +1,52 @@
+// dist/main.mjs, copied there by the build: runs the bundled server (dist/server.cjs) through
+// V8's code cache. Compiling the bundle is most of a warm start; with the cache V8 reads back the
+// functions an earlier run compiled instead of parsing the source again. The first run after a
+// build (or after V8 refused the cache: another Node version or V8 flags) writes the cache once
+// the server has started. With --enable-source-maps Node's own loader runs the bundle, since
+// only it applies the source map.
+
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const dir = dirname(fileURLToPath(import.meta.url));
+const bundle = join(dir, 'server.cjs');
+const cacheFile = join(dir, 'server.cjs.cache');
+const require = createRequire(bundle);
+/** Time for the server to start (and compile what it runs) before the cache is taken. */
+const CACHE_AFTER_MS = 2000;
+
+/** V8 checks a cache only against its source's length, so one older than the bundle is not used. */
+function readCache() {
+  try {
+    if (statSync(cacheFile).mtimeMs < statSync(bundle).mtimeMs) return undefined;
+    return readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(script) {
+  try {
+    const partial = `${cacheFile}.${process.pid}`;
+    writeFileSync(partial, script.createCachedData());
+    // Renamed into place whole: a server starting meanwhile reads the old cache or the new one.
+    renameSync(partial, cacheFile);
+  } catch {
+    // A read-only dist/ only costs the next start its compile time.
+  }
+}
+
+function run() {
+  // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
+  const cachedData = readCache();
+  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module, bundle, dir);
+  if (cachedData === undefined || script.cachedDataRejected) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
+}
+
+if (process.sourceMapsEnabled) require(bundle);
+else run();
