@@ -36,7 +36,8 @@ export function parseQuantity(text: string): Quantity | undefined {
   const [, sign, whole = '', frac = '', suffix = ''] = m;
   if (whole === '' && frac === '') return undefined;
   const negative = sign === '-';
-  if (/^[eE]/.test(suffix)) {
+  // An "e" exponent; "Ei" (exbibytes) is a binary suffix.
+  if (/^[eE][+-]?[0-9]/.test(suffix)) {
     const exp = exponentOf(suffix);
     const digits = (whole + frac).replace(/^0+/, '');
     if (digits === '') return { num: 0n, den: 1n, format: 'DecimalExponent' };
@@ -158,7 +159,7 @@ function canonicalExponentQuantity(negative: boolean, whole: string, frac: strin
 /** The canonical form of a quantity string, or the string itself when it does not parse. */
 export function canonicalQuantity(text: string): string {
   const m = QUANTITY.exec(text.trim());
-  if (m && /^[eE]/.test(m[4] ?? '') && (m[2] || m[3])) return canonicalExponentQuantity(m[1] === '-', m[2] ?? '', m[3] ?? '', m[4]!);
+  if (m && /^[eE][+-]?[0-9]/.test(m[4] ?? '') && (m[2] || m[3])) return canonicalExponentQuantity(m[1] === '-', m[2] ?? '', m[3] ?? '', m[4]!);
   const q = parseQuantity(text);
   return q ? formatQuantity(q) : text;
 }

@@ -17,12 +17,14 @@ export interface StatusBody {
  * The 500s kube-apiserver 1.33 answers to malformed writes, each a plain Go error handed to the
  * response writer (Status reason empty) or its panic filter, never a crash of ours:
  */
-export const KUBE_5XX: Array<{ op: RegExp; reason: string; message: RegExp; why: string }> = [
+export const KUBE_5XX: Array<{ op: RegExp; method?: string; reason: string; message: RegExp; why: string }> = [
   {
-    op: /^delete /,
+    // Every DELETE with a body, whichever op sent it (unknown content types and oversized bodies too).
+    op: /./,
+    method: 'DELETE',
     reason: '',
-    message: /^(couldn't get version\/kind; json parse error: |json: cannot unmarshal |.*cannot be handled as a DeleteOptions)/,
-    why: "the delete handler returns the DeleteOptions decoder's error as it is (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go)",
+    message: /./,
+    why: "the delete handler returns the DeleteOptions decoder's error as it is, whatever the decoder (JSON, YAML, protobuf, CBOR) and whatever it says: a plain error, so a 500 with reason Unknown (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go)",
   },
   {
     op: /^json patch$/,
@@ -51,8 +53,8 @@ export const KUBE_5XX: Array<{ op: RegExp; reason: string; message: RegExp; why:
 ];
 
 /** The entry of KUBE_5XX that allows this 5xx answer to `op`, if any. */
-export function kubeServerError(op: string, status: StatusBody): (typeof KUBE_5XX)[number] | undefined {
-  return KUBE_5XX.find((k) => k.op.test(op) && (status.reason ?? '') === k.reason && typeof status.message === 'string' && k.message.test(status.message));
+export function kubeServerError(op: string, method: string, status: StatusBody): (typeof KUBE_5XX)[number] | undefined {
+  return KUBE_5XX.find((k) => k.op.test(op) && (k.method === undefined || k.method === method) && (status.reason ?? '') === k.reason && typeof status.message === 'string' && k.message.test(status.message));
 }
 
 /** The Status of an error answer, or why the answer is none. */

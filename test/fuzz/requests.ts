@@ -264,7 +264,8 @@ export function hostileRequest(op: Op, ctx: RequestContext): HostileRequest {
   const { prng, target } = ctx;
   const headers: Record<string, string> = { 'content-type': op.contentType, accept: 'application/json' };
   if (op.format === 'protobuf' && prng.chance(0.4)) headers.accept = `${PROTOBUF}, application/json`;
-  const { params, dryRun } = commonParams(prng);
+  const { params, dryRun: dryRunParam } = commonParams(prng);
+  let dryRun = dryRunParam;
   let path = target.objectPath;
   let tree: unknown;
   let what: string;
@@ -329,6 +330,9 @@ export function hostileRequest(op: Op, ctx: RequestContext): HostileRequest {
     messageName = DELETE_OPTIONS_MESSAGE;
     fallback = d.plain;
     kind = 'DeleteOptions';
+    // A DELETE with a body reads its options from the body alone (delete.go ignores the query
+    // then), so a dryRun=All in the query does not make it a dry run: its outcome is the answer's.
+    dryRun = false;
   }
 
   const encoded = encode(ctx, op.format, tree, messageName, fallback);

@@ -33,6 +33,9 @@ describe('quantity canonical form (as kube-apiserver prints quantities in messag
     ['1500', '1500'],
     ['1e3', '1e3'],
     ['100Ki', '100Ki'],
+    // Ei is the exbibyte suffix, not an exponent.
+    ['1Ei', '1Ei'],
+    ['3Ei', '3Ei'],
     ['512', '512'],
     ['0', '0'],
     ['-1', '-1'],
