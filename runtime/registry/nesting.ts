@@ -8,7 +8,7 @@
 // them is a native search), YAML from the library's syntax tree, parsed values with an explicit
 // stack.
 
-import { Parser, parseDocument, type CST, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
+import { Composer, Parser, YAMLParseError, parseDocument, type CST, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
 
 /** Containers (objects and arrays) a body may nest; the outermost object counts as one. */
 export const MAX_NESTING_DEPTH = 256;
@@ -150,9 +150,9 @@ export function parseYamlBounded(
   prepare?: (doc: Document.Parsed) => void,
 ): unknown {
   if (yamlMayNestDeeperThan(text, MAX_NESTING_DEPTH) && yamlNestsDeeperThan(text)) throw new NestingTooDeep();
-  const doc = parseDocument(text, options);
+  const doc = composeOne(text, options);
   if (doc.errors.some((e) => e.code === 'RESOURCE_EXHAUSTION')) throw new NestingTooDeep();
-  if (doc.errors.length > 0) throw doc.errors[0];
+  if (doc.errors.length > 0) throw firstError(text, options, doc.errors[0]);
   prepare?.(doc);
   let value: unknown;
   try {
@@ -163,4 +163,47 @@ export function parseYamlBounded(
   }
   if (nestsDeeperThan(value)) throw new NestingTooDeep();
   return value;
+}
+
+type YamlOptions = ParseOptions & DocumentOptions & SchemaOptions;
+
+/**
+ * parseDocument's one document, but the syntax stops at its first error: the library answers
+ * every stray token of a body with an error of its own (with a quoted excerpt of the text), so
+ * 3 MiB of `]` would keep the event loop for minutes. The first error, as the library words
+ * and places it, is all a client is told.
+ */
+function composeOne(text: string, options: YamlOptions): Document.Parsed {
+  const tokens: CST.Token[] = [];
+  for (const token of new Parser().parse(text)) {
+    if (token.type === 'error') {
+      const head = parseDocument(text.slice(0, token.offset + token.source.length), options);
+      throw head.errors[0] ?? new YAMLParseError([token.offset, token.offset + token.source.length], 'UNEXPECTED_TOKEN', token.message);
+    }
+    tokens.push(token);
+  }
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer(options).compose(tokens, true, text.length)) {
+    if (!doc) {
+      doc = next;
+      continue;
+    }
+    doc.errors.push(new YAMLParseError(next.range.slice(0, 2) as [number, number], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+    break;
+  }
+  return doc!;
+}
+
+/** Below this a body's errors are worded by parseDocument itself, whatever their number. */
+const PRETTY_ERRORS_MAX_BYTES = 64 * 1024;
+
+/**
+ * The first of a document's errors as parseDocument words it (with its line and an excerpt): from
+ * the whole text when it is small, else from the text up to the error when that reproduces it,
+ * else as the composer gave it.
+ */
+function firstError(text: string, options: YamlOptions, error: YAMLParseError): YAMLParseError {
+  const source = text.length <= PRETTY_ERRORS_MAX_BYTES ? text : text.slice(0, error.pos[1]);
+  const same = parseDocument(source, options).errors.find((e) => e.code === error.code);
+  return same ?? error;
 }

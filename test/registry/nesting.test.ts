@@ -69,3 +69,13 @@ describe('YAML', () => {
     expect(() => parseYamlBounded(aliased, {})).toThrow(NestingTooDeep);
   });
 });
+
+describe('YAML syntax errors', () => {
+  it('stops at the first one, worded and placed as the library words it', () => {
+    expect(() => parseYamlBounded(`a: [${']'.repeat(1_000_000)}`, {})).toThrow('Unexpected flow-seq-end token in YAML stream: "]" at line 1, column 6:');
+    expect(() => parseYamlBounded(`a: b\n${'}'.repeat(1_000_000)}`, {})).toThrow('Unexpected flow-map-end token in YAML stream: "}" at line 2, column 1:');
+    expect(() => parseYamlBounded('kind: A\n  b: c\n d: e', {})).toThrow('Nested mappings are not allowed in compact mappings at line 1, column 7:');
+    expect(() => parseYamlBounded('a: 1\n---\nb: 2\n', {})).toThrow('Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1:');
+    expect(parseYamlBounded('a: [1, {b: c}]\n', {})).toEqual({ a: [1, { b: 'c' }] });
+  });
+});

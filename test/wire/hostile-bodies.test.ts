@@ -255,6 +255,22 @@ describe('nesting: refused past the limit with the decoders\' messages, never a 
   });
 });
 
+describe('YAML syntax errors: the first one only', () => {
+  // The YAML library makes one error, with a quoted excerpt, of every stray token: a body of
+  // stray brackets (under the 3 MiB limit) would hold the event loop for minutes.
+  it.each([
+    ['flow-seq-end', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strays}\ndata: [${']'.repeat(2_000_000)}`, 'Unexpected flow-seq-end token in YAML stream'],
+    ['flow-map-end', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strays}\n${'}'.repeat(2_000_000)}`, 'Unexpected flow-map-end token in YAML stream'],
+  ])('refuses a create of 2 MB of stray %s tokens with the first error', async (_name, body, first) => {
+    const res = await wire.call('POST', CM, { headers: { 'content-type': 'application/yaml' }, body });
+    expect(res.status).toBe(400);
+    const message = res.json<{ message: string }>().message;
+    expect(message).toContain(`couldn't get version/kind; yaml parse error: ${first}`);
+    await expectAbsent('strays');
+    await expectServing();
+  });
+});
+
 describe('bodies that do not parse: Go\'s syntax errors in each endpoint\'s wrapper', () => {
   it('answers YAML sent as JSON as kube-apiserver does', async () => {
     const body = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: yaml-as-json\n';
