@@ -44,6 +44,24 @@ export const MAX_HEADER_BYTES = 1 << 20;
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /**
+ * Go's rstAvoidanceDelay: a connection the server closes after a response (Connection: close, as
+ * the 413 for a body past the limit sends) is half-closed first and destroyed this much later, so a
+ * client still writing a body nobody reads gets to read the answer instead of a reset.
+ */
+const RST_AVOIDANCE_DELAY_MS = 500;
+
+/** Node closes an HTTP/1.1 connection after its last response with destroySoon: end, then linger. */
+function lingerBeforeClose(socket: Socket): void {
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const timer = setTimeout(() => socket.destroy(), RST_AVOIDANCE_DELAY_MS);
+    socket.once('close', () => clearTimeout(timer));
+    // What the client still sends is read and dropped meanwhile, so it is not blocked writing.
+    socket.resume();
+  };
+}
+
+/**
  * Streams a client may have open on one HTTP/2 connection when the flag is 0: kube-apiserver
  * advertises 100, what Go clients assume before the server's SETTINGS arrive, so a client racing
  * ahead of them is never refused.
@@ -113,6 +131,7 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
   });
   server.on('session', (session) => configureSession(session, maxStreams, logger));
+  server.on('secureConnection', lingerBeforeClose);
   const connections = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     connections.add(socket);

@@ -107,6 +107,15 @@ describe('hostile input', () => {
       await expectHealthy(server, admin);
     });
 
+    it('lets a client still sending a large declared body read the 413 (the connection lingers before it closes, as Go\'s does)', async () => {
+      for (let i = 0; i < 3; i++) {
+        const body = Buffer.alloc(16 * 1024 * 1024, ' ');
+        const res = await send(server, admin, 'PUT', `${CONFIGMAPS}/huge`, { headers: { ...json, 'content-length': String(body.length) }, body });
+        expect(res.status).toBe(413);
+      }
+      await expectHealthy(server, admin);
+    });
+
     it('refuses a chunked body once it passes 3 MiB while reading it', async () => {
       const mib = Buffer.alloc(1024 * 1024, ' ');
       const res = await send(server, admin, 'POST', CONFIGMAPS, { headers: json, chunks: [Buffer.from('{"metadata":{"name":"chunked"}}'), mib, mib, mib, mib] });
