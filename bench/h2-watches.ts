@@ -267,7 +267,7 @@ async function standalone(): Promise<void> {
   try {
     for (const protocol of ['h2', 'http1'] as const) {
       const port = await freePort();
-      const server = await npmStart(dataDir, port, ['--storage', 'memory', '--token-auth-file', tokenFile]);
+      const server = await npmStart(dataDir, port, ['--storage', 'memory', '--token-auth-file', tokenFile], token);
       try {
         const result = await measureH2Watches(`https://127.0.0.1:${port}`, token, server.ca.toString(), { serverPid: server.pid, protocols: [protocol] });
         figures.push(result[protocol]!);

@@ -133,12 +133,12 @@ async function startAndLoad() {
   return inDataDir(async ({ dataDir, token, rbacToken, flags }) => {
     const port = await freePort();
     log('first npm start (makes the PKI and the database)');
-    const first = await npmStart(dataDir, port, flags);
+    const first = await npmStart(dataDir, port, flags, token);
     await first.stop();
     const starts: number[] = [];
     let server: RunningServer | undefined;
     for (let i = 0; i < STARTS; i++) {
-      server = await npmStart(dataDir, port, flags);
+      server = await npmStart(dataDir, port, flags, token);
       starts.push(server.readyMs);
       if (i < STARTS - 1) await server.stop();
     }
@@ -195,7 +195,7 @@ async function cacheAtSize() {
     const port = await freePort();
     const inspectPort = await freePort();
     log('npm start with the inspector port set (opened later, for the memory figures)');
-    const server = await npmStart(dataDir, port, [...flags, '--feature-gates=CBORServingAndStorage=true'], {
+    const server = await npmStart(dataDir, port, [...flags, '--feature-gates=CBORServingAndStorage=true'], token, {
       ...process.env,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim(),
     });
@@ -336,7 +336,7 @@ async function onEtcd() {
     return await inDataDir(async ({ dataDir, token, flags }) => {
       const port = await freePort();
       log('npm start on etcd');
-      const server = await npmStart(dataDir, port, [...flags, '--etcd-servers', etcd.endpoints[0]]);
+      const server = await npmStart(dataDir, port, [...flags, '--etcd-servers', etcd.endpoints[0]], token);
       try {
         const to: Endpoint = { port, ca: server.ca, token };
         await expect(201, to, 'POST', cmPath('default'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'etcd-size' }, data: { k: '' } }));

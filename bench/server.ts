@@ -78,7 +78,11 @@ export function rssMB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-export async function npmStart(dataDir: string, port: number, flags: string[], env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+/**
+ * `token` authenticates the readiness probe: with anonymous requests off (the default, as in
+ * kube with --anonymous-auth=false), /readyz without a credential is 401.
+ */
+export async function npmStart(dataDir: string, port: number, flags: string[], token: string, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const t0 = performance.now();
   const npm = track(
     spawn('npm', ['start', '--', '--secure-port', String(port), '--data-dir', dataDir, ...flags], {
@@ -101,7 +105,7 @@ export async function npmStart(dataDir: string, port: number, flags: string[], e
     if (existsSync(caPath)) ca = readFileSync(caPath);
     if (ca) {
       try {
-        const res = await send({ port, ca }, 'GET', '/readyz', undefined, {}, { newConnection: true });
+        const res = await send({ port, ca, token }, 'GET', '/readyz', undefined, {}, { newConnection: true });
         if (res.status === 200) break;
       } catch {
         // not listening yet
