@@ -563,3 +563,32 @@ describe('service account flags', () => {
     await expect(startServer({ storage: 'memory', serviceAccountMaxTokenExpirationMs: 60_000 })).rejects.toThrow('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
   });
 });
+
+describe('--service-account-jwks-uri and --service-account-extend-token-expiration=false', () => {
+  it('publish the given jwks_uri and keep kubelet\'s 3607 s pod tokens at 3607 s', async () => {
+    const server = await startServer({ storage: 'memory', serviceAccountJwksUri: 'https://keys.example/jwks', serviceAccountExtendTokenExpiration: false });
+    try {
+      const admin = kubeconfigCredentials(server.kubeconfig);
+      const config = await call(server.url, '/.well-known/openid-configuration', admin);
+      expect(config.json<Obj>().jwks_uri).toBe('https://keys.example/jwks');
+      const post = (path: string, body: unknown) =>
+        call(server.url, path, admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      // The pod's service account comes from the controller: wait for it.
+      let account = await call(server.url, '/api/v1/namespaces/default/serviceaccounts/default', admin);
+      for (let i = 0; i < 100 && account.status !== 200; i++) {
+        await sleep(50);
+        account = await call(server.url, '/api/v1/namespaces/default/serviceaccounts/default', admin);
+      }
+      expect((await post('/api/v1/namespaces/default/pods', { metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } })).status).toBe(201);
+      const issued = await post('/api/v1/namespaces/default/serviceaccounts/default/token', {
+        spec: { expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1' } },
+      });
+      expect(issued.status).toBe(201);
+      const claims = claimsOf(issued.json<Obj>().status.token);
+      expect(claims.exp - claims.iat).toBe(3607);
+      expect(claims['kubernetes.io'].warnafter).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+});
