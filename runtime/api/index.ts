@@ -15,6 +15,7 @@ import {
 } from '../auth/service-account-token.js';
 import type { KubeObject } from '../registry/object.js';
 import type { Store } from '../registry/store.js';
+import { getObject } from '../registry/get.js';
 import { ServiceAccountIssuerDiscovery } from './service-account-issuer-discovery.js';
 import { tokenRequestHandler } from './subresources/token-request.js';
 import { alreadyExists, isStatusError } from '../errors/status-error.js';
@@ -89,11 +90,16 @@ export interface ServiceAccountOptions {
 
 /** Bootstrap tokens read their Secret through the secrets store (a missing one is no token). */
 /** A store read where a missing object (or an unserved kind) is undefined. */
+/**
+ * An object or undefined, read from the watch cache (resourceVersion "0"), as kube's
+ * authenticators read their informers: a token is checked on every request, never with a
+ * storage read. Before the cache is ready, the storage answers.
+ */
 function getter(store: Store | undefined): ObjectGetter {
   return async (namespace, name) => {
     if (!store) return undefined;
     try {
-      return await store.get(namespace || undefined, name);
+      return await getObject(store, namespace || undefined, name, { resourceVersion: '0' });
     } catch (err) {
       if (isStatusError(err) && err.code === 404) return undefined;
       throw err;
@@ -104,14 +110,8 @@ function getter(store: Store | undefined): ObjectGetter {
 function bootstrapTokenAuthenticator(registry: ResourceRegistry): BootstrapTokenAuthenticator | undefined {
   const secrets = registry.storeFor('', 'v1', 'secrets');
   if (!secrets) return undefined;
-  return new BootstrapTokenAuthenticator(async (name) => {
-    try {
-      return await secrets.get(BOOTSTRAP_TOKEN_NAMESPACE, name);
-    } catch (err) {
-      if (isStatusError(err) && err.code === 404) return undefined;
-      throw err;
-    }
-  });
+  const secret = getter(secrets);
+  return new BootstrapTokenAuthenticator((name) => secret(BOOTSTRAP_TOKEN_NAMESPACE, name));
 }
 
 /**
@@ -123,7 +123,7 @@ async function ensureSystemNamespaces(registry: ResourceRegistry): Promise<void>
   const store = registry.storeFor('', 'v1', 'namespaces');
   if (!store) return;
   for (const name of SYSTEM_NAMESPACES) {
-    if (await exists(() => store.get(undefined, name))) continue;
+    if (await storedOrUndefined(store, name)) continue;
     try {
       await store.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (err) {
@@ -151,12 +151,12 @@ async function storedRoleRules(registry: ResourceRegistry, ref: RoleRef, namespa
   }
 }
 
-async function exists(read: () => Promise<unknown>): Promise<boolean> {
+/** The stored object (a Most Recent read: start-up must see what storage holds), or undefined. */
+async function storedOrUndefined(store: Store, name: string): Promise<KubeObject | undefined> {
   try {
-    await read();
-    return true;
+    return await store.get(undefined, name);
   } catch (err) {
-    if (isStatusError(err) && err.code === 404) return false;
+    if (isStatusError(err) && err.code === 404) return undefined;
     throw err;
   }
 }
