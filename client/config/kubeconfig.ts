@@ -119,7 +119,7 @@ async function credentialSource(
   execOptions: ExecOptions | undefined,
 ): Promise<CredentialSource> {
   const where = `user "${userName}" in ${user.origin}`;
-  if (user.unsupported.length > 0) throw new KubeConfigError(`${where}: ${user.unsupported.join(', ')} not supported by this client`);
+  if (user.unsupported.length > 0) throw new KubeConfigError(`${where}: settings not supported by this client: ${user.unsupported.join(', ')}`);
 
   let clientCertificate: Credentials['clientCertificate'];
   if (user.clientCertificate || user.clientCertificateData) {
