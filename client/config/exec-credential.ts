@@ -78,10 +78,12 @@ export function parseExecCredentialOutput(stdout: string, apiVersion: string): P
   return { credentials, expiresAt };
 }
 
-/** The pair must load as Go's tls.X509KeyPair would: a certificate first, and the key matching it. */
+/** The pair must load as Go's tls.X509KeyPair would: the first certificate is the leaf (intermediates may follow) and the key matches it. */
 function checkKeyPair(cert: string, key: string): void {
   try {
-    const leaf = new X509Certificate(cert);
+    const leafPem = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/.exec(cert)?.[0];
+    if (!leafPem) throw new Error('no certificate');
+    const leaf = new X509Certificate(leafPem);
     if (!leaf.checkPrivateKey(createPrivateKey(key))) throw new Error('mismatch');
   } catch (err) {
     const reason = (err as Error).message === 'mismatch' ? 'the private key does not match the certificate' : 'not a PEM certificate and private key';

@@ -214,7 +214,7 @@ describe('bad input: clear errors naming the file, context or user, never a secr
     file?: string | Record<string, unknown>;
     options?: (dir: string) => Parameters<typeof loadKubeConfig>[0];
     env?: (dir: string) => Record<string, string>;
-    message: (dir: string) => RegExp | string;
+    message: string | ((dir: string) => RegExp | string);
   }
   const withSecret = (user: Record<string, unknown> = {}) => ({ token: SECRET, ...user });
   const cases: BadCase[] = [
