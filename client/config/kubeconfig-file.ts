@@ -176,8 +176,8 @@ class Reader {
     const v = o[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v;
-    // YAML reads `namespace: 123` or `server: 10.0.0.1:6443`-like scalars as numbers; kubeconfig's Go
-    // decoder refuses a number where a string belongs, and so do we.
+    // YAML reads `namespace: 123` or `token: true` as a number or boolean; kubeconfig's Go decoder
+    // refuses them where a string belongs, and so do we.
     return this.fail(`${at ? `${at}.` : ''}${key} must be a string`);
   }
 

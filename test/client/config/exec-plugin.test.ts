@@ -285,8 +285,10 @@ describe('a plugin that fails: clear errors naming the command, never its output
 
   it('a hanging plugin is killed, not left running', async () => {
     const s = setup(`setInterval(() => {}, 1000);`);
-    await failure((await source(s, { timeoutMs: 500 })).get());
+    // Long enough for the plugin to have started and recorded its pid even on a busy machine.
+    await failure((await source(s, { timeoutMs: 3000 })).get());
     const [call] = pluginCalls(s.bin);
+    expect(call).toBeDefined();
     await vi.waitFor(() => expect(alive(call.pid)).toBe(false));
   });
 
