@@ -4,6 +4,8 @@
 // time, so a hanging plugin becomes an error instead of a hung client.
 
 import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { isatty } from 'node:tty';
 import { execCredentialInput, parseExecCredentialOutput, type ExecClusterInfo, type PluginCredentials } from './exec-credential.js';
 import type { ExecConfig } from './kubeconfig-file.js';
@@ -100,6 +102,11 @@ function interactiveFor(mode: ExecPlugin['exec']['interactiveMode']): boolean {
 
 function runPlugin(exec: ExecConfig, env: NodeJS.ProcessEnv, interactive: boolean, timeoutMs: number, stderr: NodeJS.WritableStream): Promise<string> {
   const command = exec.command;
+  const path = lookPath(command);
+  if (path === undefined) {
+    const help = 'is it installed? Credential plugins: https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins';
+    return Promise.reject(new Error(`exec: executable ${command} not found (${help})${exec.installHint ? `\n\n${exec.installHint}` : ''}`));
+  }
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (err: Error | undefined, stdout?: string) => {
@@ -110,7 +117,7 @@ function runPlugin(exec: ExecConfig, env: NodeJS.ProcessEnv, interactive: boolea
       else resolve(stdout!);
     };
     // Without a terminal the plugin's standard input is /dev/null, as Go's exec gives a nil Stdin.
-    const child = spawn(command, exec.args, { env, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(path, exec.args, { env, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       finish(new Error(`exec: executable ${command} did not finish within ${formatDuration(timeoutMs)} and was stopped`));
@@ -129,10 +136,7 @@ function runPlugin(exec: ExecConfig, env: NodeJS.ProcessEnv, interactive: boolea
     child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
 
     child.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') {
-        const help = 'is it installed? Credential plugins: https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins';
-        finish(new Error(`exec: executable ${command} not found (${help})${exec.installHint ? `\n\n${exec.installHint}` : ''}`));
-      } else if (err.code === 'EACCES') finish(new Error(`exec: executable ${command} cannot be run: permission denied`));
+      if (err.code === 'EACCES') finish(new Error(`exec: executable ${command} cannot be run: permission denied`));
       else finish(new Error(`exec: executable ${command} could not be started: ${err.code ?? err.message}`));
     });
     child.on('close', (code, signal) => {
@@ -141,6 +145,27 @@ function runPlugin(exec: ExecConfig, env: NodeJS.ProcessEnv, interactive: boolea
       else finish(new Error(`exec: executable ${command} failed with exit code ${code}`));
     });
   });
+}
+
+/**
+ * Where the command is, as Go's exec.LookPath finds it: a name with a slash as written, a bare
+ * name in this process's PATH (not the plugin's env, which only the plugin sees). Undefined when
+ * there is no such file.
+ */
+function lookPath(command: string): string | undefined {
+  if (command.includes('/')) return statSync(command, { throwIfNoEntry: false }) ? command : undefined;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir || '.', command);
+    try {
+      if (statSync(candidate).isFile()) {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      }
+    } catch {
+      // Not here, or not executable: Go's LookPath goes on to the next folder.
+    }
+  }
+  return undefined;
 }
 
 function sameCredentials(a: Credentials, b: Credentials): boolean {

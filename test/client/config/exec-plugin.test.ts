@@ -80,6 +80,13 @@ describe('a plugin that returns a token', () => {
     } finally {
       process.env.PATH = saved;
     }
+    // As with Go's exec.LookPath, the PATH given to the plugin in its env is not where it is looked up.
+    const envOnly = writeKubeconfig(
+      join(dir, 'env-only'),
+      simpleConfig({ exec: { apiVersion: V1, command: 'kube-test-plugin', interactiveMode: 'Never', env: [{ name: 'PATH', value: join(dir, 'path-bin') }] } }),
+    );
+    const err = await failure((await loadKubeConfig({ path: envOnly })).credentials.get());
+    expect(err.message).toContain('exec: executable kube-test-plugin not found');
   });
 
   it('v1beta1 without interactiveMode defaults to IfAvailable and speaks v1beta1', async () => {
