@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { isatty } from 'node:tty';
+import { KubeConfigError } from './errors.js';
 import { execCredentialInput, parseExecCredentialOutput, type ExecClusterInfo, type PluginCredentials } from './exec-credential.js';
 import type { ExecConfig } from './kubeconfig-file.js';
 import type { CredentialSource, Credentials } from './types.js';
@@ -87,7 +88,7 @@ class ExecCredentialSource implements CredentialSource {
       this.cached = parseExecCredentialOutput(stdout, exec.apiVersion);
       return this.cached.credentials;
     } catch (err) {
-      throw new Error(`getting credentials for ${owner}: ${(err as Error).message}`, { cause: err });
+      throw new KubeConfigError(`getting credentials for ${owner}: ${(err as Error).message}`, { cause: err });
     }
   }
 }

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadKubeConfig, type ExecOptions } from '../../../client/config/index.js';
+import { KubeConfigError, loadKubeConfig, type ExecOptions } from '../../../client/config/index.js';
 import { createCertificateAuthority, issueCertificate, type KeyedCert } from '../../../runtime/auth/pki.js';
 import { b64, pluginCalls, simpleConfig, useTempDir, writeFile, writeKubeconfig, writePlugin } from './fixtures.js';
 
@@ -283,6 +283,7 @@ describe('a plugin that fails: clear errors naming the command, never its output
       const stderr = new PassThrough();
       stderr.resume();
       const err = await failure((await source(s, { stderr, ...c.options })).get());
+      expect(err).toBeInstanceOf(KubeConfigError);
       expect(err.message).toContain(`getting credentials for user "u" in ${s.kubeconfig}: `);
       expect(err.message).toContain(c.message(s));
       expect(err.message).not.toContain(SECRET);
