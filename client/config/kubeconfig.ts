@@ -135,7 +135,7 @@ async function credentialSource(
     throw new KubeConfigError(`invalid configuration: ${where} has a client key but no client certificate`);
   }
 
-  if (user.tokenFile) return TokenFileCredentialSource.open(user.tokenFile, clientCertificate);
+  if (user.tokenFile) return TokenFileCredentialSource.open(user.tokenFile, clientCertificate, user.token);
   if (user.token || clientCertificate) {
     return new StaticCredentialSource({ ...(user.token ? { token: user.token } : {}), ...(clientCertificate ? { clientCertificate } : {}) });
   }

@@ -34,9 +34,19 @@ export class TokenFileCredentialSource implements CredentialSource {
     this.readAt = Date.now();
   }
 
-  /** Reads the file once now, so a missing or empty file fails the configuration, not the first request. */
-  static async open(path: string, clientCertificate?: Credentials['clientCertificate']): Promise<TokenFileCredentialSource> {
-    return new TokenFileCredentialSource(path, await readToken(path), clientCertificate);
+  /**
+   * Reads the file once now, so a missing or empty file fails the configuration, not the first
+   * request; unless the kubeconfig also has a `token`, which client-go then sends until the file
+   * can be read.
+   */
+  static async open(path: string, clientCertificate?: Credentials['clientCertificate'], token?: string): Promise<TokenFileCredentialSource> {
+    const first = await readToken(path).catch((err: unknown) => {
+      if (token) return token;
+      throw err;
+    });
+    const source = new TokenFileCredentialSource(path, first, clientCertificate);
+    if (first === token) source.readAt = -Infinity;
+    return source;
   }
 
   get(): Promise<Credentials> {

@@ -120,6 +120,14 @@ describe('a token file rotating under the client', () => {
     expect(await config.credentials.get()).toEqual({ token: 'back' });
   });
 
+  it('with both token and tokenFile the file wins, and the token stands in while the file cannot be read', async () => {
+    const dir = tempDir();
+    const config = await loadKubeConfig({ path: writeKubeconfig(join(dir, 'config'), simpleConfig({ token: 'inline', tokenFile: 'token' })) });
+    expect(await config.credentials.get()).toEqual({ token: 'inline' });
+    writeFile(join(dir, 'token'), 'from-file');
+    expect(await config.credentials.get()).toEqual({ token: 'from-file' });
+  });
+
   it('a tokenFile user with a client certificate sends both', async () => {
     const dir = tempDir();
     writeFile(join(dir, 'token'), 'tok');
