@@ -30,7 +30,7 @@ export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './serve
 export type { StartServerOptions } from './server/options.js';
 export type { ApiHandler } from './server/app.js';
 export type { KubeContext, KubeEnv } from './server/context.js';
-export type { RequestInfo } from './server/request-info.js';
+export type { RequestInfo } from './machinery/request-info.js';
 export type { UserInfo } from './auth/user.js';
 export type { Authorizer, Attributes, AuthorizationResult } from './auth/authorizer.js';
 

@@ -13,7 +13,7 @@ import {
   ServiceAccountTokenSigner,
   type ObjectGetter,
 } from '../auth/service-account-token.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 import { getObject } from '../registry/get.js';
 import { ServiceAccountIssuerDiscovery } from './service-account-issuer-discovery.js';

@@ -6,13 +6,13 @@ import type protobuf from 'protobufjs';
 import { stringify as stringifyYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
 import { CborNestingError, decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
-import { MAX_NESTING_DEPTH, NestingTooDeep, jsonNestingBracket, parseYamlBounded } from '../registry/nesting.js';
-import { goJsonSyntaxError } from '../validation/go-json.js';
+import { MAX_NESTING_DEPTH, NestingTooDeep, jsonNestingBracket, parseYamlBounded } from '../machinery/nesting.js';
+import { goJsonSyntaxError } from '../machinery/go-json.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
-import { sortKeysDeep } from '../validation/go-format.js';
-import { recordNumberLiterals } from './go-decode/number-literals.js';
+import { sortKeysDeep } from '../machinery/go-format.js';
+import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 
 const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;

@@ -6,7 +6,7 @@
 // replaces an object member without merging (an array over an object) keeps its nulls.
 
 import { badRequest } from '../errors/status-error.js';
-import { isPlainObject } from './object.js';
+import { isPlainObject } from '../machinery/object.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ageOf, humanDuration } from '../../runtime/api/human-duration.js';
+import { ageOf, humanDuration } from '../../runtime/machinery/human-duration.js';
 import { asPartialObjectMetadata, asPartialObjectMetadataList } from '../../runtime/api/partial-object-metadata.js';
 import { buildTable, parseIncludeObject, tableWatchRenderer } from '../../runtime/api/table.js';
 import { parseJsonPath } from '../../runtime/api/table-cells.js';

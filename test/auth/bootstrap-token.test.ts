@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 import { BootstrapTokenAuthenticator } from '../../runtime/auth/bootstrap-token.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { parseFlags } from '../../runtime/server/flags.js';
 import { call, kubeconfigCredentials } from '../server/https-client.js';
 

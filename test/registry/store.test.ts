@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatusError } from '../../runtime/errors/status-error.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { deleteCollection, listObjects } from '../../runtime/registry/list.js';
 import type { Storage } from '../../runtime/storage/interface.js';
 import { backends, definitions } from './fixtures.js';

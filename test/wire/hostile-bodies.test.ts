@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCBOR } from '../../runtime/api/cbor.js';
 import { encodeObject, loadDescriptorRoot } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
-import { MAX_NESTING_DEPTH } from '../../runtime/registry/nesting.js';
+import { MAX_NESTING_DEPTH } from '../../runtime/machinery/nesting.js';
 import { startWireServer, type WireResult, type WireServer } from './client.js';
 
 let wire: WireServer;
