@@ -173,7 +173,7 @@ describe.each(backends)('generic store on %s storage', (_name, makeStorage) => {
 
     it('merge patch: merges maps, null deletes, conditional on resourceVersion', async () => {
       const v1 = await configmaps.create('default', cm('p', { data: { a: '1', b: '2' } }, { keep: 'yes' }));
-      const { applyMergePatch } = await import('../../runtime/registry/merge-patch.js');
+      const { applyMergePatch } = await import('../../runtime/registry/patch/merge-patch.js');
       const patched = await configmaps.guaranteedUpdate('default', 'p', (o) => applyMergePatch(o, { data: { b: null, c: '3' }, metadata: { labels: { add: 'x' } } }) as KubeObject);
       expect(patched.data).toEqual({ a: '1', c: '3' });
       expect(patched.metadata!.labels).toEqual({ keep: 'yes', add: 'x' });

@@ -14,7 +14,7 @@ import { jsonDecodeError, typeMetaDecodeError } from '../../machinery/go-decode/
 import { negotiateInput } from '../negotiation.js';
 import { jsonNestingBracket } from '../../machinery/nesting.js';
 import type { BodyTarget } from '../serialization.js';
-import { goJsonError, tooDeepJson } from '../serializers.js';
+import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
 import type { HandlerContext } from './context.js';
 import { readBody } from './context.js';
 

@@ -11,7 +11,7 @@
 import { StatusError, badRequest, invalid, unsupportedMediaType } from '../../errors/status-error.js';
 import { applyToStore } from '../../registry/apply/apply.js';
 import type { ResourceDefinition } from '../../registry/definition.js';
-import { applyMergePatch } from '../../registry/merge-patch.js';
+import { applyMergePatch } from '../../registry/patch/merge-patch.js';
 import { isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { generatedSchemaIndex } from '../../machinery/openapi-schema.js';
 import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
@@ -23,12 +23,13 @@ import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
 import { jsonNestingBracket } from '../../machinery/nesting.js';
-import { encodeJSON, goJsonError, tooDeepJson } from '../serializers.js';
+import { encodeJSON } from '../serializers.js';
+import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
 import { sortKeysDeep } from '../../machinery/go-format.js';
 import type { HandlerContext } from './context.js';
 import { dropNulls, fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { queryBool } from './list.js';
-import { PatchedTooDeep, applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
+import { PatchedTooDeep, applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from '../../registry/patch/json-patch.js';
 
 export interface PatchEngineOptions {
   fieldValidation: FieldValidation;

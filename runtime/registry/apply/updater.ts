@@ -6,7 +6,7 @@
 import { deepEqual } from '../../machinery/object.js';
 import { FieldSet, type Path } from './fieldpath.js';
 import type { TypeNode } from './schema.js';
-import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from './typed-merge.js';
+import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from '../patch/typed-merge.js';
 
 export interface VersionedSet {
   set: FieldSet;

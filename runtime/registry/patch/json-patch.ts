@@ -16,7 +16,7 @@ import { deepClone, deepEqual, isPlainObject } from '../../machinery/object.js';
 import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../../machinery/go-decode/number-literals.js';
 import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
 import { MAX_NESTING_DEPTH, jsonNestingBracket, nestsDeeperThan } from '../../machinery/nesting.js';
-import { goJsonError, tooDeepJson } from '../serializers.js';
+import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */
