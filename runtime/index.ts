@@ -23,7 +23,7 @@ import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-con
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
-import { createApi } from './api/index.js';
+import { createApi } from './create-api.js';
 import { enabledControllers } from './controllers/controller-names.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
