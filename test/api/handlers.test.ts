@@ -4,7 +4,7 @@ import { createResourceHandler, type ResourceHandler } from '../../runtime/api/r
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { definitions } from '../registry/fixtures.js';
+import { definitions } from '../support/registry-fixtures.js';
 
 let storage: MemoryStorage;
 let registry: ResourceRegistry;

@@ -9,7 +9,7 @@ import { asPartialObjectMetadata, asPartialObjectMetadataList } from '../../runt
 import { buildTable, parseIncludeObject, tableWatchRenderer } from '../../runtime/api/table.js';
 import { parseJsonPath } from '../../runtime/api/table-cells.js';
 import type { PrinterColumn } from '../../runtime/registry/definition.js';
-import { UPSTREAM_DIR, upstreamAvailable } from './proto-fields-descriptor.js';
+import { UPSTREAM_DIR, upstreamAvailable } from '../support/proto-fields-descriptor.js';
 
 const NAME: PrinterColumn = { name: 'Name', type: 'string', format: 'name', priority: 0, description: 'Object name (metadata.name).', jsonPath: '.metadata.name' };
 const AGE: PrinterColumn = {

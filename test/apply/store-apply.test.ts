@@ -6,7 +6,7 @@ import type { KubeObject } from '../../runtime/machinery/object.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { definitions } from '../registry/fixtures.js';
+import { definitions } from '../support/registry-fixtures.js';
 
 async function failure(p: Promise<unknown>): Promise<StatusError> {
   try {

@@ -6,7 +6,7 @@ import { newUserInfo, type UserInfo } from '../../runtime/auth/user.js';
 import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { statusJSON } from '../../runtime/server/status-response.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -8,7 +8,7 @@ import { encodeCBOR } from '../../runtime/api/cbor.js';
 import { encodeObject, loadDescriptorRoot } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
 import { MAX_NESTING_DEPTH } from '../../runtime/machinery/nesting.js';
-import { startWireServer, type WireResult, type WireServer } from './client.js';
+import { startWireServer, type WireResult, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const CM = '/api/v1/namespaces/default/configmaps';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyJsonPatch, decodeJsonPatch } from '../../runtime/registry/patch/json-patch.js';
 import { isStatusError } from '../../runtime/errors/status-error.js';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 const enc = (text: string) => new TextEncoder().encode(text);
 /** Does a test of `value` (raw JSON text) at `path` hold against `doc`? */
