@@ -23,14 +23,14 @@ import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-con
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
-import { createApi } from './api/index.js';
+import { createApi } from './create-api.js';
 import { enabledControllers } from './controllers/controller-names.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
 export type { StartServerOptions } from './server/options.js';
 export type { ApiHandler } from './server/app.js';
 export type { KubeContext, KubeEnv } from './server/context.js';
-export type { RequestInfo } from './server/request-info.js';
+export type { RequestInfo } from './machinery/request-info.js';
 export type { UserInfo } from './auth/user.js';
 export type { Authorizer, Attributes, AuthorizationResult } from './auth/authorizer.js';
 

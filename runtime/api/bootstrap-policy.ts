@@ -11,11 +11,10 @@ import { uncoveredRules, type PolicyRule } from '../auth/rbac/rules.js';
 import type { Subject } from '../auth/rbac/rule-resolver.js';
 import { isStatusError } from '../errors/status-error.js';
 import { dataPath } from '../generated-files.js';
-import { deepEqual, metaOf, type KubeObject } from '../registry/object.js';
+import { deepEqual, metaOf, type KubeObject } from '../machinery/object.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import { listObjects } from '../registry/list.js';
 import type { Store } from '../registry/store.js';
-import type { Logger } from '../server/context.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
@@ -174,7 +173,12 @@ async function existingObjects(store: Store): Promise<Map<string, KubeObject>> {
   return new Map(list.items.map((o) => [`${metaOf(o).namespace ?? ''}/${metaOf(o).name}`, { apiVersion: store.apiVersion, kind: store.definition.kind, ...o }]));
 }
 
-export async function reconcileBootstrapPolicy(registry: ResourceRegistry, logger: Logger, policy = loadBootstrapPolicy()): Promise<void> {
+/** What reconciling needs of the server's logger: somewhere to report an object it could not write. */
+export interface PolicyLogger {
+  error(message: string, ...args: unknown[]): void;
+}
+
+export async function reconcileBootstrapPolicy(registry: ResourceRegistry, logger: PolicyLogger, policy = loadBootstrapPolicy()): Promise<void> {
   const storeOf = (plural: string) => registry.storeFor(RBAC_GROUP, 'v1', plural);
   const steps: [string, KubeObject[], boolean][] = [
     ['clusterroles', policy.clusterRoles, false],

@@ -5,7 +5,7 @@
 // Our objects hold such values as base64 text (their JSON form), so the CBOR codec converts them
 // at exactly these places, found here from the generated schema.
 
-import { generatedSchemaIndex, type JsonSchema, type SchemaIndex } from '../registry/openapi-schema.js';
+import { generatedSchemaIndex, type JsonSchema, type SchemaIndex } from '../machinery/openapi-schema.js';
 
 /** The places of []byte values within a value: the value itself, or some of its members/items. */
 export type ByteShape = typeof BYTES | ByteContainer;

@@ -18,7 +18,7 @@
 import { decode, decodeSequence, Tag } from 'cbor2';
 import { BYTES, byteShapeFor, itemShape, memberShape, type ByteShape } from './cbor-bytes.js';
 import { encodeJsonAsCbor } from './cbor-encode.js';
-import { base64ErrorOffset } from './go-base64.js';
+import { base64ErrorOffset } from '../machinery/go-base64.js';
 import { badRequest } from '../errors/status-error.js';
 
 /** The self-described CBOR tag (55799) kube-apiserver prefixes to each document. */

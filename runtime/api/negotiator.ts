@@ -5,7 +5,7 @@
 
 import type protobuf from 'protobufjs';
 import type { PrinterColumn } from '../registry/definition.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import { isPrettyPrint, negotiateErrorOutput, negotiateOutput, type ConvertTarget, type NegotiatedMediaType } from './negotiation.js';
 import { asPartialObjectMetadata, asPartialObjectMetadataList } from './partial-object-metadata.js';
 import type { MessageNameFor } from './protobuf/envelope.js';

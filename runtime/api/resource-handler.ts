@@ -9,7 +9,7 @@ import { badRequest, methodNotSupported } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { ServerAccess } from '../registry/virtual/index.js';
-import type { RequestInfo } from '../server/request-info.js';
+import type { RequestInfo } from '../machinery/request-info.js';
 import { createResource } from './handlers/create.js';
 import type { HandlerConfig, HandlerContext } from './handlers/context.js';
 import { DEFAULT_HANDLER_CONFIG, errorResponse, requestHints } from './handlers/context.js';

@@ -6,7 +6,7 @@
 
 import { StatusError } from '../errors/status-error.js';
 import type { ResourceDefinition, Verb } from '../registry/definition.js';
-import type { RequestInfo } from '../server/request-info.js';
+import type { RequestInfo } from '../machinery/request-info.js';
 
 /** The router's 404: no route has the path. */
 export function pathNotFound(): StatusError {

@@ -4,7 +4,7 @@
 // in by passing another Negotiator to createResourceHandler.
 
 import { notAcceptable, unsupportedMediaType } from '../errors/status-error.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { WatchEvent } from '../registry/watch.js';
 import { parseJsonBody, unrecognized } from './serializers.js';
 

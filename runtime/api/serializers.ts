@@ -6,13 +6,13 @@ import type protobuf from 'protobufjs';
 import { stringify as stringifyYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
 import { CborNestingError, decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
-import { MAX_NESTING_DEPTH, NestingTooDeep, jsonNestingBracket, parseYamlBounded } from '../registry/nesting.js';
-import { goJsonSyntaxError } from '../validation/go-json.js';
+import { NestingTooDeep, jsonNestingBracket, parseYamlBounded } from '../machinery/nesting.js';
+import { goJsonError, tooDeepJson } from '../machinery/go-json.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
-import { sortKeysDeep } from '../validation/go-format.js';
-import { recordNumberLiterals } from './go-decode/number-literals.js';
+import { sortKeysDeep } from '../machinery/go-format.js';
+import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 
 const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
@@ -155,16 +155,6 @@ function notTypeMeta(value: unknown): string {
   const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
   if (value === null || !['array', 'string', 'number', 'bool'].includes(kind)) return 'cannot unmarshal into Go value of type struct';
   return `json: cannot unmarshal ${kind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
-}
-
-/** Go's SyntaxError text for JSON that JSON.parse refused. */
-export function goJsonError(body: Uint8Array): string {
-  return goJsonSyntaxError(body, MAX_NESTING_DEPTH) ?? 'unexpected end of JSON input';
-}
-
-/** Go's SyntaxError for JSON nested past the limit, naming the bracket that went too deep. */
-export function tooDeepJson(bracket: string): string {
-  return `invalid character '${bracket}' exceeded max depth`;
 }
 
 /**

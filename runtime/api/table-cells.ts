@@ -6,7 +6,7 @@
 
 import { Environment } from '@marcbachmann/cel-js';
 import type { PrinterColumn } from '../registry/definition.js';
-import { ageOf } from './human-duration.js';
+import { ageOf } from '../machinery/human-duration.js';
 import { PRINTERS } from './printers/index.js';
 
 type JsonObject = Record<string, unknown>;

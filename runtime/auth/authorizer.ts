@@ -3,7 +3,7 @@
 // chain: the first allow or deny decides, and when none has an opinion the request is denied.
 
 import { aggregateMessage } from './aggregate.js';
-import type { RequestInfo } from '../server/request-info.js';
+import type { RequestInfo } from '../machinery/request-info.js';
 import type { UserInfo } from './user.js';
 import { SYSTEM_MASTERS } from './user.js';
 

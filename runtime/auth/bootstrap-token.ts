@@ -7,7 +7,7 @@
 // authenticator's token", never an error, as upstream's authenticator answers.
 
 import { timingSafeEqual } from 'node:crypto';
-import { asObject, isPlainObject, type KubeObject } from '../registry/object.js';
+import { asObject, isPlainObject, type KubeObject } from '../machinery/object.js';
 import type { TokenAuthenticator } from './token-file.js';
 import { newUserInfo, type UserInfo } from './user.js';
 

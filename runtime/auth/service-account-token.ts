@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { isPlainObject, metaOf, type KubeObject } from '../registry/object.js';
+import { isPlainObject, metaOf, type KubeObject } from '../machinery/object.js';
 import type { TokenAuthenticator } from './token-file.js';
 import { CREDENTIAL_ID_KEY, newUserInfo, type UserInfo } from './user.js';
 import type { ServiceAccountKeys } from './service-account-keys.js';

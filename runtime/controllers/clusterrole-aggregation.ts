@@ -3,8 +3,8 @@
 // selectors match, in name order, each rule once. It follows ClusterRoles through an informer
 // and writes through the store, so its writes are API writes (watchers see them).
 
-import type { KubeObject } from '../registry/object.js';
-import { deepEqual, metaOf } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
+import { deepEqual, metaOf } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 import { Informer } from './informer.js';
 import type { KeyedQueue } from './keyed-queue.js';

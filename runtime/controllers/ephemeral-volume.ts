@@ -11,7 +11,7 @@
 
 import { isStatusError } from '../errors/status-error.js';
 import { listObjects } from '../registry/list.js';
-import { asList, asObject, deepClone, metaOf, nowRFC3339, type KubeObject } from '../registry/object.js';
+import { asList, asObject, deepClone, metaOf, nowRFC3339, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 
 /** The product part of the controller manager's User-Agent names the field manager of its writes. */

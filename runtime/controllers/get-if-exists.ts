@@ -1,7 +1,7 @@
 // A read where a missing object is an answer, not a failure (a lister's NotFound, in client-go's terms).
 
 import { isStatusError } from '../errors/status-error.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 
 export async function getIfExists(store: Store, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {

@@ -5,7 +5,7 @@
 import type { ServiceAccountTokenSigner } from '../auth/service-account-token.js';
 import { listObjects } from '../registry/list.js';
 import type { ResourceRegistry } from '../registry/registry.js';
-import { metaOf, type KubeObject } from '../registry/object.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 import { ClusterRoleAggregator } from './clusterrole-aggregation.js';
 import { EphemeralVolumeController, ephemeralVolumeNames } from './ephemeral-volume.js';
 import { Informer } from './informer.js';

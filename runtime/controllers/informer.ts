@@ -5,7 +5,7 @@
 // re-initializing, the stream ended), and `onList` then sees the whole set, so handlers can catch
 // up with deletions they missed. Objects may be shared with the cache: handlers only read them.
 
-import type { KubeList, KubeObject } from '../registry/object.js';
+import type { KubeList, KubeObject } from '../machinery/object.js';
 import { listObjects } from '../registry/list.js';
 import type { Store } from '../registry/store.js';
 import { watchObjects, type WatchStream } from '../registry/watch.js';

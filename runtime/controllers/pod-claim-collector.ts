@@ -10,7 +10,7 @@
 import { isStatusError } from '../errors/status-error.js';
 import { MATCH_EXACT } from '../registry/list-options.js';
 import { listObjects } from '../registry/list.js';
-import { asList, asObject, metaOf, type KubeObject } from '../registry/object.js';
+import { asList, asObject, metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 
 export class PodClaimCollector {

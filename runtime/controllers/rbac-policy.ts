@@ -3,7 +3,7 @@
 // storage. A relist replaces a kind's whole set, so deletions missed while away are dropped.
 
 import type { RuleResolver } from '../auth/rbac/rule-resolver.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import { Informer } from './informer.js';
 

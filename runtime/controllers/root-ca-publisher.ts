@@ -3,7 +3,7 @@
 // service account volume) can trust it. A deleted ConfigMap is put back at once, an edited one
 // when the controllers next start.
 
-import { annotationsOf, deepEqual, metaOf, type KubeObject } from '../registry/object.js';
+import { annotationsOf, deepEqual, metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 import { createIfMissing, getIfExists } from './get-if-exists.js';
 import { isActiveNamespace } from './service-accounts.js';

@@ -2,7 +2,7 @@
 // named `default`, created when the namespace appears and again whenever it is deleted. A
 // namespace being deleted is left alone (its creates are refused anyway).
 
-import { metaOf, type KubeObject } from '../registry/object.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 import { createIfMissing, getIfExists } from './get-if-exists.js';
 

@@ -6,7 +6,7 @@
 
 import { legacyClaims, type ServiceAccountTokenSigner } from '../auth/service-account-token.js';
 import { isStatusError } from '../errors/status-error.js';
-import { annotationsOf, asObject, metaOf, type KubeObject } from '../registry/object.js';
+import { annotationsOf, asObject, metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 import { getIfExists } from './get-if-exists.js';
 

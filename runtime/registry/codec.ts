@@ -6,7 +6,7 @@
 // reads the same whichever served it.
 
 import type { ResourceDefinition } from './definition.js';
-import { metaOf, type KubeObject } from './object.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
 
 export class Codec {

@@ -3,7 +3,10 @@
 // prints objects from these tables alone. Behaviour no spec can state lives in small strategy
 // modules, looked up by `strategy` name (runtime/registry/strategies/).
 
-import type { StatusCause } from '../errors/status-error.js';
+// The validator's shape belongs to the validation floor below; generated validators import it from here.
+import type { ObjectValidator } from '../validation/object-validator.js';
+
+export type { ObjectValidator };
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -40,38 +43,6 @@ export interface SubresourceDefinition {
   /** A virtual subresource, served by this named handler (runtime/api/subresources); nothing is stored. */
   handler?: string;
   verbs: Verb[];
-}
-
-/** Generated per kind: defaulting and validation, with kube-apiserver's field paths and messages. */
-export interface ObjectValidator {
-  /** Fills declared defaults in place (kube-apiserver's defaulting on decode). */
-  applyDefaults(obj: Record<string, unknown>): void;
-  /** Every declarative rule of a new object, including metadata; [] when valid. */
-  validate(obj: Record<string, unknown>): StatusCause[];
-  /**
-   * Only the types and rules of the kind's own fields, no ObjectMeta rules: what a virtual kind
-   * (nothing stored, metadata never kept) checks of a posted object.
-   */
-  validateFields(obj: Record<string, unknown>): StatusCause[];
-  /**
-   * The causes with those of list elements in kube-apiserver's per-element order, where the spec
-   * asks for it (elementOrder, uniqueAmongValid); for strategies that add causes of their own.
-   */
-  arrangeElementCauses(obj: Record<string, unknown>, causes: StatusCause[]): StatusCause[];
-  /** The spec's elementOrder of the list at this JSON pointer from the kind's root (`/spec/volumes`). */
-  elementOrder(pointer: string): readonly string[] | undefined;
-  /**
-   * The empty lists and maps Go writes as [] or {} (alwaysEmitted members), by holder: the
-   * omitempty pass leaves them. Absent: the kind has none.
-   */
-  emptyAlwaysEmitted?(obj: Record<string, unknown>): WeakMap<object, Set<string>>;
-  /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
-  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
-  /**
-   * Present when the kind has feature-gated fields: drops, in place, those whose gate is off,
-   * unless `old` (on update) already uses them (kube-apiserver's dropDisabledFields).
-   */
-  dropDisabledFields?(obj: Record<string, unknown>, old: Record<string, unknown> | undefined, enabled: (gate: string) => boolean): void;
 }
 
 export interface ResourceDefinition {

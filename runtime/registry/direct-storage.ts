@@ -9,7 +9,7 @@ import { withoutTypeMeta } from './cacher/serialization-cache.js';
 import type { Codec } from './codec.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { MATCH_EXACT, parseResourceVersion } from './list-options.js';
-import type { KubeObject } from './object.js';
+import type { KubeObject } from '../machinery/object.js';
 import { nameOfKey } from './keys.js';
 import type { Predicate } from './selection.js';
 import {

@@ -2,7 +2,7 @@
 // Any, another version Not older than; the resource's storage decides how to answer each (see
 // cacher/cacher-storage.ts).
 
-import type { KubeObject } from './object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { Store } from './store.js';
 
 export interface GetOptions {

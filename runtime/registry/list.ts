@@ -8,7 +8,7 @@ import { withoutTypeMeta } from './cacher/serialization-cache.js';
 import type { DeleteOptions } from './delete-options.js';
 import { collectionPrefix } from './keys.js';
 import { validateListOptions, type ListOptions } from './list-options.js';
-import { metaOf, type KubeList } from './object.js';
+import { metaOf, type KubeList } from '../machinery/object.js';
 import { compilePredicate } from './selection.js';
 import type { Store } from './store.js';
 

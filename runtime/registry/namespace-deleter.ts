@@ -7,7 +7,7 @@
 
 import { isStatusError } from '../errors/status-error.js';
 import { listObjects } from './list.js';
-import { metaOf, type KubeObject } from './object.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from './store.js';
 import { FINALIZER_KUBERNETES, namespacePhase, specFinalizers } from './strategies/namespace.js';
 

@@ -4,7 +4,7 @@
 
 import { StatusError, notFound } from '../errors/status-error.js';
 import type { ResourceDefinition } from './definition.js';
-import { isPlainObject, type KubeObject } from './object.js';
+import { isPlainObject, type KubeObject } from '../machinery/object.js';
 
 /** Returns the namespace object, or undefined when there is none. */
 export type NamespaceLookup = (name: string) => Promise<KubeObject | undefined>;

@@ -8,7 +8,7 @@
 // becomes its element type's zero value (a label set to null is stored as ""), except where that
 // type is itself a map, list or pointer-like type, whose nil encodes as null again.
 
-import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
 import { forEachStructMember } from './struct-members.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

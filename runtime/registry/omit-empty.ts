@@ -3,7 +3,7 @@
 // therefore leaves no `annotations: {}` behind upstream; kubectl diff and clients comparing objects
 // rely on it. Structs are kept even when empty, as Go keeps them.
 
-import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
 import { forEachStructMember } from './struct-members.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

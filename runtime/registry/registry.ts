@@ -21,7 +21,7 @@ import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
 import { listObjects } from './list.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
-import type { KubeObject } from './object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStorage } from './resource-storage.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';

@@ -6,7 +6,7 @@
 // cache in front of it. Whether a read is served from memory is the cacher's decision alone.
 
 import type { Codec } from './codec.js';
-import type { KubeObject } from './object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { Predicate } from './selection.js';
 import type { WatchStream } from './watch-stream.js';
 

@@ -2,9 +2,9 @@
 // turned into one predicate over objects. Parse errors are 400 BadRequest with upstream's words.
 
 import { badRequest } from '../errors/status-error.js';
-import { metaOf, type KubeObject } from './object.js';
-import { FieldSelectorError, parseFieldSelector } from './selectors/field-selector.js';
-import { LabelSelectorError, parseLabelSelector } from './selectors/label-selector.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
+import { FieldSelectorError, parseFieldSelector } from '../machinery/selectors/field-selector.js';
+import { LabelSelectorError, parseLabelSelector } from '../machinery/selectors/label-selector.js';
 import type { Strategy } from './strategy.js';
 
 export interface SelectionOptions {

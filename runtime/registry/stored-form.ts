@@ -5,7 +5,7 @@
 // is shared as it is. Kinds without storedAs are stored in their own form.
 
 import type { ResourceDefinition } from './definition.js';
-import type { KubeObject } from './object.js';
+import type { KubeObject } from '../machinery/object.js';
 
 function renamed(obj: KubeObject, renames: Record<string, string>): KubeObject {
   const out: KubeObject = {};

@@ -6,7 +6,7 @@
 import type { StatusCause } from '../errors/status-error.js';
 import type { DeleteOptions } from './delete-options.js';
 import type { ResourceDefinition } from './definition.js';
-import { deepClone, deepEqual, metaOf, specFields, type KubeObject } from './object.js';
+import { deepClone, deepEqual, metaOf, specFields, type KubeObject } from '../machinery/object.js';
 
 export interface Strategy {
   /**

@@ -2,7 +2,7 @@
 // at every depth (inside lists and map values too), the way Go's JSON codec meets them. Both the
 // decode-side null handling and the encode-side omitempty rule are visits over this walk.
 
-import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -4,7 +4,7 @@
 // the object against the generated OpenAPI schema.
 
 import { badRequest, invalid } from '../errors/status-error.js';
-import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 

@@ -6,7 +6,7 @@ import type { Status, StatusError } from '../errors/status-error.js';
 import type { StorageWatchEvent } from '../storage/interface.js';
 import { decodeFromCache } from './cacher/serialization-cache.js';
 import type { Codec } from './codec.js';
-import { metaOf, type KubeObject } from './object.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 import type { Predicate } from './selection.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

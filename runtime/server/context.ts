@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestDeadline } from './deadlines.js';
-import type { RequestInfo } from './request-info.js';
+import type { RequestInfo } from '../machinery/request-info.js';
 
 export interface KubeVariables {
   requestInfo: RequestInfo;

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { isIP } from 'node:net';
 import type { StartServerOptions } from './options.js';
-import { parseGoDuration } from './duration.js';
+import { parseGoDuration } from '../machinery/duration.js';
 
 export class FlagError extends Error {
   constructor(message: string) {

@@ -9,7 +9,7 @@
 import { parse } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { FORMAT_CHECKS } from './formats.js';
+import { FORMAT_CHECKS } from '../machinery/formats.js';
 import { formatCauses } from './format-causes.js';
 import { childPath } from './type-table.js';
 

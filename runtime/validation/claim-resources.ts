@@ -6,7 +6,7 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { compareQuantities, formatQuantity, quantityOf, quantitySign, type Quantity } from './quantity.js';
+import { compareQuantities, formatQuantity, quantityOf, quantitySign, type Quantity } from '../machinery/quantity.js';
 
 const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 

@@ -2,7 +2,7 @@
 // (k8s.io/apimachinery/pkg/util/validation/field: the message is ErrorBody(), without the path).
 
 import type { StatusCause } from '../errors/status-error.js';
-import { goQuote, goValue } from './go-format.js';
+import { goQuote, goValue } from '../machinery/go-format.js';
 
 function withDetail(body: string, detail: string): string {
   return detail ? `${body}: ${detail}` : body;

@@ -3,7 +3,7 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { byteLength, FORMAT_CHECKS, FORMAT_MAX_BYTES } from './formats.js';
+import { byteLength, FORMAT_CHECKS, FORMAT_MAX_BYTES } from '../machinery/formats.js';
 
 export function formatCauses(format: string, field: string, value: string): StatusCause[] {
   const causes: StatusCause[] = [];

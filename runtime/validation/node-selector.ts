@@ -5,8 +5,8 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { isDNS1123Subdomain, isLabelValue, isQualifiedName } from './formats.js';
-import { asList, asObject, asString } from './json-values.js';
+import { isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../machinery/formats.js';
+import { asList, asObject, asString } from '../machinery/json-values.js';
 
 type Obj = Record<string, unknown>;
 

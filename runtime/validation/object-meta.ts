@@ -6,10 +6,10 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { byteLength, isDNS1123Label, isKubeFinalizerName, isLabelValue, isQualifiedName, nameChecks, nameMaxBytes, STANDARD_FINALIZERS } from './formats.js';
-import { goQuote } from './go-format.js';
-import { deepEqual } from './deep-equal.js';
-import { asList, asObject, asString } from './json-values.js';
+import { byteLength, isDNS1123Label, isKubeFinalizerName, isLabelValue, isQualifiedName, nameChecks, nameMaxBytes, STANDARD_FINALIZERS } from '../machinery/formats.js';
+import { goQuote } from '../machinery/go-format.js';
+import { deepEqual } from '../machinery/deep-equal.js';
+import { asList, asObject, asString } from '../machinery/json-values.js';
 
 type Obj = Record<string, unknown>;
 

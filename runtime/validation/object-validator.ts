@@ -4,13 +4,44 @@
 // order; on update either the update-only checks come first (ConfigMap, Secret) or last (Namespace).
 
 import type { StatusCause } from '../errors/status-error.js';
-import type { ObjectValidator } from '../registry/definition.js';
 import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
 import { fieldAt, isObj, reachesField, type Obj, type TypeTable } from './type-table.js';
 import { applyDefaults, emptyAlwaysEmitted, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 import { arrangeElementCauses } from './element-order.js';
+
+/** Generated per kind: defaulting and validation, with kube-apiserver's field paths and messages. */
+export interface ObjectValidator {
+  /** Fills declared defaults in place (kube-apiserver's defaulting on decode). */
+  applyDefaults(obj: Record<string, unknown>): void;
+  /** Every declarative rule of a new object, including metadata; [] when valid. */
+  validate(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * Only the types and rules of the kind's own fields, no ObjectMeta rules: what a virtual kind
+   * (nothing stored, metadata never kept) checks of a posted object.
+   */
+  validateFields(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * The causes with those of list elements in kube-apiserver's per-element order, where the spec
+   * asks for it (elementOrder, uniqueAmongValid); for strategies that add causes of their own.
+   */
+  arrangeElementCauses(obj: Record<string, unknown>, causes: StatusCause[]): StatusCause[];
+  /** The spec's elementOrder of the list at this JSON pointer from the kind's root (`/spec/volumes`). */
+  elementOrder(pointer: string): readonly string[] | undefined;
+  /**
+   * The empty lists and maps Go writes as [] or {} (alwaysEmitted members), by holder: the
+   * omitempty pass leaves them. Absent: the kind has none.
+   */
+  emptyAlwaysEmitted?(obj: Record<string, unknown>): WeakMap<object, Set<string>>;
+  /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
+  /**
+   * Present when the kind has feature-gated fields: drops, in place, those whose gate is off,
+   * unless `old` (on update) already uses them (kube-apiserver's dropDisabledFields).
+   */
+  dropDisabledFields?(obj: Record<string, unknown>, old: Record<string, unknown> | undefined, enabled: (gate: string) => boolean): void;
+}
 
 /** What ajv standalone code exports per schema. */
 export interface SchemaFunction {

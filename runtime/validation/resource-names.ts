@@ -4,7 +4,7 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
-import { isQualifiedName } from './formats.js';
+import { isQualifiedName } from '../machinery/formats.js';
 
 const STANDARD_RESOURCES: ReadonlySet<string> = new Set([
   'cpu',

@@ -3,7 +3,7 @@
 
 import type { StatusCause } from '../errors/status-error.js';
 import { checkRuleCauses } from './cel.js';
-import { deepEqual } from './deep-equal.js';
+import { deepEqual } from '../machinery/deep-equal.js';
 import * as fe from './field-errors.js';
 import { childPath, isObj, keyPath, type FieldInfo, type Obj, type Shape, type TypeTable } from './type-table.js';
 

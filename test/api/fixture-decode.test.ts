@@ -18,7 +18,7 @@ import { DEFAULT_HANDLER_CONFIG, readObject, type RequestContext } from '../../r
 import { createNegotiator } from '../../runtime/api/negotiator.js';
 import { loadDescriptorRoot } from '../../runtime/api/protobuf/index.js';
 import type { ResourceDefinition } from '../../runtime/registry/definition.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
 const TESTDATA = join(UPSTREAM_DIR, 'testdata');

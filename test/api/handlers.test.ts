@@ -2,9 +2,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createResourceHandler, type ResourceHandler } from '../../runtime/api/resource-handler.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { definitions } from '../registry/fixtures.js';
+import { definitions } from '../support/registry-fixtures.js';
 
 let storage: MemoryStorage;
 let registry: ResourceRegistry;

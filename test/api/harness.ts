@@ -3,7 +3,7 @@
 import { resources } from '../../generated/registry.js';
 import { createResourceHandler, type ResourceHandler } from '../../runtime/api/resource-handler.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
 
 export interface Reply {

@@ -2,9 +2,9 @@
 // status phase rule of ValidateNamespaceStatusUpdate and the indexed finalizer causes of
 // ValidateNamespaceFinalizeUpdate.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SYSTEM_NAMESPACES } from '../../runtime/api/index.js';
+import { SYSTEM_NAMESPACES } from '../../runtime/create-api.js';
 import { startServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;

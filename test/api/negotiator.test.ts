@@ -6,7 +6,7 @@ import { createNegotiator } from '../../runtime/api/negotiator.js';
 import { decodeObject, decodeWatchEvent, encodeObject, messageNameResolver, splitFrames } from '../../runtime/api/protobuf/index.js';
 import { notFound } from '../../runtime/errors/status-error.js';
 import type { PrinterColumn } from '../../runtime/registry/definition.js';
-import { loadUpstreamRoot, upstreamAvailable } from './proto-fields-descriptor.js';
+import { loadUpstreamRoot, upstreamAvailable } from '../support/proto-fields-descriptor.js';
 
 const COLUMNS: PrinterColumn[] = [
   { name: 'Name', type: 'string', format: 'name', priority: 0, description: 'Object name (metadata.name).', jsonPath: '.metadata.name' },

@@ -7,7 +7,7 @@ import { decodeObject, decodeWatchEvent, encodeObject, encodeWatchEventFrame, lo
 import { generatedPath } from '../../runtime/generated-files.js';
 import { cachedEncoding, decodeFromCache } from '../../runtime/registry/cacher/serialization-cache.js';
 import { listObjects } from '../../runtime/registry/list.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { toWatchEvent } from '../../runtime/registry/watch-stream.js';

@@ -18,7 +18,7 @@ import { formatGoDuration, parseGoDuration } from '../../runtime/api/protobuf/go
 import { notFound } from '../../runtime/errors/status-error.js';
 import { negotiateErrorOutput, negotiateOutput } from '../../runtime/api/negotiation.js';
 import { decodeInput, responseEncoder } from '../../runtime/api/serializers.js';
-import { loadUpstreamRoot, upstreamAvailable } from './proto-fields-descriptor.js';
+import { loadUpstreamRoot, upstreamAvailable } from '../support/proto-fields-descriptor.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const CM = 'k8s.io.api.core.v1.ConfigMap';

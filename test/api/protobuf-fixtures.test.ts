@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type protobuf from 'protobufjs';
 import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
-import { UPSTREAM_DIR, loadUpstreamRoot, upstreamAvailable } from './proto-fields-descriptor.js';
+import { UPSTREAM_DIR, loadUpstreamRoot, upstreamAvailable } from '../support/proto-fields-descriptor.js';
 
 const available = upstreamAvailable();
 const TESTDATA = join(UPSTREAM_DIR, 'testdata');

@@ -4,12 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ageOf, humanDuration } from '../../runtime/api/human-duration.js';
+import { ageOf, humanDuration } from '../../runtime/machinery/human-duration.js';
 import { asPartialObjectMetadata, asPartialObjectMetadataList } from '../../runtime/api/partial-object-metadata.js';
 import { buildTable, parseIncludeObject, tableWatchRenderer } from '../../runtime/api/table.js';
 import { parseJsonPath } from '../../runtime/api/table-cells.js';
 import type { PrinterColumn } from '../../runtime/registry/definition.js';
-import { UPSTREAM_DIR, upstreamAvailable } from './proto-fields-descriptor.js';
+import { UPSTREAM_DIR, upstreamAvailable } from '../support/proto-fields-descriptor.js';
 
 const NAME: PrinterColumn = { name: 'Name', type: 'string', format: 'name', priority: 0, description: 'Object name (metadata.name).', jsonPath: '.metadata.name' };
 const AGE: PrinterColumn = {

@@ -7,7 +7,7 @@ import { newUserInfo, type UserInfo } from '../../runtime/auth/user.js';
 import { createResourceHandler, type ResourceHandler } from '../../runtime/api/resource-handler.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { virtualResourceFor } from '../../runtime/registry/virtual/index.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
 
 const review = resources.find((r) => r.kind === 'SelfSubjectReview')!;

@@ -2,7 +2,7 @@
 // entries, the oldest are folded per apiVersion into "ancient-changes" (kube-apiserver's
 // capManagersManager); Apply entries are never counted nor folded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWireServer, type WireServer } from '../wire/client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const NS = '/api/v1/namespaces/default/configmaps';

@@ -3,7 +3,7 @@
 // its client-side applies manage takes the fields over without conflicts, where the annotation
 // still describes them, and it keeps the annotation in step with what it applied.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWireServer, type WireServer } from '../wire/client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const NS = '/api/v1/namespaces/default/configmaps';

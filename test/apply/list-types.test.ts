@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compare, merge, removeItems, toFieldSet, TypedValueError } from '../../runtime/registry/apply/typed-merge.js';
+import { compare, merge, removeItems, toFieldSet, TypedValueError } from '../../runtime/registry/patch/typed-merge.js';
 import { FieldSet, fieldElement as f, keyElement as k, valueElement as v } from '../../runtime/registry/apply/fieldpath.js';
 import { widgetNode } from './widget-schema.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isStatusError, type StatusError } from '../../runtime/errors/status-error.js';
 import { managerOrUserAgent } from '../../runtime/registry/apply/field-manager.js';
 import type { ManagedFieldsEntry } from '../../runtime/registry/apply/managed-fields.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { widget, widgetManager } from './widget-schema.js';
 
 const fm = widgetManager();

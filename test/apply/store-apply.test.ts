@@ -2,11 +2,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { StatusError } from '../../runtime/errors/status-error.js';
 import { applyToStore, decodeApplyPatch, validateApplyOptions } from '../../runtime/registry/apply/apply.js';
 import type { ManagedFieldsEntry } from '../../runtime/registry/apply/managed-fields.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { definitions } from '../registry/fixtures.js';
+import { definitions } from '../support/registry-fixtures.js';
 
 async function failure(p: Promise<unknown>): Promise<StatusError> {
   try {

@@ -1,5 +1,5 @@
 // A small made-up kind whose schema has every list and map type the apply engine must handle.
-import { SchemaIndex, type JsonSchema } from '../../runtime/registry/openapi-schema.js';
+import { SchemaIndex, type JsonSchema } from '../../runtime/machinery/openapi-schema.js';
 import { FieldManager } from '../../runtime/registry/apply/field-manager.js';
 import { TypedSchema } from '../../runtime/registry/apply/schema.js';
 

@@ -11,7 +11,7 @@ import { createCertificateAuthority, issueCertificate, type KeyedCert } from '..
 import { StaticTokenAuthenticator } from '../../runtime/auth/token-file.js';
 import { verifyClientChain } from '../../runtime/auth/x509.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const req = (headers: Record<string, string> = {}, path = '/api/v1/namespaces'): AuthenticationRequest => ({
   header: (n) => headers[n],

@@ -3,10 +3,10 @@ import { buildAuthorizer, parseAuthorizationModes } from '../../runtime/auth/aut
 import { alwaysDenyAuthorizer, attributesFor, isRuleResolver, unionAuthorizer, type Attributes, type Authorizer, type RuleResolver } from '../../runtime/auth/authorizer.js';
 import { forbiddenError } from '../../runtime/auth/forbidden.js';
 import { newUserInfo, type UserInfo } from '../../runtime/auth/user.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { statusJSON } from '../../runtime/server/status-response.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

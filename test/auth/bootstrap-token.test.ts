@@ -10,9 +10,9 @@ import { parse as parseYaml } from 'yaml';
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 import { BootstrapTokenAuthenticator } from '../../runtime/auth/bootstrap-token.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { parseFlags } from '../../runtime/server/flags.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 const NOW = new Date('2030-01-01T00:00:00Z');

@@ -8,7 +8,7 @@ import { escalationMessage } from '../../runtime/auth/rbac/escalation.js';
 import { RuleResolver } from '../../runtime/auth/rbac/rule-resolver.js';
 import { compactRules, compactString, ruleAllows, uncoveredRules, type PolicyRule } from '../../runtime/auth/rbac/rules.js';
 import { newUserInfo, type UserInfo } from '../../runtime/auth/user.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
 import { loadBootstrapPolicy, reconcileBinding, reconcileRole } from '../../runtime/api/bootstrap-policy.js';
 import { labelSelectorMatches } from '../../runtime/controllers/clusterrole-aggregation.js';
 

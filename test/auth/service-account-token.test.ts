@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadServiceAccountKeys } from '../../runtime/auth/service-account-keys.js';
 import { serviceAccountClaims, ServiceAccountTokenAuthenticator, ServiceAccountTokenSigner, DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../../runtime/auth/service-account-token.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 
 describe('node-bound service account tokens', () => {
   it('authenticate while the node exists with the same uid, naming it in the extras, and die with it', async () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_SIGNING_KEY_FILE } from '../../runtime/auth/service-account-keys.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { Logger } from '../../runtime/server/context.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { findKubectl, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';

@@ -6,7 +6,7 @@ import { resources } from '../../generated/registry.js';
 import { EphemeralVolumeController } from '../../runtime/controllers/ephemeral-volume.js';
 import { PodClaimCollector } from '../../runtime/controllers/pod-claim-collector.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
 

@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
 
 const AUTHZ = '/apis/authorization.k8s.io/v1';

@@ -8,7 +8,7 @@ import { resources } from '../../generated/registry.js';
 import { startServer } from '../../runtime/index.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { openStorage } from '../../runtime/storage/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies of several shapes
 

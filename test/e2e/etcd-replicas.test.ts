@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdBinary, startEtcd, type EtcdProcess } from '../support/etcd.js';
-import { call } from '../server/https-client.js';
+import { call } from '../support/https-client.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
-import { openWatch } from '../watch/watch-client.js';
+import { openWatch } from '../support/watch-client.js';
 
 const etcd = etcdBinary();
 

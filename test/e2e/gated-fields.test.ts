@@ -3,7 +3,7 @@
 // with the gate on it is kept.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 const servers: RunningServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));

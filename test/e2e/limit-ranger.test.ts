@@ -4,7 +4,7 @@
 // status subresource are not checked.
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies of several shapes

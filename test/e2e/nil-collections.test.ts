@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
-import { validatorOf } from '../validation/kinds.js';
+import { validatorOf } from '../support/validator-kinds.js';
 import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };

@@ -11,7 +11,7 @@ import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } f
 import { generatedPath } from '../../runtime/generated-files.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const REVIEW = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call } from '../server/https-client.js';
+import { call } from '../support/https-client.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'e2e-sigkill-'));

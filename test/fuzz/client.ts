@@ -1,7 +1,7 @@
 // HTTPS with bytes for bodies, keep-alive connections and a deadline per request: the fuzz sends
 // thousands of requests, and a server that stops answering must show up as a failure, not a hang.
 import { Agent, request } from 'node:https';
-import type { Credentials } from '../server/https-client.js';
+import type { Credentials } from '../support/https-client.js';
 
 export interface Answer {
   status: number;

@@ -1,6 +1,6 @@
 // Every place of a kind's schema a value can stand, read from the generated OpenAPI components, so
 // that "a wrong type at every field" walks the real schema rather than a hand-kept list.
-import { generatedSchemaIndex, type JsonSchema } from '../../runtime/registry/openapi-schema.js';
+import { generatedSchemaIndex, type JsonSchema } from '../../runtime/machinery/openapi-schema.js';
 
 export type SiteType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'map' | 'quantity' | 'int-or-string' | 'byte' | 'time' | 'any';
 

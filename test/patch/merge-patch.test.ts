@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../runtime/errors/status-error.js';
-import { applyMergePatch } from '../../runtime/registry/merge-patch.js';
+import { applyMergePatch } from '../../runtime/registry/patch/merge-patch.js';
 
 interface Row {
   name: string;

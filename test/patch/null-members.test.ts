@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dropNullMembers } from '../../runtime/registry/null-members.js';
-import { SchemaIndex } from '../../runtime/registry/openapi-schema.js';
+import { SchemaIndex } from '../../runtime/machinery/openapi-schema.js';
 
 const index = new SchemaIndex({
   'test.Obj': {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SchemaIndex } from '../../runtime/registry/openapi-schema.js';
+import { SchemaIndex } from '../../runtime/machinery/openapi-schema.js';
 import { omitEmptyCollections } from '../../runtime/registry/omit-empty.js';
 
 const index = new SchemaIndex({

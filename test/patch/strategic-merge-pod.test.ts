@@ -4,10 +4,10 @@
 // items the patch names in the patch's order, server-only items interleaved by the server's order.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatedSchemaIndex } from '../../runtime/registry/openapi-schema.js';
+import { generatedSchemaIndex } from '../../runtime/machinery/openapi-schema.js';
 import { OpenAPIPatchSchemas } from '../../runtime/registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../runtime/registry/patch/strategic-merge.js';
-import { startWireServer, type WireServer } from '../wire/client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 const podSchema = new OpenAPIPatchSchemas(generatedSchemaIndex()).forComponent('io.k8s.api.core.v1.Pod');
 

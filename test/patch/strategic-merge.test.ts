@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OpenAPIPatchSchemas, UNKNOWN_SCHEMA } from '../../runtime/registry/patch/patch-meta.js';
-import { SchemaIndex } from '../../runtime/registry/openapi-schema.js';
+import { SchemaIndex } from '../../runtime/machinery/openapi-schema.js';
 import { applyStrategicMergePatch } from '../../runtime/registry/patch/strategic-merge.js';
 import { StatusError } from '../../runtime/errors/status-error.js';
 

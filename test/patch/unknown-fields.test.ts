@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../../runtime/errors/status-error.js';
-import { SchemaIndex } from '../../runtime/registry/openapi-schema.js';
+import { SchemaIndex } from '../../runtime/machinery/openapi-schema.js';
 import { parseFieldValidation, pruneUnknownFields, unknownFieldOutcome } from '../../runtime/registry/unknown-fields.js';
 
 const index = new SchemaIndex({

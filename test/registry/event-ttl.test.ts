@@ -10,8 +10,8 @@ import { ObjectExpirer } from '../../runtime/registry/expirer.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { parseFlags } from '../../runtime/server/flags.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
-import { openWatch } from '../watch/watch-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
+import { openWatch } from '../support/watch-client.js';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 

@@ -8,8 +8,8 @@ import { resources } from '../../generated/registry.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
-import { openWatch } from '../watch/watch-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { openWatch } from '../support/watch-client.js';
 
 type Obj = Record<string, unknown>;
 

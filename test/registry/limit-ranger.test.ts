@@ -8,7 +8,7 @@ import { isStatusError } from '../../runtime/errors/status-error.js';
 import type { AdmissionAttributes } from '../../runtime/registry/admission/admission.js';
 import { limitRanger } from '../../runtime/registry/admission/limit-ranger.js';
 import { goFixed6 } from '../../runtime/registry/admission/limit-ranger-rules.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON objects of several shapes
 

@@ -5,7 +5,7 @@ import { listObjects } from '../../runtime/registry/list.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import type { Storage } from '../../runtime/storage/interface.js';
-import { backends, definitions } from './fixtures.js';
+import { backends, definitions } from '../support/registry-fixtures.js';
 
 async function failure(p: Promise<unknown>): Promise<StatusError> {
   try {

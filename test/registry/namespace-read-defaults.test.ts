@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { getObject } from '../../runtime/registry/get.js';
 import { listObjects } from '../../runtime/registry/list.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { watchObjects } from '../../runtime/registry/watch.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';

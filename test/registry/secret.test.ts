@@ -3,7 +3,7 @@ import { StatusError } from '../../runtime/errors/status-error.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import type { Storage } from '../../runtime/storage/interface.js';
-import { backends, definitions } from './fixtures.js';
+import { backends, definitions } from '../support/registry-fixtures.js';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 

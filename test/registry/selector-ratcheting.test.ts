@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { isStatusError } from '../../runtime/errors/status-error.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
 

@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatusError } from '../../runtime/errors/status-error.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { deleteCollection, listObjects } from '../../runtime/registry/list.js';
 import type { Storage } from '../../runtime/storage/interface.js';
-import { backends, definitions } from './fixtures.js';
+import { backends, definitions } from '../support/registry-fixtures.js';
 
 async function failure(p: Promise<unknown>): Promise<StatusError> {
   try {
@@ -173,7 +173,7 @@ describe.each(backends)('generic store on %s storage', (_name, makeStorage) => {
 
     it('merge patch: merges maps, null deletes, conditional on resourceVersion', async () => {
       const v1 = await configmaps.create('default', cm('p', { data: { a: '1', b: '2' } }, { keep: 'yes' }));
-      const { applyMergePatch } = await import('../../runtime/registry/merge-patch.js');
+      const { applyMergePatch } = await import('../../runtime/registry/patch/merge-patch.js');
       const patched = await configmaps.guaranteedUpdate('default', 'p', (o) => applyMergePatch(o, { data: { b: null, c: '3' }, metadata: { labels: { add: 'x' } } }) as KubeObject);
       expect(patched.data).toEqual({ a: '1', c: '3' });
       expect(patched.metadata!.labels).toEqual({ keep: 'yes', add: 'x' });

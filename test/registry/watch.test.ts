@@ -3,7 +3,7 @@ import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { watchObjects, type WatchEvent, type WatchStream } from '../../runtime/registry/watch.js';
 import type { Storage } from '../../runtime/storage/interface.js';
-import { backends, definitions } from './fixtures.js';
+import { backends, definitions } from '../support/registry-fixtures.js';
 
 async function take(stream: WatchStream, n: number): Promise<WatchEvent[]> {
   const out: WatchEvent[] = [];

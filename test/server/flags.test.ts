@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration } from '../../runtime/server/duration.js';
+import { parseGoDuration } from '../../runtime/machinery/duration.js';
 import { FeatureGates, parseFeatureGatesFlag } from '../../runtime/server/feature-gates.js';
-import { parseFieldSelectorTerms as parseFieldSelector, requiredExactMatch } from '../../runtime/registry/selectors/field-selector.js';
+import { parseFieldSelectorTerms as parseFieldSelector, requiredExactMatch } from '../../runtime/machinery/selectors/field-selector.js';
 import { parseFlags } from '../../runtime/server/flags.js';
 import { startServer } from '../../runtime/index.js';
 

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueCertificate } from '../../runtime/auth/pki.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from './https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const LIMIT = 3 * 1024 * 1024;
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';

@@ -11,7 +11,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { kubeconfigCredentials, type Credentials } from './https-client.js';
+import { kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const TOKEN = 'h2-token-carol';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { parseFlags } from '../../runtime/server/flags.js';
 import { parseRuntimeConfigFlag, resolveRuntimeConfig, type GroupVersion } from '../../runtime/server/runtime-config.js';
-import { call, kubeconfigCredentials } from './https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 const KNOWN: GroupVersion[] = [
   { group: '', version: 'v1' },

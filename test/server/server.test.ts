@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusError, tooLargeResourceVersion } from '../../runtime/errors/status-error.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { notFoundHandler, type ApiHandler } from '../../runtime/server/app.js';
-import { call, kubeconfigCredentials, type Credentials } from './https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 /** Resolves when the request's deadline signal fires. */
 const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

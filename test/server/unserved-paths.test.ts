@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { kubectlVersions, startKubectlServer } from '../support/kubectl.js';
 import { useMemoryServer } from '../support/memory-server.js';
-import type { HttpResult } from './https-client.js';
+import type { HttpResult } from '../support/https-client.js';
 
 const api = useMemoryServer();
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { StartServerOptions } from '../../runtime/server/options.js';
-import { call, kubeconfigCredentials, type HttpResult } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type HttpResult } from './https-client.js';
 
 export interface Sent<T> {
   status: number;

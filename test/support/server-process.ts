@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { kubeconfigCredentials, type Credentials } from './https-client.js';
 import { freePort } from './ports.js';
 
 const root = new URL('../..', import.meta.url).pathname;

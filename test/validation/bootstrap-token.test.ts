@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 type Obj = Record<string, unknown>;
 const def = resources.find((r) => r.kind === 'Secret')!;

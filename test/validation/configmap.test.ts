@@ -1,7 +1,7 @@
 // ConfigMap rules with kube-apiserver's exact causes.
 
 import { describe, expect, it } from 'vitest';
-import { CONFIG_KEY_MSG, IMMUTABLE_WHEN_SET, validatorOf } from './kinds.js';
+import { CONFIG_KEY_MSG, IMMUTABLE_WHEN_SET, validatorOf } from '../support/validator-kinds.js';
 
 const cm = validatorOf('ConfigMap');
 const meta = { name: 'app', namespace: 'default' };

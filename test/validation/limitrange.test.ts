@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
-import { canonicalQuantity } from '../../runtime/validation/quantity.js';
+import { canonicalQuantity } from '../../runtime/machinery/quantity.js';
 
 type Obj = Record<string, unknown>;
 type Cause = { reason: string; field: string; message: string };

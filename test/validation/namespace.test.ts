@@ -1,7 +1,7 @@
 // Namespace rules with kube-apiserver's exact causes (and the spec's stricter condition rules).
 
 import { describe, expect, it } from 'vitest';
-import { LABEL_MSG, validatorOf } from './kinds.js';
+import { LABEL_MSG, validatorOf } from '../support/validator-kinds.js';
 
 const ns = validatorOf('Namespace');
 const QUALIFIED_NAME_PART =

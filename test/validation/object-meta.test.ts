@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LABEL_MSG, SUBDOMAIN_MSG, validatorOf } from './kinds.js';
+import { LABEL_MSG, SUBDOMAIN_MSG, validatorOf } from '../support/validator-kinds.js';
 
 const cm = validatorOf('ConfigMap');
 const QUALIFIED =

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import type { Strategy } from '../../runtime/registry/strategy.js';
-import { SUBDOMAIN_MSG } from './kinds.js';
+import { SUBDOMAIN_MSG } from '../support/validator-kinds.js';
 
 type Obj = Record<string, unknown>;
 type Cause = { reason: string; field: string; message: string };

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
-import { LABEL_MSG, validatorOf } from './kinds.js';
+import { LABEL_MSG, validatorOf } from '../support/validator-kinds.js';
 
 type Obj = Record<string, unknown>;
 type Cause = { reason: string; field: string; message: string };

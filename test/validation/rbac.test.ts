@@ -3,7 +3,7 @@
 // namespace rule, policy rules, aggregation selectors, path-segment names.
 
 import { describe, expect, it } from 'vitest';
-import { validatorOf } from './kinds.js';
+import { validatorOf } from '../support/validator-kinds.js';
 
 const crb = validatorOf('ClusterRoleBinding');
 const rb = validatorOf('RoleBinding');

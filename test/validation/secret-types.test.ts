@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
-import { goUnmarshalObjectError } from '../../runtime/validation/go-json.js';
+import { goUnmarshalObjectError } from '../../runtime/machinery/go-json.js';
 
 type Obj = Record<string, unknown>;
 const strategy = strategiesFor(resources.find((r) => r.kind === 'Secret')!).main;

@@ -1,7 +1,7 @@
 // Secret rules with kube-apiserver's exact causes.
 
 import { describe, expect, it } from 'vitest';
-import { CONFIG_KEY_MSG, IMMUTABLE_WHEN_SET, validatorOf } from './kinds.js';
+import { CONFIG_KEY_MSG, IMMUTABLE_WHEN_SET, validatorOf } from '../support/validator-kinds.js';
 
 const secret = validatorOf('Secret');
 const meta = { name: 'creds', namespace: 'default' };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
 import { cellFunction } from '../../runtime/api/table-cells.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
-import { SUBDOMAIN_MSG, validatorOf } from './kinds.js';
+import { SUBDOMAIN_MSG, validatorOf } from '../support/validator-kinds.js';
 
 type Obj = Record<string, unknown>;
 type Cause = { reason: string; field: string; message: string };

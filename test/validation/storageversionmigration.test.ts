@@ -14,8 +14,8 @@ import { generatedPath } from '../../runtime/generated-files.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { StartServerOptions } from '../../runtime/server/options.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
-import { SUBDOMAIN_MSG } from './kinds.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
+import { SUBDOMAIN_MSG } from '../support/validator-kinds.js';
 
 type Obj = Record<string, unknown>;
 type Cause = { reason: string; field: string; message: string };

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { nextBookmarkTime } from '../../runtime/registry/cacher/cache-watcher.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
-import { openWatch, type WatchEventJson } from './watch-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { openWatch, type WatchEventJson } from '../support/watch-client.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 

@@ -1,8 +1,8 @@
 // --etcd-compaction-interval=0 keeps history: a watch from an old resourceVersion still replays.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
-import { openWatch } from './watch-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { openWatch } from '../support/watch-client.js';
 
 describe('a history window of 0', () => {
   let server: RunningServer;

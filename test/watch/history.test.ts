@@ -5,8 +5,8 @@
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
-import { openWatch } from './watch-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { openWatch } from '../support/watch-client.js';
 
 const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';

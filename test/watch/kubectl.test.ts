@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { kubectlEnv, kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 
 const kubectl = kubectlVersions().find((k) => k.version === '1.33')?.path;

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { etcdBinary, startEtcd, type EtcdProcess } from '../support/etcd.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
-import { openWatch, summary, type WatchConnection } from './watch-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { openWatch, summary, type WatchConnection } from '../support/watch-client.js';
 
 const NS = 'sem';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;

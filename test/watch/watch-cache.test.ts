@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Cacher } from '../../runtime/registry/cacher/cacher.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { watchObjects } from '../../runtime/registry/watch.js';
-import { definitions } from '../registry/fixtures.js';
+import { definitions } from '../support/registry-fixtures.js';
 import { WatchCache } from '../../runtime/registry/cacher/watch-cache.js';
 import type { KeyValue, StorageWatchEvent } from '../../runtime/storage/interface.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';

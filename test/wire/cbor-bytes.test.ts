@@ -5,7 +5,7 @@
 // like an unstructured object (tag 22 bytes become their base64). Decoded here with cbor2.
 import { decode, decodeSequence, encode, Tag } from 'cbor2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const SECRETS = '/api/v1/namespaces/default/secrets';

@@ -4,7 +4,7 @@
 import { decode } from 'cbor2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCBOR, decodeCBORSequence, encodeCBOR } from '../../runtime/api/cbor.js';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 const NS = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { b: '2', a: '1' } });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { decodeObject, encodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 

@@ -3,7 +3,7 @@
 // is persisted: a GET afterwards sees the object as before, and a watch from before the dry run
 // sees no event of it (only the ADDED of a marker created after it, which proves the watch caught up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWireServer, type WireResult, type WireServer } from './client.js';
+import { startWireServer, type WireResult, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const NS = 'dry-run';

@@ -1,14 +1,14 @@
 // Hostile request bodies over HTTPS: nesting deep enough to exhaust a recursive walk, and bodies
 // that do not parse at all. Each is refused with the Status kube-apiserver's decoders give (Go's
 // encoding/json, go-yaml and fxamacker/cbor wording; nesting is refused past MAX_NESTING_DEPTH,
-// below Go's 10,000, see runtime/registry/nesting.ts), the server keeps answering, and nothing
+// below Go's 10,000, see runtime/machinery/nesting.ts), the server keeps answering, and nothing
 // is stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCBOR } from '../../runtime/api/cbor.js';
 import { encodeObject, loadDescriptorRoot } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
-import { MAX_NESTING_DEPTH } from '../../runtime/registry/nesting.js';
-import { startWireServer, type WireResult, type WireServer } from './client.js';
+import { MAX_NESTING_DEPTH } from '../../runtime/machinery/nesting.js';
+import { startWireServer, type WireResult, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const CM = '/api/v1/namespaces/default/configmaps';

@@ -3,7 +3,7 @@
 // quantities. Each row checks kube-apiserver's answer, that the server still answers, and what is
 // stored (unchanged after a refusal, Go's own value after an acceptance).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWireServer, type WireResult, type WireServer } from './client.js';
+import { startWireServer, type WireResult, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 beforeAll(async () => {

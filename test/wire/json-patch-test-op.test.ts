@@ -4,9 +4,9 @@
 // it (whitespace aside). So 1.0 is not 1, and "a&b" only matches when written "a\u0026b", as Go
 // would write it (kubernetes/apiserver#100). Patches here are raw text, to control their bytes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyJsonPatch, decodeJsonPatch } from '../../runtime/api/handlers/json-patch.js';
+import { applyJsonPatch, decodeJsonPatch } from '../../runtime/registry/patch/json-patch.js';
 import { isStatusError } from '../../runtime/errors/status-error.js';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 const enc = (text: string) => new TextEncoder().encode(text);
 /** Does a test of `value` (raw JSON text) at `path` hold against `doc`? */

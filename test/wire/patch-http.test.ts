@@ -1,7 +1,7 @@
 // JSON Patch and fieldValidation over HTTPS, as clients see them: status, reason, message and
 // causes of failures, Warning headers for repeated and unknown fields, 400/422 under Strict.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const NS = '/api/v1/namespaces/default/configmaps';

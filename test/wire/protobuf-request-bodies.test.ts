@@ -8,8 +8,8 @@
 import { encode } from 'cbor2';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadUpstreamRoot, upstreamAvailable } from '../api/proto-fields-descriptor.js';
-import { startWireServer, type WireServer, type WireResult } from './client.js';
+import { loadUpstreamRoot, upstreamAvailable } from '../support/proto-fields-descriptor.js';
+import { startWireServer, type WireServer, type WireResult } from '../support/wire-client.js';
 
 const available = upstreamAvailable();
 const NS = '/api/v1/namespaces/default';

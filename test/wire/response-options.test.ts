@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GZIP_THRESHOLD_BYTES } from '../../runtime/api/content-encoding.js';
 import { decodeObject, decodeWatchEvent, loadDescriptorRoot, messageNameResolver, splitFrames } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
-import { startWireServer, type WireServer } from './client.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 let wire: WireServer;
 const NS = '/api/v1/namespaces/default/configmaps';

@@ -8,13 +8,13 @@
 import { StatusError, isStatusError } from '../../errors/status-error.js';
 import type { DeleteOptions } from '../../registry/delete-options.js';
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
-import { isPlainObject, type KubeObject } from '../../registry/object.js';
-import { recordNumberLiterals } from '../go-decode/number-literals.js';
-import { jsonDecodeError, typeMetaDecodeError } from '../go-decode/index.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+import { recordNumberLiterals } from '../../machinery/go-decode/number-literals.js';
+import { jsonDecodeError, typeMetaDecodeError } from '../../machinery/go-decode/index.js';
 import { negotiateInput } from '../negotiation.js';
-import { jsonNestingBracket } from '../../registry/nesting.js';
+import { jsonNestingBracket } from '../../machinery/nesting.js';
 import type { BodyTarget } from '../serialization.js';
-import { goJsonError, tooDeepJson } from '../serializers.js';
+import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
 import type { HandlerContext } from './context.js';
 import { readBody } from './context.js';
 

@@ -11,24 +11,25 @@
 import { StatusError, badRequest, invalid, unsupportedMediaType } from '../../errors/status-error.js';
 import { applyToStore } from '../../registry/apply/apply.js';
 import type { ResourceDefinition } from '../../registry/definition.js';
-import { applyMergePatch } from '../../registry/merge-patch.js';
-import { isPlainObject, type KubeObject } from '../../registry/object.js';
-import { generatedSchemaIndex } from '../../registry/openapi-schema.js';
+import { applyMergePatch } from '../../registry/patch/merge-patch.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+import { generatedSchemaIndex } from '../../machinery/openapi-schema.js';
 import { OpenAPIPatchSchemas } from '../../registry/patch/patch-meta.js';
 import { applyStrategicMergePatch } from '../../registry/patch/strategic-merge.js';
 import { pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
 import { decodeCBOR } from '../cbor.js';
-import { carryLiteral, goJSONWithLiterals, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
-import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../go-decode/index.js';
+import { carryLiteral, goJSONWithLiterals, overflowingNumber, recordNumberLiterals } from '../../machinery/go-decode/number-literals.js';
+import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../../machinery/go-decode/index.js';
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
-import { jsonNestingBracket } from '../../registry/nesting.js';
-import { encodeJSON, goJsonError, tooDeepJson } from '../serializers.js';
-import { sortKeysDeep } from '../../validation/go-format.js';
+import { jsonNestingBracket } from '../../machinery/nesting.js';
+import { encodeJSON } from '../serializers.js';
+import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
+import { sortKeysDeep } from '../../machinery/go-format.js';
 import type { HandlerContext } from './context.js';
 import { dropNulls, fieldValidation, readBody, respond, writeOptions } from './context.js';
 import { queryBool } from './list.js';
-import { PatchedTooDeep, applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from './json-patch.js';
+import { PatchedTooDeep, applyJsonPatch, decodeJsonPatch, goJsonKind, strictDecodeJsonPatch } from '../../registry/patch/json-patch.js';
 
 export interface PatchEngineOptions {
   fieldValidation: FieldValidation;

@@ -6,7 +6,7 @@
 import type { UserInfo } from '../../auth/user.js';
 import { badRequest, invalid } from '../../errors/status-error.js';
 import { recordUpdate } from '../../registry/apply/field-managers.js';
-import { isPlainObject, type KubeObject } from '../../registry/object.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
 import type { ServerAccess, VirtualResource } from '../../registry/virtual/index.js';
 import type { RequestContext } from './context.js';
 import { fieldValidation, readObject, respond, writeOptions } from './context.js';

@@ -6,7 +6,7 @@
 // as ERROR events, as upstream sends them.
 
 import { badRequest } from '../../errors/status-error.js';
-import { parseFieldSelector } from '../../registry/selectors/field-selector.js';
+import { parseFieldSelector } from '../../machinery/selectors/field-selector.js';
 import { watchObjects } from '../../registry/watch.js';
 import type { HandlerContext } from './context.js';
 import { bodyInit, requestHints } from './context.js';

@@ -3,8 +3,8 @@
 // a reason, a scheduling gate, a failing or waiting init container, or a container's waiting or
 // terminated reason says more; a pod being deleted reads Terminating.
 
-import { humanDuration } from '../human-duration.js';
-import { asObject, asObjectList, asString } from '../../registry/object.js';
+import { humanDuration } from '../../machinery/human-duration.js';
+import { asObject, asObjectList, asString } from '../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

@@ -4,8 +4,8 @@
 // from the JSON value and reads the JSON value back from the body. `undefined` from read means
 // the zero value, which JSON leaves out.
 
-import { MAX_NESTING_DEPTH, jsonNestingBracket } from '../../registry/nesting.js';
-import { goJsonSyntaxError } from '../../validation/go-json.js';
+import { MAX_NESTING_DEPTH, jsonNestingBracket } from '../../machinery/nesting.js';
+import { goJsonSyntaxError } from '../../machinery/go-json.js';
 import protobuf from 'protobufjs';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { WireWriter } from './wire-writer.js';

@@ -8,7 +8,7 @@
 
 import { badRequest } from '../../errors/status-error.js';
 import { dryRunCauses, invalidOptions, type DeleteOptions } from '../../registry/delete-options.js';
-import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../registry/object.js';
+import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../machinery/object.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { readBody, respond } from '../handlers/context.js';
 

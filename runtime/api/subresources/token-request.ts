@@ -9,7 +9,7 @@
 import type { ServiceAccountTokenSigner } from '../../auth/service-account-token.js';
 import { serviceAccountClaims, type BoundObjects } from '../../auth/service-account-token.js';
 import { badRequest, conflict, invalid, isStatusError, notFound, type StatusCause } from '../../errors/status-error.js';
-import { asObject, isPlainObject, metaOf, type KubeObject } from '../../registry/object.js';
+import { asObject, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import type { Store } from '../../registry/store.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { cannotBeHandled, readBody, respond, writeOptions } from '../handlers/context.js';

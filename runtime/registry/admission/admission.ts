@@ -8,7 +8,7 @@
 import { forbidden, type GroupResource } from '../../errors/status-error.js';
 import type { UserInfo } from '../../auth/user.js';
 import type { ResourceDefinition } from '../definition.js';
-import { metaOf, type KubeObject } from '../object.js';
+import { metaOf, type KubeObject } from '../../machinery/object.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE';
 

@@ -6,8 +6,8 @@
 // here as BigInts; only the limit/request ratio is a float, as upstream divides in float64.
 // Go walks these maps in random order; resource names are visited sorted here.
 
-import { formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
-import { asObject, asObjectList, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { formatQuantity, quantityOf, quantityValue, type Quantity } from '../../machinery/quantity.js';
+import { asObject, asObjectList, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 /** A ResourceList: resource name to quantity. */

@@ -6,7 +6,7 @@
 // ephemeralcontainers) and objects already being deleted.
 
 import { isStatusError } from '../../errors/status-error.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from './admission.js';
 import { aggregateMessage, claimLimitViolations, defaultPodResources, podLimitViolations } from './limit-ranger-rules.js';
 

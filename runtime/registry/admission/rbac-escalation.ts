@@ -11,7 +11,7 @@ import type { PolicyRule } from '../../auth/rbac/rules.js';
 import type { RoleRef } from '../../auth/rbac/rule-resolver.js';
 import { SYSTEM_MASTERS, type UserInfo } from '../../auth/user.js';
 import { forbidden } from '../../errors/status-error.js';
-import { deepEqual, metaOf } from '../object.js';
+import { deepEqual, metaOf } from '../../machinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';

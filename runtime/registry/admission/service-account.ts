@@ -7,7 +7,7 @@
 
 import { randomInt } from 'node:crypto';
 import { isStatusError, notFound } from '../../errors/status-error.js';
-import { asObject, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObject, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from './admission.js';
 
 export const DEFAULT_SERVICE_ACCOUNT_NAME = 'default';

@@ -5,8 +5,8 @@
 import { visit } from 'yaml';
 import { badRequest, invalid, isStatusError, StatusError } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import { NestingTooDeep, parseYamlBounded } from '../nesting.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { NestingTooDeep, parseYamlBounded } from '../../machinery/nesting.js';
+import { isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import type { Store, WriteOptions } from '../store.js';
 import { fieldManagerFor } from './field-managers.js';
 

@@ -4,7 +4,7 @@
 // manager/operation/apiVersion/subresource, and turns conflicts into the 409 Status clients parse.
 
 import { StatusError } from '../../errors/status-error.js';
-import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../object.js';
+import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../../machinery/object.js';
 import { capUpdateManagers } from './cap-managers.js';
 import { FieldSet, fieldElement, pathString } from './fieldpath.js';
 import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, syncLastApplied } from './last-applied.js';

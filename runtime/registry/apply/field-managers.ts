@@ -2,8 +2,8 @@
 // the store calls on every non-apply write to record the writer as an Update manager.
 
 import type { ResourceDefinition } from '../definition.js';
-import type { KubeObject } from '../object.js';
-import { generatedSchemaIndex } from '../openapi-schema.js';
+import type { KubeObject } from '../../machinery/object.js';
+import { generatedSchemaIndex } from '../../machinery/openapi-schema.js';
 import { FieldSet, fieldElement } from './fieldpath.js';
 import { FieldManager, managerOrUserAgent } from './field-manager.js';
 import { TypedSchema } from './schema.js';

@@ -8,11 +8,11 @@
 // - after a kubectl server-side apply the annotation, when present, is rewritten to the new
 //   configuration, so a later client-side apply diffs against what was really applied last.
 
-import { goJSON } from '../../validation/go-format.js';
-import { deepClone, isPlainObject, type KubeObject } from '../object.js';
+import { goJSON } from '../../machinery/go-format.js';
+import { deepClone, isPlainObject, type KubeObject } from '../../machinery/object.js';
 import type { FieldSet } from './fieldpath.js';
 import type { TypeNode } from './schema.js';
-import { compare, toFieldSet } from './typed-merge.js';
+import { compare, toFieldSet } from '../patch/typed-merge.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The applier whose writes take part in the handover. */

@@ -6,7 +6,7 @@
 // schema (preserve-unknown-fields, untyped) are "deduced" from the value, as structured-merge-diff
 // does: objects granular, lists atomic.
 
-import type { JsonSchema, SchemaIndex } from '../openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../../machinery/openapi-schema.js';
 
 /** The OpenAPI extensions the apply engine reads, beyond what the shared JsonSchema names. */
 export type ApplySchema = JsonSchema & {

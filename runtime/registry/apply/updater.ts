@@ -3,10 +3,10 @@
 // an Apply takes what the configuration sets, refusing fields others own with a different value
 // unless forced, and removes what the applier set last time, no longer sets, and nobody else owns.
 
-import { deepEqual } from '../object.js';
+import { deepEqual } from '../../machinery/object.js';
 import { FieldSet, type Path } from './fieldpath.js';
 import type { TypeNode } from './schema.js';
-import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from './typed-merge.js';
+import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from '../patch/typed-merge.js';
 
 export interface VersionedSet {
   set: FieldSet;

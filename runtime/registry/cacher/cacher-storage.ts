@@ -27,7 +27,7 @@ import type { Codec } from '../codec.js';
 import { encodeContinue } from '../continue-token.js';
 import type { DirectStorage } from '../direct-storage.js';
 import { MATCH_EXACT, parseResourceVersion } from '../list-options.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import {
   type DeleteOutcome,
   type GetOptions,

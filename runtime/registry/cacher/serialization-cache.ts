@@ -10,7 +10,7 @@
 // object otherwise must work on a copy (a copy has no origin: origins are kept by identity).
 
 import type { KeyValue } from '../../storage/interface.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import type { Codec } from '../codec.js';
 
 /** Decoded object to its KeyValue: kept beside the object, so its shape (and JSON's speed) is untouched. */

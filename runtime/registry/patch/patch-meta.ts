@@ -2,7 +2,7 @@
 // key. These come from the generated OpenAPI schema (x-kubernetes-patch-strategy and
 // x-kubernetes-patch-merge-key), so the engine has no per-resource knowledge.
 
-import type { JsonSchema, SchemaIndex } from '../openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../../machinery/openapi-schema.js';
 
 export interface PatchMeta {
   /** e.g. ['merge'], ['merge', 'retainKeys'], ['replace']; [] when the schema says nothing. */

@@ -13,7 +13,7 @@
 // (or 422), every other engine error reaches the client as a plain 500 without a reason.
 
 import { StatusError, badRequest } from '../../errors/status-error.js';
-import { goPrint } from '../../api/go-decode/index.js';
+import { goPrint } from '../../machinery/go-decode/index.js';
 import type { PatchMeta, PatchSchema } from './patch-meta.js';
 
 type JsonObject = Record<string, unknown>;

@@ -10,8 +10,8 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import { invalid, required } from '../../validation/field-errors.js';
-import { isRFC3339, regexError } from '../../validation/formats.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { isRFC3339, regexError } from '../../machinery/formats.js';
+import { isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';

@@ -6,7 +6,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, withRules, type ResourceStrategies } from '../strategy.js';
 import { MAX_SECRET_SIZE } from './secret.js';
 

@@ -5,9 +5,9 @@
 // update check runs after ValidateCSINode.
 
 import type { StatusCause } from '../../errors/status-error.js';
-import { goStructJSON } from '../../validation/go-format.js';
+import { goStructJSON } from '../../machinery/go-format.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asObjectList, deepEqual, type KubeObject } from '../object.js';
+import { asObject, asObjectList, deepEqual, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, withRules, type ResourceStrategies } from '../strategy.js';
 import type { FeatureGateCheck } from './index.js';
 

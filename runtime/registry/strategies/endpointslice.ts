@@ -4,9 +4,9 @@
 // partial updates keep what v1beta1 writers recorded. A label change also bumps
 // metadata.generation, as EndpointSlice's PrepareForUpdate counts labels as part of the slice.
 
-import { isDNS1123Subdomain } from '../../validation/formats.js';
+import { isDNS1123Subdomain } from '../../machinery/formats.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObjectList, deepEqual, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObjectList, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';

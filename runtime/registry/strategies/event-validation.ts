@@ -9,8 +9,8 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import { invalid, required } from '../../validation/field-errors.js';
-import { isQualifiedName } from '../../validation/formats.js';
-import { asObject, asString, deepEqual, isPlainObject, type KubeObject } from '../object.js';
+import { isQualifiedName } from '../../machinery/formats.js';
+import { asObject, asString, deepEqual, isPlainObject, type KubeObject } from '../../machinery/object.js';
 
 const REPORTING_INSTANCE_LIMIT = 128;
 const ACTION_LIMIT = 128;

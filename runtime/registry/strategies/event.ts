@@ -6,7 +6,7 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, metaOf, type KubeObject } from '../object.js';
+import { asObject, asString, metaOf, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { toStoredForm } from '../stored-form.js';
 import { legacyEventCauses, strictCreateCauses, strictUpdateCauses } from './event-validation.js';

@@ -2,7 +2,7 @@
 // meant for people. Ours names each top-level field that differs, old and new value in JSON, one
 // `  field: old -> new` line each, in field name order.
 
-import { deepEqual } from '../object.js';
+import { deepEqual } from '../../machinery/object.js';
 
 export function fieldDiff(before: Record<string, unknown>, after: Record<string, unknown>): string {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();

@@ -5,11 +5,11 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
-import { isQualifiedName } from '../../validation/formats.js';
-import { compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
+import { isQualifiedName } from '../../machinery/formats.js';
+import { compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../machinery/quantity.js';
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 type Item = Record<string, unknown>;

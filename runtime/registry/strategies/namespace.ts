@@ -8,9 +8,9 @@
 
 import { forbidden, type StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
-import { isKubeFinalizerName } from '../../validation/formats.js';
+import { isKubeFinalizerName } from '../../machinery/formats.js';
 import type { ResourceDefinition } from '../definition.js';
-import { deepClone, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../object.js';
+import { deepClone, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 export const FINALIZER_KUBERNETES = 'kubernetes';

@@ -7,11 +7,11 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
-import { isDNS1123Subdomain } from '../../validation/formats.js';
+import { isDNS1123Subdomain } from '../../machinery/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
-import { formatQuantity, quantityOf, quantitySign, quantityValue } from '../../validation/quantity.js';
+import { formatQuantity, quantityOf, quantitySign, quantityValue } from '../../machinery/quantity.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../object.js';
+import { asObject, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { fieldDiff } from './field-diff.js';
 import { mountOptionCauses, persistentVolumeWarnings } from './volume-warnings.js';

@@ -12,10 +12,10 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { storageRequestOf, validateClaimSpecResources } from '../../validation/claim-resources.js';
 import * as fe from '../../validation/field-errors.js';
-import { canonicalQuantity, compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../validation/quantity.js';
+import { canonicalQuantity, compareQuantities, formatQuantity, quantityOf, quantityValue, type Quantity } from '../../machinery/quantity.js';
 import { validatePersistentVolumeClaimResourceKey } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
-import { annotationsOf, asObject, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../object.js';
+import { annotationsOf, asObject, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { fieldDiff } from './field-diff.js';
 import { persistentVolumeClaimWarnings } from './volume-warnings.js';

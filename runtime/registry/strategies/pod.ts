@@ -10,7 +10,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { forbidden } from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asObjectList, asString, isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { asObject, asObjectList, asString, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
 import { dropDisabledPodFields, type GateCheck } from './pod/drop-disabled.js';

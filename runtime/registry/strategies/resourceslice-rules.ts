@@ -7,9 +7,9 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate, invalid, required, tooLong } from '../../validation/field-errors.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/formats.js';
 import { validateNodeSelector } from '../../validation/node-selector.js';
-import { asObject, asObjectList, asString, isSet, type KubeObject } from '../object.js';
+import { asObject, asObjectList, asString, isSet, type KubeObject } from '../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
 // metadata.generation follows spec changes through the definition's tracksGeneration.
 
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../object.js';
+import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { validateResourceSliceSpec } from './resourceslice-rules.js';
 

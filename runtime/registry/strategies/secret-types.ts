@@ -6,8 +6,8 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import { invalid, required } from '../../validation/field-errors.js';
-import { goUnmarshalObjectError } from '../../validation/go-json.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { goUnmarshalObjectError } from '../../machinery/go-json.js';
+import { isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 
 const REDACTED = '<secret contents redacted>';
 

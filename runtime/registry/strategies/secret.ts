@@ -6,7 +6,7 @@
 
 import { badRequest, type StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObject, asString, isPlainObject, type KubeObject } from '../object.js';
+import { asObject, asString, isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { bootstrapTokenCauses } from './bootstrap-token.js';
 import { secretTypeCauses } from './secret-types.js';

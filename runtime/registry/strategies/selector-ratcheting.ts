@@ -8,7 +8,7 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies } from '../strategy.js';
 
 const escape = (s: string) => s.replace(/[.[\]]/g, (c) => `\\${c}`);

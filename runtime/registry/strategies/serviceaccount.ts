@@ -4,7 +4,7 @@
 // limited pods to the listed Secrets.
 
 import type { ResourceDefinition } from '../definition.js';
-import { isPlainObject, metaOf, type KubeObject } from '../object.js';
+import { isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 export const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = 'kubernetes.io/enforce-mountable-secrets';

@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import { duplicate } from '../../validation/field-errors.js';
 import type { ResourceDefinition } from '../definition.js';
-import { asObjectList, asString, type KubeObject } from '../object.js';
+import { asObjectList, asString, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, withRules, type ResourceStrategies } from '../strategy.js';
 
 /** A term as key -> sorted distinct values, in a form that compares with ===. */

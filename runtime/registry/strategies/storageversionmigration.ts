@@ -10,8 +10,8 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
 import { duplicate, invalid, notSupported, required, tooLong } from '../../validation/field-errors.js';
-import { isQualifiedName, regexError } from '../../validation/formats.js';
-import { asObject, asObjectList, asString, type KubeObject } from '../object.js';
+import { isQualifiedName, regexError } from '../../machinery/formats.js';
+import { asObject, asObjectList, asString, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 
 const STATUSES = ['False', 'True', 'Unknown'];

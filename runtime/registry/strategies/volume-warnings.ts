@@ -5,9 +5,9 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
-import { goQuote } from '../../validation/go-format.js';
-import { formatQuantity, quantityOf, quantityValue } from '../../validation/quantity.js';
-import { annotationsOf, asList, asObject, asString, isPlainObject, type KubeObject } from '../object.js';
+import { goQuote } from '../../machinery/go-format.js';
+import { formatQuantity, quantityOf, quantityValue } from '../../machinery/quantity.js';
+import { annotationsOf, asList, asObject, asString, isPlainObject, type KubeObject } from '../../machinery/object.js';
 
 const BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
 const MOUNT_OPTIONS = 'volume.beta.kubernetes.io/mount-options';

@@ -8,9 +8,9 @@ import type { Attributes, AuthorizationResult } from '../../auth/authorizer.js';
 import { newUserInfo, type UserInfo } from '../../auth/user.js';
 import { badRequest, invalid, type StatusCause } from '../../errors/status-error.js';
 import * as field from '../../validation/field-errors.js';
-import { isPlainObject, type KubeObject } from '../object.js';
-import { parseLabelSelector } from '../selectors/label-selector.js';
-import { parseFieldSelectorTerms } from '../selectors/field-selector.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+import { parseLabelSelector } from '../../machinery/selectors/label-selector.js';
+import { parseFieldSelectorTerms } from '../../machinery/selectors/field-selector.js';
 import { goNonResourceAttributes, goObjectMeta } from './go-syntax.js';
 import { requireAccess, type VirtualRequest } from './index.js';
 

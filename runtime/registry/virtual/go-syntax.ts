@@ -2,8 +2,8 @@
 // bad value of a field error (field.Error.ErrorBody falls back to %#v for structs without a
 // String method), so the 422s of the reviews read as kube's do.
 
-import { goQuote } from '../../validation/go-format.js';
-import { isPlainObject } from '../object.js';
+import { goQuote } from '../../machinery/go-format.js';
+import { isPlainObject } from '../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import type { Authorizer } from '../../auth/authorizer.js';
 import type { UserInfo } from '../../auth/user.js';
 import { internalError } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { localSubjectAccessReview, selfSubjectAccessReview, subjectAccessReview } from './access-reviews.js';
 import { selfSubjectRulesReview } from './rules-review.js';
 import { selfSubjectReview } from './selfsubjectreview.js';

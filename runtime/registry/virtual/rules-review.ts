@@ -5,7 +5,7 @@
 
 import { isRuleResolver } from '../../auth/authorizer.js';
 import { badRequest } from '../../errors/status-error.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { requireAccess, type VirtualRequest } from './index.js';
 
 export async function selfSubjectRulesReview(obj: KubeObject, request: VirtualRequest): Promise<KubeObject> {

@@ -3,7 +3,7 @@
 // only creationTimestamp (now) and status.userInfo are set. Empty uid, groups and extra are left
 // out, as Go's omitempty leaves them out.
 
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import type { VirtualRequest } from './index.js';
 
 export function selfSubjectReview(obj: KubeObject, { user, now }: VirtualRequest): KubeObject {

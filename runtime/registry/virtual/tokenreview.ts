@@ -5,7 +5,7 @@
 // asked for means an authenticator misbehaved, a 500.
 
 import { badRequest, internalError } from '../../errors/status-error.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { requireAccess, type VirtualRequest } from './index.js';
 
 type Obj = Record<string, unknown>;

@@ -8,8 +8,8 @@
 import type { Attributes, Authorizer } from '../../auth/authorizer.js';
 import { forbiddenError } from '../../auth/forbidden.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, type UserInfo } from '../../auth/user.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/formats.js';
-import { goQuote } from '../../validation/go-format.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/formats.js';
+import { goQuote } from '../../machinery/go-format.js';
 import { requestTarget, type KubeContext, type KubeMiddleware, type Logger } from '../context.js';
 import { plainTextError } from '../status-response.js';
 

@@ -14,7 +14,7 @@ import type { Http2ServerResponse } from 'node:http2';
 import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeMiddleware } from '../context.js';
-import { isLongRunning, isMutating, type RequestInfo } from '../request-info.js';
+import { isLongRunning, isMutating, type RequestInfo } from '../../machinery/request-info.js';
 
 export interface InFlightLimits {
   /** 0 disables the limit. */

@@ -7,8 +7,8 @@
 import { badRequest, StatusError } from '../../errors/status-error.js';
 import type { KubeMiddleware } from '../context.js';
 import { DeadlineSweeper, deadlineFollowing, RequestDeadline } from '../deadlines.js';
-import { parseGoDuration } from '../duration.js';
-import { isLongRunning } from '../request-info.js';
+import { parseGoDuration } from '../../machinery/duration.js';
+import { isLongRunning } from '../../machinery/request-info.js';
 import type { StatusWriter } from '../status-response.js';
 
 export function requestTimeoutError(): StatusError {

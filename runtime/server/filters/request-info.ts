@@ -2,7 +2,7 @@
 
 import { badRequest } from '../../errors/status-error.js';
 import { requestTarget, type KubeMiddleware } from '../context.js';
-import { newRequestInfo, RequestPathError } from '../request-info.js';
+import { newRequestInfo, RequestPathError } from '../../machinery/request-info.js';
 
 export function withRequestInfo(): KubeMiddleware {
   return async (c, next) => {

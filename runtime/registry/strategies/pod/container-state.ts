@@ -7,7 +7,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden } from '../../../validation/field-errors.js';
-import { asObject, asObjectList, asString } from '../../object.js';
+import { asObject, asObjectList, asString } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

@@ -7,9 +7,9 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { duplicate, forbidden, invalid, notFound } from '../../../validation/field-errors.js';
-import { canonicalQuantity, quantityOf, quantitySign } from '../../../validation/quantity.js';
+import { canonicalQuantity, quantityOf, quantitySign } from '../../../machinery/quantity.js';
 import { quantityValue } from './quantity.js';
-import { asObject, asObjectList, asString } from '../../object.js';
+import { asObject, asObjectList, asString } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

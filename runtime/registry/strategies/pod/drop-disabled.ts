@@ -6,7 +6,7 @@
 // image volume goes away with the mounts that name it, and procMount falls back to Default. The
 // fields each rule clears carry `featureGate:` in api-specs/core/pod.yaml.
 
-import { asObject, asObjectList, isPlainObject, isSet } from '../../object.js';
+import { asObject, asObjectList, isPlainObject, isSet } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

@@ -14,8 +14,8 @@ import type { StatusCause } from '../../../errors/status-error.js';
 import { validateClaimSpecResources } from '../../../validation/claim-resources.js';
 import { placeInElement } from '../../../validation/element-order.js';
 import { invalid } from '../../../validation/field-errors.js';
-import { FORMAT_CHECKS } from '../../../validation/formats.js';
-import { asObject, asObjectList } from '../../object.js';
+import { FORMAT_CHECKS } from '../../../machinery/formats.js';
+import { asObject, asObjectList } from '../../../machinery/object.js';
 import { firstSource } from './volume-sources.js';
 
 type Obj = Record<string, unknown>;

@@ -5,7 +5,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden } from '../../../validation/field-errors.js';
-import { asObject, asObjectList, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../object.js';
+import { asObject, asObjectList, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../../machinery/object.js';
 import type { Strategy } from '../../strategy.js';
 
 function prepare(obj: KubeObject, old: KubeObject, applyDefaults: (o: KubeObject) => void): void {

@@ -7,7 +7,7 @@
 // with a grace period of 0, as on a cluster whose node is gone.
 
 import type { DeleteOptions } from '../../delete-options.js';
-import { asObject, deepClone, metaOf, type KubeObject } from '../../object.js';
+import { asObject, deepClone, metaOf, type KubeObject } from '../../../machinery/object.js';
 import type { DeleteDecision } from '../../strategy.js';
 
 const DEFAULT_GRACE_SECONDS = 30;

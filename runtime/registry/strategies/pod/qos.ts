@@ -4,7 +4,7 @@
 // set, decide instead); Burstable otherwise.
 
 import { quantityValue } from './quantity.js';
-import { asObject, asObjectList } from '../../object.js';
+import { asObject, asObjectList } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 const COMPUTE = ['cpu', 'memory'];

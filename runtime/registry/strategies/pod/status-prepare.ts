@@ -5,7 +5,7 @@
 // of the status and of each condition when the write leaves it unset. Labels, annotations and the
 // rest of the metadata may still change here, as in kube.
 
-import { asObject, asObjectList, deepClone, isPlainObject, metaOf, type KubeObject } from '../../object.js';
+import { asObject, asObjectList, deepClone, isPlainObject, metaOf, type KubeObject } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

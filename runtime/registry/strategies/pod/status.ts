@@ -7,8 +7,8 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { duplicate, invalid } from '../../../validation/field-errors.js';
-import { FORMAT_CHECKS } from '../../../validation/formats.js';
-import { asObject, asObjectList, asString, type KubeObject } from '../../object.js';
+import { FORMAT_CHECKS } from '../../../machinery/formats.js';
+import { asObject, asObjectList, asString, type KubeObject } from '../../../machinery/object.js';
 import { containerStateTransitionCauses } from './container-state.js';
 
 type Obj = Record<string, unknown>;

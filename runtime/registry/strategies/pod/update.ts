@@ -6,7 +6,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden, invalid } from '../../../validation/field-errors.js';
-import { asObject, asObjectList, deepClone, deepEqual } from '../../object.js';
+import { asObject, asObjectList, deepClone, deepEqual } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

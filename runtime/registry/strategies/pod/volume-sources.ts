@@ -5,7 +5,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import type { ObjectValidator } from '../../definition.js';
-import { asObjectList } from '../../object.js';
+import { asObjectList } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // Decode-time type checks of request bodies against the kind's Go types, as kube-apiserver makes
 // them before any defaulting or validation (see json-decode.ts and unstructured-decode.ts).
 
-import { generatedSchemaIndex, type JsonSchema } from '../../registry/openapi-schema.js';
+import { generatedSchemaIndex, type JsonSchema } from '../openapi-schema.js';
 import { goJsonDecodeError } from './json-decode.js';
 import { GoTypes } from './go-types.js';
 import { unstructuredDecodeError } from './unstructured-decode.js';

@@ -1,6 +1,6 @@
 // One table in the shape of upstream's requestinfo_test.go: method, url and every expected field.
 import { describe, expect, it } from 'vitest';
-import { isLongRunning, isMutating, newRequestInfo, RequestPathError } from '../../runtime/server/request-info.js';
+import { isLongRunning, isMutating, newRequestInfo, RequestPathError } from '../../runtime/machinery/request-info.js';
 
 type Row = [method: string, url: string, verb: string, prefix: string, group: string, version: string, namespace: string, resource: string, subresource: string, name: string, parts: string[]];
 

@@ -1,50 +1,51 @@
 // The API this server serves, built once at start: the storage backend, one store per generated
 // resource definition (feature-gated ones only when their gate is on), content negotiation over
 // the generated protobuf descriptors, discovery and OpenAPI. The server shell calls `handler` for
-// every authenticated, authorized request.
+// every authenticated, authorized request. It wires every layer (storage, registry, controllers,
+// auth, api), so it lives in the runtime's entry beside startServer, above all of them.
 
-import type { Authenticator } from '../auth/authenticator.js';
-import type { Authorizer } from '../auth/authorizer.js';
-import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from '../auth/bootstrap-token.js';
-import { loadServiceAccountKeys } from '../auth/service-account-keys.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { Authorizer } from './auth/authorizer.js';
+import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from './auth/bootstrap-token.js';
+import { loadServiceAccountKeys } from './auth/service-account-keys.js';
 import {
   DEFAULT_SERVICE_ACCOUNT_ISSUER,
   ServiceAccountTokenAuthenticator,
   ServiceAccountTokenSigner,
   type ObjectGetter,
-} from '../auth/service-account-token.js';
-import type { KubeObject } from '../registry/object.js';
-import type { Store } from '../registry/store.js';
-import { getObject } from '../registry/get.js';
-import { ServiceAccountIssuerDiscovery } from './service-account-issuer-discovery.js';
-import { tokenRequestHandler } from './subresources/token-request.js';
-import { alreadyExists, isStatusError } from '../errors/status-error.js';
-import { startControllers } from '../controllers/index.js';
-import { enabledControllers } from '../controllers/controller-names.js';
-import { watchRbacPolicy } from '../controllers/rbac-policy.js';
-import { RBACAuthorizer } from '../auth/rbac/authorizer.js';
-import { RuleResolver, type RoleRef } from '../auth/rbac/rule-resolver.js';
-import type { PolicyRule } from '../auth/rbac/rules.js';
-import { rbacEscalationPrevention } from '../registry/admission/rbac-escalation.js';
-import { reconcileBootstrapPolicy } from './bootstrap-policy.js';
-import { resources } from '../../generated/registry.js';
-import type { ResourceDefinition } from '../registry/definition.js';
-import type { CacherOptions } from '../registry/cacher/cacher.js';
-import { ResourceRegistry } from '../registry/registry.js';
-import type { ServerAccess } from '../registry/virtual/index.js';
-import type { ApiComponents, ApiContext, ApiFactory } from '../server/api-components.js';
-import { notFoundHandler } from '../server/app.js';
-import { resolveRuntimeConfig } from '../server/runtime-config.js';
-import { openStorage } from '../storage/index.js';
-import { Discovery } from './discovery.js';
-import { bodyInit } from './handlers/context.js';
-import { isPrettyPrint } from './negotiation.js';
-import { createNegotiator } from './negotiator.js';
-import { OpenAPIDocuments } from './openapi.js';
-import { loadDescriptorRoot } from './protobuf/index.js';
-import { createResourceHandler } from './resource-handler.js';
-import { pathNotFound } from './routes.js';
-import { generatedPath } from '../generated-files.js';
+} from './auth/service-account-token.js';
+import type { KubeObject } from './machinery/object.js';
+import type { Store } from './registry/store.js';
+import { getObject } from './registry/get.js';
+import { ServiceAccountIssuerDiscovery } from './api/service-account-issuer-discovery.js';
+import { tokenRequestHandler } from './api/subresources/token-request.js';
+import { alreadyExists, isStatusError } from './errors/status-error.js';
+import { startControllers } from './controllers/index.js';
+import { enabledControllers } from './controllers/controller-names.js';
+import { watchRbacPolicy } from './controllers/rbac-policy.js';
+import { RBACAuthorizer } from './auth/rbac/authorizer.js';
+import { RuleResolver, type RoleRef } from './auth/rbac/rule-resolver.js';
+import type { PolicyRule } from './auth/rbac/rules.js';
+import { rbacEscalationPrevention } from './registry/admission/rbac-escalation.js';
+import { reconcileBootstrapPolicy } from './api/bootstrap-policy.js';
+import { resources } from '../generated/registry.js';
+import type { ResourceDefinition } from './registry/definition.js';
+import type { CacherOptions } from './registry/cacher/cacher.js';
+import { ResourceRegistry } from './registry/registry.js';
+import type { ServerAccess } from './registry/virtual/index.js';
+import type { ApiComponents, ApiContext, ApiFactory } from './server/api-components.js';
+import { notFoundHandler } from './server/app.js';
+import { resolveRuntimeConfig } from './server/runtime-config.js';
+import { openStorage } from './storage/index.js';
+import { Discovery } from './api/discovery.js';
+import { bodyInit } from './api/handlers/context.js';
+import { isPrettyPrint } from './api/negotiation.js';
+import { createNegotiator } from './api/negotiator.js';
+import { OpenAPIDocuments } from './api/openapi.js';
+import { loadDescriptorRoot } from './api/protobuf/index.js';
+import { createResourceHandler } from './api/resource-handler.js';
+import { pathNotFound } from './api/routes.js';
+import { generatedPath } from './generated-files.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

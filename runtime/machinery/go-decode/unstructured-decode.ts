@@ -11,7 +11,7 @@
 // math.MinInt64 first, as amd64 does, so an int32 gets 0. The map is rewritten the same way, so
 // what is stored is the value Go holds, never a number its types cannot read.
 
-import type { JsonSchema } from '../../registry/openapi-schema.js';
+import type { JsonSchema } from '../openapi-schema.js';
 import { base64ErrorOffset } from '../go-base64.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';

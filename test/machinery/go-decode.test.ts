@@ -1,11 +1,11 @@
 // The texts of the Go decoders the decode-time type check replays: resource.ParseQuantity,
 // time.Parse with metav1.Time's and metav1.MicroTime's layouts, and fmt's %v of a patch map.
 import { describe, expect, it } from 'vitest';
-import { QUANTITY_FORMAT_WRONG, QUANTITY_SUFFIX_WRONG, quantityParseError } from '../../runtime/api/go-decode/go-quantity.js';
-import { RFC3339, RFC3339_MICRO, timeParseError, timeQuote } from '../../runtime/api/go-decode/go-time.js';
-import { unstructuredConvertError } from '../../runtime/api/go-decode/index.js';
-import { overflowingNumber } from '../../runtime/api/go-decode/number-literals.js';
-import { goPrint } from '../../runtime/api/go-decode/unstructured-decode.js';
+import { QUANTITY_FORMAT_WRONG, QUANTITY_SUFFIX_WRONG, quantityParseError } from '../../runtime/machinery/go-decode/go-quantity.js';
+import { RFC3339, RFC3339_MICRO, timeParseError, timeQuote } from '../../runtime/machinery/go-decode/go-time.js';
+import { unstructuredConvertError } from '../../runtime/machinery/go-decode/index.js';
+import { overflowingNumber } from '../../runtime/machinery/go-decode/number-literals.js';
+import { goPrint } from '../../runtime/machinery/go-decode/unstructured-decode.js';
 import { decodeApplyPatch } from '../../runtime/registry/apply/apply.js';
 
 describe('resource.ParseQuantity', () => {

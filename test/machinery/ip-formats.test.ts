@@ -2,7 +2,7 @@
 // form (as Go's net.IP.String prints it) and IANA service names (validation.IsValidPortName).
 
 import { describe, expect, it } from 'vitest';
-import { FORMAT_CHECKS } from '../../runtime/validation/formats.js';
+import { FORMAT_CHECKS } from '../../runtime/machinery/formats.js';
 
 const check = (format: string, value: string): string[] => (FORMAT_CHECKS[format] as (v: string) => string[])(value);
 

@@ -2,7 +2,7 @@
 // values aliases expand to), each without using the call stack.
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { MAX_NESTING_DEPTH, NestingTooDeep, jsonNestingBracket, nestsDeeperThan, parseYamlBounded, yamlMayNestDeeperThan, yamlNestsDeeperThan } from '../../runtime/registry/nesting.js';
+import { MAX_NESTING_DEPTH, NestingTooDeep, jsonNestingBracket, nestsDeeperThan, parseYamlBounded, yamlMayNestDeeperThan, yamlNestsDeeperThan } from '../../runtime/machinery/nesting.js';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 const arrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);

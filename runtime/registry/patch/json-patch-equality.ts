@@ -6,7 +6,7 @@
 // "a&b" written plainly does not equal the live "a&b" (kubernetes/apiserver#100): kube-apiserver
 // behaves so, and clients that encode like Go (kubectl) never notice.
 
-import { goJSON } from '../../validation/go-format.js';
+import { goJSON } from '../../machinery/go-format.js';
 
 /** A JSON value of the patch, with its scalars kept as their source text. */
 export type RawNode = { kind: 'object'; members: Map<string, RawNode> } | { kind: 'array'; items: RawNode[] } | { kind: 'scalar'; raw: string };

@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { kubeconfigCredentials } from '../server/https-client.js';
+import { kubeconfigCredentials } from './https-client.js';
 
 export interface WireResult {
   status: number;

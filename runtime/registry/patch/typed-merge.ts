@@ -3,9 +3,9 @@
 // comparison of two values (added, modified, removed paths), and the removal of a set of paths.
 // Atomic lists and maps are one leaf; set lists are keyed by value, map lists by their key fields.
 
-import { deepEqual } from '../object.js';
-import { FieldSet, fieldElement, fieldName, keyElement, pathString, valueElement, type Path, type PathElement } from './fieldpath.js';
-import { DEDUCED, isObjectValue, type FieldType, type TypeNode } from './schema.js';
+import { deepEqual } from '../../machinery/object.js';
+import { FieldSet, fieldElement, fieldName, keyElement, pathString, valueElement, type Path, type PathElement } from '../apply/fieldpath.js';
+import { DEDUCED, isObjectValue, type FieldType, type TypeNode } from '../apply/schema.js';
 
 type ListNode = Extract<TypeNode, { kind: 'list' }>;
 type MapNode = Extract<TypeNode, { kind: 'map' }>;

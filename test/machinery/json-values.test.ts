@@ -1,7 +1,7 @@
 // The JSON accessors hand-written rules read untrusted request bodies through.
 
 import { describe, expect, it } from 'vitest';
-import { asList, asObject, asObjectList, asString, isPlainObject, isSet } from '../../runtime/validation/json-values.js';
+import { asList, asObject, asObjectList, asString, isPlainObject, isSet } from '../../runtime/machinery/json-values.js';
 
 describe('JSON value accessors', () => {
   it('asObject gives a plain object back as is and {} for anything else', () => {

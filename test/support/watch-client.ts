@@ -3,7 +3,7 @@
 // the stream; `status` and `body` tell a refused watch (4xx/5xx) apart from a stream.
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { Credentials } from '../server/https-client.js';
+import type { Credentials } from './https-client.js';
 
 export interface WatchEventJson {
   type: string;

@@ -12,11 +12,11 @@
 // them verbatim in a 422's cause. No library on npm mirrors these, so the engine is our own.
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
-import { deepClone, deepEqual, isPlainObject } from '../../registry/object.js';
-import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../go-decode/number-literals.js';
+import { deepClone, deepEqual, isPlainObject } from '../../machinery/object.js';
+import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../../machinery/go-decode/number-literals.js';
 import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
-import { MAX_NESTING_DEPTH, jsonNestingBracket, nestsDeeperThan } from '../../registry/nesting.js';
-import { goJsonError, tooDeepJson } from '../serializers.js';
+import { MAX_NESTING_DEPTH, jsonNestingBracket, nestsDeeperThan } from '../../machinery/nesting.js';
+import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
 import { NilNodePanic, RawJsonReader, RawScalar, copyWithRawText, dropRawText, rawEqual, withRawText, type RawNode } from './json-patch-equality.js';
 
 /** kube-apiserver refuses patches with more operations than this (413). */

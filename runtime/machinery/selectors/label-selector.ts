@@ -2,7 +2,7 @@
 // descent parser following k8s.io/apimachinery/pkg/labels, so that both accepted syntax and the
 // error sentences match kube-apiserver (a parse error is a 400 BadRequest with that sentence).
 
-import { isLabelValue, isQualifiedName } from '../../validation/formats.js';
+import { isLabelValue, isQualifiedName } from '../formats.js';
 import { aggregate, invalidValue } from './label-validation.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';

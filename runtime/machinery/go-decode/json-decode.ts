@@ -14,7 +14,7 @@
 // - Bad base64 of a []byte is kept like a type error but has no context.
 // - null leaves anything at its zero value.
 
-import type { JsonSchema } from '../../registry/openapi-schema.js';
+import type { JsonSchema } from '../openapi-schema.js';
 import { base64ErrorOffset } from '../go-base64.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';

@@ -3,7 +3,7 @@
 // client reads back is never the text it sent. Walks an object by its OpenAPI schema and rewrites
 // each quantity in place; a value that does not parse is left for validation to report.
 
-import { canonicalQuantity } from '../validation/quantity.js';
+import { canonicalQuantity } from './quantity.js';
 import { isPlainObject } from './object.js';
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
 

@@ -5,6 +5,8 @@
 // call stack. It runs only after JSON.parse has failed (or on the few values that need Go's exact
 // outcome), so well-formed bodies never pay for it.
 
+import { MAX_NESTING_DEPTH } from './nesting.js';
+
 /** Go's scanner refuses input nested deeper than this (maxNestingDepth of encoding/json). */
 export const GO_JSON_MAX_DEPTH = 10000;
 
@@ -168,4 +170,14 @@ export function goUnmarshalObjectError(bytes: Uint8Array): string {
   const first = text.trimStart()[0];
   const kind = first === '[' ? 'array' : first === '"' ? 'string' : first === 't' || first === 'f' ? 'bool' : first === '{' || first === 'n' ? '' : 'number';
   return kind ? `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}` : '';
+}
+
+/** Go's SyntaxError text for JSON that JSON.parse refused. */
+export function goJsonError(body: Uint8Array): string {
+  return goJsonSyntaxError(body, MAX_NESTING_DEPTH) ?? 'unexpected end of JSON input';
+}
+
+/** Go's SyntaxError for JSON nested past the limit, naming the bracket that went too deep. */
+export function tooDeepJson(bracket: string): string {
+  return `invalid character '${bracket}' exceeded max depth`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseLabelSelector, LabelSelectorError } from '../../runtime/registry/selectors/label-selector.js';
-import { parseFieldSelector, FieldSelectorError } from '../../runtime/registry/selectors/field-selector.js';
+import { parseLabelSelector, LabelSelectorError } from '../../runtime/machinery/selectors/label-selector.js';
+import { parseFieldSelector, FieldSelectorError } from '../../runtime/machinery/selectors/field-selector.js';
 
 const labels = { app: 'web', tier: 'front', version: '3' };
 

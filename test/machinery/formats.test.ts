@@ -1,8 +1,8 @@
 // Named formats and Go-style value rendering, as a table per function.
 
 import { describe, expect, it } from 'vitest';
-import { FORMAT_CHECKS, ajvFormats } from '../../runtime/validation/formats.js';
-import { goQuote, goValue } from '../../runtime/validation/go-format.js';
+import { FORMAT_CHECKS, ajvFormats } from '../../runtime/machinery/formats.js';
+import { goQuote, goValue } from '../../runtime/machinery/go-format.js';
 import { FORMAT_NAMES } from '../../generator/formats.js';
 import specFormat from '../../generator/spec-format.schema.json' with { type: 'json' };
 

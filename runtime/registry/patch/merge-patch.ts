@@ -5,8 +5,8 @@
 // pruned, from nested objects and from arrays alike, so {"a":[1,null]} stores [1]. A value that
 // replaces an object member without merging (an array over an object) keeps its nulls.
 
-import { badRequest } from '../errors/status-error.js';
-import { isPlainObject } from './object.js';
+import { badRequest } from '../../errors/status-error.js';
+import { isPlainObject } from '../../machinery/object.js';
 
 type JsonObject = Record<string, unknown>;
 

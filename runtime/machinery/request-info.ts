@@ -10,7 +10,7 @@
 //   /api/{version}/watch/...                             the legacy watch prefix
 //   /api/{version}/proxy/...                             the legacy proxy prefix (no subresources)
 
-import { parseFieldSelectorTerms, requiredExactMatch } from '../registry/selectors/field-selector.js';
+import { parseFieldSelectorTerms, requiredExactMatch } from './selectors/field-selector.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;

@@ -4,7 +4,7 @@
 // scalars by type and format, and the few types with their own JSON decoding (Quantity, Time,
 // MicroTime, IntOrString) or none at all (FieldsV1, RawExtension, preserved unknown fields).
 
-import type { JsonSchema, SchemaIndex } from '../../registry/openapi-schema.js';
+import type { JsonSchema, SchemaIndex } from '../openapi-schema.js';
 
 export type GoKind =
   | 'struct'

@@ -4,7 +4,7 @@
 // errors in a particular way, since clients see those texts in 422 causes.
 
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch, decodeJsonPatch } from '../../runtime/api/handlers/json-patch.js';
+import { applyJsonPatch, decodeJsonPatch } from '../../runtime/registry/patch/json-patch.js';
 import { isStatusError } from '../../runtime/errors/status-error.js';
 
 const enc = (v: unknown) => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));

@@ -2,7 +2,7 @@
 // quoteChar's quoting of the offending byte, the space it feeds at the end of input, and the
 // nesting limit), for the bodies kube-apiserver quotes them for.
 import { describe, expect, it } from 'vitest';
-import { GO_JSON_MAX_DEPTH, goJsonSyntaxError } from '../../runtime/validation/go-json.js';
+import { GO_JSON_MAX_DEPTH, goJsonSyntaxError } from '../../runtime/machinery/go-json.js';
 
 const check = (input: string | Uint8Array, maxDepth?: number) => goJsonSyntaxError(typeof input === 'string' ? Buffer.from(input, 'utf8') : input, maxDepth);
 

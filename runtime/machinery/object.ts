@@ -2,7 +2,7 @@
 // helpers give typed access to the ObjectMeta fields the generic store owns, without a class per
 // kind: the generated validators own the rest of the shape.
 
-import { isPlainObject } from '../validation/json-values.js';
+import { isPlainObject } from './json-values.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -37,7 +37,7 @@ export interface KubeList {
 }
 
 // The JSON accessors belong to the validation layer below, which registry code already builds on.
-export { asList, asObject, asObjectList, asString, isPlainObject, isSet } from '../validation/json-values.js';
+export { asList, asObject, asObjectList, asString, isPlainObject, isSet } from './json-values.js';
 
 /** The object's metadata, created empty when absent (or not an object) so callers can assign to it. */
 export function metaOf(obj: KubeObject): ObjectMeta {
