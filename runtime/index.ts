@@ -11,6 +11,7 @@ import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js'
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
 import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
+import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS } from './auth/token-cache.js';
 import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.js';
 import { ensurePki } from './auth/pki.js';
 import { StaticTokenAuthenticator, type TokenAuthenticator } from './auth/token-file.js';
@@ -170,7 +171,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const credentialed = authenticatedGroupAdder(
       unionAuthenticator([
         new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
-        new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences),
+        new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences, {
+          successMs: options.tokenSuccessCacheTTLMs ?? DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS,
+          failureMs: options.tokenFailureCacheTTLMs ?? DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS,
+        }),
       ]),
     );
     const authenticator = options.anonymousAuth ? failOnErrorAuthenticator(credentialed, new AnonymousAuthenticator()) : credentialed;
