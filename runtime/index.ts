@@ -90,7 +90,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
   let modes: AuthorizationMode[];
   try {
-    modes = options.authorizationMode === undefined ? DEFAULT_AUTHORIZATION_MODES : parseAuthorizationModes(options.authorizationMode);
+    modes = parseAuthorizationModes(options.authorizationMode ?? DEFAULT_AUTHORIZATION_MODES, { policyFile: options.authorizationPolicyFile });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
@@ -181,10 +181,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     api?.useAuthenticator?.(authenticator, apiAudiences);
     let authorizer;
     try {
-      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });
+      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories }, { policyFile: options.authorizationPolicyFile });
       api?.useAuthorizer?.(authorizer);
     } catch (err) {
-      throw new ConfigurationError((err as Error).message);
+      // kube-apiserver's BuildAuthorizer failures (an ABAC policy line, say) carry this prefix.
+      throw new ConfigurationError(`invalid authorization config: ${(err as Error).message}`);
     }
 
     let shuttingDown = false;

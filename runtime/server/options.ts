@@ -44,6 +44,8 @@ export interface StartServerOptions {
   tlsPrivateKeyFile?: string;
   /** --authorization-mode: `RBAC,AlwaysDeny` or a list; default RBAC. */
   authorizationMode?: string | string[];
+  /** --authorization-policy-file: the ABAC policy, one JSON object per line; needed by, and only with, mode ABAC. */
+  authorizationPolicyFile?: string;
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
   /**
