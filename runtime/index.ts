@@ -221,6 +221,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     cleanups.push(() => serving.close());
 
     const url = serverUrl(bindAddress, serving.port);
+    api?.serving?.(url);
     const kubeconfig = buildKubeconfig({ server: url, caPem: pki.servingCa, clientCertPem: pki.adminCert, clientKeyPem: pki.adminKey });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     writeKubeconfig(kubeconfigPath, kubeconfig);
