@@ -99,7 +99,8 @@ Flags:
       --service-account-jwks-uri string      jwks_uri of the issuer discovery document (default: this server's /openid/v1/jwks)
       --api-audiences strings                audiences the server accepts tokens for (default: the issuers)
       --controllers strings                  in-process controllers: * for all, name to add, -name to drop
-                                             (serviceaccount, serviceaccount-token, root-ca-cert-publisher, ephemeral-volume)
+                                             (serviceaccount, serviceaccount-token, root-ca-cert-publisher, ephemeral-volume,
+                                             clusterrole-aggregation; bootstrapsigner and tokencleaner only when named)
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
