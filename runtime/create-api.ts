@@ -203,9 +203,12 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     await reconcileBootstrapPolicy(registry, context.logger);
     const rbacPolicy = watchRbacPolicy(registry, rbac);
     const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
+    let listening: (url: string) => void = () => {};
+    const servingUrl = new Promise<string>((resolve) => (listening = resolve));
     const controllers = startControllers(registry, {
       enabled: enabledControllers(apiOptions.controllers),
       ...(serviceAccounts ? { serviceAccounts: { signer: serviceAccounts.signer, rootCa: context.rootCa ?? '' } } : {}),
+      bootstrapTokens: { logger: context.logger, cluster: servingUrl.then((server) => ({ server, caPem: context.rootCa ?? '' })) },
     });
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
@@ -260,6 +263,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
       useAuthorizer(chain) {
         authorizer = chain;
+      },
+      serving(url) {
+        listening(url);
       },
       useAuthenticator(chain, apiAudiences) {
         authentication = { authenticator: chain, apiAudiences };

@@ -11,6 +11,7 @@ import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js'
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
 import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
+import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS } from './auth/token-cache.js';
 import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.js';
 import { ensurePki } from './auth/pki.js';
 import { StaticTokenAuthenticator, type TokenAuthenticator } from './auth/token-file.js';
@@ -89,7 +90,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
   let modes: AuthorizationMode[];
   try {
-    modes = options.authorizationMode === undefined ? DEFAULT_AUTHORIZATION_MODES : parseAuthorizationModes(options.authorizationMode);
+    modes = parseAuthorizationModes(options.authorizationMode ?? DEFAULT_AUTHORIZATION_MODES, { policyFile: options.authorizationPolicyFile });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
@@ -170,17 +171,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const credentialed = authenticatedGroupAdder(
       unionAuthenticator([
         new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
-        new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences),
+        new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences, {
+          successMs: options.tokenSuccessCacheTTLMs ?? DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS,
+          failureMs: options.tokenFailureCacheTTLMs ?? DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS,
+        }),
       ]),
     );
     const authenticator = options.anonymousAuth ? failOnErrorAuthenticator(credentialed, new AnonymousAuthenticator()) : credentialed;
     api?.useAuthenticator?.(authenticator, apiAudiences);
     let authorizer;
     try {
-      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });
+      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories }, { policyFile: options.authorizationPolicyFile });
       api?.useAuthorizer?.(authorizer);
     } catch (err) {
-      throw new ConfigurationError((err as Error).message);
+      // kube-apiserver's BuildAuthorizer failures (an ABAC policy line, say) carry this prefix.
+      throw new ConfigurationError(`invalid authorization config: ${(err as Error).message}`);
     }
 
     let shuttingDown = false;
@@ -216,6 +221,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     cleanups.push(() => serving.close());
 
     const url = serverUrl(bindAddress, serving.port);
+    api?.serving?.(url);
     const kubeconfig = buildKubeconfig({ server: url, caPem: pki.servingCa, clientCertPem: pki.adminCert, clientKeyPem: pki.adminKey });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     writeKubeconfig(kubeconfigPath, kubeconfig);

@@ -4,17 +4,25 @@
 // request's audiences itself; the others, as kube-apiserver wraps them
 // (authenticator.WrapAudienceAgnosticToken), count as meant for the server's own API audiences,
 // so a request naming only other audiences (a TokenReview's) finds no user through them.
+// Answers are cached as kube-apiserver caches them (token-cache.ts).
 
 import { NO_CREDENTIAL, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
+import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS, TokenCache, type TokenCacheTTLs } from './token-cache.js';
 import type { TokenAuthenticator } from './token-file.js';
+
+const INVALID: AuthenticationResult = { kind: 'error', error: 'invalid bearer token' };
 
 export class BearerTokenAuthenticator implements Authenticator {
   readonly name = 'bearer-token';
+  private readonly cache: TokenCache<AuthenticationResult>;
 
   constructor(
     private readonly tokenAuthenticators: TokenAuthenticator[],
     private readonly apiAudiences: readonly string[] = [],
-  ) {}
+    cacheTTLs: TokenCacheTTLs = { successMs: DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS, failureMs: DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS },
+  ) {
+    this.cache = new TokenCache(cacheTTLs);
+  }
 
   async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult> {
     const header = req.header('authorization')?.trim();
@@ -26,6 +34,12 @@ export class BearerTokenAuthenticator implements Authenticator {
     if (token === '') return NO_CREDENTIAL;
     // The request's audiences (a TokenReview's), else the API audiences every request is for.
     const targets = req.audiences ?? (this.apiAudiences.length > 0 ? [...this.apiAudiences] : undefined);
+    if (!this.cache.enabled) return this.authenticateToken(token, targets);
+    return this.cache.lookup(token, targets, () => this.authenticateToken(token, targets), (r) => r.kind === 'user');
+  }
+
+  /** The union of the token authenticators: the first that knows the token names the user. */
+  private async authenticateToken(token: string, targets: string[] | undefined): Promise<AuthenticationResult> {
     // What an audience-agnostic token is good for: the API audiences among the targets.
     const implicit = targets && this.apiAudiences.filter((a) => targets.includes(a));
     for (const auth of this.tokenAuthenticators) {
@@ -41,6 +55,6 @@ export class BearerTokenAuthenticator implements Authenticator {
       const user = 'user' in found ? found.user : found;
       return implicit ? { kind: 'user', user, authenticator: this.name, audiences: implicit } : { kind: 'user', user, authenticator: this.name };
     }
-    return { kind: 'error', error: 'invalid bearer token' };
+    return INVALID;
   }
 }

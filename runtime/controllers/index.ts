@@ -15,12 +15,21 @@ import { RootCAPublisher, ROOT_CA_CONFIGMAP } from './root-ca-publisher.js';
 import { DEFAULT_SERVICE_ACCOUNT, ServiceAccountsController } from './service-accounts.js';
 import { isServiceAccountTokenSecret, TokensController } from './tokens.js';
 import { enabledControllers, type ControllerName } from './controller-names.js';
+import { BootstrapSigner } from './bootstrap-signer.js';
+import { TokenCleaner } from './token-cleaner.js';
+import type { Logger } from '../server/context.js';
 
 export interface ControllerOptions {
   /** Which controllers run (--controllers); default all. */
   enabled?: ReadonlySet<ControllerName>;
   /** The service account controllers (default account, root CA ConfigMap, legacy token Secrets). */
   serviceAccounts?: { signer: ServiceAccountTokenSigner; rootCa: string };
+  /**
+   * The bootstrap token controllers (bootstrapsigner, tokencleaner, when enabled). The signer
+   * starts once `cluster` (this server's URL and CA, for a missing cluster-info) is known, which
+   * is after the server listens.
+   */
+  bootstrapTokens?: { logger: Logger; cluster: Promise<{ server: string; caPem: string }> };
 }
 
 export interface Controllers {
@@ -67,6 +76,8 @@ export function startControllers(registry: ResourceRegistry, options: Controller
     informers.push(informer, claimInformer);
   }
   if (options.serviceAccounts) informers.push(...serviceAccountInformers(registry, queue, options.serviceAccounts, enabled));
+  const bootstrap = options.bootstrapTokens ? bootstrapTokenControllers(registry, queue, options.bootstrapTokens, enabled) : undefined;
+  if (bootstrap) informers.push(...bootstrap.informers);
   // An informer that cannot list yet tries again by itself; start-up does not wait for it.
   for (const each of informers) void each.start();
   const clusterRoles = registry.storeFor('rbac.authorization.k8s.io', 'v1', 'clusterroles');
@@ -77,6 +88,7 @@ export function startControllers(registry: ResourceRegistry, options: Controller
     close: () => {
       for (const informer of informers) informer.close();
       aggregator?.close();
+      bootstrap?.close();
     },
   };
 }
@@ -136,4 +148,69 @@ function serviceAccountInformers(
     informers.push(new Informer(secrets, { onList: (all) => all.forEach(syncSecret), onAdd: syncSecret, onUpdate: syncSecret }));
   }
   return informers;
+}
+
+/** kube-controller-manager's bootstrapsigner and tokencleaner, both following the token Secrets. */
+function bootstrapTokenControllers(
+  registry: ResourceRegistry,
+  queue: KeyedQueue,
+  options: NonNullable<ControllerOptions['bootstrapTokens']>,
+  enabled: ReadonlySet<ControllerName>,
+): { informers: Informer[]; close(): void } {
+  const secrets = registry.storeFor('', 'v1', 'secrets');
+  const configMaps = registry.storeFor('', 'v1', 'configmaps');
+  const informers: Informer[] = [];
+  let closed = false;
+  const cleaner = secrets && enabled.has('token-cleaner-controller') ? new TokenCleaner(secrets, queue, options.logger) : undefined;
+  if (cleaner && secrets) {
+    informers.push(
+      new Informer(secrets, {
+        onList: (all) => all.forEach((s) => cleaner.observe(s)),
+        onAdd: (s) => cleaner.observe(s),
+        onUpdate: (s) => cleaner.observe(s),
+        onDelete: (s) => cleaner.forget(s),
+      }),
+    );
+  }
+  let signer: BootstrapSigner | undefined;
+  const signerInformers: Informer[] = [];
+  if (secrets && configMaps && enabled.has('bootstrap-signer-controller')) {
+    void options.cluster.then((cluster) => {
+      if (closed) return;
+      const created = new BootstrapSigner({
+        configMaps,
+        roles: registry.storeFor('rbac.authorization.k8s.io', 'v1', 'roles'),
+        roleBindings: registry.storeFor('rbac.authorization.k8s.io', 'v1', 'rolebindings'),
+        queue,
+        logger: options.logger,
+        cluster,
+      });
+      signer = created;
+      void queue.enqueue('bootstrapsigner:reader', () => created.ensureAnonymousReader());
+      signerInformers.push(
+        new Informer(secrets, {
+          onList: (all) => created.listed(all),
+          onAdd: (s) => created.observe(s),
+          onUpdate: (s) => created.observe(s),
+          onDelete: (s) => created.forget(s),
+        }),
+        new Informer(configMaps, {
+          onList: () => created.resync(),
+          onAdd: (cm) => created.configMapChanged(cm),
+          onUpdate: (cm) => created.configMapChanged(cm),
+          onDelete: (cm) => created.configMapChanged(cm),
+        }),
+      );
+      for (const each of signerInformers) void each.start();
+    });
+  }
+  return {
+    informers,
+    close: () => {
+      closed = true;
+      cleaner?.close();
+      signer?.close();
+      for (const each of signerInformers) each.close();
+    },
+  };
 }

@@ -45,6 +45,8 @@ export interface ApiComponents {
   useAuthorizer?(authorizer: Authorizer): void;
   /** Receives the server's authenticator chain and --api-audiences once built (TokenReview asks it). */
   useAuthenticator?(authenticator: Authenticator, apiAudiences: string[]): void;
+  /** Called once the server listens, with the URL its clients use (cluster-info is made with it). */
+  serving?(url: string): void;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

@@ -26,6 +26,7 @@ const STRING_FLAGS = [
   'tls-cert-file',
   'tls-private-key-file',
   'authorization-mode',
+  'authorization-policy-file',
   'feature-gates',
   'runtime-config',
   'api-domain',
@@ -98,11 +99,13 @@ Flags:
       --service-account-jwks-uri string      jwks_uri of the issuer discovery document (default: this server's /openid/v1/jwks)
       --api-audiences strings                audiences the server accepts tokens for (default: the issuers)
       --controllers strings                  in-process controllers: * for all, name to add, -name to drop
-                                             (serviceaccount, serviceaccount-token, root-ca-cert-publisher, ephemeral-volume)
+                                             (serviceaccount, serviceaccount-token, root-ca-cert-publisher, ephemeral-volume,
+                                             clusterrole-aggregation; bootstrapsigner and tokencleaner only when named)
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
-      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, RBAC (default RBAC)
+      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, RBAC (default RBAC)
+      --authorization-policy-file string     ABAC policy, one JSON object per line (with --authorization-mode=ABAC)
       --feature-gates mapStringBool          A=true,B=false
       --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],
                                              <group>/<version>/<resource>[=true|false], api/all, api/ga,
@@ -179,6 +182,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['tls-cert-file'] !== undefined) options.tlsCertFile = v['tls-cert-file'];
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];
   if (v['authorization-mode'] !== undefined) options.authorizationMode = v['authorization-mode'];
+  if (v['authorization-policy-file'] !== undefined) options.authorizationPolicyFile = v['authorization-policy-file'];
   if (v['feature-gates'] !== undefined) options.featureGates = v['feature-gates'];
   if (v['runtime-config'] !== undefined) options.runtimeConfig = v['runtime-config'];
   if (v['etcd-compaction-interval'] !== undefined) {

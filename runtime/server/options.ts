@@ -14,6 +14,13 @@ export interface StartServerOptions {
   /** --data-dir. The library default is a fresh temporary directory, removed on close(). */
   dataDir?: string;
   tokenAuthFile?: string;
+  /**
+   * How long a bearer token's successful authentication is reused (kube-apiserver's
+   * TokenSuccessCacheTTL, which has no flag): default 10 s; 0 authenticates every request afresh.
+   */
+  tokenSuccessCacheTTLMs?: number;
+  /** How long a rejected bearer token's answer is reused (TokenFailureCacheTTL): default 0, never. */
+  tokenFailureCacheTTLMs?: number;
   /** --anonymous-auth: requests without credentials run as system:anonymous; default false (401), as k3s runs. */
   anonymousAuth?: boolean;
   /** --enable-bootstrap-token-auth: bearer tokens backed by bootstrap-token Secrets in kube-system. */
@@ -37,6 +44,8 @@ export interface StartServerOptions {
   tlsPrivateKeyFile?: string;
   /** --authorization-mode: `RBAC,AlwaysDeny` or a list; default RBAC. */
   authorizationMode?: string | string[];
+  /** --authorization-policy-file: the ABAC policy, one JSON object per line; needed by, and only with, mode ABAC. */
+  authorizationPolicyFile?: string;
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
   /**

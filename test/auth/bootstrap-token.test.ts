@@ -87,7 +87,8 @@ describe('bootstrap tokens over HTTPS', () => {
   let on: RunningServer;
   let off: RunningServer;
   beforeAll(async () => {
-    [on, off] = await Promise.all([startServer({ storage: 'memory', enableBootstrapTokenAuth: true }), startServer({ storage: 'memory' })]);
+    // No token cache, so a token dies with its Secret at once (test/auth/token-cache.test.ts covers the cache).
+    [on, off] = await Promise.all([startServer({ storage: 'memory', enableBootstrapTokenAuth: true, tokenSuccessCacheTTLMs: 0 }), startServer({ storage: 'memory' })]);
   });
   afterAll(() => Promise.all([on?.close(), off?.close()]));
 

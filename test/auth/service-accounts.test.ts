@@ -56,7 +56,9 @@ describe('service accounts over HTTPS', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sa-'));
-    server = await startServer({ storage: 'memory', dataDir: join(dir, 'data'), logger });
+    // No token cache: these tests watch a token die the moment what backs it goes
+    // (test/auth/token-cache.test.ts covers the 10 s kube-apiserver keeps a success).
+    server = await startServer({ storage: 'memory', dataDir: join(dir, 'data'), logger, tokenSuccessCacheTTLMs: 0 });
     admin = kubeconfigCredentials(server.kubeconfig);
   });
   afterAll(async () => {
