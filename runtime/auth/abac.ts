@@ -12,7 +12,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { goJsonSyntaxError } from '../validation/go-json.js';
+import { goJsonSyntaxError } from '../machinery/go-json.js';
 import type { Attributes, AuthorizationResult, Authorizer, NonResourceRuleInfo, ResourceRuleInfo, RuleResolver, RulesResult } from './authorizer.js';
 import { ALL_AUTHENTICATED, type UserInfo } from './user.js';
 

@@ -2,7 +2,7 @@
 // helpers): its data as text, its expiration, and whether it is one of the token Secrets at all.
 // Nothing here returns or logs a token secret's value.
 
-import { isPlainObject, metaOf, type KubeObject } from '../registry/object.js';
+import { isPlainObject, metaOf, type KubeObject } from '../machinery/object.js';
 
 export const TOKEN_NAMESPACE = 'kube-system';
 export const TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';

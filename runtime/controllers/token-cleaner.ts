@@ -7,7 +7,7 @@
 // issue's rule for bad token data; upstream would treat it as expired).
 
 import { isStatusError } from '../errors/status-error.js';
-import { metaOf, type KubeObject } from '../registry/object.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
 import type { Logger } from '../server/context.js';
 import { expirationOf, isTokenSecret, secretRef } from './bootstrap-token-secrets.js';

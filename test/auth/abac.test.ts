@@ -13,8 +13,8 @@ import { parseAuthorizationModes } from '../../runtime/auth/authorization-modes.
 import { attributesFor } from '../../runtime/auth/authorizer.js';
 import { newUserInfo } from '../../runtime/auth/user.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { newRequestInfo } from '../../runtime/server/request-info.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { newRequestInfo } from '../../runtime/machinery/request-info.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'abac-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

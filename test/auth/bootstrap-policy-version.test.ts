@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBootstrapPolicy } from '../../runtime/api/bootstrap-policy.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 const policy = loadBootstrapPolicy();
 const named = (objects: KubeObject[], name: string, namespace?: string) =>

@@ -6,7 +6,7 @@
 // answered from the API audiences' entry.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 const SECRETS = '/api/v1/namespaces/kube-system/secrets';
 

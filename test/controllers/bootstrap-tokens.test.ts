@@ -15,10 +15,10 @@ import { enabledControllers } from '../../runtime/controllers/controller-names.j
 import { KeyedQueue } from '../../runtime/controllers/keyed-queue.js';
 import { TokenCleaner } from '../../runtime/controllers/token-cleaner.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import type { KubeObject } from '../../runtime/registry/object.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { MemoryStorage } from '../../runtime/storage/memory.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const SECRETS = '/api/v1/namespaces/kube-system/secrets';
 const CLUSTER_INFO = '/api/v1/namespaces/kube-public/configmaps/cluster-info';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { call, kubeconfigCredentials, type Credentials } from '../server/https-client.js';
+import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const SSR = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
