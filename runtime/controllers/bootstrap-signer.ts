@@ -17,7 +17,7 @@ import { CompactSign } from 'jose';
 import { isStatusError } from '../errors/status-error.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
-import type { Logger } from '../server/context.js';
+import type { Logger } from '../machinery/logger.js';
 import { expirationOf, isTokenSecret, secretRef, TOKEN_SECRET_PREFIX, tokenData } from './bootstrap-token-secrets.js';
 import { createIfMissing, getIfExists } from './get-if-exists.js';
 import type { KeyedQueue } from './keyed-queue.js';

@@ -17,7 +17,7 @@ import { isServiceAccountTokenSecret, TokensController } from './tokens.js';
 import { enabledControllers, type ControllerName } from './controller-names.js';
 import { BootstrapSigner } from './bootstrap-signer.js';
 import { TokenCleaner } from './token-cleaner.js';
-import type { Logger } from '../server/context.js';
+import type { Logger } from '../machinery/logger.js';
 
 export interface ControllerOptions {
   /** Which controllers run (--controllers); default all. */

@@ -9,7 +9,7 @@
 import { isStatusError } from '../errors/status-error.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
 import type { Store } from '../registry/store.js';
-import type { Logger } from '../server/context.js';
+import type { Logger } from '../machinery/logger.js';
 import { expirationOf, isTokenSecret, secretRef } from './bootstrap-token-secrets.js';
 import type { KeyedQueue } from './keyed-queue.js';
 

@@ -7,6 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestDeadline } from './deadlines.js';
 import type { RequestInfo } from '../machinery/request-info.js';
+import type { Logger } from '../machinery/logger.js';
 
 export interface KubeVariables {
   requestInfo: RequestInfo;
@@ -53,11 +54,7 @@ export function connectionSocket(c: KubeContext): TLSSocket | undefined {
 }
 
 /** Logging seam; the library stays quiet below `error` unless given a logger. */
-export interface Logger {
-  debug(message: string, ...args: unknown[]): void;
-  info(message: string, ...args: unknown[]): void;
-  error(message: string, ...args: unknown[]): void;
-}
+export type { Logger };
 
 export const consoleLogger = (verbose = false): Logger => ({
   debug: verbose ? (m, ...a) => console.error(m, ...a) : () => {},
