@@ -102,7 +102,7 @@ Flags:
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
-      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, RBAC (default RBAC)
+      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, Node, RBAC (default Node,RBAC)
       --feature-gates mapStringBool          A=true,B=false
       --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],
                                              <group>/<version>/<resource>[=true|false], api/all, api/ga,

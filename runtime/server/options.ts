@@ -35,7 +35,7 @@ export interface StartServerOptions {
   clientCaFile?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  /** --authorization-mode: `RBAC,AlwaysDeny` or a list; default RBAC. */
+  /** --authorization-mode: `Node,RBAC` or a list; default Node,RBAC. */
   authorizationMode?: string | string[];
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
