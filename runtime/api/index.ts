@@ -28,6 +28,7 @@ import { RBACAuthorizer } from '../auth/rbac/authorizer.js';
 import { RuleResolver, type RoleRef } from '../auth/rbac/rule-resolver.js';
 import type { PolicyRule } from '../auth/rbac/rules.js';
 import { rbacEscalationPrevention } from '../registry/admission/rbac-escalation.js';
+import { nodeRestriction } from '../registry/admission/node-restriction.js';
 import { loadBootstrapPolicy, reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { resources } from '../../generated/registry.js';
 import type { ResourceDefinition } from '../registry/definition.js';
@@ -197,7 +198,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       featureGates: context.featureGates,
       eventTTLMs,
       serviceAccountAdmission: saOptions !== undefined,
-      admission: [escalation],
+      admission: [escalation, nodeRestriction({ getNode: (name): Promise<KubeObject | undefined> => getter(registry.storeFor('', 'v1', 'nodes'))('', name) })],
     });
     await ensureSystemNamespaces(registry);
     // kube-apiserver reconciles its default roles at every start, whatever the authorization mode.
