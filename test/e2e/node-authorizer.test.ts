@@ -135,6 +135,24 @@ describe('Node authorizer over HTTPS', () => {
     expect((await asAdmin('/api/v1/namespaces/default/secrets/s1')).status).toBe(200);
   });
 
+  it.each([
+    ['a raw selector on its node', { rawSelector: 'spec.nodeName=worker-1' }, true],
+    ['a requirement on its node', { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['worker-1'] }] }, true],
+    ['a requirement on another node', { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['worker-2'] }] }, false],
+    ['a value smuggling a term', { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['x,spec.nodeName=worker-1'] }] }, false],
+    ['a key smuggling a term', { requirements: [{ key: 'spec.nodeName=worker-1,a', operator: 'In', values: ['b'] }] }, false],
+  ])('answers a SubjectAccessReview for a node listing pods by %s', async (_, fieldSelector, allowed) => {
+    const res = await asAdmin('/apis/authorization.k8s.io/v1/subjectaccessreviews', 'POST', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: 'system:node:worker-1', groups: ['system:nodes'], resourceAttributes: { verb: 'list', resource: 'pods', version: 'v1', fieldSelector } },
+    });
+    expect(res.status).toBe(201);
+    const status = res.json<{ status: { allowed: boolean; reason?: string } }>().status;
+    expect(status.allowed).toBe(allowed);
+    if (!allowed) expect(status.reason).toBe('can only list/watch pods with spec.nodeName field selector');
+  });
+
   it('lets a node read its own Node object only, even before it exists', async () => {
     const worker1 = await identity('CN=system:node:worker-1, O=system:nodes');
     expect((await call(admin.server, '/api/v1/nodes/worker-1', worker1)).status).toBe(404);

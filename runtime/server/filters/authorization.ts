@@ -13,7 +13,7 @@ export function withAuthorization(authorizer: Authorizer, options: { withSelecto
   return async (c, next) => {
     const info = c.get('requestInfo');
     const attributes = attributesFor(c.get('user'), info);
-    if (options.withSelectors && info.isResourceRequest && SELECTING_VERBS.has(info.verb)) {
+    if (options.withSelectors && info.isResourceRequest && SELECTING_VERBS.has(info.verb) && c.req.url.includes('fieldSelector=')) {
       const fieldSelector = new URL(c.req.url).searchParams.get('fieldSelector');
       if (fieldSelector !== null) attributes.fieldSelector = fieldSelector;
     }
