@@ -168,6 +168,16 @@ describe('NodeRestriction over HTTPS', () => {
       expect(p2.status.phase).not.toBe('Failed');
     });
 
+    it('lets a node delete pods bound to itself only, and nothing refused is deleted', async () => {
+      expectForbidden(
+        await send(nodes['worker-1'], '/api/v1/namespaces/default/pods/p2', 'DELETE'),
+        'pods "p2" is forbidden: node "worker-1" can only delete pods with spec.nodeName set to itself',
+      );
+      expect((await asAdmin('/api/v1/namespaces/default/pods/p2')).json<{ metadata: Obj }>().metadata.deletionTimestamp).toBeUndefined();
+      expect((await send(nodes['worker-1'], '/api/v1/namespaces/default/pods/nope', 'DELETE')).status).toBe(404);
+      expect((await send(nodes['worker-1'], '/api/v1/namespaces/default/pods/static-web-worker-1', 'DELETE')).status).toBe(200);
+    });
+
     it('lets a node evict its own pods only', async () => {
       expect((await asAdmin('/api/v1/namespaces/default/pods', 'POST', pod('p3', 'worker-1'))).status).toBe(201);
       const eviction = (name: string) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } });

@@ -4,7 +4,8 @@
 // and k8s.io other than the kubelet's own (nor any node-restriction.kubernetes.io label); create
 // only mirror pods bound to itself, owned by its Node and naming no other API object; update the
 // status of its own pods only, without changing their labels or resource claim statuses; update
-// only the status of claims, nothing else; and create only its own CSINode and ResourceSlices.
+// only the status of claims, nothing else; create only its own CSINode and ResourceSlices; and
+// delete only pods bound to itself and its own CSINode and ResourceSlices.
 // Other users' writes are not its business.
 
 import { nodeIdentity } from '../../auth/node/authorizer.js';
@@ -94,6 +95,25 @@ export function nodeRestriction(options: NodeRestrictionOptions): AdmissionPlugi
           if (a.operation === 'CREATE' && asString(asObject(a.object.spec).nodeName) !== nodeName) {
             throw forbid('can only create ResourceSlice with the same NodeName as the requesting node');
           }
+          return;
+        default:
+          return;
+      }
+    },
+    async validateDelete(a) {
+      const nodeName = nodeIdentity(a.user!)!;
+      const forbid = (why: string) => admissionForbidden(a, why);
+      if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user!.name)}`);
+      const boundTo = asString(asObject(a.object.spec).nodeName);
+      switch (`${a.definition.group}/${a.definition.plural}`) {
+        case '/pods':
+          if (boundTo !== nodeName) throw forbid(`node ${JSON.stringify(nodeName)} can only delete pods with spec.nodeName set to itself`);
+          return;
+        case 'resource.k8s.io/resourceslices':
+          if (boundTo !== nodeName) throw forbid('can only delete ResourceSlice with the same NodeName as the requesting node');
+          return;
+        case 'storage.k8s.io/csinodes':
+          if (metaOf(a.object).name !== nodeName) throw forbid('can only access CSINode with the same name as the requesting node');
           return;
         default:
           return;
