@@ -8,7 +8,7 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
-import { isLabelValue, isQualifiedName } from '../../validation/formats.js';
+import { isIP, isIPv6Address, isLabelValue, isQualifiedName } from '../../validation/formats.js';
 import { formatQuantity, quantityOf, quantitySign, type Quantity } from '../../validation/quantity.js';
 import { isNativeResource } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
@@ -59,34 +59,18 @@ function defaultAllocatable(obj: KubeObject): void {
   if (isPlainObject(status) && isPlainObject(status.capacity) && !isSet(status.allocatable)) status.allocatable = deepClone(status.capacity);
 }
 
-/** netutils.ParseCIDRSloppy: an IPv4 (leading zeros allowed) or IPv6 address, '/', a prefix length in range. */
+/**
+ * netutils.ParseCIDRSloppy: an IPv4 (leading zeros allowed) or IPv6 address, '/', a prefix
+ * length within the address's width; the family as Go reckons it (an IPv4-mapped IPv6 is IPv4).
+ */
 function parseCIDR(value: string): 4 | 6 | undefined {
   const slash = value.indexOf('/');
   if (slash < 0) return undefined;
   const addr = value.slice(0, slash);
   const prefix = value.slice(slash + 1);
-  if (!/^[0-9]{1,3}$/.test(prefix)) return undefined;
-  const bits = Number(prefix);
-  const octets = addr.split('.');
-  if (octets.length === 4 && octets.every((o) => /^[0-9]{1,3}$/.test(o) && Number(o) <= 255)) return bits <= 32 ? 4 : undefined;
-  if (addr.includes(':') && isIPv6Text(addr)) return bits <= 128 ? 6 : undefined;
-  return undefined;
-}
-
-function isIPv6Text(s: string): boolean {
-  if (s.split('::').length > 2) return false;
-  let groups = s.split(':');
-  let width = 8;
-  const last = groups[groups.length - 1] ?? '';
-  if (last.includes('.')) {
-    const octets = last.split('.');
-    if (octets.length !== 4 || !octets.every((o) => /^[0-9]{1,3}$/.test(o) && Number(o) <= 255)) return false;
-    groups = groups.slice(0, -1);
-    width = 6;
-  }
-  const filled = groups.filter((g) => g !== '');
-  if (!filled.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
-  return s.includes('::') ? filled.length < width : filled.length === width && groups.length === width;
+  if (!/^[0-9]{1,3}$/.test(prefix) || isIP(addr).length > 0) return undefined;
+  if (Number(prefix) > (addr.includes(':') ? 128 : 32)) return undefined;
+  return isIPv6Address(addr).length === 0 ? 6 : 4;
 }
 
 function podCIDRCauses(spec: Obj): StatusCause[] {
