@@ -23,11 +23,14 @@ import { alreadyExists, isStatusError } from './errors/status-error.js';
 import { startControllers } from './controllers/index.js';
 import { enabledControllers } from './controllers/controller-names.js';
 import { watchRbacPolicy } from './controllers/rbac-policy.js';
+import { watchNodeGraph } from './controllers/node-graph.js';
+import { NodeAuthorizer } from './auth/node/authorizer.js';
 import { RBACAuthorizer } from './auth/rbac/authorizer.js';
 import { RuleResolver, type RoleRef } from './auth/rbac/rule-resolver.js';
 import type { PolicyRule } from './auth/rbac/rules.js';
 import { rbacEscalationPrevention } from './registry/admission/rbac-escalation.js';
-import { reconcileBootstrapPolicy } from './api/bootstrap-policy.js';
+import { nodeRestriction } from './registry/admission/node-restriction.js';
+import { loadBootstrapPolicy, reconcileBootstrapPolicy } from './api/bootstrap-policy.js';
 import { resources } from '../generated/registry.js';
 import type { ResourceDefinition } from './registry/definition.js';
 import type { CacherOptions } from './registry/cacher/cacher.js';
@@ -196,12 +199,14 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       featureGates: context.featureGates,
       eventTTLMs,
       serviceAccountAdmission: saOptions !== undefined,
-      admission: [escalation],
+      admission: [escalation, nodeRestriction({ getNode: (name): Promise<KubeObject | undefined> => getter(registry.storeFor('', 'v1', 'nodes'))('', name) })],
     });
     await ensureSystemNamespaces(registry);
     // kube-apiserver reconciles its default roles at every start, whatever the authorization mode.
     await reconcileBootstrapPolicy(registry, context.logger);
     const rbacPolicy = watchRbacPolicy(registry, rbac);
+    // The Node authorizer's graph is fed only when the mode is in use: the factory starts it.
+    let nodeGraph: ReturnType<typeof watchNodeGraph> | undefined;
     const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
     let listening: (url: string) => void = () => {};
     const servingUrl = new Promise<string>((resolve) => (listening = resolve));
@@ -260,6 +265,14 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
           await rbacPolicy.ready;
           return new RBACAuthorizer(rbac);
         },
+        Node: async () => {
+          nodeGraph ??= watchNodeGraph(registry);
+          await nodeGraph.ready;
+          return new NodeAuthorizer(nodeGraph.graph, {
+            rules: nodeRules(context.featureGates),
+            withSelectors: context.featureGates.enabled('AuthorizeWithSelectors') && context.featureGates.enabled('AuthorizeNodeWithSelectors'),
+          });
+        },
       },
       useAuthorizer(chain) {
         authorizer = chain;
@@ -285,6 +298,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
       async close() {
         rbacPolicy.close();
+        nodeGraph?.close();
         controllers.close();
         await controllers.idle();
         await registry.namespaceDeleter?.idle();
@@ -294,6 +308,25 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     };
   };
 }
+
+/**
+ * What every node may do on resources the Node authorizer does not subdivide: the system:node
+ * role of the default policy (kube's NodeRules), plus the DRA rules when DRA is on.
+ */
+function nodeRules(featureGates: { enabled(gate: string): boolean }): PolicyRule[] {
+  const role = loadBootstrapPolicy().clusterRoles.find((r) => metaName(r) === 'system:node');
+  const rules = [...((role?.rules as PolicyRule[] | undefined) ?? [])];
+  if (featureGates.enabled('DynamicResourceAllocation')) {
+    rules.push({ apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] });
+    rules.push({ apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] });
+  }
+  if (featureGates.enabled('ClusterTrustBundle')) {
+    rules.push({ apiGroups: ['certificates.k8s.io'], resources: ['clustertrustbundles'], verbs: ['get', 'list', 'watch'] });
+  }
+  return rules;
+}
+
+const metaName = (obj: KubeObject): string | undefined => obj.metadata?.name;
 
 /** Everything service account tokens need, from the --service-account-* settings. */
 function serviceAccountParts(options: ServiceAccountOptions, dataDir: string, registry: ResourceRegistry) {

@@ -193,6 +193,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const app = createApp({
       authenticator,
       authorizer,
+      authorizeWithSelectors: featureGates.enabled('AuthorizeWithSelectors'),
       apiHandler: api?.handler,
       writeStatus: api?.writeStatus,
       logger,

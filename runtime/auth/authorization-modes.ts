@@ -8,8 +8,8 @@ import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupsAuthorizer
 export const AUTHORIZATION_MODE_CHOICES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODE_CHOICES)[number];
 
-/** RBAC, as kubeadm and k3s run kube-apiserver (its own default, AlwaysAllow, is unsafe). */
-export const DEFAULT_AUTHORIZATION_MODES: AuthorizationMode[] = ['RBAC'];
+/** Node,RBAC, as kubeadm runs kube-apiserver (its own default, AlwaysAllow, is unsafe). */
+export const DEFAULT_AUTHORIZATION_MODES: AuthorizationMode[] = ['Node', 'RBAC'];
 
 /** The flags of the modes that read a file (--authorization-policy-file for ABAC). */
 export interface AuthorizationModeFiles {

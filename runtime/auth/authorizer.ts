@@ -20,6 +20,11 @@ export interface Attributes {
   resource: string;
   subresource: string;
   name: string;
+  /**
+   * The request's field selector as written, on list, watch and deletecollection with the
+   * AuthorizeWithSelectors gate on (the Node authorizer lets a node list its own pods by it).
+   */
+  fieldSelector?: string;
 }
 
 export type Decision = 'allow' | 'deny' | 'noOpinion';

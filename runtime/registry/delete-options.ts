@@ -6,6 +6,7 @@
 // and adds no orphan/foregroundDeletion finalizers.
 
 import { StatusError, type StatusCause } from '../errors/status-error.js';
+import type { UserInfo } from '../auth/user.js';
 
 export interface DeleteOptions {
   dryRun?: boolean;
@@ -13,6 +14,8 @@ export interface DeleteOptions {
   propagationPolicy?: string;
   orphanDependents?: boolean;
   gracePeriodSeconds?: number;
+  /** Who deletes, for the admission plugins that judge deletes (NodeRestriction); absent for the server's own. */
+  user?: UserInfo;
 }
 
 export interface SuccessStatus {

@@ -86,6 +86,7 @@ export class Store {
   readonly apiVersion: string;
   private readonly namespaces?: NamespaceLookup;
   private readonly admission: readonly AdmissionPlugin[];
+  private readonly deleteAdmission: readonly AdmissionPlugin[];
   hooks: StoreHooks;
 
   constructor(options: StoreOptions) {
@@ -94,6 +95,7 @@ export class Store {
     this.strategies = options.strategies;
     this.namespaces = options.namespaces;
     this.admission = options.admission ?? [];
+    this.deleteAdmission = this.admission.filter((p) => p.validateDelete !== undefined);
     this.hooks = options.hooks ?? {};
     const def = this.definition;
     this.groupResource = { group: def.group, resource: def.plural };
@@ -415,6 +417,7 @@ export class Store {
    */
   async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
     validateDeleteOptions(options);
+    if (options.user && this.deleteAdmission.length > 0) options = await this.admitDelete(namespace, name, options);
     const key = this.key(namespace, name);
     const outcome = await this.storage.delete(key, (existing): DeletionDecision => {
       this.checkPreconditions(existing, options);
@@ -435,6 +438,28 @@ export class Store {
     });
     if (outcome.updated) this.hooks.onDeletionPending?.(outcome.object);
     return { object: outcome.object, deleted: outcome.deleted };
+  }
+
+  /**
+   * Validating admission of a delete, on the stored object (a missing one is the delete's own
+   * 404). The delete is then pinned to that object's uid, so what was judged is what goes.
+   */
+  private async admitDelete(namespace: string | undefined, name: string, options: DeleteOptions): Promise<DeleteOptions> {
+    const existing = await this.get(namespace, name);
+    const attributes: AdmissionAttributes = {
+      operation: 'DELETE',
+      definition: this.definition,
+      subresource: '',
+      namespace: this.scopeNamespace(namespace),
+      object: existing,
+      oldObject: existing,
+      dryRun: options.dryRun ?? false,
+      user: options.user,
+    };
+    for (const plugin of this.deleteAdmission) if (plugin.handles(attributes)) await plugin.validateDelete!(attributes);
+    const uid = metaOf(existing).uid;
+    if (options.preconditions?.uid != null || !uid) return options;
+    return { ...options, preconditions: { ...options.preconditions, uid } };
   }
 
   private checkPreconditions(existing: KubeObject, options: DeleteOptions): void {

@@ -32,6 +32,8 @@ export type ApiHandler = (c: KubeContext) => Response | Promise<Response>;
 export interface AppOptions {
   authenticator: Authenticator;
   authorizer: Authorizer;
+  /** The AuthorizeWithSelectors gate: authorizers see the field selector of lists and watches. */
+  authorizeWithSelectors?: boolean;
   apiHandler?: ApiHandler;
   /** Checks per endpoint; ping and log are always there. */
   healthChecks?: Partial<HealthChecks>;
@@ -131,7 +133,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   app.use('*', withAuthentication(options.authenticator, logger));
   app.use('*', withImpersonation(options.authorizer, logger));
   app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS));
-  app.use('*', withAuthorization(options.authorizer));
+  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors }));
 
   const extra = options.healthChecks ?? {};
   installHealthRoutes(app, {

@@ -21,6 +21,7 @@ export const KNOWN_FEATURE_GATES: Record<string, FeatureSpec> = {
   // GA and locked on in 1.33 (volume populators): a claim's dataSourceRef is always served.
   AnyVolumeDataSource: { default: true, stage: 'GA', lockToDefault: true },
   APIResponseCompression: { default: true, stage: 'BETA' },
+  AuthorizeNodeWithSelectors: { default: true, stage: 'BETA' },
   AuthorizeWithSelectors: { default: true, stage: 'BETA' },
   BtreeWatchCache: { default: true, stage: 'BETA' },
   CBORServingAndStorage: { default: false, stage: 'ALPHA' },

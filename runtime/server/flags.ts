@@ -104,7 +104,7 @@ Flags:
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
-      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, RBAC (default RBAC)
+      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC (default Node,RBAC)
       --authorization-policy-file string     ABAC policy, one JSON object per line (with --authorization-mode=ABAC)
       --feature-gates mapStringBool          A=true,B=false
       --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],

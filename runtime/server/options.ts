@@ -42,7 +42,7 @@ export interface StartServerOptions {
   clientCaFile?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  /** --authorization-mode: `RBAC,AlwaysDeny` or a list; default RBAC. */
+  /** --authorization-mode: `Node,RBAC` or a list; default Node,RBAC. */
   authorizationMode?: string | string[];
   /** --authorization-policy-file: the ABAC policy, one JSON object per line; needed by, and only with, mode ABAC. */
   authorizationPolicyFile?: string;

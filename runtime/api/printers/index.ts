@@ -1,8 +1,9 @@
 // Named cell functions for printer columns that no JSONPath or CEL expression can compute
 // (a spec names them with `printer:`). Each takes the object and the current time.
 
+import { nodePrinters } from './node.js';
 import { podPrinters } from './pod.js';
 
 export type NamedPrinter = (obj: Record<string, unknown>, now: Date) => unknown;
 
-export const PRINTERS: Record<string, NamedPrinter> = { ...podPrinters };
+export const PRINTERS: Record<string, NamedPrinter> = { ...podPrinters, ...nodePrinters };

@@ -6,9 +6,11 @@
 // condition in the pod's status, so watchers and a pod that terminates gracefully show why.
 // Nothing is stored for the eviction itself.
 
-import { badRequest } from '../../errors/status-error.js';
+import { badRequest, forbidden } from '../../errors/status-error.js';
+import { nodeEvictionRefusal } from '../../registry/admission/node-restriction.js';
 import { dryRunCauses, invalidOptions, type DeleteOptions } from '../../registry/delete-options.js';
 import { asObject, asString, isPlainObject, metaOf, nowRFC3339, type KubeObject } from '../../machinery/object.js';
+import { NODES_GROUP } from '../../auth/node/authorizer.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { readBody, respond } from '../handlers/context.js';
 
@@ -65,6 +67,11 @@ export async function evictPod(ctx: HandlerContext): Promise<Response> {
   }
   const options = deleteOptionsOf(ctx, eviction);
   const namespace = ctx.info.namespace || undefined;
+  // NodeRestriction admission: a kubelet evicts only the pods bound to its node.
+  if (ctx.user?.groups.includes(NODES_GROUP)) {
+    const refusal = nodeEvictionRefusal(ctx.user, await ctx.store.get(namespace, ctx.info.name));
+    if (refusal) throw forbidden({ group: '', resource: 'pods' }, ctx.info.name, refusal);
+  }
   // A dry run first: a missing pod (404) or a failed precondition (409) stops here, unchanged.
   await ctx.store.delete(namespace, ctx.info.name, { ...options, dryRun: true });
   if (!options.dryRun) {

@@ -8,7 +8,8 @@
 
 import type { ServiceAccountTokenSigner } from '../../auth/service-account-token.js';
 import { serviceAccountClaims, type BoundObjects } from '../../auth/service-account-token.js';
-import { badRequest, conflict, invalid, isStatusError, notFound, type StatusCause } from '../../errors/status-error.js';
+import { badRequest, conflict, forbidden, invalid, isStatusError, notFound, type StatusCause } from '../../errors/status-error.js';
+import { nodeTokenRequestRefusal } from '../../registry/admission/node-restriction.js';
 import { asObject, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import type { Store } from '../../registry/store.js';
 import type { HandlerContext } from '../handlers/context.js';
@@ -176,6 +177,9 @@ export function tokenRequestHandler(options: TokenRequestOptions): SubresourceHa
       throw invalid(GROUP, KIND, name, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(meta.namespace)}: must match the service account namespace if specified`, field: 'metadata.namespace' }]);
     }
     const spec = specOf(ctx, request);
+    // NodeRestriction admission, ahead of the TokenRequest's own checks as in kube.
+    const refusal = await nodeTokenRequestRefusal(ctx.user, spec.boundObjectRef, (pod) => getOr404(options.pods, 'pods', namespace, pod));
+    if (refusal) throw forbidden({ group: '', resource: 'serviceaccounts' }, name, refusal);
     const serviceAccount = await ctx.store.get(namespace, name);
     if (spec.audiences.length === 0) spec.audiences = [...options.audiences];
     const now = new Date();

@@ -10,7 +10,7 @@ import type { UserInfo } from '../../auth/user.js';
 import type { ResourceDefinition } from '../definition.js';
 import { metaOf, type KubeObject } from '../../machinery/object.js';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE';
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
 /** admission.Attributes: what a plugin knows about the write it is asked about. */
 export interface AdmissionAttributes {
@@ -20,7 +20,7 @@ export interface AdmissionAttributes {
   subresource: string;
   /** '' for cluster-scoped kinds. */
   namespace: string;
-  /** The object being written; mutating plugins change it in place. */
+  /** The object being written (mutating plugins change it in place); on delete, the stored one. */
   object: KubeObject;
   /** The stored object, on update. */
   oldObject?: KubeObject;
@@ -37,6 +37,8 @@ export interface AdmissionPlugin {
   admit?(attributes: AdmissionAttributes): Promise<void>;
   /** Validating admission: must not change the object; throws a StatusError to refuse. */
   validate?(attributes: AdmissionAttributes): Promise<void>;
+  /** Validating admission of a delete, given the stored object; only plugins with it are asked about deletes. */
+  validateDelete?(attributes: AdmissionAttributes): Promise<void>;
 }
 
 /** Runs the mutating step of `plugins`, which are those that handle this write (asked once, by the store). */

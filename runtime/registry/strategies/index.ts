@@ -11,6 +11,7 @@ import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
 import { limitRangeStrategies } from './limitrange.js';
 import { namespaceStrategies } from './namespace.js';
+import { nodeStrategies } from './node.js';
 import { podStrategies } from './pod.js';
 import { persistentVolumeStrategies } from './persistentvolume.js';
 import { persistentVolumeClaimStrategies } from './persistentvolumeclaim.js';
@@ -32,6 +33,7 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   csinode: csiNodeStrategies,
   storageclass: storageClassStrategies,
   namespace: namespaceStrategies,
+  node: nodeStrategies,
   endpointslice: endpointSliceStrategies,
   limitrange: limitRangeStrategies,
   persistentvolume: persistentVolumeStrategies,

@@ -95,6 +95,28 @@ function userFromSpec(spec: Obj): UserInfo {
   return newUserInfo(asStr(spec.user), { uid: asStr(spec.uid), groups: asStrings(spec.groups), extra });
 }
 
+/**
+ * The field selector a review asks about, in the request's text form: the raw selector, or the
+ * requirements fieldSelectorAsSelector can use (In and NotIn with one value, as = and !=).
+ */
+function reviewedFieldSelector(selector: unknown): { fieldSelector?: string } {
+  const sel = asObj(selector);
+  if (!sel) return {};
+  const raw = asStr(sel.rawSelector);
+  if (raw) return { fieldSelector: raw };
+  const terms: string[] = [];
+  for (const r of Array.isArray(sel.requirements) ? sel.requirements.map((x) => asObj(x) ?? {}) : []) {
+    const values = asStrings(r.values);
+    // A key that is no plain field name could smuggle in terms; kube's parsed requirement cannot.
+    if (values.length !== 1 || /[\\,=!\s]/.test(asStr(r.key))) continue;
+    // fields.EscapeValue, so a value cannot smuggle in a term of its own.
+    const value = values[0]!.replace(/[\\,=]/g, (ch) => `\\${ch}`);
+    if (r.operator === 'In') terms.push(`${asStr(r.key)}=${value}`);
+    else if (r.operator === 'NotIn') terms.push(`${asStr(r.key)}!=${value}`);
+  }
+  return terms.length > 0 ? { fieldSelector: terms.join(',') } : {};
+}
+
 export function attributesFromSpec(user: UserInfo, spec: Obj): Attributes {
   const ra = asObj(spec.resourceAttributes);
   if (ra) {
@@ -109,6 +131,7 @@ export function attributesFromSpec(user: UserInfo, spec: Obj): Attributes {
       resource: asStr(ra.resource),
       subresource: asStr(ra.subresource),
       name: asStr(ra.name),
+      ...reviewedFieldSelector(ra.fieldSelector),
     };
   }
   const nra = asObj(spec.nonResourceAttributes) ?? {};
