@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { AnonymousAuthenticator } from './auth/anonymous.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js';
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
-import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
+import { DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
+import { planAuthorization, startAuthorization, type AuthorizationPlan } from './auth/authorization-setup.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
 import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.js';
 import { ensurePki } from './auth/pki.js';
@@ -87,9 +88,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw flagError('storage', String(storage), 'must be one of memory, sqlite, etcd');
   }
   if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
-  let modes: AuthorizationMode[];
+  let authorizationPlan: AuthorizationPlan;
   try {
-    modes = options.authorizationMode === undefined ? DEFAULT_AUTHORIZATION_MODES : parseAuthorizationModes(options.authorizationMode);
+    const modes: AuthorizationMode[] | undefined = options.authorizationMode === undefined ? undefined : parseAuthorizationModes(options.authorizationMode);
+    authorizationPlan = planAuthorization({
+      configFile: options.authorizationConfig,
+      modes,
+      defaultModes: DEFAULT_AUTHORIZATION_MODES,
+      webhook: {
+        configFile: options.authorizationWebhookConfigFile,
+        version: options.authorizationWebhookVersion,
+        authorizedTTLMs: options.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTTLMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
+      },
+      apiDomain: options.apiDomain,
+    });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
@@ -177,7 +190,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     api?.useAuthenticator?.(authenticator, apiAudiences);
     let authorizer;
     try {
-      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories });
+      const authorization = await startAuthorization(authorizationPlan, {
+        factories: { ...api?.authorizerFactories, ...options.authorizerFactories },
+        webhookRetryBackoff: options.authorizationWebhookRetryBackoff,
+        reloadIntervalMs: options.authorizationConfigReloadIntervalMs,
+        apiDomain,
+        logger,
+      });
+      cleanups.push(() => authorization.close());
+      authorizer = authorization.authorizer;
       api?.useAuthorizer?.(authorizer);
     } catch (err) {
       throw new ConfigurationError((err as Error).message);
