@@ -3,6 +3,7 @@
 // in order. Built-in types come from the same factory table as --authorization-mode (so modes
 // added there plug in here too); Webhook authorizers are built from their own configuration.
 
+import type { Logger } from '../server/context.js';
 import { BUILTIN_AUTHORIZER_FACTORIES, type AuthorizationMode, type AuthorizerFactory } from './authorization-modes.js';
 import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-config.js';
 import { privilegedGroupsAuthorizer, unionAuthorizer, type Authorizer, type RuleResolver } from './authorizer.js';
@@ -20,6 +21,7 @@ export interface ChainOptions {
   factories?: Partial<Record<AuthorizationMode, AuthorizerFactory>>;
   /** The webhooks' retry backoff; kube-apiserver's default when absent. */
   webhookRetryBackoff?: RetryBackoff;
+  logger?: Logger;
 }
 
 function buildWebhook(name: string, config: WebhookConfiguration, options: ChainOptions): WebhookAuthorizer {
@@ -42,6 +44,7 @@ function buildWebhook(name: string, config: WebhookConfiguration, options: Chain
     failurePolicy: config.failurePolicy === 'Deny' ? 'Deny' : 'NoOpinion',
     matchConditions: compiled.conditions,
     retryBackoff: options.webhookRetryBackoff,
+    onCallError: options.logger ? (message) => options.logger?.error(message) : undefined,
   });
 }
 

@@ -33,6 +33,8 @@ export interface WebhookAuthorizerOptions {
   failurePolicy: 'NoOpinion' | 'Deny';
   matchConditions: CompiledCondition[];
   retryBackoff?: RetryBackoff;
+  /** Told of each failed call, as kube-apiserver logs "Failed to make webhook authorizer request". */
+  onCallError?: (message: string) => void;
 }
 
 interface ReviewStatus {
@@ -158,7 +160,9 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
       try {
         status = await this.review(spec);
       } catch (err) {
-        return { decision: this.onError, reason: '', error: (err as Error).message };
+        const message = (err as Error).message;
+        this.options.onCallError?.(`Failed to make webhook authorizer request: ${message}`);
+        return { decision: this.onError, reason: '', error: message };
       }
       if (shouldCache(a)) this.remember(key, status);
     }

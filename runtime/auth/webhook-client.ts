@@ -75,6 +75,9 @@ export class WebhookCallError extends Error {
   }
 }
 
+/** Beyond this an answer is refused: no review answer is near it, and a webhook must not exhaust memory. */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
 export interface WebhookResponse {
   status: number;
   body: string;
@@ -118,7 +121,12 @@ export class WebhookClient {
       };
       const req = request(url, { method: 'POST', agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_ANSWER_BYTES) fail(new WebhookCallError(`${where}: the answer is larger than ${MAX_ANSWER_BYTES} bytes`, false));
+          else chunks.push(c);
+        });
         res.on('end', () => {
           if (settled) return;
           settled = true;

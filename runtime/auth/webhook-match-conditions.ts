@@ -4,7 +4,9 @@
 // limit (celconfig.PerCallLimit): cel-js has no cost tracker, so every node of the checked tree
 // is wrapped to charge one unit per evaluation, plus the size of the strings and lists it
 // produces, and evaluation stops with cel-go's error once the budget is spent. Comprehensions
-// nested over large lists are thereby cut short, whatever lists they range over.
+// nested over large lists are thereby cut short, whatever lists they range over. A regular
+// expression cannot be metered that way (JavaScript's engine backtracks where cel-go's RE2 does
+// not), so matches() patterns must be constants that cannot backtrack exponentially.
 
 import { Environment } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
@@ -78,27 +80,34 @@ interface CelNode {
 const isNode = (v: unknown): v is CelNode =>
   typeof v === 'object' && v !== null && typeof (v as CelNode).op === 'string' && typeof (v as CelNode).meta === 'object';
 
-/** Wraps every node reachable from `node` (after type-checking, which settles each node's evaluator). */
-function meterTree(value: unknown, seen: Set<unknown>): void {
+/** Calls `fn` once for every node reachable from `value`: arguments, macro expansions, comprehension parts. */
+function eachNode(value: unknown, fn: (node: CelNode) => void, seen = new Set<unknown>()): void {
   if (typeof value !== 'object' || value === null || seen.has(value)) return;
   seen.add(value);
   if (Array.isArray(value)) {
-    for (const v of value) meterTree(v, seen);
+    for (const v of value) eachNode(v, fn, seen);
     return;
   }
   if (!isNode(value)) return;
-  const node = value;
+  fn(value);
+  const { alternate, macro } = value.meta;
+  if (alternate) eachNode(alternate, fn, seen);
+  if (macro) eachNode(macro.args, fn, seen);
+  const args = value.args;
+  if (value.op === 'comprehension' && typeof args === 'object' && args !== null) {
+    for (const v of Object.values(args as Record<string, unknown>)) if (isNode(v)) eachNode(v, fn, seen);
+  } else {
+    eachNode(args, fn, seen);
+  }
+}
+
+/** Wraps each node's evaluation (after type-checking, which settles each node's evaluator) to charge the meter. */
+function meterEvaluation(node: CelNode): void {
   const { alternate, macro } = node.meta;
   let inner: NodeEvaluate;
-  if (alternate) {
-    meterTree(alternate, seen);
-    inner = (ev, _ast, ctx) => alternate.evaluate(ev, alternate, ctx);
-  } else if (macro) {
-    meterTree(macro.args, seen);
-    inner = (ev, _ast, ctx) => macro.evaluate(ev, macro, ctx);
-  } else {
-    inner = node.meta.evaluate;
-  }
+  if (alternate) inner = (ev, _ast, ctx) => alternate.evaluate(ev, alternate, ctx);
+  else if (macro) inner = (ev, _ast, ctx) => macro.evaluate(ev, macro, ctx);
+  else inner = node.meta.evaluate;
   node.evaluate = function metered(ev, ast, ctx) {
     charge(1);
     const result = inner.call(node, ev, ast, ctx);
@@ -106,12 +115,58 @@ function meterTree(value: unknown, seen: Set<unknown>): void {
     if (extra > 0) charge(extra);
     return result;
   };
-  const args = node.args;
-  if (node.op === 'comprehension' && typeof args === 'object' && args !== null) {
-    for (const v of Object.values(args as Record<string, unknown>)) if (isNode(v)) meterTree(v, seen);
-  } else {
-    meterTree(args, seen);
+}
+
+/**
+ * Why a matches() pattern is refused, if it is. cel-go runs RE2, linear in its input; cel-js runs
+ * JavaScript's backtracking engine, where a nested quantifier over a user name can take minutes.
+ * So patterns must be constants, without what RE2 lacks (backreferences, lookaround) and without
+ * a repeated group that itself repeats or alternates.
+ */
+export function unsafePattern(pattern: string): string | undefined {
+  if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences are not supported';
+  if (/\(\?<?[=!]/.test(pattern)) return 'lookaround is not supported';
+  const groups: { risky: boolean }[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') groups.push({ risky: false });
+    else if (c === '|' || c === '*' || c === '+' || c === '{') {
+      if (groups.length > 0) groups[groups.length - 1].risky = true;
+    } else if (c === ')') {
+      const group = groups.pop();
+      const next = pattern[i + 1];
+      const repeated = next === '*' || next === '+' || next === '{';
+      if (group?.risky && repeated) return 'a repeated group that repeats or alternates inside may backtrack exponentially';
+      if (group?.risky && groups.length > 0) groups[groups.length - 1].risky = true;
+    }
   }
+  return undefined;
+}
+
+/** The first matches() call whose pattern is not a safe constant, described. */
+function unsafeMatches(root: unknown): string | undefined {
+  let problem: string | undefined;
+  eachNode(root, (node) => {
+    if (problem || node.op !== 'rcall' || !Array.isArray(node.args) || node.args[0] !== 'matches') return;
+    const pattern = (node.args[2] as unknown[] | undefined)?.[0];
+    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') {
+      problem = 'matches() needs a constant pattern here, since a pattern taken from the request could backtrack exponentially';
+      return;
+    }
+    const why = unsafePattern(pattern.args);
+    if (why) problem = `matches() pattern ${JSON.stringify(pattern.args)} refused: ${why}`;
+  });
+  return problem;
 }
 
 export interface CompiledCondition {
@@ -131,7 +186,9 @@ export function compileCondition(expression: string): CompiledCondition | { erro
   const checked = program.check();
   if (!checked.valid) return { error: `compilation failed: ${firstLine(checked.error)}` };
   if (checked.type !== 'bool') return { error: `must evaluate to bool but got ${checked.type}` };
-  meterTree(program.ast, new Set());
+  const unsafe = unsafeMatches(program.ast);
+  if (unsafe) return { error: `compilation failed: ${unsafe}` };
+  eachNode(program.ast, meterEvaluation);
   return { expression, evaluate: (vars) => program(vars) };
 }
 

@@ -99,11 +99,23 @@ describe('AuthorizationConfiguration loading', () => {
     [{ matchConditions: [{ expression: "request.user == 'a' &&" }] }, 'authorizers[0].matchConditions[0].expression: Invalid value: "request.user == \'a\' &&": compilation failed: '],
     [{ matchConditions: [{ expression: 'request.user' }] }, 'authorizers[0].matchConditions[0].expression: Invalid value: "request.user": must evaluate to bool but got string'],
     [
+      { matchConditions: [{ expression: "request.user.matches('^(a+)+$')" }] },
+      'compilation failed: matches() pattern "^(a+)+$" refused: a repeated group that repeats or alternates inside may backtrack exponentially',
+    ],
+    [{ matchConditions: [{ expression: "request.user.matches('^(a)\\\\1$')" }] }, 'refused: backreferences are not supported'],
+    [{ matchConditions: [{ expression: "request.user.matches('^(?!admin)')" }] }, 'refused: lookaround is not supported'],
+    [{ matchConditions: [{ expression: 'request.user.matches(request.groups[0])' }] }, 'compilation failed: matches() needs a constant pattern here'],
+    [
       { matchConditions: Array.from({ length: 65 }, (_, i) => ({ expression: `request.user != 'u${i}'` })) },
       'authorizers[0].matchConditions: Too many: 65: must have at most 64 items',
     ],
   ])('webhook %j', (overrides, message) => {
     expect(load(webhook(overrides))).toThrow(message);
+  });
+
+  it('accepts matches() with constant patterns that cannot backtrack exponentially', () => {
+    const config = loadAuthorizationConfiguration(header + webhook({ matchConditions: [{ expression: "request.user.matches('^system:serviceaccount:(kube-system|default):[a-z0-9-]+$')" }] }));
+    expect(config.authorizers[0].webhook?.matchConditions).toHaveLength(1);
   });
 
   it('reports every field error of a file at once, in brackets', () => {

@@ -11,7 +11,7 @@ import { startWebhookServer, type Answer, type Review, type WebhookServer } from
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 const MANY_GROUPS = Array.from({ length: 200 }, (_, i) => `group-${i}`);
-const USERS = ['alice', 'bob', 'carol', 'dave', 'open-500', 'open-html', 'open-close', 'open-slow', 'open-both', 'deny-hang', 'deny-500', 'deny-html', 'cel-deny', 'cel-open', 'cel-cost', 'rbac-open-500', 'rbac-deny-500'];
+const USERS = ['alice', 'bob', 'carol', 'dave', 'open-500', 'open-html', 'open-close', 'open-slow', 'open-both', 'open-huge', 'deny-hang', 'deny-500', 'deny-html', 'cel-deny', 'cel-open', 'cel-cost', 'rbac-open-500', 'rbac-deny-500'];
 
 const userOf = (r: Review) => r.spec.user as string;
 
@@ -26,6 +26,7 @@ function answerFor(review: Review): Answer {
   if (user.endsWith('-html')) return { http: 200, body: '<html><body>login</body></html>' };
   if (user.endsWith('-close')) return { close: true };
   if (user.endsWith('-slow')) return { status: { allowed: true }, delayMs: 300 };
+  if (user.endsWith('-huge')) return { http: 200, body: `{"status":{"allowed":true},"pad":"${'x'.repeat(11 * 1024 * 1024)}"}`, contentType: 'application/json' };
   if (user.endsWith('-both')) return { status: { allowed: true, denied: true, reason: 'confused' } };
   return { status: { allowed: true } };
 }
@@ -172,7 +173,7 @@ describe('Webhook authorizer (--authorization-config)', () => {
     expect(allowedByRbac.status).toBe(200);
     // 500 is transient for kube's client: retried, here three attempts.
     expect(hitsFor('rbac-open-500')).toBe(3);
-    for (const user of ['open-500', 'open-html', 'open-close', 'open-both']) {
+    for (const user of ['open-500', 'open-html', 'open-close', 'open-both', 'open-huge']) {
       const res = await as(user);
       expect(res.status, user).toBe(500);
       expect(res.json().reason, user).toBe('InternalError');
@@ -242,6 +243,7 @@ describe('Webhook authorizer (--authorization-config)', () => {
 
     writeFileSync(configPath, JSON.stringify(baseConfig));
     await waitFor(async () => (await as('alice')).status === 200);
+    expect(logged.some((l) => l.startsWith('Failed to make webhook authorizer request: '))).toBe(true);
     for (const line of logged) expect(line).not.toContain('webhook-test-token');
   });
 });
