@@ -57,6 +57,36 @@ function jsonKind(v: unknown): string {
 
 class DecodeError extends Error {}
 
+/** The fields each level knows; the loader's codecs are strict, so any other is an error. */
+const KNOWN_FIELDS = {
+  top: ['apiVersion', 'kind', 'authorizers'],
+  authorizer: ['type', 'name', 'webhook'],
+  webhook: ['authorizedTTL', 'unauthorizedTTL', 'timeout', 'subjectAccessReviewVersion', 'matchConditionSubjectAccessReviewVersion', 'failurePolicy', 'connectionInfo', 'matchConditions'],
+  connectionInfo: ['type', 'kubeConfigFile'],
+  matchCondition: ['expression'],
+};
+
+/** Every field the strict decoder would reject, as `unknown field "authorizers[0].webhook.timout"`. */
+function unknownFields(doc: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const check = (obj: unknown, known: string[], at: string) => {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return;
+    for (const key of Object.keys(obj)) if (!known.includes(key)) found.push(`unknown field "${at}${key}"`);
+  };
+  check(doc, KNOWN_FIELDS.top, '');
+  if (!Array.isArray(doc.authorizers)) return found;
+  doc.authorizers.forEach((a: unknown, i) => {
+    const at = `authorizers[${i}].`;
+    check(a, KNOWN_FIELDS.authorizer, at);
+    const webhook = (a as Record<string, unknown> | null)?.webhook as Record<string, unknown> | undefined;
+    if (!webhook || typeof webhook !== 'object') return;
+    check(webhook, KNOWN_FIELDS.webhook, `${at}webhook.`);
+    check(webhook.connectionInfo, KNOWN_FIELDS.connectionInfo, `${at}webhook.connectionInfo.`);
+    if (Array.isArray(webhook.matchConditions)) webhook.matchConditions.forEach((c, j) => check(c, KNOWN_FIELDS.matchCondition, `${at}webhook.matchConditions[${j}].`));
+  });
+  return found;
+}
+
 function unmarshalError(value: unknown, field: string, goType: string): DecodeError {
   return new DecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${field} of type ${goType}`);
 }
@@ -116,8 +146,8 @@ function decodeWebhook(raw: unknown, version: string): WebhookConfiguration {
 }
 
 /**
- * Decodes the file's bytes (YAML or JSON) as the universal decoder does: apiVersion and kind
- * must name a known version of AuthorizationConfiguration; unknown fields are ignored.
+ * Decodes the file's bytes (YAML or JSON) as the loader's strict universal decoder does: apiVersion
+ * and kind must name a known version of AuthorizationConfiguration, and no field may be unknown.
  */
 export function decodeAuthorizationConfiguration(text: string, apiDomain = 'k8s.io'): AuthorizationConfiguration {
   if (text.trim() === '') return { authorizers: [] };
@@ -137,7 +167,7 @@ export function decodeAuthorizationConfiguration(text: string, apiDomain = 'k8s.
   const group = `apiserver.config.${apiDomain}`;
   const [g, v] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/', 2) : ['', obj.apiVersion];
   if (g !== group || !(AUTHORIZATION_CONFIG_VERSIONS as readonly string[]).includes(v) || obj.kind !== 'AuthorizationConfiguration') {
-    throw new DecodeError(`no kind ${JSON.stringify(obj.kind)} is registered for version ${JSON.stringify(obj.apiVersion)} in scheme "k8s.io/apiserver/pkg/apis/apiserver/load/load.go"`);
+    throw new DecodeError(`no kind ${JSON.stringify(obj.kind)} is registered for version ${JSON.stringify(obj.apiVersion)} in scheme "k8s.io/apiserver/pkg/apis/apiserver/load/load.go:32"`);
   }
   const authorizers = list(obj.authorizers, 'AuthorizationConfiguration.authorizers', `[]${v}.AuthorizerConfiguration`).map((raw) => {
     const a = record(raw, 'AuthorizationConfiguration.authorizers', `${v}.AuthorizerConfiguration`);
@@ -145,6 +175,8 @@ export function decodeAuthorizationConfiguration(text: string, apiDomain = 'k8s.
     if (a.webhook !== undefined && a.webhook !== null) out.webhook = decodeWebhook(a.webhook, v);
     return out;
   });
+  const unknown = unknownFields(obj);
+  if (unknown.length > 0) throw new DecodeError(`strict decoding error: ${unknown.join(', ')}`);
   return { authorizers };
 }
 

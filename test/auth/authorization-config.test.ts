@@ -128,6 +128,10 @@ describe('AuthorizationConfiguration loading', () => {
     ['authorizers: [{type: RBAC, name: rbac}]', "failed to load AuthorizationConfiguration from file: Object 'Kind' is missing in '{\"authorizers\":[{\"type\":\"RBAC\",\"name\":\"rbac\"}]}'"],
     ['apiVersion: apiserver.config.k8s.io/v9\nkind: AuthorizationConfiguration\n', 'failed to load AuthorizationConfiguration from file: no kind "AuthorizationConfiguration" is registered for version "apiserver.config.k8s.io/v9"'],
     ['apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers: {type: RBAC}\n', 'failed to load AuthorizationConfiguration from file: json: cannot unmarshal object into Go struct field AuthorizationConfiguration.authorizers of type []v1.AuthorizerConfiguration'],
+    [
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nmetadata: {name: x}\nauthorizers: [{type: RBAC, name: rbac, mode: x, webhook: {timout: 1s, connectionInfo: {kind: x}, matchConditions: [{expr: x}]}}]\n',
+      'failed to load AuthorizationConfiguration from file: strict decoding error: unknown field "metadata", unknown field "authorizers[0].mode", unknown field "authorizers[0].webhook.timout", unknown field "authorizers[0].webhook.connectionInfo.kind", unknown field "authorizers[0].webhook.matchConditions[0].expr"',
+    ],
     ['- just\n- a list\n', 'failed to load AuthorizationConfiguration from file: couldn\'t get version/kind'],
     ['key: [unclosed\n', 'failed to load AuthorizationConfiguration from file: error converting YAML to JSON'],
   ])('refuses a malformed document %#', (text, message) => {
