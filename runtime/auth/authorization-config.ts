@@ -180,7 +180,7 @@ export function decodeAuthorizationConfiguration(text: string, apiDomain = 'k8s.
   return { authorizers };
 }
 
-function validateWebhook(path: string, w: WebhookConfiguration, apiServer: boolean): StatusCause[] {
+function validateWebhook(path: string, w: WebhookConfiguration): StatusCause[] {
   const causes: StatusCause[] = [];
   // kube-apiserver reports the webhook's fields directly under the authorizer's path.
   const at = (field: string) => `${path}.${field}`;
@@ -207,7 +207,7 @@ function validateWebhook(path: string, w: WebhookConfiguration, apiServer: boole
     case 'InClusterConfig':
       if (file !== undefined) causes.push(fe.invalid(at('connectionInfo.kubeConfigFile'), file, 'can only be set when type=KubeConfigFile'));
       // The in-cluster configuration points at the API server itself: asking it would loop.
-      else if (apiServer) causes.push(fe.invalid(at('connectionInfo.type'), 'InClusterConfig', 'InClusterConfig is not allowed for kube-apiserver'));
+      else causes.push(fe.invalid(at('connectionInfo.type'), 'InClusterConfig', 'InClusterConfig is not allowed for kube-apiserver'));
       break;
     case 'KubeConfigFile':
       if (file === undefined || file === '') causes.push(fe.required(at('connectionInfo.kubeConfigFile')));
@@ -232,7 +232,7 @@ function validateWebhook(path: string, w: WebhookConfiguration, apiServer: boole
 }
 
 /** ValidateAuthorizationConfiguration: every authorizer's type, name and webhook. */
-export function validateAuthorizationConfiguration(config: AuthorizationConfiguration, apiServer = true): StatusCause[] {
+export function validateAuthorizationConfiguration(config: AuthorizationConfiguration): StatusCause[] {
   const causes: StatusCause[] = [];
   if (config.authorizers.length === 0) causes.push(fe.required('authorizers', 'at least one authorization mode must be defined'));
   const known = [...AUTHORIZATION_MODE_CHOICES].sort();
@@ -262,7 +262,7 @@ export function validateAuthorizationConfiguration(config: AuthorizationConfigur
     seenNames.add(a.name);
     if (a.type === 'Webhook') {
       if (!a.webhook) causes.push(fe.required(`${path}.webhook`, 'required when type=Webhook'));
-      else causes.push(...validateWebhook(path, a.webhook, apiServer));
+      else causes.push(...validateWebhook(path, a.webhook));
     } else if (a.webhook) {
       causes.push(fe.invalid(`${path}.webhook`, 'non-null', 'may only be specified when type=Webhook'));
     }
