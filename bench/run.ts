@@ -20,6 +20,7 @@ import { measureH2Watches } from './h2-watches.js';
 import { expect, type Endpoint } from './https.js';
 import { Inspector } from './inspector.js';
 import { prepareRbacPolicy, RBAC_BENCH_USER } from './rbac-get.js';
+import { measureWebhookGet } from './webhook-get.js';
 import { npmStart, root, rssMB, track, type RunningServer } from './server.js';
 import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
@@ -381,6 +382,7 @@ async function main() {
   const a = await startAndLoad();
   const b = await cacheAtSize();
   const c = await onEtcd();
+  const d = await measureWebhookGet(alternate, log);
 
   const loadAfter = loadavg()[0];
   const rate = (runs: WrkResult[]) => median(runs.map((r) => r.perSecond));
@@ -394,8 +396,11 @@ async function main() {
   const rbacUser = rate(a.rbacUser);
   const rbacMasters = rate(a.rbacMasters);
   const memoryRatio = b.perObject / b.objectJsonBytes;
+  const webhookMasters = rate(d.masters);
+  const webhookCached = rate(d.cached);
+  const webhookMiss = rate(d.miss);
   const errors =
-    [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser, ...(c?.serverRuns ?? []), b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf]
+    [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser, ...d.masters, ...d.cached, ...d.miss, ...(c?.serverRuns ?? []), b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf]
       .concat(Object.values(b.formats).flatMap((f) => [f.get, f.list]))
       .reduce((n, r) => n + r.errors, 0) + (c?.rawRuns.reduce((n, r) => n + r.errors, 0) ?? 0);
 
@@ -411,6 +416,8 @@ async function main() {
       ? [`CREATE (etcd) / raw etcd3 put of the same ${c.storedBytes} bytes`, `${n(etcdCreate / etcdRaw, 2)} (${n(etcdCreate)}/s vs ${n(etcdRaw)}/s)`, '>= 0.8', goal(etcdCreate / etcdRaw >= 0.8)]
       : ['CREATE (etcd) / raw etcd3 put', 'not measured: no etcd binary on PATH', '>= 0.8', 'no'],
     [`GET by a RoleBinding user (1,000 Roles and RoleBindings) / by system:masters`, `${n(rbacUser / rbacMasters, 2)} (${n(rbacUser)}/s vs ${n(rbacMasters)}/s)`, '>= 0.9', goal(rbacUser / rbacMasters >= 0.9)],
+    [`GET by a webhook-authorized user, answer cached / by system:masters`, `${n(webhookCached / webhookMasters, 2)} (${n(webhookCached)}/s vs ${n(webhookMasters)}/s)`, '>= 0.9', goal(webhookCached / webhookMasters >= 0.9)],
+    [`  same, every request a cache miss (instant local webhook) / by system:masters`, `${n(webhookMiss / webhookMasters, 2)} (${n(webhookMiss)}/s)`, '-', '-'],
     [`npm start to /readyz, second and later starts, median of ${STARTS}`, `${n(startMs)} ms`, '<= 400 ms', goal(startMs <= 400)],
     ['idle RSS of the serving node process, 2 s after start', `${n(a.idleRss, 1)} MB`, '<= 60 MB', goal(a.idleRss <= 60)],
     [`LIST 10,000 ConfigMaps of 1 KiB from the watch cache, JSON, p50 (p99)`, `${ms(b.bigList.JSON.p50Us)} ms (${ms(b.bigList.JSON.p99Us)})`, '<= 80 ms', goal(b.bigList.JSON.p50Us <= 80_000)],
@@ -427,6 +434,8 @@ async function main() {
       ? ([[`CREATE on etcd runs: server / raw, per second`, `${runs(c.serverRuns)} / ${c.rawRuns.map((r) => n(r.perSecond)).join(', ')}`]] as Array<[string, string]>)
       : []),
     [`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`],
+    [`Webhook GET runs: cached user / uncached user / system:masters, per second`, `${runs(d.cached)} / ${runs(d.miss)} / ${runs(d.masters)}`],
+    [`Webhook reviews during the uncached runs (warm-up included) / requests timed`, `${n(d.missCalls)} / ${n(d.missRequests)}`],
     [`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`],
     [`npm start to /readyz, each`, `${a.starts.map((s) => n(s)).join(', ')} ms`],
     [`RSS after the GET and CREATE runs`, `${n(a.loadedRss, 1)} MB`],
@@ -468,6 +477,7 @@ async function main() {
     idleRssMB: a.idleRss,
     rssAfterLoadMB: a.loadedRss,
     get: { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling },
+    webhookGet: { cachedPerSecond: webhookCached, missPerSecond: webhookMiss, mastersPerSecond: webhookMasters, ratio: webhookCached / webhookMasters, missRatio: webhookMiss / webhookMasters, reviews: d.missCalls, missRequests: d.missRequests },
     rbacGet: { userPerSecond: rbacUser, mastersPerSecond: rbacMasters, ratio: rbacUser / rbacMasters, user: a.rbacUser, masters: a.rbacMasters },
     create: { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling },
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { AnonymousAuthenticator } from './auth/anonymous.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js';
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
-import { buildAuthorizer, DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
+import { DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
+import { planAuthorization, startAuthorization, type AuthorizationPlan } from './auth/authorization-setup.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
 import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS } from './auth/token-cache.js';
 import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.js';
@@ -88,9 +89,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw flagError('storage', String(storage), 'must be one of memory, sqlite, etcd');
   }
   if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
-  let modes: AuthorizationMode[];
+  let authorizationPlan: AuthorizationPlan;
   try {
-    modes = parseAuthorizationModes(options.authorizationMode ?? DEFAULT_AUTHORIZATION_MODES, { policyFile: options.authorizationPolicyFile });
+    const files = { policyFile: options.authorizationPolicyFile };
+    const modes: AuthorizationMode[] | undefined = options.authorizationMode === undefined ? undefined : parseAuthorizationModes(options.authorizationMode, files);
+    // The default modes are checked against the policy file too: a file without ABAC is an error.
+    if (modes === undefined && !options.authorizationConfig) parseAuthorizationModes(DEFAULT_AUTHORIZATION_MODES, files);
+    authorizationPlan = planAuthorization({
+      configFile: options.authorizationConfig,
+      modes,
+      defaultModes: DEFAULT_AUTHORIZATION_MODES,
+      webhook: {
+        configFile: options.authorizationWebhookConfigFile,
+        version: options.authorizationWebhookVersion,
+        authorizedTTLMs: options.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTTLMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
+      },
+      apiDomain: options.apiDomain,
+    });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
@@ -181,7 +197,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     api?.useAuthenticator?.(authenticator, apiAudiences);
     let authorizer;
     try {
-      authorizer = await buildAuthorizer(modes, { ...api?.authorizerFactories, ...options.authorizerFactories }, { policyFile: options.authorizationPolicyFile });
+      const authorization = await startAuthorization(authorizationPlan, {
+        factories: { ...api?.authorizerFactories, ...options.authorizerFactories },
+        files: { policyFile: options.authorizationPolicyFile },
+        webhookRetryBackoff: options.authorizationWebhookRetryBackoff,
+        reloadIntervalMs: options.authorizationConfigReloadIntervalMs,
+        apiDomain,
+        logger,
+      });
+      cleanups.push(() => authorization.close());
+      authorizer = authorization.authorizer;
       api?.useAuthorizer?.(authorizer);
     } catch (err) {
       // kube-apiserver's BuildAuthorizer failures (an ABAC policy line, say) carry this prefix.

@@ -27,6 +27,11 @@ const STRING_FLAGS = [
   'tls-private-key-file',
   'authorization-mode',
   'authorization-policy-file',
+  'authorization-config',
+  'authorization-webhook-config-file',
+  'authorization-webhook-version',
+  'authorization-webhook-cache-authorized-ttl',
+  'authorization-webhook-cache-unauthorized-ttl',
   'feature-gates',
   'runtime-config',
   'api-domain',
@@ -104,8 +109,15 @@ Flags:
       --client-ca-file string                CA bundle that verifies client certificates (default: the generated CA)
       --tls-cert-file string                 serving certificate (default: generated)
       --tls-private-key-file string          key of --tls-cert-file
-      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC (default Node,RBAC)
+      --authorization-mode strings           ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC, Webhook (default Node,RBAC)
       --authorization-policy-file string     ABAC policy, one JSON object per line (with --authorization-mode=ABAC)
+      --authorization-config string          AuthorizationConfiguration file (authorizers in order, webhooks with
+                                             match conditions), reloaded as it changes; excludes --authorization-mode
+                                             and --authorization-webhook-*
+      --authorization-webhook-config-file string  kubeconfig of the webhook --authorization-mode=Webhook asks
+      --authorization-webhook-version string SubjectAccessReview version sent to the webhook: v1 or v1beta1 (default v1beta1)
+      --authorization-webhook-cache-authorized-ttl duration    how long allowed answers are cached (default 5m0s)
+      --authorization-webhook-cache-unauthorized-ttl duration  how long other answers are cached (default 30s)
       --feature-gates mapStringBool          A=true,B=false
       --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],
                                              <group>/<version>/<resource>[=true|false], api/all, api/ga,
@@ -183,6 +195,21 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (v['tls-private-key-file'] !== undefined) options.tlsPrivateKeyFile = v['tls-private-key-file'];
   if (v['authorization-mode'] !== undefined) options.authorizationMode = v['authorization-mode'];
   if (v['authorization-policy-file'] !== undefined) options.authorizationPolicyFile = v['authorization-policy-file'];
+  if (v['authorization-config'] !== undefined) options.authorizationConfig = v['authorization-config'];
+  if (v['authorization-webhook-config-file'] !== undefined) options.authorizationWebhookConfigFile = v['authorization-webhook-config-file'];
+  if (v['authorization-webhook-version'] !== undefined) options.authorizationWebhookVersion = v['authorization-webhook-version'];
+  for (const [flag, key] of [
+    ['authorization-webhook-cache-authorized-ttl', 'authorizationWebhookCacheAuthorizedTtlMs'],
+    ['authorization-webhook-cache-unauthorized-ttl', 'authorizationWebhookCacheUnauthorizedTtlMs'],
+  ] as const) {
+    const text = v[flag];
+    if (text === undefined) continue;
+    try {
+      options[key] = parseGoDuration(text);
+    } catch (err) {
+      throw invalid(flag, text, (err as Error).message);
+    }
+  }
   if (v['feature-gates'] !== undefined) options.featureGates = v['feature-gates'];
   if (v['runtime-config'] !== undefined) options.runtimeConfig = v['runtime-config'];
   if (v['etcd-compaction-interval'] !== undefined) {

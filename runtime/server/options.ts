@@ -2,6 +2,7 @@
 // offers (the API factory, extra authorizer modes, a logger).
 
 import type { AuthorizationMode, AuthorizerFactory } from '../auth/authorization-modes.js';
+import type { RetryBackoff } from '../auth/webhook-authorizer.js';
 import type { ApiFactory, StorageKind } from './api-components.js';
 import type { Logger } from './context.js';
 import type { FeatureSpec } from './feature-gates.js';
@@ -46,6 +47,20 @@ export interface StartServerOptions {
   authorizationMode?: string | string[];
   /** --authorization-policy-file: the ABAC policy, one JSON object per line; needed by, and only with, mode ABAC. */
   authorizationPolicyFile?: string;
+  /** --authorization-config: an AuthorizationConfiguration file, reloaded as it changes; excludes the mode and webhook flags. */
+  authorizationConfig?: string;
+  /** --authorization-webhook-config-file: kubeconfig of the webhook that --authorization-mode=Webhook asks. */
+  authorizationWebhookConfigFile?: string;
+  /** --authorization-webhook-version: v1 or v1beta1 (default v1beta1). */
+  authorizationWebhookVersion?: string;
+  /** --authorization-webhook-cache-authorized-ttl in ms (default 5 minutes). */
+  authorizationWebhookCacheAuthorizedTtlMs?: number;
+  /** --authorization-webhook-cache-unauthorized-ttl in ms (default 30 s). */
+  authorizationWebhookCacheUnauthorizedTtlMs?: number;
+  /** How often the --authorization-config file is also polled, in ms; default 1 minute as kube. */
+  authorizationConfigReloadIntervalMs?: number;
+  /** The webhooks' retry backoff on transient failures; default kube's 500 ms x1.5, 5 attempts. */
+  authorizationWebhookRetryBackoff?: RetryBackoff;
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
   /**

@@ -1,0 +1,236 @@
+// The Webhook authorizer (k8s.io/apiserver/plugin/pkg/authorizer/webhook): the request becomes a
+// SubjectAccessReview (v1, or v1beta1 on the wire), matchConditions decide whether the webhook
+// is asked at all, answers are cached by the JSON of the review's spec (allowed ones for
+// authorizedTTL, others for unauthorizedTTL, 8192 entries, least recently used first out), and
+// a failed call, a malformed answer or a failing match condition gives the failurePolicy's
+// decision with the error, which kube-apiserver turns into a 500 unless another authorizer allows.
+// Transient failures (connection reset, 429, 500, 504) are retried with kube's backoff.
+
+import type { Attributes, AuthorizationResult, Authorizer, RuleResolver, RulesResult } from './authorizer.js';
+import { evaluateMatchConditions, type CompiledCondition, type MatchRequest } from './webhook-match-conditions.js';
+import { WebhookCallError, type WebhookClient } from './webhook-client.js';
+
+/** wait.Backoff as webhook.DefaultRetryBackoffWithInitialDelay(500ms) sets it. */
+export interface RetryBackoff {
+  initialMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+
+export const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+
+const CACHE_SIZE = 8192;
+const MAX_CONTROLLED_ATTR_CACHE_SIZE = 10_000;
+
+export interface WebhookAuthorizerOptions {
+  name: string;
+  client: WebhookClient;
+  /** The wire version of the SubjectAccessReview: v1 or v1beta1. */
+  version: string;
+  authorizedTTLMs: number;
+  unauthorizedTTLMs: number;
+  failurePolicy: 'NoOpinion' | 'Deny';
+  matchConditions: CompiledCondition[];
+  retryBackoff?: RetryBackoff;
+  /** Told of each failed call, as kube-apiserver logs "Failed to make webhook authorizer request". */
+  onCallError?: (message: string) => void;
+}
+
+interface ReviewStatus {
+  allowed: boolean;
+  denied: boolean;
+  reason: string;
+}
+
+interface CacheEntry {
+  status: ReviewStatus;
+  expires: number;
+}
+
+/** The spec kube sends, fields in authorizationv1.SubjectAccessReviewSpec's order, empty ones left out. */
+function reviewSpec(a: Attributes): Record<string, unknown> {
+  const spec: Record<string, unknown> = {};
+  if (a.isResourceRequest) {
+    const ra: Record<string, string> = {};
+    if (a.namespace) ra.namespace = a.namespace;
+    if (a.verb) ra.verb = a.verb;
+    if (a.apiGroup) ra.group = a.apiGroup;
+    if (a.apiVersion) ra.version = a.apiVersion;
+    if (a.resource) ra.resource = a.resource;
+    if (a.subresource) ra.subresource = a.subresource;
+    if (a.name) ra.name = a.name;
+    spec.resourceAttributes = ra;
+  } else {
+    const nra: Record<string, string> = {};
+    if (a.path) nra.path = a.path;
+    if (a.verb) nra.verb = a.verb;
+    spec.nonResourceAttributes = nra;
+  }
+  if (a.user.name) spec.user = a.user.name;
+  if (a.user.groups.length > 0) spec.groups = a.user.groups;
+  if (Object.keys(a.user.extra).length > 0) spec.extra = a.user.extra;
+  if (a.user.uid) spec.uid = a.user.uid;
+  return spec;
+}
+
+/** `request` for the match conditions: every string field present, even empty ones. */
+function matchRequest(a: Attributes): MatchRequest {
+  const r: MatchRequest = { user: a.user.name, uid: a.user.uid, groups: a.user.groups, extra: a.user.extra };
+  if (a.isResourceRequest) {
+    r.resourceAttributes = {
+      namespace: a.namespace,
+      verb: a.verb,
+      group: a.apiGroup,
+      version: a.apiVersion,
+      resource: a.resource,
+      subresource: a.subresource,
+      name: a.name,
+    };
+  } else {
+    r.nonResourceAttributes = { path: a.path, verb: a.verb };
+  }
+  return r;
+}
+
+function shouldCache(a: Attributes): boolean {
+  const size = a.namespace.length + a.verb.length + a.apiGroup.length + a.apiVersion.length + a.resource.length + a.subresource.length + a.name.length + a.path.length;
+  return size < MAX_CONTROLLED_ATTR_CACHE_SIZE;
+}
+
+/** The review's status from the webhook's answer, or an error in client-go's words. */
+function parseAnswer(status: number, body: string, version: string): ReviewStatus {
+  if (status < 200 || status > 299) {
+    const retriable = status === 429 || status === 500 || status === 504;
+    let message = body.trim() ? `an error on the server (${JSON.stringify(body.trim().slice(0, 256))}) has prevented the request from succeeding` : `the server responded with the status code ${status} but did not return more information`;
+    try {
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      if (parsed.kind === 'Status' && typeof parsed.message === 'string') message = parsed.message;
+    } catch {
+      // Not a Status: the generic wording stays.
+    }
+    throw new WebhookCallError(message, retriable);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    const first = body.trimStart()[0];
+    throw new WebhookCallError(`couldn't get version/kind; json parse error: invalid character '${first ?? ''}' looking for beginning of value`, false);
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new WebhookCallError(`json: cannot unmarshal ${Array.isArray(doc) ? 'array' : typeof doc} into Go value of type ${version}.SubjectAccessReview`, false);
+  const review = doc as Record<string, unknown>;
+  const expected = `authorization.k8s.io/${version}`;
+  if ((review.kind !== undefined && review.kind !== 'SubjectAccessReview') || (review.apiVersion !== undefined && review.apiVersion !== expected)) {
+    throw new WebhookCallError(`unexpected answer: ${JSON.stringify(review.apiVersion)}, Kind=${JSON.stringify(review.kind)}; expected ${expected}, Kind=SubjectAccessReview`, false);
+  }
+  const st = review.status ?? {};
+  if (typeof st !== 'object' || st === null || Array.isArray(st)) throw new WebhookCallError(`json: cannot unmarshal ${typeof st} into Go struct field SubjectAccessReview.status of type ${version}.SubjectAccessReviewStatus`, false);
+  const s = st as Record<string, unknown>;
+  for (const [field, type] of [['allowed', 'boolean'], ['denied', 'boolean'], ['reason', 'string'], ['evaluationError', 'string']] as const) {
+    if (s[field] !== undefined && s[field] !== null && typeof s[field] !== type) {
+      throw new WebhookCallError(`json: cannot unmarshal ${typeof s[field]} into Go struct field SubjectAccessReviewStatus.status.${field} of type ${type === 'boolean' ? 'bool' : 'string'}`, false);
+    }
+  }
+  return { allowed: s.allowed === true, denied: s.denied === true, reason: typeof s.reason === 'string' ? s.reason : '' };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class WebhookAuthorizer implements Authorizer, RuleResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly onError: 'deny' | 'noOpinion';
+  /** Calls made to the webhook, for tests and the benchmark. */
+  calls = 0;
+
+  constructor(private readonly options: WebhookAuthorizerOptions) {
+    this.onError = options.failurePolicy === 'Deny' ? 'deny' : 'noOpinion';
+  }
+
+  async authorize(a: Attributes): Promise<AuthorizationResult> {
+    if (this.options.matchConditions.length > 0) {
+      const match = evaluateMatchConditions(this.options.matchConditions, matchRequest(a));
+      if (match.error) return { decision: this.onError, reason: '', error: match.error };
+      if (!match.matches) return { decision: 'noOpinion', reason: '' };
+    }
+    const spec = reviewSpec(a);
+    const key = JSON.stringify(spec);
+    let status = this.cached(key);
+    if (!status) {
+      try {
+        status = await this.review(spec);
+      } catch (err) {
+        const message = (err as Error).message;
+        this.options.onCallError?.(`Failed to make webhook authorizer request: ${message}`);
+        return { decision: this.onError, reason: '', error: message };
+      }
+      if (shouldCache(a)) this.remember(key, status);
+    }
+    if (status.allowed && status.denied) return { decision: 'deny', reason: status.reason, error: 'webhook subject access review returned both allow and deny response' };
+    if (status.denied) return { decision: 'deny', reason: status.reason };
+    if (status.allowed) return { decision: 'allow', reason: status.reason };
+    return { decision: 'noOpinion', reason: status.reason };
+  }
+
+  /** A webhook cannot list what it allows. */
+  rulesFor(): RulesResult {
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' };
+  }
+
+  close(): void {
+    this.options.client.close();
+  }
+
+  private cached(key: string): ReviewStatus | undefined {
+    const entry = this.cache.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.cache.delete(key);
+      return undefined;
+    }
+    // Re-inserted so the Map's order stays least recently used first.
+    this.cache.delete(key);
+    this.cache.set(key, entry);
+    return entry.status;
+  }
+
+  private remember(key: string, status: ReviewStatus): void {
+    const ttl = status.allowed ? this.options.authorizedTTLMs : this.options.unauthorizedTTLMs;
+    if (ttl <= 0) return;
+    this.cache.delete(key);
+    this.cache.set(key, { status, expires: Date.now() + ttl });
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
+  /** One review, retried with exponential backoff while the failure is transient. */
+  private async review(spec: Record<string, unknown>): Promise<ReviewStatus> {
+    const { version } = this.options;
+    const wireSpec = version === 'v1beta1' ? toV1beta1(spec) : spec;
+    const body = JSON.stringify({ kind: 'SubjectAccessReview', apiVersion: `authorization.k8s.io/${version}`, metadata: { creationTimestamp: null }, spec: wireSpec, status: { allowed: false } });
+    const backoff = this.options.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+    let delay = backoff.initialMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.calls++;
+        const res = await this.options.client.post(body);
+        return parseAnswer(res.status, res.body, version);
+      } catch (err) {
+        if (!(err instanceof WebhookCallError) || !err.retriable || attempt >= backoff.steps) throw err;
+      }
+      await sleep(delay * (1 + Math.random() * backoff.jitter));
+      delay *= backoff.factor;
+    }
+  }
+}
+
+/** v1beta1 names the groups field `group`. */
+function toV1beta1(spec: Record<string, unknown>): Record<string, unknown> {
+  const { groups, ...rest } = spec;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rest)) {
+    out[k] = v;
+    if (k === 'user' && groups !== undefined) out.group = groups;
+  }
+  if (groups !== undefined && out.group === undefined) out.group = groups;
+  return out;
+}
