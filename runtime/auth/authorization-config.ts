@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { StatusCause } from '../errors/status-error.js';
-import { formatGoDuration } from '../api/protobuf/go-duration.js';
+import { formatGoDuration } from '../machinery/duration.js';
 import { parseGoDuration } from '../machinery/duration.js';
 import * as fe from '../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../machinery/formats.js';

@@ -1,42 +1,74 @@
-// Go's time.ParseDuration, for the `timeout` query parameter kube-apiserver reads with it:
-// a sequence of decimal numbers with units (300ms, 1.5h, 2h45m), optionally signed; "0" alone
-// needs no unit. The error texts are Go's, since they reach clients inside a 400 Status.
+// Go's time.Duration: int64 nanoseconds, written as Go's time.ParseDuration reads it (300ms,
+// 1.5h, 2h45m, optionally signed; "0" alone needs no unit) and as Duration.String writes it
+// ("1h2m3.5s", "150ms", "0s"). kube reads the `timeout` query parameter, duration flags and
+// configuration fields with the former and prints meta/v1 Duration with the latter. BigInt keeps
+// durations past 104 days exact. Error texts are Go's, since they reach clients in a 400 Status
+// and users at start-up.
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  '\u00b5s': 1e-3,
-  '\u03bcs': 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
+const UNIT_NS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  '\u00b5s': 1_000n,
+  '\u03bcs': 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
 
 const quote = (s: string): string => JSON.stringify(s);
 
-/** Milliseconds; throws Error with Go's message for a malformed duration. */
-export function parseGoDuration(input: string): number {
+/** Nanoseconds; throws Error with Go's message for a malformed duration. */
+export function parseGoDurationNs(input: string): bigint {
   const invalid = () => new Error(`time: invalid duration ${quote(input)}`);
   let s = input;
-  let sign = 1;
+  let negative = false;
   if (s.startsWith('-') || s.startsWith('+')) {
-    if (s[0] === '-') sign = -1;
+    negative = s[0] === '-';
     s = s.slice(1);
   }
-  if (s === '0') return 0;
+  if (s === '0') return 0n;
   if (s === '') throw invalid();
-  let total = 0;
+  let total = 0n;
   while (s !== '') {
     const num = /^(\d*)(\.(\d*))?/.exec(s);
     if (!num || (num[1] === '' && (num[3] === undefined || num[3] === ''))) throw invalid();
     s = s.slice(num[0].length);
-    const unit = /^[^\d.]*/.exec(s)?.[0] ?? '';
-    if (unit === '') throw new Error(`time: missing unit in duration ${quote(input)}`);
-    const factor = UNIT_MS[unit];
-    if (factor === undefined) throw new Error(`time: unknown unit ${quote(unit)} in duration ${quote(input)}`);
-    s = s.slice(unit.length);
-    total += Number(`${num[1] || '0'}.${num[3] ?? '0'}`) * factor;
+    const unitName = /^[^\d.]*/.exec(s)?.[0] ?? '';
+    if (unitName === '') throw new Error(`time: missing unit in duration ${quote(input)}`);
+    const unit = UNIT_NS[unitName];
+    if (unit === undefined) throw new Error(`time: unknown unit ${quote(unitName)} in duration ${quote(input)}`);
+    s = s.slice(unitName.length);
+    total += BigInt(num[1] || '0') * unit;
+    // Go truncates the fraction toward zero at nanosecond precision.
+    if (num[3]) total += (BigInt(num[3]) * unit) / 10n ** BigInt(num[3].length);
   }
-  return sign * total;
+  if (total > 9_223_372_036_854_775_807n) throw invalid();
+  return negative ? -total : total;
+}
+
+/** Milliseconds (fractions kept); throws Error with Go's message for a malformed duration. */
+export function parseGoDuration(input: string): number {
+  return Number(parseGoDurationNs(input)) / 1e6;
+}
+
+function fraction(value: bigint, digits: number): string {
+  const text = value.toString().padStart(digits, '0').replace(/0+$/, '');
+  return text ? `.${text}` : '';
+}
+
+/** Formats nanoseconds the way Go's time.Duration.String does. */
+export function formatGoDuration(ns: bigint): string {
+  if (ns === 0n) return '0s';
+  const sign = ns < 0n ? '-' : '';
+  const u = ns < 0n ? -ns : ns;
+  if (u < 1_000n) return `${sign}${u}ns`;
+  if (u < 1_000_000n) return `${sign}${u / 1_000n}${fraction(u % 1_000n, 3)}\u00b5s`;
+  if (u < 1_000_000_000n) return `${sign}${u / 1_000_000n}${fraction(u % 1_000_000n, 6)}ms`;
+  const hours = u / 3_600_000_000_000n;
+  const minutes = (u / 60_000_000_000n) % 60n;
+  const seconds = `${(u / 1_000_000_000n) % 60n}${fraction(u % 1_000_000_000n, 9)}s`;
+  if (hours > 0n) return `${sign}${hours}h${minutes}m${seconds}`;
+  if (minutes > 0n) return `${sign}${minutes}m${seconds}`;
+  return `${sign}${seconds}`;
 }

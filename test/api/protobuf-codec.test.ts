@@ -14,7 +14,7 @@ import {
   messageNameResolver,
   splitFrames,
 } from '../../runtime/api/protobuf/index.js';
-import { formatGoDuration, parseGoDuration } from '../../runtime/api/protobuf/go-duration.js';
+import { formatGoDuration, parseGoDurationNs as parseGoDuration } from '../../runtime/machinery/duration.js';
 import { notFound } from '../../runtime/errors/status-error.js';
 import { negotiateErrorOutput, negotiateOutput } from '../../runtime/api/negotiation.js';
 import { decodeInput, responseEncoder } from '../../runtime/api/serializers.js';

@@ -7,7 +7,7 @@
 import { MAX_NESTING_DEPTH, jsonNestingBracket } from '../../machinery/nesting.js';
 import { goJsonSyntaxError } from '../../machinery/go-json.js';
 import protobuf from 'protobufjs';
-import { formatGoDuration, parseGoDuration } from './go-duration.js';
+import { formatGoDuration, parseGoDurationNs as parseGoDuration } from '../../machinery/duration.js';
 import type { WireWriter } from './wire-writer.js';
 
 export interface SpecialMessage {
