@@ -1,0 +1,59 @@
+// A watch as an async iterator of events. The stream is newline-delimited JSON (one WatchEvent
+// per line). When the connection drops, or the server ends the watch on its own timeout, the
+// watch is opened again from the last resourceVersion seen (bookmarks included), as client-go's
+// RetryWatcher does. An ERROR event becomes a thrown StatusError; 410 is an ExpiredError.
+
+import type { IncomingMessage } from 'node:http';
+import type { WatchEvent, WatchOptions } from './options.js';
+import { statusErrorOf, StatusError, type Status } from './status-error.js';
+import { isDroppedConnection, sleep, type Transport } from './transport.js';
+
+/** Pause before opening a dropped watch again, so a server that is down is not spun on. */
+const RESUME_DELAY_MS = 200;
+
+interface RawEvent {
+  type: string;
+  object: unknown;
+}
+
+/** The lines of a response, as they arrive. */
+async function* lines(res: IncomingMessage): AsyncGenerator<string> {
+  let pending = '';
+  res.setEncoding('utf8');
+  for await (const chunk of res as AsyncIterable<string>) {
+    pending += chunk;
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      if (line) yield line;
+    }
+  }
+  if (pending.trim()) yield pending.trim();
+}
+
+export async function* watchEvents<T>(transport: Transport, path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  const { signal, ...params } = options;
+  let resourceVersion = params.resourceVersion;
+  for (;;) {
+    let res: IncomingMessage | undefined;
+    try {
+      res = await transport.stream({ method: 'GET', path, query: { ...params, resourceVersion, watch: true }, signal });
+      for await (const line of lines(res)) {
+        const event = JSON.parse(line) as RawEvent;
+        if (event.type === 'ERROR') throw statusErrorOf((event.object as Status).code ?? 500, event.object);
+        const version = (event.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+        if (version) resourceVersion = version;
+        yield event as WatchEvent<T>;
+      }
+      // The server ended the watch: the caller asked for that with timeoutSeconds; otherwise resume.
+      if (params.timeoutSeconds !== undefined) return;
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (err instanceof StatusError || !isDroppedConnection(err)) throw err;
+    } finally {
+      res?.destroy();
+    }
+    await sleep(RESUME_DELAY_MS, signal);
+  }
+}
