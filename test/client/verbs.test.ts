@@ -116,7 +116,7 @@ describe('typed client verbs', () => {
   it('serves cluster-scoped resources without a namespace', async () => {
     const rbac = env.client.rbacV1;
     const binding = await rbac.clusterRoleBindings().get('cluster-admin');
-    expect(binding.roleRef.name).toBe('cluster-admin');
+    expect(binding.roleRef?.name).toBe('cluster-admin');
     await rbac.clusterRoles().create({ metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
     expect((await rbac.clusterRoles().get('reader')).rules?.[0].verbs).toEqual(['get']);
     const namespaces = await env.client.coreV1.namespaces().list();
@@ -144,7 +144,7 @@ describe('typed client verbs', () => {
     await sas.create({ metadata: { name: 'robot' } });
     const request = await sas.token.create('robot', { spec: { audiences: ['api'], expirationSeconds: 3600 } });
     expect(request.kind).toBe('TokenRequest');
-    expect(request.status?.token.split('.')).toHaveLength(3);
+    expect(request.status?.token?.split('.')).toHaveLength(3);
   });
 
   it('creates virtual kinds: a SelfSubjectReview names the caller', async () => {
