@@ -8,6 +8,7 @@ import { groupVersionString } from '../model.js';
 import { reachable } from '../normalize.js';
 import { sourcesOf, type OutputFile } from '../output.js';
 import { tsModule } from './ts-source.js';
+import { groupAccessor, resourceAccessor, upperFirst } from './accessors.js';
 import { subresourceTypeId } from './types.js';
 import { gvFileBase } from './validators.js';
 
@@ -26,28 +27,6 @@ const VERB_METHODS: Record<string, string[]> = {
 };
 
 const SUBRESOURCE_METHODS: Record<string, string[]> = { get: ['get'], update: ['update'], patch: ['patch', 'apply'] };
-
-const upperFirst = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
-
-/** client-go's group accessor, camelCased: the group's first label and the version (rbacV1, resourceV1beta2). */
-export function groupAccessor(gv: { group: string; version: string }): string {
-  return `${gv.group ? gv.group.split('.')[0] : 'core'}${upperFirst(gv.version)}`;
-}
-
-/** gengo's plural namer, which client-gen names resources with. */
-function pluralOf(kind: string): string {
-  if (/(s|x|z|ch|sh)$/.test(kind)) return `${kind}es`;
-  if (/[^aeiou]y$/.test(kind)) return `${kind.slice(0, -1)}ies`;
-  return `${kind}s`;
-}
-
-/** client-go's resource accessor, camelCased with a leading acronym in lower case (csiDrivers). */
-export function resourceAccessor(k: KindModel): string {
-  const plural = pluralOf(k.kind);
-  // A plural the spec spells otherwise (irregular) is taken as the spec spells it.
-  const name = plural.toLowerCase() === k.plural ? plural : k.plural;
-  return name.replace(/^[A-Z]+?(?=[A-Z][a-z]|$)|^[A-Z]/, (head) => head.toLowerCase());
-}
 
 const methodsOf = (verbs: string[], table: Record<string, string[]>): string[] => verbs.flatMap((v) => table[v] ?? []).sort();
 const union = (names: string[]): string => names.map((n) => `'${n}'`).join(' | ');

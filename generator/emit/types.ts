@@ -2,7 +2,8 @@
 // that group version: generated/types/<group>.<version>.ts with `components['schemas'][...]` and
 // a named alias per kind (ConfigMap, ConfigMapList, ...), plus the kinds its subresources take
 // from other group versions (policy/v1 Eviction for pods/eviction), which the typed client needs.
-// Fields with a server-side default stay optional: a client may leave them out.
+// Fields with a server-side default stay optional: a client may leave them out. types/index.ts
+// gathers them, one namespace per group version (coreV1.ConfigMap).
 
 import type { KindModel, Model, SubresourceModel } from '../model.js';
 import { reachable } from '../normalize.js';
@@ -10,6 +11,7 @@ import { headerComment, sourcesOf, type OutputFile } from '../output.js';
 import { emitOpenAPI } from './openapi.js';
 import { definitions } from './openapi-schemas.js';
 import { gvFileBase } from './validators.js';
+import { groupAccessor } from './accessors.js';
 
 const shortName = (id: string): string => id.slice(id.lastIndexOf('.') + 1);
 
@@ -47,5 +49,8 @@ export async function emitTypes(model: Model): Promise<OutputFile[]> {
     const roots = [...gv.kinds.map((k) => k.type.id), ...subresourceIds];
     out.push({ path: `types/${gvFileBase(gv)}.ts`, content: `${headerComment(sourcesOf(model, reachable(model, roots)))}${astToString(ast)}\n${aliases.join('\n')}\n` });
   }
+  // One entry for every group version, each under its client-go accessor name (Event is in two).
+  const index = model.groupVersions.map((gv) => `export type * as ${groupAccessor(gv)} from './${gvFileBase(gv)}.js';`);
+  out.push({ path: 'types/index.ts', content: `${headerComment(model.files)}${index.join('\n')}\n` });
   return out;
 }
