@@ -2,6 +2,10 @@
 // per line). When the connection drops, or the server ends the watch on its own timeout, the
 // watch is opened again from the last resourceVersion seen (bookmarks included), as client-go's
 // RetryWatcher does. An ERROR event becomes a thrown StatusError; 410 is an ExpiredError.
+// A watch begun without a resourceVersion (or at "0") starts with the current objects as ADDED
+// events, in no order of version: no version among them is a safe place to resume from, so such
+// a watch resumes only once a BOOKMARK has given one; until then a drop ends it (an error) and an
+// end by the server ends the iteration, as RetryWatcher refuses those versions.
 
 import type { IncomingMessage } from 'node:http';
 import type { WatchEvent, WatchOptions } from './options.js';
@@ -35,6 +39,7 @@ async function* lines(res: IncomingMessage): AsyncGenerator<string> {
 export async function* watchEvents<T>(transport: Transport, path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { signal, ...params } = options;
   let resourceVersion = params.resourceVersion;
+  let resumable = resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0';
   for (;;) {
     let res: IncomingMessage | undefined;
     try {
@@ -44,13 +49,14 @@ export async function* watchEvents<T>(transport: Transport, path: string, option
         if (event.type === 'ERROR') throw statusErrorOf((event.object as Status).code ?? 500, event.object);
         const version = (event.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
         if (version) resourceVersion = version;
+        if (event.type === 'BOOKMARK') resumable = true;
         yield event as WatchEvent<T>;
       }
       // The server ended the watch: the caller asked for that with timeoutSeconds; otherwise resume.
-      if (params.timeoutSeconds !== undefined) return;
+      if (params.timeoutSeconds !== undefined || !resumable) return;
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
-      if (err instanceof StatusError || !isDroppedConnection(err)) throw err;
+      if (err instanceof StatusError || !isDroppedConnection(err) || !resumable) throw err;
     } finally {
       res?.destroy();
     }

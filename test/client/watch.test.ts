@@ -5,7 +5,7 @@
 // relists on 410.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, ExpiredError, informer, type Client, type WatchEvent } from '../../client/index.js';
+import { createClient, ExpiredError, informer, StatusError, type Client, type WatchEvent } from '../../client/index.js';
 import type { ConfigMap } from '../../generated/types/core.v1.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { adminConfig } from './support.js';
@@ -121,6 +121,16 @@ describe('typed client watches', () => {
     await expect.poll(() => names(w.seen), POLL).toEqual(['ADDED before-drop', 'ADDED after-drop']);
     stop.abort();
     await w.done;
+  });
+
+  it('does not resume a watch begun without a resourceVersion: its versions are no place to resume from', async () => {
+    await client.coreV1.configMaps('dropped').create({ metadata: { name: 'present' } });
+    const w = collect(relayed.coreV1.configMaps('dropped').watch());
+    await expect.poll(() => names(w.seen).includes('ADDED present'), POLL).toBe(true);
+    relay.cut();
+    const err = await w.done;
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(StatusError);
   });
 
   it('throws ExpiredError for a watch from a forgotten version', async () => {
