@@ -10,6 +10,7 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ClientConfig, Credentials } from '../config/types.js';
+import type { ResponseCodec } from './codec.js';
 import { statusErrorOf } from './status-error.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -35,6 +36,8 @@ export interface TransportOptions {
   maxRetries?: number;
   /** Sent as User-Agent. */
   userAgent?: string;
+  /** Responses in this format where the server has it (protobuf: see client/protobuf.ts); JSON otherwise. */
+  codec?: ResponseCodec;
 }
 
 const MAX_RETRIES = 10;
@@ -73,6 +76,9 @@ export class Transport {
   readonly config: ClientConfig;
   private readonly maxRetries: number;
   private readonly userAgent: string;
+  readonly codec?: ResponseCodec;
+  /** The Accept header of reads: the codec's format first when there is one. */
+  readonly accept: string;
   private agent?: Agent;
   /** The client certificate `agent` handshakes with ('' for none). */
   private agentIdentity = '';
@@ -81,6 +87,8 @@ export class Transport {
     this.config = config;
     this.maxRetries = options.maxRetries ?? MAX_RETRIES;
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.codec = options.codec;
+    this.accept = this.codec ? `${this.codec.mediaType}, application/json` : 'application/json';
   }
 
   /** Closes the pooled connections; the client stays usable (the next request opens new ones). */
@@ -93,12 +101,13 @@ export class Transport {
   async request(spec: RequestSpec): Promise<Reply> {
     const reply = await this.send(spec, async (res) => ({ status: res.statusCode ?? 0, headers: res.headers, body: await readAll(res) }));
     if (reply.status >= 200 && reply.status < 300) return reply;
-    throw failure(reply);
+    throw failure(reply, this.codec);
   }
 
-  /** The reply's body as JSON. */
+  /** The reply's body in its JSON form (decoded by the codec when the server answered in its format). */
   async json<T>(spec: RequestSpec): Promise<T> {
-    const reply = await this.request({ accept: 'application/json', ...spec });
+    const reply = await this.request({ accept: this.accept, ...spec });
+    if (this.codec && isMedia(reply.headers, this.codec.mediaType)) return this.codec.decodeObject(reply.body) as T;
     return JSON.parse(reply.body.toString('utf8')) as T;
   }
 
@@ -106,7 +115,7 @@ export class Transport {
   async stream(spec: RequestSpec): Promise<IncomingMessage> {
     return this.send(spec, async (res) => {
       if (res.statusCode === 200) return res;
-      throw failure({ status: res.statusCode ?? 0, headers: res.headers, body: await readAll(res) });
+      throw failure({ status: res.statusCode ?? 0, headers: res.headers, body: await readAll(res) }, this.codec);
     });
   }
 
@@ -197,7 +206,20 @@ export class Transport {
   }
 }
 
-function failure(reply: Reply): Error {
+/** Whether a reply's Content-Type is `mediaType` (parameters such as `;stream=watch` aside). */
+export function isMedia(headers: IncomingHttpHeaders, mediaType: string): boolean {
+  return String(headers['content-type'] ?? '').split(';')[0].trim() === mediaType;
+}
+
+function failure(reply: Reply, codec?: ResponseCodec): Error {
+  if (codec && isMedia(reply.headers, codec.mediaType)) {
+    try {
+      return statusErrorOf(reply.status, codec.decodeObject(reply.body));
+    } catch {
+      // Not a decodable Status: the code alone says what happened.
+      return statusErrorOf(reply.status, '');
+    }
+  }
   const text = reply.body.toString('utf8');
   let body: unknown = text;
   if (/json/.test(String(reply.headers['content-type']))) {

@@ -10,7 +10,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { WatchEvent, WatchOptions } from './options.js';
 import { statusErrorOf, StatusError, type Status } from './status-error.js';
-import { isDroppedConnection, sleep, type Transport } from './transport.js';
+import { isDroppedConnection, isMedia, sleep, type Transport } from './transport.js';
+import type { ResponseCodec } from './codec.js';
 
 /** Pause before opening a dropped watch again, so a server that is down is not spun on. */
 const RESUME_DELAY_MS = 200;
@@ -36,6 +37,25 @@ async function* lines(res: IncomingMessage): AsyncGenerator<string> {
   if (pending.trim()) yield pending.trim();
 }
 
+/** The events of a binary stream: each message behind a 4-byte big-endian length. */
+async function* frames(res: IncomingMessage, codec: ResponseCodec): AsyncGenerator<RawEvent> {
+  let pending: Buffer = Buffer.alloc(0);
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    while (pending.length >= 4) {
+      const size = pending.readUInt32BE(0);
+      if (pending.length < 4 + size) break;
+      yield codec.decodeWatchEvent(pending.subarray(4, 4 + size));
+      pending = pending.subarray(4 + size);
+    }
+  }
+}
+
+/** The events of a JSON stream. */
+async function* jsonEvents(res: IncomingMessage): AsyncGenerator<RawEvent> {
+  for await (const line of lines(res)) yield JSON.parse(line) as RawEvent;
+}
+
 export async function* watchEvents<T>(transport: Transport, path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { signal, ...params } = options;
   let resourceVersion = params.resourceVersion;
@@ -43,9 +63,9 @@ export async function* watchEvents<T>(transport: Transport, path: string, option
   for (;;) {
     let res: IncomingMessage | undefined;
     try {
-      res = await transport.stream({ method: 'GET', path, query: { ...params, resourceVersion, watch: true }, signal });
-      for await (const line of lines(res)) {
-        const event = JSON.parse(line) as RawEvent;
+      res = await transport.stream({ method: 'GET', path, query: { ...params, resourceVersion, watch: true }, accept: transport.accept, signal });
+      const codec = transport.codec;
+      for await (const event of codec && isMedia(res.headers, codec.mediaType) ? frames(res, codec) : jsonEvents(res)) {
         if (event.type === 'ERROR') throw statusErrorOf((event.object as Status).code ?? 500, event.object);
         const version = (event.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
         if (version) resourceVersion = version;
