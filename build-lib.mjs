@@ -1,6 +1,6 @@
 // `npm run build`, second half: the installable library in lib/. ES modules bundled per entry
-// point (lib/index.js: startServer; lib/client.js: the typed client; lib/types.js: nothing at run
-// time, the resource types are declarations only), code shared between them split into chunks,
+// point (lib/index.js: startServer; lib/client.js: the typed client; lib/protobuf.js: its opt-in
+// protobuf responses; lib/types.js: nothing at run time, the resource types are declarations only), code shared between them split into chunks,
 // every package dependency left external; declarations from tsc in lib/dts/. lib/ sits one
 // level below the package root, as runtime/ does, so the runtime finds generated/ and data/.
 import { build } from 'esbuild';
@@ -15,7 +15,7 @@ rmSync(join(root, 'lib'), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: { index: 'runtime/index.ts', client: 'client/index.ts', types: 'generated/types/index.ts' },
+  entryPoints: { index: 'runtime/index.ts', client: 'client/index.ts', protobuf: 'client/protobuf.ts', types: 'generated/types/index.ts' },
   outdir: 'lib',
   format: 'esm',
   bundle: true,

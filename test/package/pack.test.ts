@@ -17,6 +17,7 @@ const SMOKE = `
 import { createRequire } from 'node:module';
 import { startServer } from 'kube-lite-apiserver';
 import { createClient, StatusError } from 'kube-lite-apiserver/client';
+import { protobufCodec } from 'kube-lite-apiserver/client/protobuf';
 
 const server = await startServer({ storage: 'memory' });
 const field = (name) => Buffer.from(server.kubeconfig.match(new RegExp(name + ': (\\\\S+)'))[1], 'base64').toString();
@@ -31,22 +32,28 @@ try {
 } catch (e) {
   missing = { isStatusError: e instanceof StatusError, code: e.code, reason: e.reason };
 }
+const pb = createClient({ server: server.url, tls: { ca: server.caCert }, credentials: { get: async () => credentials, invalidate() {} }, namespace: 'default', source: 'inline' }, { codec: await protobufCodec() });
+const viaProtobuf = await pb.coreV1.configMaps('default').get('hello');
+pb.close();
 const cache = createRequire(import.meta.url).cache;
 const nativeLoaded = Object.keys(cache).filter((k) => /better-sqlite3|etcd3/.test(k));
 client.close();
 await server.close();
-console.log(JSON.stringify({ data: got.data, missing, nativeLoaded }));
+console.log(JSON.stringify({ data: got.data, protobufData: viaProtobuf.data, missing, nativeLoaded }));
 `;
 
 const CONSUMER = `
 import { startServer, type RunningServer, type StartServerOptions } from 'kube-lite-apiserver';
 import { createClient, StatusError, ExpiredError, informer, type ClientConfig } from 'kube-lite-apiserver/client';
 import type { coreV1, rbacV1 } from 'kube-lite-apiserver/types';
+import { protobufCodec } from 'kube-lite-apiserver/client/protobuf';
 
 export async function main(config: ClientConfig): Promise<void> {
   const options: StartServerOptions = { storage: 'memory' };
   const server: RunningServer = await startServer(options);
   const client = createClient(config);
+  const binary = createClient(config, { codec: await protobufCodec() });
+  const list: coreV1.PodList = await binary.coreV1.pods('ns').list({ limit: 10 });
   const cm: coreV1.ConfigMap = await client.coreV1.configMaps('default').get('x');
   const data: Record<string, string> | undefined = cm.data;
   const binding: rbacV1.ClusterRoleBinding = await client.rbacV1.clusterRoleBindings().get('cluster-admin');
@@ -58,7 +65,7 @@ export async function main(config: ClientConfig): Promise<void> {
   // @ts-expect-error cluster-scoped: no namespace argument
   client.rbacV1.clusterRoles('ns');
   informer(client.coreV1.configMaps('default'), { onAdd: (o: coreV1.ConfigMap) => console.log(o.metadata?.name) });
-  console.log(data, binding.subjects, StatusError.name, ExpiredError.name);
+  console.log(data, binding.subjects, list.items.length, StatusError.name, ExpiredError.name);
   await server.close();
 }
 `;
@@ -79,11 +86,12 @@ describe('the packed package', () => {
   }, 300_000);
   afterAll(() => work && rmSync(work, { recursive: true, force: true }));
 
-  it('runs under plain node: a server on memory storage, the typed client, StatusError', () => {
+  it('runs under plain node: a server on memory storage, the typed client (JSON and protobuf), StatusError', () => {
     writeFileSync(join(app, 'smoke.mjs'), SMOKE);
     const out = execFileSync(process.execPath, ['smoke.mjs'], { cwd: app, encoding: 'utf8' });
     expect(JSON.parse(out.trim().split('\n').pop() as string)).toEqual({
       data: { greeting: 'hi' },
+      protobufData: { greeting: 'hi' },
       missing: { isStatusError: true, code: 404, reason: 'NotFound' },
       nativeLoaded: [],
     });
