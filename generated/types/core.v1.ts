@@ -2533,7 +2533,7 @@ export interface components {
          * Format: int-or-string
          * @description Either an integer or a string.
          */
-        "io.k8s.apimachinery.pkg.util.intstr.IntOrString": string;
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString": number | string;
     };
     responses: never;
     parameters: never;

@@ -5,6 +5,7 @@
 // Fields with a server-side default stay optional: a client may leave them out. types/index.ts
 // gathers them, one namespace per group version (coreV1.ConfigMap).
 
+import ts from 'typescript';
 import type { KindModel, Model, SubresourceModel } from '../model.js';
 import { reachable } from '../normalize.js';
 import { headerComment, sourcesOf, type OutputFile } from '../output.js';
@@ -12,6 +13,11 @@ import { emitOpenAPI } from './openapi.js';
 import { definitions } from './openapi-schemas.js';
 import { gvFileBase } from './validators.js';
 import { groupAccessor } from './accessors.js';
+
+const INT_OR_STRING = ts.factory.createUnionTypeNode([
+  ts.factory.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword),
+  ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword),
+]);
 
 const shortName = (id: string): string => id.slice(id.lastIndexOf('.') + 1);
 
@@ -44,7 +50,13 @@ export async function emitTypes(model: Model): Promise<OutputFile[]> {
       ...new Set(gv.kinds.flatMap((k) => k.subresources.map((s) => subresourceTypeId(model, k, s)).filter((id): id is string => !!id && !kindIds.includes(id)))),
     ].filter((id) => !aliased.has(shortName(id)));
     doc.components.schemas = { ...definitions(model, 'v3', subresourceIds), ...doc.components.schemas };
-    const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], { alphabetize: true, silent: true, defaultNonNullable: false });
+    const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], {
+      alphabetize: true,
+      silent: true,
+      defaultNonNullable: false,
+      // OpenAPI says string (as kube publishes it); the value is a number or a string.
+      transform: (schema) => ('format' in schema && schema.format === 'int-or-string' ? INT_OR_STRING : undefined),
+    });
     const aliases = [...kindIds, ...subresourceIds].map((id) => `export type ${shortName(id)} = components['schemas'][${JSON.stringify(id)}];`);
     const roots = [...gv.kinds.map((k) => k.type.id), ...subresourceIds];
     out.push({ path: `types/${gvFileBase(gv)}.ts`, content: `${headerComment(sourcesOf(model, reachable(model, roots)))}${astToString(ast)}\n${aliases.join('\n')}\n` });
