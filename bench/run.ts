@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdBinary, startEtcd } from '../test/support/etcd.js';
 import { freePort } from '../test/support/ports.js';
+import { measureClient } from './client.js';
 import { measureH2Watches } from './h2-watches.js';
 import { expect, type Endpoint } from './https.js';
 import { Inspector } from './inspector.js';
@@ -383,6 +384,7 @@ async function main() {
   const b = await cacheAtSize();
   const c = await onEtcd();
   const d = await measureWebhookGet(alternate, log);
+  const e = await measureClient();
 
   const loadAfter = loadavg()[0];
   const rate = (runs: WrkResult[]) => median(runs.map((r) => r.perSecond));
@@ -426,6 +428,8 @@ async function main() {
     [`  same, over ${H2_CONNECTIONS} HTTP/2 connections, delivery p99 (p50)`, `${n(b.h2.p99Ms, 1)} ms (${n(b.h2.p50Ms, 1)})`, '<= 50 ms', goal(b.h2.p99Ms <= 50)],
     [`cache memory per object / its JSON size`, `${n(memoryRatio, 1)}x (${n(b.perObject)} B / ${b.objectJsonBytes} B)`, '<= 3x', goal(memoryRatio <= 3)],
     ['errors in all load runs', n(errors), '0', goal(errors === 0)],
+    [`typed client: minified import of coreV1 / @kubernetes/client-node's`, `${n(e.oursKB, 1)} KB vs ${n(e.clientNodeKB, 1)} KB`, 'smaller', goal(e.oursKB < e.clientNodeKB)],
+    [`typed client GET of one ConfigMap / bare node:https GET`, `${n(median(e.clientPerSecond) / median(e.barePerSecond), 2)} (${n(median(e.clientPerSecond))}/s vs ${n(median(e.barePerSecond))}/s)`, '>= 0.8', goal(median(e.clientPerSecond) / median(e.barePerSecond) >= 0.8)],
   ];
   const more: Array<[string, string]> = [
     [`GET runs: server / ceiling, per second`, `${runs(a.getServer)} / ${runs(a.getCeiling)}`],
@@ -449,6 +453,7 @@ async function main() {
       [`LIST 1,000 ConfigMaps as ${format}, 4 connections`, `${n(f.list.perSecond, 1)}/s, ${n(f.listBytes / 1024)} KiB`],
     ]),
     ['PATCH: JSON merge patch / server-side apply', `${n(b.mergePatch.perSecond)} / ${n(b.apply.perSecond)} per second`],
+    ['typed client GET runs: client / bare node:https, per second (sequential)', `${e.clientPerSecond.map((x) => n(x)).join(', ')} / ${e.barePerSecond.map((x) => n(x)).join(', ')}`],
   ];
 
   const w0 = Math.max(...rows.map((r) => r[0].length), ...more.map((r) => r[0].length));

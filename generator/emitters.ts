@@ -7,6 +7,7 @@ import { emitProtobuf } from './emit/protobuf.js';
 import { emitDiscovery } from './emit/discovery.js';
 import { emitOpenAPI } from './emit/openapi.js';
 import { emitTypes } from './emit/types.js';
+import { emitClient } from './emit/client.js';
 
 export const EMITTERS: Record<string, Emitter> = {
   validators: emitValidators,
@@ -15,4 +16,5 @@ export const EMITTERS: Record<string, Emitter> = {
   discovery: emitDiscovery,
   openapi: emitOpenAPI,
   types: emitTypes,
+  client: emitClient,
 };

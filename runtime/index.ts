@@ -15,6 +15,7 @@ import { BearerTokenAuthenticator } from './auth/bearer-token.js';
 import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS } from './auth/token-cache.js';
 import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.js';
 import { ensurePki } from './auth/pki.js';
+import { userKubeconfig, type AddUserOptions } from './auth/user-kubeconfig.js';
 import { StaticTokenAuthenticator, type TokenAuthenticator } from './auth/token-file.js';
 import { parseCertificateBundle, X509Authenticator } from './auth/x509.js';
 import type { StartServerOptions } from './server/options.js';
@@ -34,6 +35,7 @@ export type { ApiHandler } from './server/app.js';
 export type { KubeContext, KubeEnv } from './server/context.js';
 export type { RequestInfo } from './machinery/request-info.js';
 export type { UserInfo } from './auth/user.js';
+export type { AddUserOptions } from './auth/user-kubeconfig.js';
 export type { Authorizer, Attributes, AuthorizationResult } from './auth/authorizer.js';
 
 export interface RunningServer {
@@ -49,6 +51,12 @@ export interface RunningServer {
   featureGates: FeatureGates;
   /** True when the admin certificate in the kubeconfig is accepted (the client CA includes our CA). */
   adminTrusted: boolean;
+  /**
+   * A kubeconfig (YAML text) for another user: a client certificate from the server's CA with
+   * CN = name and one O per group, so RBAC applies to it as to any non-admin user.
+   */
+  addUser(user: AddUserOptions): Promise<string>;
+  /** Stops accepting connections, ends watches and open requests, closes storage; resolves when done. */
   close(): Promise<void>;
 }
 
@@ -262,6 +270,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       dataDir,
       featureGates,
       adminTrusted: pki.adminTrusted,
+      addUser: (user) => userKubeconfig({ dataDir, server: url, servingCa: pki.servingCa, trusted: pki.adminTrusted }, user),
       close() {
         shuttingDown = true;
         closing ??= runCleanups();

@@ -65,7 +65,7 @@ export interface components {
              * @description The port's name, empty or a DNS label (at most 63 characters); unique in the slice.
              * @default
              */
-            name: string;
+            name?: string;
             /**
              * Format: int32
              * @description The port number; unset means all ports (for slices not tied to a service).
@@ -76,7 +76,7 @@ export interface components {
              * @default TCP
              * @enum {string}
              */
-            protocol: "SCTP" | "TCP" | "UDP";
+            protocol?: "SCTP" | "TCP" | "UDP";
         };
         /** @description A subset of the endpoints of a service. The slices of a service are found by its kubernetes.io/service-name label. */
         "io.k8s.api.discovery.v1.EndpointSlice": {

@@ -122,7 +122,7 @@ export interface components {
              * @default rbac.authorization.k8s.io
              * @enum {string}
              */
-            apiGroup: "rbac.authorization.k8s.io";
+            apiGroup?: "rbac.authorization.k8s.io";
             /** @description Role or ClusterRole (only ClusterRole in a ClusterRoleBinding). */
             kind?: string;
             /** @description The name of the role. */

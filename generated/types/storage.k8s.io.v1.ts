@@ -15,18 +15,18 @@ export interface components {
              * @default ReadWrite
              * @enum {string}
              */
-            cachingMode: "None" | "ReadOnly" | "ReadWrite";
+            cachingMode?: "None" | "ReadOnly" | "ReadWrite";
             diskName: string;
             diskURI: string;
             /** @default ext4 */
-            fsType: string;
+            fsType?: string;
             /**
              * @default Shared
              * @enum {string}
              */
-            kind: "Dedicated" | "Managed" | "Shared";
+            kind?: "Dedicated" | "Managed" | "Shared";
             /** @default false */
-            readOnly: boolean;
+            readOnly?: boolean;
         };
         "io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {
             readOnly?: boolean;
@@ -116,7 +116,7 @@ export interface components {
              * @default
              * @enum {string}
              */
-            type: "" | "BlockDevice" | "CharDevice" | "Directory" | "DirectoryOrCreate" | "File" | "FileOrCreate" | "Socket";
+            type?: "" | "BlockDevice" | "CharDevice" | "Directory" | "DirectoryOrCreate" | "File" | "FileOrCreate" | "Socket";
         };
         "io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {
             chapAuthDiscovery?: boolean;
@@ -125,7 +125,7 @@ export interface components {
             initiatorName?: string;
             iqn: string;
             /** @default default */
-            iscsiInterface: string;
+            iscsiInterface?: string;
             /** Format: int32 */
             lun?: number;
             portals?: string[];
@@ -254,25 +254,25 @@ export interface components {
             fsType?: string;
             image: string;
             /** @default /etc/ceph/keyring */
-            keyring: string;
+            keyring?: string;
             monitors: string[];
             /** @default rbd */
-            pool: string;
+            pool?: string;
             readOnly?: boolean;
             secretRef?: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
             /** @default admin */
-            user: string;
+            user?: string;
         };
         "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {
             /** @default xfs */
-            fsType: string;
+            fsType?: string;
             gateway: string;
             protectionDomain?: string;
             readOnly?: boolean;
             secretRef: components["schemas"]["io.k8s.api.core.v1.SecretReference"];
             sslEnabled?: boolean;
             /** @default ThinProvisioned */
-            storageMode: string;
+            storageMode?: string;
             storagePool?: string;
             system: string;
             volumeName: string;
@@ -340,13 +340,13 @@ export interface components {
              * @description Whether the driver needs the attach step (ControllerPublishVolume); cannot change.
              * @default true
              */
-            attachRequired: boolean;
+            attachRequired?: boolean;
             /**
              * @description Whether the driver's volumes support changing ownership and permission on mount.
              * @default ReadWriteOnceWithFSType
              * @enum {string}
              */
-            fsGroupPolicy: "File" | "None" | "ReadWriteOnceWithFSType";
+            fsGroupPolicy?: "File" | "None" | "ReadWriteOnceWithFSType";
             /**
              * Format: int64
              * @description How often the kubelet refreshes the node's allocatable volume count (at least 10 seconds).
@@ -356,26 +356,26 @@ export interface components {
              * @description When true, mounts pass the pod's name, namespace, uid and ephemeral flag as volume context keys prefixed csi.storage.k8s.io/.
              * @default false
              */
-            podInfoOnMount: boolean;
+            podInfoOnMount?: boolean;
             /** @description Whether pods using the driver wait until it is installed on a node. */
             preventPodSchedulingIfMissing?: boolean;
             /**
              * @description When true, the kubelet calls NodePublishVolume periodically to refresh the mount.
              * @default false
              */
-            requiresRepublish: boolean;
+            requiresRepublish?: boolean;
             /**
              * @description Whether the driver supports the -o context mount option.
              * @default false
              */
-            seLinuxMount: boolean;
+            seLinuxMount?: boolean;
             /** @description Whether service account tokens reach the driver in secrets rather than in the volume context. */
             serviceAccountTokenInSecrets?: boolean;
             /**
              * @description When true, the scheduler considers the driver's CSIStorageCapacity objects.
              * @default false
              */
-            storageCapacity: boolean;
+            storageCapacity?: boolean;
             /** @description Service account tokens the kubelet passes to NodePublishVolume; audiences differ (at most one empty). */
             tokenRequests?: components["schemas"]["io.k8s.api.storage.v1.TokenRequest"][];
             /**
@@ -384,7 +384,7 @@ export interface components {
              *       "Persistent"
              *     ]
              */
-            volumeLifecycleModes: ("Persistent" | "Ephemeral")[];
+            volumeLifecycleModes?: ("Persistent" | "Ephemeral")[];
         };
         /** @description The CSI drivers installed on a node; named after the node. */
         "io.k8s.api.storage.v1.CSINode": {
@@ -483,13 +483,13 @@ export interface components {
              * @description What happens to volumes of this class when released, Delete (the default) or Retain; cannot change.
              * @default Delete
              */
-            reclaimPolicy: string;
+            reclaimPolicy?: string;
             /**
              * @description When volumes are bound and provisioned, Immediate (the default) or WaitForFirstConsumer; cannot change.
              * @default Immediate
              * @enum {string}
              */
-            volumeBindingMode: "Immediate" | "WaitForFirstConsumer";
+            volumeBindingMode?: "Immediate" | "WaitForFirstConsumer";
         };
         /** @description StorageClassList is a list of StorageClass objects. */
         "io.k8s.api.storage.v1.StorageClassList": {

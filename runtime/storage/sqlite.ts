@@ -8,8 +8,9 @@
 // SQLite's errors are turned into StorageError codes here and nowhere else.
 
 import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { StorageError } from './interface.js';
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
 import { DEFAULT_HISTORY_WINDOW_MS, HistoryWindow } from './history-window.js';
@@ -59,8 +60,12 @@ const toParams = (row: LogRow) => ({
   old_value: row.oldValue ?? null,
 });
 
+let addon: typeof Database | undefined;
+/** The native addon, loaded when the first SQLite store opens: a server on memory or etcd never loads it. */
+const sqlite = (): typeof Database => (addon ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+
 /** better-sqlite3's errors carry SQLite's extended result code (e.g. SQLITE_CONSTRAINT_PRIMARYKEY). */
-const sqliteCode = (e: unknown): string | undefined => (e instanceof Database.SqliteError ? e.code : undefined);
+const sqliteCode = (e: unknown): string | undefined => (addon && e instanceof addon.SqliteError ? e.code : undefined);
 
 type Statement = Database.Statement<unknown[], unknown>;
 type ReadRow = Pick<KineRow, 'id' | 'deleted' | 'create_revision' | 'value'>;
@@ -93,7 +98,8 @@ export class SqliteStorage implements Storage {
     options: SqliteStorageOptions = {},
   ) {
     this.db = this.guard('', () => {
-      const db = new Database(path, { timeout: LOCK_TIMEOUT_MS });
+      const Sqlite = sqlite();
+      const db = new Sqlite(path, { timeout: LOCK_TIMEOUT_MS });
       try {
         for (const pragma of PRAGMAS) db.pragma(pragma);
         db.exec(SCHEMA);

@@ -17,6 +17,8 @@ const cases: [emitter: string, path: string][] = [
   ['protobuf', 'protobuf/descriptors.json'],
   ['openapi v3', 'openapi/v3/apis__demo.example.com__v1.json'],
   ['types', 'types/demo.example.com.v1.ts'],
+  ['client', 'client/demo.example.com.v1.ts'],
+  ['client (index)', 'client/index.ts'],
 ];
 
 describe('generator golden files', async () => {
