@@ -41,7 +41,7 @@ import { bodyInit } from './handlers/context.js';
 import { isPrettyPrint } from './negotiation.js';
 import { createNegotiator } from './negotiator.js';
 import { OpenAPIDocuments } from './openapi.js';
-import { loadDescriptorRoot } from './protobuf/index.js';
+import { LazyRoot } from './protobuf/index.js';
 import { createResourceHandler } from './resource-handler.js';
 import { pathNotFound } from './routes.js';
 import { generatedPath } from '../generated-files.js';
@@ -209,7 +209,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
-    const root = loadDescriptorRoot(DESCRIPTORS);
+    const root = new LazyRoot(DESCRIPTORS);
     const negotiator = createNegotiator({
       root,
       cbor,

@@ -2,7 +2,6 @@
 // (HTML-safe escapes, a trailing newline, or 2-space indentation when pretty), YAML as
 // sigs.k8s.io/yaml writes it (keys sorted, block style), and the protobuf envelope.
 
-import type protobuf from 'protobufjs';
 import { stringify as stringifyYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
 import { CborNestingError, decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
@@ -11,6 +10,7 @@ import { goJsonSyntaxError } from '../validation/go-json.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
 import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type MessageNameFor } from './protobuf/envelope.js';
 import type { JsonObject } from './protobuf/message-plan.js';
+import { rootOf, type RootSource } from './protobuf/descriptors.js';
 import { sortKeysDeep } from '../validation/go-format.js';
 import { recordNumberLiterals } from './go-decode/number-literals.js';
 
@@ -55,7 +55,7 @@ function requireMessage(messageName: string | undefined, obj: JsonObject | Statu
 }
 
 /** The encoder of a negotiated media type; protobuf needs the descriptor root. */
-export function responseEncoder(negotiated: NegotiatedMediaType, root?: protobuf.Root): ResponseEncoder {
+export function responseEncoder(negotiated: NegotiatedMediaType, descriptors?: RootSource): ResponseEncoder {
   const { format, contentType, pretty } = negotiated;
   switch (format) {
     case 'json':
@@ -84,7 +84,8 @@ export function responseEncoder(negotiated: NegotiatedMediaType, root?: protobuf
         encodeWatchEvent: (type, obj) => encodeCBORWatchEvent(type, obj),
       };
     case 'protobuf': {
-      if (!root) throw internalError(new Error('protobuf negotiated without descriptors'));
+      if (!descriptors) throw internalError(new Error('protobuf negotiated without descriptors'));
+      const root = rootOf(descriptors);
       return {
         format,
         contentType,
@@ -104,7 +105,7 @@ export interface DecodeInputOptions {
   cbor?: boolean;
   /** The kind the body is decoded into: where CBOR bodies hold []byte values. */
   typed?: { apiVersion: string; kind: string };
-  root?: protobuf.Root;
+  root?: RootSource;
   messageNameFor?: MessageNameFor;
 }
 
@@ -177,7 +178,7 @@ export function decodeInput(contentType: string | undefined, body: Uint8Array, o
   const named = options.expected ?? options.typed;
   let obj: unknown;
   if (format === 'protobuf') {
-    obj = decodeObject(options.root!, body, options.messageNameFor ?? (() => undefined)).object;
+    obj = decodeObject(rootOf(options.root!), body, options.messageNameFor ?? (() => undefined)).object;
   } else if (format === 'cbor') {
     try {
       obj = decodeCBOR(body, options.typed);
