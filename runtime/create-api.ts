@@ -45,7 +45,7 @@ import { bodyInit } from './api/handlers/context.js';
 import { isPrettyPrint } from './api/negotiation.js';
 import { createNegotiator } from './api/negotiator.js';
 import { OpenAPIDocuments } from './api/openapi.js';
-import { loadDescriptorRoot } from './api/protobuf/index.js';
+import { LazyRoot } from './api/protobuf/index.js';
 import { createResourceHandler } from './api/resource-handler.js';
 import { pathNotFound } from './api/routes.js';
 import { generatedPath } from './generated-files.js';
@@ -218,7 +218,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
-    const root = loadDescriptorRoot(DESCRIPTORS);
+    const root = new LazyRoot(DESCRIPTORS);
     const negotiator = createNegotiator({
       root,
       cbor,

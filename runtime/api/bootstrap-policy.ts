@@ -81,8 +81,37 @@ function mergeMetadata(out: KubeObject, expected: KubeObject): void {
   meta.annotations = { ...want.annotations, ...meta.annotations };
 }
 
+/** Whether every key of `want` is already in `have` (existing values win, so a key's presence is enough). */
+function holdsKeys(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
+  // Absent, merging makes it an empty map: a change.
+  if (have === undefined) return false;
+  for (const key in want) if (!(key in have)) return false;
+  return true;
+}
+
+/** Whether mergeMetadata would leave the object as it is. */
+function metadataHolds(existing: KubeObject, expected: KubeObject): boolean {
+  const meta = metaOf(existing);
+  const want = metaOf(expected);
+  return holdsKeys(meta.labels, want.labels) && holdsKeys(meta.annotations, want.annotations);
+}
+
+/**
+ * Whether the role already has all `expected` asks, checked without copying it: the common start,
+ * with the policy in place, then reads and compares but builds nothing.
+ */
+function roleHolds(existing: KubeObject, expected: KubeObject): boolean {
+  if (!metadataHolds(existing, expected) || !deepEqual(existing.rules ?? [], expected.rules ?? [])) return false;
+  const wanted = expected.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined;
+  const have = existing.aggregationRule as { clusterRoleSelectors?: unknown[] } | null | undefined;
+  if (!wanted) return !have;
+  const selectors = have?.clusterRoleSelectors ?? [];
+  return (wanted.clusterRoleSelectors ?? []).every((s) => selectors.some((h) => deepEqual(h, s)));
+}
+
 /** The role as reconciled against `expected`; undefined when nothing changes. */
 export function reconcileRole(existing: KubeObject, expected: KubeObject): KubeObject | undefined {
+  if (roleHolds(existing, expected)) return undefined;
   const out = structuredClone(existing) as KubeObject & { rules?: PolicyRule[]; aggregationRule?: { clusterRoleSelectors?: unknown[] } | null };
   mergeMetadata(out, expected);
   // Rules as shipped cover themselves; only edited ones need the (costlier) covering check.
@@ -100,8 +129,19 @@ export function reconcileRole(existing: KubeObject, expected: KubeObject): KubeO
 
 const sameSubject = (a: Subject, b: Subject): boolean => a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '') && (a.apiGroup ?? '') === (b.apiGroup ?? '');
 
+/** Whether the binding already has the expected roleRef, subjects, labels and annotations, checked without copying it. */
+function bindingHolds(existing: KubeObject, expected: KubeObject): boolean {
+  const have = (existing.subjects as Subject[] | undefined) ?? [];
+  return (
+    metadataHolds(existing, expected) &&
+    deepEqual(existing.roleRef, expected.roleRef) &&
+    ((expected.subjects as Subject[] | undefined) ?? []).every((s) => have.some((h) => sameSubject(h, s)))
+  );
+}
+
 /** The binding as reconciled: `recreate` when its roleRef differs (a roleRef cannot be changed). */
 export function reconcileBinding(existing: KubeObject, expected: KubeObject): { object: KubeObject; recreate: boolean } | undefined {
+  if (bindingHolds(existing, expected)) return undefined;
   const out = structuredClone(existing) as KubeObject & { subjects?: Subject[] };
   mergeMetadata(out, expected);
   const have = out.subjects ?? [];

@@ -8,9 +8,9 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type protobuf from 'protobufjs';
 import { isStatusError } from '../errors/status-error.js';
 import { negotiateOutput, selectOutput, type ConvertTarget, type Format } from './negotiation.js';
+import type { RootSource } from './protobuf/descriptors.js';
 import type { JsonObject } from './protobuf/message-plan.js';
 import { encodeJSON, responseEncoder } from './serializers.js';
 import { generatedPath } from '../generated-files.js';
@@ -61,7 +61,7 @@ export class Discovery {
   /** `root`: the protobuf descriptors; without them the legacy documents are JSON and YAML only. */
   constructor(
     served: ServedFilter,
-    private readonly root?: protobuf.Root,
+    private readonly root?: RootSource,
   ) {
     const resourceLists = new Map<string, Json>();
     for (const file of readdirSync(GENERATED)) {

@@ -3,11 +3,11 @@
 // PartialObjectMetadata transformations; JSON and protobuf watch streams. Errors (Status) are
 // negotiated without transformations and fall back to JSON, as kube-apiserver writes them.
 
-import type protobuf from 'protobufjs';
 import type { PrinterColumn } from '../registry/definition.js';
 import type { KubeObject } from '../machinery/object.js';
 import { isPrettyPrint, negotiateErrorOutput, negotiateOutput, type ConvertTarget, type NegotiatedMediaType } from './negotiation.js';
 import { asPartialObjectMetadata, asPartialObjectMetadataList } from './partial-object-metadata.js';
+import type { RootSource } from './protobuf/descriptors.js';
 import type { MessageNameFor } from './protobuf/envelope.js';
 import { messageNameResolver } from './protobuf/message-names.js';
 import type { JsonObject } from './protobuf/message-plan.js';
@@ -17,7 +17,7 @@ import { buildTable, parseIncludeObject, tableWatchRenderer, type IncludeObject 
 
 export interface NegotiatorOptions {
   /** Protobuf descriptors (generated/protobuf/descriptors.json); without them protobuf is not offered. */
-  root?: protobuf.Root;
+  root?: RootSource;
   /** The printer columns of an endpoint's kind; undefined when it cannot print a Table. */
   columnsFor?: (target: BodyTarget) => PrinterColumn[] | undefined;
   /** The CBORServingAndStorage gate: application/cbor is served and accepted. */

@@ -136,7 +136,9 @@ function serviceAccountInformers(
     informers.push(
       // Edits are put right at the next start (the namespace list), not at once: without leader
       // election every replica publishes, and replicas with different CAs would rewrite each other.
-      new Informer(configMaps, { onDelete: (cm) => metaOf(cm).name === ROOT_CA_CONFIGMAP && resync(cm) }),
+      // Only the published ConfigMaps are watched: the watch cache then never decodes (and keeps
+      // decoded) every other ConfigMap just to show it to this informer.
+      new Informer(configMaps, { onDelete: (cm) => metaOf(cm).name === ROOT_CA_CONFIGMAP && resync(cm) }, `metadata.name=${ROOT_CA_CONFIGMAP}`),
     );
   }
   if (tokens && secrets) {

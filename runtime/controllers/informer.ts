@@ -32,6 +32,8 @@ export class Informer {
   constructor(
     private readonly store: Store,
     private readonly handlers: InformerHandlers,
+    /** Only the objects this field selector selects, as a client-go informer's ListOptions narrow it. */
+    private readonly fieldSelector?: string,
   ) {}
 
   /**
@@ -54,12 +56,12 @@ export class Informer {
 
   /** The current state: a Most Recent list, which the storage answers while the watch cache still loads. */
   private consistentList(): Promise<KubeList> {
-    return listObjects(this.store, undefined);
+    return listObjects(this.store, undefined, { fieldSelector: this.fieldSelector });
   }
 
   private async watchFrom(resourceVersion: string): Promise<void> {
     try {
-      this.stream = await watchObjects(this.store, undefined, { resourceVersion });
+      this.stream = await watchObjects(this.store, undefined, { resourceVersion, fieldSelector: this.fieldSelector });
     } catch {
       this.relistLater();
       return;

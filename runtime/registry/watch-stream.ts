@@ -7,7 +7,7 @@ import type { StorageWatchEvent } from '../storage/interface.js';
 import { decodeFromCache } from './cacher/serialization-cache.js';
 import type { Codec } from './codec.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
-import type { Predicate } from './selection.js';
+import { keyMayMatch, type Predicate } from './selection.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -80,6 +80,8 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
 
 /** The event a storage change means for a watcher with this predicate, or undefined when none. */
 export function toWatchEvent(codec: Codec, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
+  // Neither state of another name can match: nothing to decode.
+  if (!keyMayMatch(predicate, event.kv.key)) return undefined;
   // Decoded with their origin: every watcher of the change sends the same bytes (cachingObject).
   const prev = event.prevKv ? decodeFromCache(codec, event.prevKv) : undefined;
   const prevMatches = prev !== undefined && predicate.matches(prev);

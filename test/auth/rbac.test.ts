@@ -269,6 +269,19 @@ describe('ClusterRole aggregation', () => {
     await eventually(async () => expect(await rulesOf('admin')).not.toContainEqual(widgets));
   });
 
+  it('aggregates a rule that two labelled roles share once, whatever the order of its fields, and keeps rules that differ', async () => {
+    const reordered = { verbs: widgets.verbs, resources: widgets.resources, apiGroups: widgets.apiGroups };
+    const gadgets = { ...widgets, resources: ['gadgets'] };
+    const label = { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' };
+    expect((await send(admin, 'POST', `${RBAC}/clusterroles`, { metadata: { name: 'widget-reader-a', labels: label }, rules: [widgets] })).status).toBe(201);
+    expect((await send(admin, 'POST', `${RBAC}/clusterroles`, { metadata: { name: 'widget-reader-b', labels: label }, rules: [reordered, gadgets] })).status).toBe(201);
+    await eventually(async () => expect(await rulesOf('view')).toContainEqual(gadgets));
+    const view = await rulesOf('view');
+    expect(view.filter((r) => JSON.stringify(r) === JSON.stringify(widgets) || JSON.stringify(r) === JSON.stringify(reordered))).toHaveLength(1);
+    for (const name of ['widget-reader-a', 'widget-reader-b']) expect((await send(admin, 'DELETE', `${RBAC}/clusterroles/${name}`)).status).toBe(200);
+    await eventually(async () => expect(await rulesOf('view')).not.toContainEqual(gadgets));
+  });
+
   it('puts back the aggregated rules someone overwrites', async () => {
     const view = (await send(admin, 'GET', `${RBAC}/clusterroles/view`)).body;
     expect((await send(admin, 'PUT', `${RBAC}/clusterroles/view`, { ...view, rules: [] })).status).toBe(200);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { watchObjects, type WatchEvent, type WatchStream } from '../../runtime/registry/watch.js';
+import { listObjects } from '../../runtime/registry/list.js';
 import type { Storage } from '../../runtime/storage/interface.js';
 import { backends, definitions } from '../support/registry-fixtures.js';
 
@@ -88,6 +89,29 @@ describe.each(cases)('watch on %s storage through %s', (_n, _c, makeStorage, wat
     await configmaps.create('default', { metadata: { name: 'skip' } });
     await configmaps.create('default', { metadata: { name: 'pick' } });
     expect(summary(await take(stream, 1))).toEqual(['ADDED pick']);
+  });
+
+  it('field selector on the name across namespaces: only that name, whatever ends like it or is a namespace of that name', async () => {
+    await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'pick' } });
+    const stream = await open(undefined, { fieldSelector: 'metadata.name=pick' });
+    await configmaps.create('pick', { metadata: { name: 'other' } });
+    await configmaps.create('default', { metadata: { name: 'xpick' } });
+    const picked = await configmaps.create('pick', { metadata: { name: 'pick' } });
+    await configmaps.update('pick', 'pick', { ...picked, data: { x: 'y' } });
+    await configmaps.delete('default', 'xpick');
+    await configmaps.create('default', { metadata: { name: 'pick' } });
+    await configmaps.delete('pick', 'pick');
+    const events = await take(stream, 4);
+    expect(events.map((e) => `${summary([e])[0]} ${(e.object as { metadata: { namespace: string } }).metadata.namespace}`)).toEqual([
+      'ADDED pick pick',
+      'MODIFIED pick pick',
+      'ADDED pick default',
+      'DELETED pick pick',
+    ]);
+    const list = await listObjects(configmaps, undefined, { fieldSelector: 'metadata.name=pick' });
+    expect(list.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`)).toEqual(['default/pick']);
+    const none = await listObjects(configmaps, undefined, { fieldSelector: 'metadata.name=pick,metadata.namespace=pick' });
+    expect(none.items).toEqual([]);
   });
 
   it('timeoutSeconds ends the stream', async () => {

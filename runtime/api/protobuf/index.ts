@@ -16,4 +16,4 @@ export {
   type MessageNameFor,
 } from './envelope.js';
 export { messageNameResolver, packageFor } from './message-names.js';
-export { loadDescriptorRoot } from './descriptors.js';
+export { LazyRoot, loadDescriptorRoot, rootOf, type RootSource } from './descriptors.js';

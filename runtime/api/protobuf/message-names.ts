@@ -3,6 +3,7 @@
 // for everything else (meta/v1 kinds, decoding request bodies before routing, tests).
 
 import protobuf from 'protobufjs';
+import { LazyRoot, type RootSource } from './descriptors.js';
 import type { MessageNameFor } from './envelope.js';
 
 const META_PACKAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -18,7 +19,8 @@ export function packageFor(apiVersion: string): string {
 }
 
 /** A MessageNameFor over a descriptor root; kinds the root lacks resolve to undefined. */
-export function messageNameResolver(root: protobuf.Root): MessageNameFor {
+export function messageNameResolver(root: RootSource): MessageNameFor {
+  const isType = root instanceof LazyRoot ? (name: string) => root.hasType(name) : (name: string) => root.lookup(name) instanceof protobuf.Type;
   const known = new Map<string, string | undefined>();
   return (apiVersion, kind) => {
     if (!kind) return undefined;
@@ -26,7 +28,7 @@ export function messageNameResolver(root: protobuf.Root): MessageNameFor {
     if (known.has(key)) return known.get(key);
     // Status and WatchEvent are meta/v1 types served under every group version.
     const candidates = [`${packageFor(apiVersion)}.${kind}`, `${META_PACKAGE}.${kind}`];
-    const found = candidates.find((name) => root.lookup(name) instanceof protobuf.Type);
+    const found = candidates.find(isType);
     known.set(key, found);
     return found;
   };

@@ -38,6 +38,7 @@ import {
   type ValidateDeletion,
   type WatchRequest,
 } from '../resource-storage.js';
+import { keyMayMatch } from '../selection.js';
 import { WatchStream, errorEvent } from '../watch-stream.js';
 import { CacheWatcher } from './cache-watcher.js';
 import type { Cacher } from './cacher.js';
@@ -126,6 +127,7 @@ export class CacherStorage implements ResourceStorage {
         const remaining = predicate.empty ? cache.countAfter(prefix, lastKey!) : undefined;
         return { items, revision, continue: encodeContinue(`${lastKey}\u0000`, prefix, revision), remainingItemCount: remaining };
       }
+      if (!keyMayMatch(predicate, kv.key)) continue;
       const obj = decodeFromCache(this.codec, kv);
       if (!predicate.matches(obj)) continue;
       items.push(obj);

@@ -4,8 +4,10 @@
 // that KeyValue. Each version is then encoded once per wire format however many lists and
 // watchers send it; the bytes go when the cache lets go of the version.
 //
-// The bytes stand for the object as decoded, less apiVersion and kind (list items drop those; a
-// format whose bytes include them must not be kept here: protobuf messages do not). They are used
+// The bytes stand for the object as decoded, less apiVersion and kind (list items drop those, and
+// a list item is known as the same version: protobuf messages do not carry them; a format whose
+// bytes do, as a JSON watch event's frame, is looked up only for an object with its own
+// apiVersion and kind, which among the objects known as a version is the decoded one). They are used
 // only while the object still carries the version's resourceVersion; code that changes a decoded
 // object otherwise must work on a copy (a copy has no origin: origins are kept by identity).
 
