@@ -18,6 +18,19 @@ export interface KubeVariables {
    * requests (watch), when the client disconnects.
    */
   deadline: RequestDeadline;
+  /**
+   * Annotations the request gathers on its way for its audit event (authorization's decision and
+   * reason, a deprecated API's facts), as kube's audit.AddAuditAnnotation; set through
+   * addAuditAnnotation, absent until the first.
+   */
+  auditAnnotations?: Record<string, string>;
+}
+
+/** Adds one annotation to the request's audit event; the first value of a key is kept, as kube keeps it. */
+export function addAuditAnnotation(c: Context<KubeEnv>, key: string, value: string): void {
+  let annotations = c.get('auditAnnotations');
+  if (!annotations) c.set('auditAnnotations', (annotations = {}));
+  if (!(key in annotations)) annotations[key] = value;
 }
 
 /**
