@@ -64,6 +64,11 @@ export class DirectStorage implements ResourceStorage {
     }
   }
 
+  /** The backend's current revision when it knows it without a round trip (see Storage.localRevision). */
+  localRevision(): number | undefined {
+    return this.backend.localRevision?.();
+  }
+
   /** The backend's current revision, or the operation's StatusError. */
   async currentRevision(op: StorageOperation): Promise<number> {
     try {
