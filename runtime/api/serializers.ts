@@ -13,6 +13,7 @@ import { decodeObject, encodeObject, encodeWatchEventFrame, STATUS_MESSAGE, type
 import type { JsonObject } from './protobuf/message-plan.js';
 import { sortKeysDeep } from '../validation/go-format.js';
 import { recordNumberLiterals } from './go-decode/number-literals.js';
+import { keptText } from '../registry/cacher/serialization-cache.js';
 
 const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
@@ -29,7 +30,14 @@ const GO_ESCAPES: Record<string, string> = {
  * those characters can only occur inside strings in JSON, so a global replace is exact.
  */
 export function encodeJSON(obj: unknown, pretty = false): string {
+  // A cached version is served as often as it is read: its compact text is made once.
+  if (!pretty && typeof obj === 'object' && obj !== null) return keptText(obj, compactJSON);
   const text = pretty ? JSON.stringify(obj, null, 2) : `${JSON.stringify(obj)}\n`;
+  return NEEDS_ESCAPE.test(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text;
+}
+
+function compactJSON(obj: unknown): string {
+  const text = `${JSON.stringify(obj)}\n`;
   return NEEDS_ESCAPE.test(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text;
 }
 

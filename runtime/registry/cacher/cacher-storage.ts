@@ -80,7 +80,7 @@ export class CacherStorage implements ResourceStorage {
       if (options.ignoreNotFound) return undefined;
       throw notFound(this.storage.groupResource, this.storage.nameOf(key));
     }
-    return this.codec.decode(kv.value, kv.modRevision);
+    return options.shared ? decodeFromCache(this.codec, kv) : this.codec.decode(kv.value, kv.modRevision);
   }
 
   private async getFromCache(key: string, options: GetOptions): Promise<KubeObject | undefined> {
@@ -96,7 +96,7 @@ export class CacherStorage implements ResourceStorage {
       if (options.ignoreNotFound) return undefined;
       throw notFound(this.storage.groupResource, this.storage.nameOf(key));
     }
-    return this.codec.decode(kv.value, kv.modRevision);
+    return options.shared ? decodeFromCache(this.codec, kv) : this.codec.decode(kv.value, kv.modRevision);
   }
 
   async getList(prefix: string, request: ListRequest): Promise<ListPage> {
