@@ -202,7 +202,8 @@ export class DirectStorage implements ResourceStorage {
       if (!decision.write) return decision.object;
       try {
         const written = await this.backend.update(key, this.codec.encode(decision.object), revision);
-        return this.codec.decode(written.value, written.modRevision);
+        // What was just written, without parsing the bytes made from it (as create answers).
+        return this.codec.stored(decision.object, written.modRevision);
       } catch (e) {
         if (isStorageError(e, 'Conflict')) continue;
         throw interpretStorageError(e, 'update', this.groupResource, this.nameOf(key));
