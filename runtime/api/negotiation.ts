@@ -275,8 +275,21 @@ export function negotiateErrorOutput(accept: string | undefined, caps: EndpointC
   return chosen ?? { format: 'json', mediaType: MEDIA_TYPE_JSON, contentType: MEDIA_TYPE_JSON, pretty: true, streaming: false };
 }
 
+/** Content-Type values seen lately and what they parse to: clients send the same few again and again. */
+const parsedMediaTypes = new Map<string, string | undefined>();
+const PARSED_MEDIA_TYPES_KEPT = 64;
+
 /** Parses a media type as Go's mime.ParseMediaType does for our purposes: lower-cased, checked. */
 function parseMediaType(value: string): string | undefined {
+  if (parsedMediaTypes.has(value)) return parsedMediaTypes.get(value);
+  const parsed = parseMediaTypeText(value);
+  // Bounded, so a client sending a new value each time cannot grow it.
+  if (parsedMediaTypes.size >= PARSED_MEDIA_TYPES_KEPT) parsedMediaTypes.clear();
+  parsedMediaTypes.set(value, parsed);
+  return parsed;
+}
+
+function parseMediaTypeText(value: string): string | undefined {
   const [base, ...params] = value.split(';');
   const mediaType = base.trim().toLowerCase();
   if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mediaType)) return undefined;
