@@ -128,11 +128,7 @@ export class Transport {
       try {
         res = await this.once(spec, credentials);
       } catch (err) {
-        if (spec.signal?.aborted) throw spec.signal.reason;
-        if (spec.method === 'GET' && attempt < this.maxRetries && isDroppedConnection(err)) {
-          await sleep(1000, spec.signal);
-          continue;
-        }
+        if (await this.retryDropped(spec, attempt, err)) continue;
         throw err;
       }
       const status = res.statusCode ?? 0;
@@ -153,14 +149,21 @@ export class Transport {
       try {
         return await take(res);
       } catch (err) {
-        if (spec.signal?.aborted) throw spec.signal.reason;
-        if (spec.method === 'GET' && attempt < this.maxRetries && isDroppedConnection(err)) {
-          await sleep(1000, spec.signal);
-          continue;
-        }
+        if (await this.retryDropped(spec, attempt, err)) continue;
         throw err;
       }
     }
+  }
+
+  /**
+   * A connection dropped before the whole answer came: client-go sends GETs again (after a
+   * second), never writes, which may have taken effect. Throws the abort reason when aborted.
+   */
+  private async retryDropped(spec: RequestSpec, attempt: number, err: unknown): Promise<boolean> {
+    if (spec.signal?.aborted) throw spec.signal.reason;
+    if (spec.method !== 'GET' || attempt >= this.maxRetries || !isDroppedConnection(err)) return false;
+    await sleep(1000, spec.signal);
+    return true;
   }
 
   private agentFor(credentials: Credentials): Agent {
