@@ -41,6 +41,9 @@ describe('a served deprecated kind', () => {
     expect(updated.status).toBe(200);
     expect(updated.warnings).toEqual([SVM_WARNING]);
     expect((await server.send('GET', `${SVM}/m1/status`)).warnings).toEqual([SVM_WARNING]);
+    const patched = await server.raw('PATCH', `${SVM}/m1`, { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.warning).toBe(SVM_WARNING);
     const deleted = await server.send('DELETE', `${SVM}/m1`);
     expect(deleted.status).toBe(200);
     expect(deleted.warnings).toEqual([SVM_WARNING]);
