@@ -8,6 +8,7 @@ import { emitDiscovery } from './emit/discovery.js';
 import { emitOpenAPI } from './emit/openapi.js';
 import { emitTypes } from './emit/types.js';
 import { emitClient } from './emit/client.js';
+import { emitLifecycle } from './emit/lifecycle.js';
 
 export const EMITTERS: Record<string, Emitter> = {
   validators: emitValidators,
@@ -17,4 +18,5 @@ export const EMITTERS: Record<string, Emitter> = {
   openapi: emitOpenAPI,
   types: emitTypes,
   client: emitClient,
+  lifecycle: emitLifecycle,
 };

@@ -94,7 +94,6 @@ export interface KindModel {
   categories: string[];
   stability: 'alpha' | 'beta' | 'stable';
   featureGate?: string;
-  deprecation?: { message: string; removedRelease?: string };
   printerColumns: NormalizedColumn[];
   subresources: SubresourceModel[];
   nameFormat: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
@@ -136,12 +135,41 @@ export interface GroupVersionModel {
   kinds: KindModel[];
 }
 
+/**
+ * One kind's lifecycle, its group version's with the kind's own overrides applied and the
+ * prerelease defaults filled (alpha and beta: deprecated three minors after introduced, removed
+ * three after deprecated, as prerelease-lifecycle-gen does). Releases are `1.x`.
+ */
+export interface KindLifecycleModel {
+  group: string;
+  version: string;
+  kind: string;
+  resource: string;
+  namespaced: boolean;
+  introduced: string;
+  deprecated?: string;
+  removed?: string;
+  replacement?: { group: string; version: string; kind: string };
+}
+
+/** A group version: introduced with its first kind, removed with its last. */
+export interface GroupVersionLifecycleModel {
+  group: string;
+  version: string;
+  introduced: string;
+  removed?: string;
+}
+
 export interface Model {
   /** Spec files read, sorted. */
   files: string[];
   types: Map<string, TypeModel>;
   /** Group versions that serve kinds, core first, then by group and version. */
   groupVersions: GroupVersionModel[];
+  /** Every group version with a lifecycle (served or removed), in the order of groupVersions' sort. */
+  groupVersionLifecycles: GroupVersionLifecycleModel[];
+  /** Every kind with a lifecycle: served ones and removed ones. */
+  kindLifecycles: KindLifecycleModel[];
 }
 
 export const groupVersionString = (gv: { group: string; version: string }): string => (gv.group ? `${gv.group}/${gv.version}` : gv.version);

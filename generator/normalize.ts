@@ -5,10 +5,11 @@
 import { createHash } from 'node:crypto';
 import { parse as parseCel } from '@marcbachmann/cel-js';
 import type { LoadedSpec } from './load.js';
-import type { FieldModel, GroupVersionModel, KindModel, Model, TypeModel, TypeRef } from './model.js';
+import type { FieldModel, GroupVersionLifecycleModel, GroupVersionModel, KindLifecycleModel, KindModel, Model, TypeModel, TypeRef } from './model.js';
 import type { RawField, RawKind, RawType } from './raw-spec.js';
 import { GO_ZERO, isScalar, SCALARS } from './scalars.js';
 import { SpecError, SpecErrors } from './spec-error.js';
+import { specLifecycles } from './lifecycle.js';
 
 /** kube-apiserver's storageVersionHash: the first 8 bytes of sha256("<group>/<version>/<kind>"), base64. */
 export function storageVersionHash(group: string, version: string, kind: string): string {
@@ -218,7 +219,6 @@ class Normalizer {
       categories: raw.categories ?? [],
       stability: raw.stability ?? (/alpha/.test(version) ? 'alpha' : /beta/.test(version) ? 'beta' : 'stable'),
       ...(raw.featureGate ? { featureGate: raw.featureGate } : {}),
-      ...(raw.deprecation ? { deprecation: raw.deprecation } : {}),
       printerColumns: (raw.printerColumns ?? []).map((c) => ({ ...c, priority: c.priority ?? 0 })),
       subresources: (raw.subresources ?? []).map((s) => ({
         name: s.name,
@@ -299,7 +299,12 @@ export function buildModel(specs: LoadedSpec[]): Model {
   const n = new Normalizer(specs);
   const gvs: GroupVersionModel[] = [];
   const located: [LoadedSpec, TypeModel, string[]][] = [];
+  const gvLifecycles: GroupVersionLifecycleModel[] = [];
+  const kindLifecycles: KindLifecycleModel[] = [];
   for (const spec of specs) {
+    const lifecycles = specLifecycles(spec, (s, path, problem) => n.fail(s, path, problem));
+    if (lifecycles.groupVersion) gvLifecycles.push(lifecycles.groupVersion);
+    kindLifecycles.push(...lifecycles.kinds);
     const kinds: KindModel[] = [];
     for (const [name, raw] of Object.entries(spec.raw.kinds ?? {})) {
       const k = n.kind(spec, name, raw);
@@ -319,8 +324,12 @@ export function buildModel(specs: LoadedSpec[]): Model {
   }
   for (const [spec, t, at] of located) n.crossCheck(spec, t, at);
   if (n.errors.length) throw new SpecErrors(n.errors);
-  gvs.sort((a, b) => (a.group === b.group ? a.version.localeCompare(b.version) : a.group === '' ? -1 : b.group === '' ? 1 : a.group.localeCompare(b.group)));
-  return { files: specs.map((s) => s.file).sort(), types: n.types, groupVersions: gvs };
+  const byGroupVersion = (a: { group: string; version: string }, b: { group: string; version: string }): number =>
+    a.group === b.group ? a.version.localeCompare(b.version) : a.group === '' ? -1 : b.group === '' ? 1 : a.group.localeCompare(b.group);
+  gvs.sort(byGroupVersion);
+  gvLifecycles.sort(byGroupVersion);
+  kindLifecycles.sort((a, b) => byGroupVersion(a, b) || a.kind.localeCompare(b.kind));
+  return { files: specs.map((s) => s.file).sort(), types: n.types, groupVersions: gvs, groupVersionLifecycles: gvLifecycles, kindLifecycles };
 }
 
 /** Every type id reachable from `roots` through fields (and wire wrappers), in first-seen order. */

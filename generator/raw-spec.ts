@@ -103,7 +103,7 @@ export interface RawKind extends RawType {
   categories?: string[];
   stability?: 'alpha' | 'beta' | 'stable';
   featureGate?: string;
-  deprecation?: { message: string; removedRelease?: string };
+  lifecycle?: RawLifecycle;
   printerColumns?: RawPrinterColumn[];
   subresources?: { name: string; kind?: string; group?: string; version?: string; handler?: string; verbs: string[] }[];
   nameFormat?: 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
@@ -122,12 +122,29 @@ export interface RawKind extends RawType {
   updateOrder?: 'updateFirst' | 'validateFirst';
 }
 
+/** Releases as `1.x`, as kube's prerelease-lifecycle tags give them. */
+export interface RawLifecycle {
+  introduced?: string;
+  deprecated?: string;
+  removed?: string;
+  /** `<group>/<version>` or `<group>/<version> <Kind>`. */
+  replacement?: string;
+}
+
+export interface RawRemovedKind {
+  plural: string;
+  scope: 'Cluster' | 'Namespaced';
+  lifecycle?: RawLifecycle;
+}
+
 export interface RawSpec {
   group?: string;
   version?: string;
   protoPackage: string;
   openAPIPrefix: string;
   description?: string;
+  lifecycle?: RawLifecycle;
+  removedKinds?: Record<string, RawRemovedKind>;
   kinds?: Record<string, RawKind>;
   types?: Record<string, RawType>;
 }

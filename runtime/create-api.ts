@@ -32,6 +32,8 @@ import { rbacEscalationPrevention } from './registry/admission/rbac-escalation.j
 import { nodeRestriction } from './registry/admission/node-restriction.js';
 import { loadBootstrapPolicy, reconcileBootstrapPolicy } from './api/bootstrap-policy.js';
 import { resources } from '../generated/registry.js';
+import { groupVersionLifecycles, kindLifecycles } from '../generated/lifecycle.js';
+import { APILifecycle } from './server/api-lifecycle.js';
 import type { ResourceDefinition } from './registry/definition.js';
 import type { CacherOptions } from './registry/cacher/cacher.js';
 import { ResourceRegistry } from './registry/registry.js';
@@ -169,9 +171,12 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   return async (context: ApiContext): Promise<ApiComponents> => {
     // Served: the group version (or the resource) is enabled by --runtime-config, and the kind's
     // feature gate, if any, is on; kube-apiserver requires both.
-    const groupVersions = [...new Map(resources.map((d) => [`${d.group}/${d.version}`, { group: d.group, version: d.version }])).values()];
-    const apiEnabled = resolveRuntimeConfig(context.runtimeConfig ?? {}, groupVersions);
-    const definitions = resources.filter((d) => (!d.featureGate || context.featureGates.enabled(d.featureGate)) && apiEnabled(d.group, d.version, d.plural));
+    // A kind removed by this release is never served, whatever --runtime-config names.
+    const lifecycle = new APILifecycle(groupVersionLifecycles, kindLifecycles);
+    const servable = resources.filter((d) => !lifecycle.isRemoved(d.group, d.version, d.kind));
+    const groupVersions = [...new Map(servable.map((d) => [`${d.group}/${d.version}`, { group: d.group, version: d.version }])).values()];
+    const apiEnabled = resolveRuntimeConfig(context.runtimeConfig ?? {}, groupVersions, lifecycle.runtimeConfigDefaults());
+    const definitions = servable.filter((d) => (!d.featureGate || context.featureGates.enabled(d.featureGate)) && apiEnabled(d.group, d.version, d.plural));
     const storage = openStorage({
       kind: context.storage,
       dataDir: context.dataDir,
@@ -259,6 +264,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const tokenAuthenticators = [...(bootstrapTokens ? [bootstrapTokens] : []), ...(serviceAccounts ? [serviceAccounts.authenticator] : [])];
 
     return {
+      deprecatedResources: lifecycle.deprecatedResources(definitions),
       tokenAuthenticators,
       authorizerFactories: {
         RBAC: async () => {

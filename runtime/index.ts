@@ -229,6 +229,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       authorizeWithSelectors: featureGates.enabled('AuthorizeWithSelectors'),
       apiHandler: api?.handler,
       writeStatus: api?.writeStatus,
+      deprecatedResources: api?.deprecatedResources,
+      onDeprecatedRequest: options.onDeprecatedRequest,
       logger,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       inFlightLimits: {

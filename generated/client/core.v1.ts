@@ -2,12 +2,15 @@
 
 import { CreateSubresourceClient, ResourceClient, SubresourceClient } from '../../client/core/resource.js';
 import type { Transport } from '../../client/core/transport.js';
-import type { ConfigMap, ConfigMapList, Event, EventList, Eviction, LimitRange, LimitRangeList, Namespace, NamespaceList, Node, NodeList, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimList, PersistentVolumeList, Pod, PodList, Secret, SecretList, ServiceAccount, ServiceAccountList, TokenRequest } from '../types/core.v1.js';
+import type { ConfigMap, ConfigMapList, Endpoints, EndpointsList, Event, EventList, Eviction, LimitRange, LimitRangeList, Namespace, NamespaceList, Node, NodeList, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimList, PersistentVolumeList, Pod, PodList, Secret, SecretList, ServiceAccount, ServiceAccountList, TokenRequest } from '../types/core.v1.js';
 
 const GROUP_VERSION = { prefix: '/api/v1', apiVersion: 'v1' };
 
 /** ConfigMap (configmaps), namespaced. */
 export type ConfigMapsClient = Pick<ResourceClient<ConfigMap, ConfigMapList>, 'apply' | 'create' | 'delete' | 'deleteCollection' | 'get' | 'list' | 'listAll' | 'patch' | 'update' | 'watch'>;
+
+/** Endpoints (endpoints), namespaced. */
+export type EndpointsClient = Pick<ResourceClient<Endpoints, EndpointsList>, 'apply' | 'create' | 'delete' | 'deleteCollection' | 'get' | 'list' | 'listAll' | 'patch' | 'update' | 'watch'>;
 
 /** Event (events), namespaced. */
 export type EventsClient = Pick<ResourceClient<Event, EventList>, 'apply' | 'create' | 'delete' | 'deleteCollection' | 'get' | 'list' | 'listAll' | 'patch' | 'update' | 'watch'>;
@@ -55,6 +58,8 @@ export type ServiceAccountsClient = Pick<ResourceClient<ServiceAccount, ServiceA
 export interface CoreV1Client {
   /** configmaps in one namespace; '' for list and watch across all of them. */
   configMaps(namespace: string): ConfigMapsClient;
+  /** endpoints in one namespace; '' for list and watch across all of them. */
+  endpoints(namespace: string): EndpointsClient;
   /** events in one namespace; '' for list and watch across all of them. */
   events(namespace: string): EventsClient;
   /** limitranges in one namespace; '' for list and watch across all of them. */
@@ -75,6 +80,7 @@ export interface CoreV1Client {
 export function coreV1(transport: Transport): CoreV1Client {
   return {
     configMaps: (namespace: string) => new ResourceClient<ConfigMap, ConfigMapList>(transport, { ...GROUP_VERSION, plural: 'configmaps', kind: 'ConfigMap', namespace }),
+    endpoints: (namespace: string) => new ResourceClient<Endpoints, EndpointsList>(transport, { ...GROUP_VERSION, plural: 'endpoints', kind: 'Endpoints', namespace }),
     events: (namespace: string) => new ResourceClient<Event, EventList>(transport, { ...GROUP_VERSION, plural: 'events', kind: 'Event', namespace }),
     limitRanges: (namespace: string) => new ResourceClient<LimitRange, LimitRangeList>(transport, { ...GROUP_VERSION, plural: 'limitranges', kind: 'LimitRange', namespace }),
     namespaces: () => {

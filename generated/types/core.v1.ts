@@ -535,6 +535,66 @@ export interface components {
             /** @description Maximum size; unset means no limit. */
             sizeLimit?: components["schemas"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
         };
+        /** @description One endpoint's address. */
+        "io.k8s.api.core.v1.EndpointAddress": {
+            /** @description The endpoint's hostname, a DNS label. */
+            hostname?: string;
+            /** @description The endpoint's IP address; not unspecified, loopback or link-local. */
+            ip: string;
+            /** @description The node hosting the endpoint. */
+            nodeName?: string;
+            /** @description The object (usually a Pod) behind the address. */
+            targetRef?: components["schemas"]["io.k8s.api.core.v1.ObjectReference"];
+        };
+        /** @description A port of the addresses of a subset. */
+        "io.k8s.api.core.v1.EndpointPort": {
+            /** @description The application protocol: an IANA service name, a kubernetes.io/ name or a domain-prefixed one. */
+            appProtocol?: string;
+            /** @description The port's name, a DNS label; required once a subset has two ports or more. */
+            name?: string;
+            /**
+             * Format: int32
+             * @description The port number, 1 to 65535.
+             */
+            port?: number;
+            /**
+             * @description The IP protocol, TCP (the default), UDP or SCTP.
+             * @default TCP
+             * @enum {string}
+             */
+            protocol?: "SCTP" | "TCP" | "UDP";
+        };
+        /** @description The addresses and ports that implement a service (deprecated in 1.33 for discovery.k8s.io/v1 EndpointSlice). */
+        "io.k8s.api.core.v1.Endpoints": {
+            /** @description The versioned schema of this object (group/version, or just the version for the core group). Servers convert known versions and may reject unknown ones. */
+            apiVersion?: string;
+            /** @description The kind of this object, in CamelCase, matching the REST resource it is served from. Servers may infer it from the request path; it cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata. */
+            metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description Sets of addresses that all expose the same ports; an address is ready (addresses) or not (notReadyAddresses). */
+            subsets?: components["schemas"]["io.k8s.api.core.v1.EndpointSubset"][];
+        };
+        /** @description EndpointsList is a list of Endpoints objects. */
+        "io.k8s.api.core.v1.EndpointsList": {
+            /** @description The versioned schema of this object (group/version, or just the version for the core group). Servers convert known versions and may reject unknown ones. */
+            apiVersion?: string;
+            /** @description The Endpoints objects of the list. */
+            items: components["schemas"]["io.k8s.api.core.v1.Endpoints"][];
+            /** @description The kind of this object, in CamelCase, matching the REST resource it is served from. Servers may infer it from the request path; it cannot be updated. */
+            kind?: string;
+            /** @description List metadata: resourceVersion of the list and the continue token for paging. */
+            metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description Addresses sharing a set of ports. */
+        "io.k8s.api.core.v1.EndpointSubset": {
+            /** @description Addresses ready for traffic. */
+            addresses?: components["schemas"]["io.k8s.api.core.v1.EndpointAddress"][];
+            /** @description Addresses not ready yet (or no longer). */
+            notReadyAddresses?: components["schemas"]["io.k8s.api.core.v1.EndpointAddress"][];
+            /** @description Ports the addresses expose; each needs a name once there are two or more. */
+            ports?: components["schemas"]["io.k8s.api.core.v1.EndpointPort"][];
+        };
         /** @description A ConfigMap or Secret whose keys all become environment variables. */
         "io.k8s.api.core.v1.EnvFromSource": {
             /** @description The ConfigMap. */
@@ -2787,6 +2847,8 @@ export type PersistentVolume = components['schemas']["io.k8s.api.core.v1.Persist
 export type PersistentVolumeList = components['schemas']["io.k8s.api.core.v1.PersistentVolumeList"];
 export type Pod = components['schemas']["io.k8s.api.core.v1.Pod"];
 export type PodList = components['schemas']["io.k8s.api.core.v1.PodList"];
+export type Endpoints = components['schemas']["io.k8s.api.core.v1.Endpoints"];
+export type EndpointsList = components['schemas']["io.k8s.api.core.v1.EndpointsList"];
 export type ServiceAccount = components['schemas']["io.k8s.api.core.v1.ServiceAccount"];
 export type ServiceAccountList = components['schemas']["io.k8s.api.core.v1.ServiceAccountList"];
 export type Node = components['schemas']["io.k8s.api.core.v1.Node"];

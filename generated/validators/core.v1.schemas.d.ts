@@ -8,5 +8,6 @@ export declare const LimitRange: SchemaFunction;
 export declare const PersistentVolumeClaim: SchemaFunction;
 export declare const PersistentVolume: SchemaFunction;
 export declare const Pod: SchemaFunction;
+export declare const Endpoints: SchemaFunction;
 export declare const ServiceAccount: SchemaFunction;
 export declare const Node: SchemaFunction;

@@ -15523,11 +15523,385 @@ validate165.errors = vErrors;
 return errors === 0;
 }
 
-export const ServiceAccount = validate456;
-const schema184 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ServiceAccount"};
-const schema185 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"secrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"automountServiceAccountToken":{"type":"boolean"}}};
+export const Endpoints = validate456;
+const schema184 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Endpoints"};
+const schema185 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"subsets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EndpointSubset"}}}};
+const schema186 = {"type":"object","properties":{"addresses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EndpointAddress"}},"notReadyAddresses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EndpointAddress"}},"ports":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.EndpointPort"}}}};
+const schema187 = {"type":"object","properties":{"ip":{"type":"string","format":"ip"},"targetRef":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"},"hostname":{"type":"string","format":"dns1123Label"},"nodeName":{"type":"string","format":"dns1123Subdomain"}}};
+const formats38 = __formats.ip;
+const formats40 = __formats.dns1123Label;
+const formats42 = __formats.dns1123Subdomain;
+
+function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ip !== undefined){
+let data0 = data.ip;
+if(typeof data0 === "string"){
+if(!(formats38.validate(data0))){
+const err0 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/format",keyword:"format",params:{format: "ip"},message:"must match format \""+"ip"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.targetRef !== undefined){
+if(!(validate38(data.targetRef, {instancePath:instancePath+"/targetRef",parentData:data,parentDataProperty:"targetRef",rootData}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+if(data.hostname !== undefined){
+let data2 = data.hostname;
+if(typeof data2 === "string"){
+if(!(formats40.validate(data2))){
+const err2 = {instancePath:instancePath+"/hostname",schemaPath:"#/properties/hostname/format",keyword:"format",params:{format: "dns1123Label"},message:"must match format \""+"dns1123Label"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/hostname",schemaPath:"#/properties/hostname/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.nodeName !== undefined){
+let data3 = data.nodeName;
+if(typeof data3 === "string"){
+if(!(formats42.validate(data3))){
+const err4 = {instancePath:instancePath+"/nodeName",schemaPath:"#/properties/nodeName/format",keyword:"format",params:{format: "dns1123Subdomain"},message:"must match format \""+"dns1123Subdomain"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/nodeName",schemaPath:"#/properties/nodeName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate460.errors = vErrors;
+return errors === 0;
+}
+
+const schema188 = {"type":"object","properties":{"name":{"type":"string"},"port":{"type":"integer"},"protocol":{"type":"string","enum":["SCTP","TCP","UDP"]},"appProtocol":{"type":"string","format":"qualifiedName"}}};
+const formats44 = __formats.qualifiedName;
+
+function validate464(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err0 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.port !== undefined){
+let data1 = data.port;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.protocol !== undefined){
+let data2 = data.protocol;
+if(typeof data2 !== "string"){
+const err2 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(((data2 === "SCTP") || (data2 === "TCP")) || (data2 === "UDP"))){
+const err3 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema188.properties.protocol.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.appProtocol !== undefined){
+let data3 = data.appProtocol;
+if(typeof data3 === "string"){
+if(!(formats44.validate(data3))){
+const err4 = {instancePath:instancePath+"/appProtocol",schemaPath:"#/properties/appProtocol/format",keyword:"format",params:{format: "qualifiedName"},message:"must match format \""+"qualifiedName"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/appProtocol",schemaPath:"#/properties/appProtocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate464.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate459(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.addresses !== undefined){
+let data0 = data.addresses;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate460(data0[i0], {instancePath:instancePath+"/addresses/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath:instancePath+"/addresses",schemaPath:"#/properties/addresses/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.notReadyAddresses !== undefined){
+let data2 = data.notReadyAddresses;
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate460(data2[i1], {instancePath:instancePath+"/notReadyAddresses/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/notReadyAddresses",schemaPath:"#/properties/notReadyAddresses/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.ports !== undefined){
+let data4 = data.ports;
+if(Array.isArray(data4)){
+const len2 = data4.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate464(data4[i2], {instancePath:instancePath+"/ports/" + i2,parentData:data4,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate464.errors : vErrors.concat(validate464.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/ports",schemaPath:"#/properties/ports/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate459.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate457(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err0 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+if(data.subsets !== undefined){
+let data3 = data.subsets;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate459(data3[i0], {instancePath:instancePath+"/subsets/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate459.errors : vErrors.concat(validate459.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/subsets",schemaPath:"#/properties/subsets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate457.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate457(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate457.errors : vErrors.concat(validate457.errors);
+errors = vErrors.length;
+}
+validate456.errors = vErrors;
+return errors === 0;
+}
+
+export const ServiceAccount = validate468;
+const schema189 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ServiceAccount"};
+const schema190 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"secrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"automountServiceAccountToken":{"type":"boolean"}}};
+
+function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15628,29 +16002,29 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate457.errors = vErrors;
+validate469.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate457(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate457.errors : vErrors.concat(validate457.errors);
+if(!(validate469(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate469.errors : vErrors.concat(validate469.errors);
 errors = vErrors.length;
 }
-validate456.errors = vErrors;
+validate468.errors = vErrors;
 return errors === 0;
 }
 
-export const Node = validate462;
-const schema186 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Node"};
-const schema187 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeStatus"}}};
-const schema188 = {"type":"object","properties":{"podCIDR":{"type":"string"},"podCIDRs":{"type":"array","items":{"type":"string"}},"providerID":{"type":"string"},"unschedulable":{"type":"boolean"},"taints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Taint"}},"configSource":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"externalID":{"type":"string"},"podPreemptionPolicy":{"$ref":"#/definitions/io.k8s.api.core.v1.NodePodPreemptionPolicy"}}};
-const schema189 = {"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"timeAdded":{"type":"string"}}};
+export const Node = validate474;
+const schema191 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Node"};
+const schema192 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeStatus"}}};
+const schema193 = {"type":"object","properties":{"podCIDR":{"type":"string"},"podCIDRs":{"type":"array","items":{"type":"string"}},"providerID":{"type":"string"},"unschedulable":{"type":"boolean"},"taints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Taint"}},"configSource":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"externalID":{"type":"string"},"podPreemptionPolicy":{"$ref":"#/definitions/io.k8s.api.core.v1.NodePodPreemptionPolicy"}}};
+const schema194 = {"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"timeAdded":{"type":"string"}}};
 
-function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15713,14 +16087,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate466.errors = vErrors;
+validate478.errors = vErrors;
 return errors === 0;
 }
 
-const schema190 = {"type":"object","properties":{"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapNodeConfigSource"}}};
-const schema191 = {"type":"object","properties":{"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"kubeletConfigKey":{"type":"string"}}};
+const schema195 = {"type":"object","properties":{"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapNodeConfigSource"}}};
+const schema196 = {"type":"object","properties":{"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"kubeletConfigKey":{"type":"string"}}};
 
-function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15795,18 +16169,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate469.errors = vErrors;
+validate481.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.configMap !== undefined){
-if(!(validate469(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
-vErrors = vErrors === null ? validate469.errors : vErrors.concat(validate469.errors);
+if(!(validate481(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
+vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
 errors = vErrors.length;
 }
 }
@@ -15821,13 +16195,13 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate468.errors = vErrors;
+validate480.errors = vErrors;
 return errors === 0;
 }
 
-const schema192 = {"type":"object","properties":{"disableResizePreemption":{"type":"array","items":{"type":"string"}}}};
+const schema197 = {"type":"object","properties":{"disableResizePreemption":{"type":"array","items":{"type":"string"}}}};
 
-function validate472(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15870,12 +16244,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate472.errors = vErrors;
+validate484.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate465(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate477(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -15948,8 +16322,8 @@ let data5 = data.taints;
 if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate466(data5[i1], {instancePath:instancePath+"/taints/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate466.errors : vErrors.concat(validate466.errors);
+if(!(validate478(data5[i1], {instancePath:instancePath+"/taints/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate478.errors : vErrors.concat(validate478.errors);
 errors = vErrors.length;
 }
 }
@@ -15966,8 +16340,8 @@ errors++;
 }
 }
 if(data.configSource !== undefined){
-if(!(validate468(data.configSource, {instancePath:instancePath+"/configSource",parentData:data,parentDataProperty:"configSource",rootData}))){
-vErrors = vErrors === null ? validate468.errors : vErrors.concat(validate468.errors);
+if(!(validate480(data.configSource, {instancePath:instancePath+"/configSource",parentData:data,parentDataProperty:"configSource",rootData}))){
+vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
 errors = vErrors.length;
 }
 }
@@ -15984,8 +16358,8 @@ errors++;
 }
 }
 if(data.podPreemptionPolicy !== undefined){
-if(!(validate472(data.podPreemptionPolicy, {instancePath:instancePath+"/podPreemptionPolicy",parentData:data,parentDataProperty:"podPreemptionPolicy",rootData}))){
-vErrors = vErrors === null ? validate472.errors : vErrors.concat(validate472.errors);
+if(!(validate484(data.podPreemptionPolicy, {instancePath:instancePath+"/podPreemptionPolicy",parentData:data,parentDataProperty:"podPreemptionPolicy",rootData}))){
+vErrors = vErrors === null ? validate484.errors : vErrors.concat(validate484.errors);
 errors = vErrors.length;
 }
 }
@@ -16000,14 +16374,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate465.errors = vErrors;
+validate477.errors = vErrors;
 return errors === 0;
 }
 
-const schema193 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatable":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeCondition"}},"addresses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAddress"}},"daemonEndpoints":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeDaemonEndpoints"},"nodeInfo":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSystemInfo"},"images":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerImage"}},"volumesInUse":{"type":"array","items":{"type":"string"}},"volumesAttached":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.AttachedVolume"}},"config":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigStatus"},"runtimeHandlers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandler"}},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeFeatures"},"declaredFeatures":{"type":"array","items":{"type":"string"}}}};
-const schema194 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"lastHeartbeatTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}};
+const schema198 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatable":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeCondition"}},"addresses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAddress"}},"daemonEndpoints":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeDaemonEndpoints"},"nodeInfo":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSystemInfo"},"images":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerImage"}},"volumesInUse":{"type":"array","items":{"type":"string"}},"volumesAttached":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.AttachedVolume"}},"config":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigStatus"},"runtimeHandlers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandler"}},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeFeatures"},"declaredFeatures":{"type":"array","items":{"type":"string"}}}};
+const schema199 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"lastHeartbeatTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}};
 
-function validate476(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16094,13 +16468,13 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate476.errors = vErrors;
+validate488.errors = vErrors;
 return errors === 0;
 }
 
-const schema195 = {"type":"object","properties":{"type":{"type":"string"},"address":{"type":"string"}}};
+const schema200 = {"type":"object","properties":{"type":{"type":"string"},"address":{"type":"string"}}};
 
-function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16139,14 +16513,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate478.errors = vErrors;
+validate490.errors = vErrors;
 return errors === 0;
 }
 
-const schema196 = {"type":"object","properties":{"kubeletEndpoint":{"$ref":"#/definitions/io.k8s.api.core.v1.DaemonEndpoint"}}};
-const schema197 = {"type":"object","properties":{"Port":{"type":"integer"}}};
+const schema201 = {"type":"object","properties":{"kubeletEndpoint":{"$ref":"#/definitions/io.k8s.api.core.v1.DaemonEndpoint"}}};
+const schema202 = {"type":"object","properties":{"Port":{"type":"integer"}}};
 
-function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate493(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16174,18 +16548,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate481.errors = vErrors;
+validate493.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kubeletEndpoint !== undefined){
-if(!(validate481(data.kubeletEndpoint, {instancePath:instancePath+"/kubeletEndpoint",parentData:data,parentDataProperty:"kubeletEndpoint",rootData}))){
-vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
+if(!(validate493(data.kubeletEndpoint, {instancePath:instancePath+"/kubeletEndpoint",parentData:data,parentDataProperty:"kubeletEndpoint",rootData}))){
+vErrors = vErrors === null ? validate493.errors : vErrors.concat(validate493.errors);
 errors = vErrors.length;
 }
 }
@@ -16200,14 +16574,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate480.errors = vErrors;
+validate492.errors = vErrors;
 return errors === 0;
 }
 
-const schema198 = {"type":"object","properties":{"machineID":{"type":"string"},"systemUUID":{"type":"string"},"bootID":{"type":"string"},"kernelVersion":{"type":"string"},"osImage":{"type":"string"},"containerRuntimeVersion":{"type":"string"},"kubeletVersion":{"type":"string"},"kubeProxyVersion":{"type":"string"},"operatingSystem":{"type":"string"},"architecture":{"type":"string"},"swap":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSwapStatus"}}};
-const schema199 = {"type":"object","properties":{"capacity":{"type":"integer"}}};
+const schema203 = {"type":"object","properties":{"machineID":{"type":"string"},"systemUUID":{"type":"string"},"bootID":{"type":"string"},"kernelVersion":{"type":"string"},"osImage":{"type":"string"},"containerRuntimeVersion":{"type":"string"},"kubeletVersion":{"type":"string"},"kubeProxyVersion":{"type":"string"},"operatingSystem":{"type":"string"},"architecture":{"type":"string"},"swap":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSwapStatus"}}};
+const schema204 = {"type":"object","properties":{"capacity":{"type":"integer"}}};
 
-function validate485(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate497(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16235,12 +16609,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate485.errors = vErrors;
+validate497.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16365,8 +16739,8 @@ errors++;
 }
 }
 if(data.swap !== undefined){
-if(!(validate485(data.swap, {instancePath:instancePath+"/swap",parentData:data,parentDataProperty:"swap",rootData}))){
-vErrors = vErrors === null ? validate485.errors : vErrors.concat(validate485.errors);
+if(!(validate497(data.swap, {instancePath:instancePath+"/swap",parentData:data,parentDataProperty:"swap",rootData}))){
+vErrors = vErrors === null ? validate497.errors : vErrors.concat(validate497.errors);
 errors = vErrors.length;
 }
 }
@@ -16381,13 +16755,13 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate484.errors = vErrors;
+validate496.errors = vErrors;
 return errors === 0;
 }
 
-const schema200 = {"type":"object","properties":{"names":{"type":"array","items":{"type":"string"}},"sizeBytes":{"type":"integer"}}};
+const schema205 = {"type":"object","properties":{"names":{"type":"array","items":{"type":"string"}},"sizeBytes":{"type":"integer"}}};
 
-function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate500(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16443,13 +16817,13 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate488.errors = vErrors;
+validate500.errors = vErrors;
 return errors === 0;
 }
 
-const schema201 = {"type":"object","properties":{"name":{"type":"string"},"devicePath":{"type":"string"}}};
+const schema206 = {"type":"object","properties":{"name":{"type":"string"},"devicePath":{"type":"string"}}};
 
-function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate502(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16488,31 +16862,31 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate490.errors = vErrors;
+validate502.errors = vErrors;
 return errors === 0;
 }
 
-const schema202 = {"type":"object","properties":{"assigned":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"active":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"lastKnownGood":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"error":{"type":"string"}}};
+const schema207 = {"type":"object","properties":{"assigned":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"active":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"lastKnownGood":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"error":{"type":"string"}}};
 
-function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate504(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.assigned !== undefined){
-if(!(validate468(data.assigned, {instancePath:instancePath+"/assigned",parentData:data,parentDataProperty:"assigned",rootData}))){
-vErrors = vErrors === null ? validate468.errors : vErrors.concat(validate468.errors);
+if(!(validate480(data.assigned, {instancePath:instancePath+"/assigned",parentData:data,parentDataProperty:"assigned",rootData}))){
+vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
 errors = vErrors.length;
 }
 }
 if(data.active !== undefined){
-if(!(validate468(data.active, {instancePath:instancePath+"/active",parentData:data,parentDataProperty:"active",rootData}))){
-vErrors = vErrors === null ? validate468.errors : vErrors.concat(validate468.errors);
+if(!(validate480(data.active, {instancePath:instancePath+"/active",parentData:data,parentDataProperty:"active",rootData}))){
+vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
 errors = vErrors.length;
 }
 }
 if(data.lastKnownGood !== undefined){
-if(!(validate468(data.lastKnownGood, {instancePath:instancePath+"/lastKnownGood",parentData:data,parentDataProperty:"lastKnownGood",rootData}))){
-vErrors = vErrors === null ? validate468.errors : vErrors.concat(validate468.errors);
+if(!(validate480(data.lastKnownGood, {instancePath:instancePath+"/lastKnownGood",parentData:data,parentDataProperty:"lastKnownGood",rootData}))){
+vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
 errors = vErrors.length;
 }
 }
@@ -16539,14 +16913,14 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate492.errors = vErrors;
+validate504.errors = vErrors;
 return errors === 0;
 }
 
-const schema203 = {"type":"object","properties":{"name":{"type":"string"},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"}}};
-const schema204 = {"type":"object","properties":{"recursiveReadOnlyMounts":{"type":"boolean"},"userNamespaces":{"type":"boolean"}}};
+const schema208 = {"type":"object","properties":{"name":{"type":"string"},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"}}};
+const schema209 = {"type":"object","properties":{"recursiveReadOnlyMounts":{"type":"boolean"},"userNamespaces":{"type":"boolean"}}};
 
-function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16585,12 +16959,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate498.errors = vErrors;
+validate510.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate497(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate509(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16607,8 +16981,8 @@ errors++;
 }
 }
 if(data.features !== undefined){
-if(!(validate498(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
-vErrors = vErrors === null ? validate498.errors : vErrors.concat(validate498.errors);
+if(!(validate510(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
+vErrors = vErrors === null ? validate510.errors : vErrors.concat(validate510.errors);
 errors = vErrors.length;
 }
 }
@@ -16623,13 +16997,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate497.errors = vErrors;
+validate509.errors = vErrors;
 return errors === 0;
 }
 
-const schema205 = {"type":"object","properties":{"supplementalGroupsPolicy":{"type":"boolean"}}};
+const schema210 = {"type":"object","properties":{"supplementalGroupsPolicy":{"type":"boolean"}}};
 
-function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16656,12 +17030,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate501.errors = vErrors;
+validate513.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate475(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate487(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16671,7 +17045,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
 if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
-const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema193.properties.capacity.additionalProperties.type},message:"must be string,number"};
+const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema198.properties.capacity.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -16711,7 +17085,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 let data3 = data2[key1];
 if((typeof data3 !== "string") && (!(typeof data3 == "number"))){
-const err3 = {instancePath:instancePath+"/allocatable/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatable/additionalProperties/type",keyword:"type",params:{type: schema193.properties.allocatable.additionalProperties.type},message:"must be string,number"};
+const err3 = {instancePath:instancePath+"/allocatable/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatable/additionalProperties/type",keyword:"type",params:{type: schema198.properties.allocatable.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -16762,8 +17136,8 @@ let data5 = data.conditions;
 if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate476(data5[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate476.errors : vErrors.concat(validate476.errors);
+if(!(validate488(data5[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
 errors = vErrors.length;
 }
 }
@@ -16784,8 +17158,8 @@ let data7 = data.addresses;
 if(Array.isArray(data7)){
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate478(data7[i1], {instancePath:instancePath+"/addresses/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate478.errors : vErrors.concat(validate478.errors);
+if(!(validate490(data7[i1], {instancePath:instancePath+"/addresses/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
 errors = vErrors.length;
 }
 }
@@ -16802,14 +17176,14 @@ errors++;
 }
 }
 if(data.daemonEndpoints !== undefined){
-if(!(validate480(data.daemonEndpoints, {instancePath:instancePath+"/daemonEndpoints",parentData:data,parentDataProperty:"daemonEndpoints",rootData}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate492(data.daemonEndpoints, {instancePath:instancePath+"/daemonEndpoints",parentData:data,parentDataProperty:"daemonEndpoints",rootData}))){
+vErrors = vErrors === null ? validate492.errors : vErrors.concat(validate492.errors);
 errors = vErrors.length;
 }
 }
 if(data.nodeInfo !== undefined){
-if(!(validate484(data.nodeInfo, {instancePath:instancePath+"/nodeInfo",parentData:data,parentDataProperty:"nodeInfo",rootData}))){
-vErrors = vErrors === null ? validate484.errors : vErrors.concat(validate484.errors);
+if(!(validate496(data.nodeInfo, {instancePath:instancePath+"/nodeInfo",parentData:data,parentDataProperty:"nodeInfo",rootData}))){
+vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
 errors = vErrors.length;
 }
 }
@@ -16818,8 +17192,8 @@ let data11 = data.images;
 if(Array.isArray(data11)){
 const len2 = data11.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate488(data11[i2], {instancePath:instancePath+"/images/" + i2,parentData:data11,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
+if(!(validate500(data11[i2], {instancePath:instancePath+"/images/" + i2,parentData:data11,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate500.errors : vErrors.concat(validate500.errors);
 errors = vErrors.length;
 }
 }
@@ -16868,8 +17242,8 @@ let data15 = data.volumesAttached;
 if(Array.isArray(data15)){
 const len4 = data15.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate490(data15[i4], {instancePath:instancePath+"/volumesAttached/" + i4,parentData:data15,parentDataProperty:i4,rootData}))){
-vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
+if(!(validate502(data15[i4], {instancePath:instancePath+"/volumesAttached/" + i4,parentData:data15,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate502.errors : vErrors.concat(validate502.errors);
 errors = vErrors.length;
 }
 }
@@ -16886,8 +17260,8 @@ errors++;
 }
 }
 if(data.config !== undefined){
-if(!(validate492(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate492.errors : vErrors.concat(validate492.errors);
+if(!(validate504(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate504.errors : vErrors.concat(validate504.errors);
 errors = vErrors.length;
 }
 }
@@ -16896,8 +17270,8 @@ let data18 = data.runtimeHandlers;
 if(Array.isArray(data18)){
 const len5 = data18.length;
 for(let i5=0; i5<len5; i5++){
-if(!(validate497(data18[i5], {instancePath:instancePath+"/runtimeHandlers/" + i5,parentData:data18,parentDataProperty:i5,rootData}))){
-vErrors = vErrors === null ? validate497.errors : vErrors.concat(validate497.errors);
+if(!(validate509(data18[i5], {instancePath:instancePath+"/runtimeHandlers/" + i5,parentData:data18,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate509.errors : vErrors.concat(validate509.errors);
 errors = vErrors.length;
 }
 }
@@ -16914,8 +17288,8 @@ errors++;
 }
 }
 if(data.features !== undefined){
-if(!(validate501(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
-vErrors = vErrors === null ? validate501.errors : vErrors.concat(validate501.errors);
+if(!(validate513(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
+vErrors = vErrors === null ? validate513.errors : vErrors.concat(validate513.errors);
 errors = vErrors.length;
 }
 }
@@ -16958,12 +17332,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate475.errors = vErrors;
+validate487.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate463(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate475(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16998,14 +17372,14 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate465(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate465.errors : vErrors.concat(validate465.errors);
+if(!(validate477(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate477.errors : vErrors.concat(validate477.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate475(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate475.errors : vErrors.concat(validate475.errors);
+if(!(validate487(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate487.errors : vErrors.concat(validate487.errors);
 errors = vErrors.length;
 }
 }
@@ -17020,19 +17394,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate463.errors = vErrors;
+validate475.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate462(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate463(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate463.errors : vErrors.concat(validate463.errors);
+if(!(validate475(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate475.errors : vErrors.concat(validate475.errors);
 errors = vErrors.length;
 }
-validate462.errors = vErrors;
+validate474.errors = vErrors;
 return errors === 0;
 }
 

@@ -2036,6 +2036,48 @@ const types: TypeTable = {
       "lastTransitionTime": { shape: scalar },
     },
   },
+  "io.k8s.api.core.v1.Endpoints": {
+    fields: {
+      "apiVersion": { shape: scalar },
+      "kind": { shape: scalar },
+      "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
+      "subsets": { shape: list(ref("io.k8s.api.core.v1.EndpointSubset")) },
+    },
+    hasDefaults: true,
+  },
+  "io.k8s.api.core.v1.EndpointSubset": {
+    fields: {
+      "addresses": { shape: list(ref("io.k8s.api.core.v1.EndpointAddress")) },
+      "notReadyAddresses": { shape: list(ref("io.k8s.api.core.v1.EndpointAddress")) },
+      "ports": { shape: list(ref("io.k8s.api.core.v1.EndpointPort")) },
+    },
+    hasDefaults: true,
+  },
+  "io.k8s.api.core.v1.EndpointAddress": {
+    fields: {
+      "ip": { shape: scalar },
+      "targetRef": { shape: ref("io.k8s.api.core.v1.ObjectReference"), pointer: true },
+      "hostname": { shape: scalar },
+      "nodeName": { shape: scalar, pointer: true },
+    },
+    rules: [
+      compileRule({ "rule": "has(self.ip)", "fieldPath": ".ip", "message": "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)", "valueExpr": "''" }),
+      compileRule({ "rule": "has(self.ip)", "fieldPath": ".ip", "format": "endpointIP" }),
+    ],
+  },
+  "io.k8s.api.core.v1.EndpointPort": {
+    fields: {
+      "name": { shape: scalar },
+      "port": { shape: scalar, default: 0 },
+      "protocol": { shape: scalar, default: "TCP" },
+      "appProtocol": { shape: scalar, pointer: true },
+    },
+    rules: [
+      compileRule({ "rule": "has(self.name) && self.name != ''", "fieldPath": ".name", "format": "dns1123Label" }),
+      compileRule({ "rule": "has(self.port) && self.port >= 1 && self.port <= 65535", "fieldPath": ".port", "message": "must be between 1 and 65535, inclusive", "valueExpr": "has(self.port) ? self.port : 0" }),
+    ],
+    hasDefaults: true,
+  },
   "io.k8s.api.core.v1.ServiceAccount": {
     fields: {
       "apiVersion": { shape: scalar },
@@ -2269,6 +2311,15 @@ export const Pod: ObjectValidator = objectValidator({
   type: "io.k8s.api.core.v1.Pod",
   types,
   schema: schemas.Pod,
+  namespaced: true,
+  nameFormat: "dns1123Subdomain",
+  updateOrder: "updateFirst",
+});
+
+export const Endpoints: ObjectValidator = objectValidator({
+  type: "io.k8s.api.core.v1.Endpoints",
+  types,
+  schema: schemas.Endpoints,
   namespaced: true,
   nameFormat: "dns1123Subdomain",
   updateOrder: "updateFirst",

@@ -24,7 +24,6 @@ function definition(k: KindModel, validatorName: string): WriterFunction {
     stability: literal(k.stability),
   };
   if (k.featureGate) entries.featureGate = literal(k.featureGate);
-  if (k.deprecation) entries.deprecation = literal(k.deprecation);
   entries.subresources = literal(k.subresources);
   entries.printerColumns = arrayOf(k.printerColumns, literal);
   entries.nameFormat = literal(k.nameFormat);

@@ -61,7 +61,6 @@ export interface ResourceDefinition {
   stability: Stability;
   /** Served only when this feature gate is on. */
   featureGate?: string;
-  deprecation?: { message: string; removedRelease?: string };
   subresources: SubresourceDefinition[];
   printerColumns: PrinterColumn[];
   nameFormat: NameFormat;

@@ -9,6 +9,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import type { TokenAuthenticator } from '../auth/token-file.js';
 import type { ApiHandler } from './app.js';
 import type { Logger } from './context.js';
+import type { DeprecatedResources } from './filters/deprecation.js';
 import type { FeatureGates } from './feature-gates.js';
 import type { HealthChecks } from './health.js';
 import type { StatusWriter } from './status-response.js';
@@ -36,6 +37,8 @@ export interface ApiContext {
 
 export interface ApiComponents {
   handler: ApiHandler;
+  /** Served deprecated endpoints, for the deprecation filter. */
+  deprecatedResources?: DeprecatedResources;
   writeStatus?: StatusWriter;
   authorizerFactories?: Partial<Record<AuthorizationMode, AuthorizerFactory>>;
   /** Tried after --token-auth-file, in order. */

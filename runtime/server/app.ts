@@ -1,7 +1,7 @@
 // The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
 // the API handler the integrator plugs in (runtime/api). Filters, outermost first:
 //   panic recovery → request info → deadline → authentication → (audit: none yet) →
-//   impersonation → max in-flight → authorization → handler
+//   impersonation → max in-flight → authorization → deprecation → handler
 // Max in-flight sits after authentication and impersonation, where kube-apiserver has it, because
 // system:masters is exempt from the limit and that needs the user the request runs as.
 
@@ -14,6 +14,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
+import { withDeprecation, type DeprecatedRequestLabels, type DeprecatedResources } from './filters/deprecation.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
 import { toStatusError, withPanicRecovery } from './filters/panic-recovery.js';
@@ -44,6 +45,10 @@ export interface AppOptions {
   writeStatus?: StatusWriter;
   logger?: Logger;
   version?: VersionInfo;
+  /** Served deprecated endpoints (from the lifecycle table); their requests get kube's warning. */
+  deprecatedResources?: DeprecatedResources;
+  /** Called for each request to one of them: sets the apiserver_requested_deprecated_apis gauge. */
+  onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -134,6 +139,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   app.use('*', withImpersonation(options.authorizer, logger));
   app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS));
   app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors }));
+  if (options.deprecatedResources?.size) app.use('*', withDeprecation(options.deprecatedResources, options.onDeprecatedRequest));
 
   const extra = options.healthChecks ?? {};
   installHealthRoutes(app, {

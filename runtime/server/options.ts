@@ -6,6 +6,7 @@ import type { RetryBackoff } from '../auth/webhook-authorizer.js';
 import type { ApiFactory, StorageKind } from './api-components.js';
 import type { Logger } from './context.js';
 import type { FeatureSpec } from './feature-gates.js';
+import type { DeprecatedRequestLabels } from './filters/deprecation.js';
 
 export interface StartServerOptions {
   /** --secure-port. 0 (the library default) picks a free port. */
@@ -68,6 +69,11 @@ export interface StartServerOptions {
    * (and resources) are served. Default: stable versions only.
    */
   runtimeConfig?: string | Record<string, string | boolean>;
+  /**
+   * Called for each request to a served deprecated endpoint, with the labels of the
+   * apiserver_requested_deprecated_apis gauge (which it sets to 1).
+   */
+  onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void;
   /** Gates to know besides Kubernetes' own (e.g. from the resource registry). */
   extraFeatureGates?: Record<string, FeatureSpec>;
   /** --api-domain; default k8s.io. */

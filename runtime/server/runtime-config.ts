@@ -2,9 +2,11 @@
 // kube-apiserver's rules (k8s.io/apiserver resourceconfig.MergeAPIResourceConfigs): first the
 // level switches api/all, api/ga, api/beta and api/alpha, then `<group>/<version>` pairs, then
 // `<group>/<version>/<resource>` ones, each later step overriding the earlier. Keys naming a group
-// this server does not have are ignored; a version this server does not have of a group it has
-// stops the start. By default stable versions are on and alpha and beta ones off (the betas we
-// serve all came after 1.22, which kube-apiserver leaves off unless asked).
+// this server does not have are ignored; a version this server never had, of a group it has,
+// stops the start. By default stable versions are on and alpha and beta ones off, except the
+// beta resources introduced before 1.22, which kube-apiserver keeps on (the lifecycle table says
+// which). A removed version is still registered in kube's scheme, so naming it is accepted, and
+// it stays unserved: nothing serves it.
 
 export class RuntimeConfigError extends Error {
   constructor(message: string) {
@@ -59,13 +61,22 @@ const gvKey = (gv: GroupVersion): string => (gv.group ? `${gv.group}/${gv.versio
 /** Whether a group version's resource is served. */
 export type APIEnablement = (group: string, version: string, resource: string) => boolean;
 
+/** What the lifecycle table adds to the level defaults. */
+export interface LifecycleDefaults {
+  /** `<group>/<version>/<resource>` of betas introduced before 1.22: on unless switched off. */
+  legacyBetaResources?: string[];
+  /** Group versions removed by now: accepted in the flag, never served. */
+  removed?: GroupVersion[];
+}
+
 /**
  * Resolves the flag's entries against the group versions this server has. Throws a
  * RuntimeConfigError with kube-apiserver's message for a bad value or an unknown version.
  */
-export function resolveRuntimeConfig(overrides: Record<string, string>, known: GroupVersion[]): APIEnablement {
+export function resolveRuntimeConfig(overrides: Record<string, string>, known: GroupVersion[], lifecycle: LifecycleDefaults = {}): APIEnablement {
   const versions = new Map<string, boolean>(known.map((gv) => [gvKey(gv), levelOf(gv.version) === 'ga']));
-  const resources = new Map<string, boolean>();
+  const removed = new Set((lifecycle.removed ?? []).map(gvKey));
+  const resources = new Map<string, boolean>((lifecycle.legacyBetaResources ?? []).map((r) => [r, true]));
   const clearResources = (gv: string) => {
     for (const key of [...resources.keys()]) if (key.startsWith(`${gv}/`)) resources.delete(key);
   };
@@ -74,7 +85,10 @@ export function resolveRuntimeConfig(overrides: Record<string, string>, known: G
     const value = overrides[key];
     if (value === undefined) continue;
     if (value !== 'true' && value !== 'false' && value !== '') throw new RuntimeConfigError(`invalid value ${key}=${value}`);
-    for (const gv of known.filter(matches)) versions.set(gvKey(gv), value !== 'false');
+    for (const gv of known.filter(matches)) {
+      versions.set(gvKey(gv), value !== 'false');
+      clearResources(gvKey(gv));
+    }
   }
 
   const versionPrefs: Array<[string, boolean]> = [];
@@ -89,6 +103,7 @@ export function resolveRuntimeConfig(overrides: Record<string, string>, known: G
     if (version === '' || (group !== '' && tokens[0] === '')) throw new RuntimeConfigError(`invalid key ${key}`);
     if (!known.some((gv) => gv.group === group)) continue;
     const gv = gvKey({ group, version });
+    if (removed.has(gv) && !versions.has(gv)) continue;
     if (!versions.has(gv)) throw new RuntimeConfigError(`group version ${group ? `${group}/${version}` : version} that has not been registered`);
     const enabled = parseValue(key, value);
     if (tokens.length === 2) versionPrefs.push([gv, enabled]);

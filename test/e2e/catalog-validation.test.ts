@@ -26,6 +26,7 @@ const BROKEN: Record<string, { rule: string; mutate: (o: Obj) => void; causes: A
   'csidriver.yaml': { rule: 'the driver name is at most 63 characters', mutate: (o) => (o.metadata.name = 'a'.repeat(64)), causes: [['metadata.name', 'FieldValueTooLong']] },
   'csinode.yaml': { rule: 'topology keys are qualified names', mutate: (o) => (o.spec.drivers[0].topologyKeys = ['bad key!']), causes: [['spec.drivers[0]', 'FieldValueInvalid']] },
   'csistoragecapacity.yaml': { rule: 'storageClassName is a DNS subdomain', mutate: (o) => (o.storageClassName = 'Bad_Class'), causes: [['storageClassName', 'FieldValueInvalid']] },
+  'endpoints.yaml': { rule: 'an address is a valid IP', mutate: (o) => (o.subsets[0].addresses[0].ip = '10.0.0.300'), causes: [['subsets[0].addresses[0].ip', 'FieldValueInvalid']] },
   'endpointslice.yaml': { rule: 'addressType is IPv4, IPv6 or FQDN', mutate: (o) => (o.addressType = 'IPv5'), causes: [['addressType', 'FieldValueNotSupported']] },
   // Both Event views share core's internal kind, so kube-apiserver names it without a group.
   'event.events.k8s.io.yaml': { rule: 'type is Normal or Warning', mutate: (o) => (o.type = 'Bogus'), causes: [['type', 'FieldValueInvalid']], detailsGroup: '' },

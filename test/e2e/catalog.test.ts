@@ -7,7 +7,10 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { kindLifecycles } from '../../generated/lifecycle.js';
 import { resources } from '../../generated/registry.js';
+import { deprecationWarning, reached } from '../../runtime/machinery/lifecycle.js';
+import { SERVER_RELEASE } from '../../runtime/server/api-lifecycle.js';
 import { kubectlVersions, startKubectlServer, type KubectlServer } from '../support/kubectl.js';
 import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
@@ -22,6 +25,8 @@ const CATALOG_SERVER_OPTIONS = {
 interface CatalogEntry {
   file: string;
   apiVersion: string;
+  /** kube's deprecation warning for the kind, when it is deprecated at 1.33. */
+  deprecation?: string;
   kind: string;
   name: string;
   namespace?: string;
@@ -42,13 +47,19 @@ function readCatalog(): { manifest: string; entries: CatalogEntry[] } {
     const def = resources.find((r) => r.group === group && r.version === version && r.kind === obj.kind);
     if (!def) throw new Error(`${file}: ${obj.apiVersion} ${obj.kind} is not served`);
     const virtual = def.virtual === true;
-    return { file, apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name ?? '', namespace: obj.metadata?.namespace, plural: def.plural, group, virtual };
+    const lifecycle = kindLifecycles.find((k) => k.group === group && k.version === version && k.kind === obj.kind);
+    const deprecation = lifecycle && reached(lifecycle.deprecated, SERVER_RELEASE) ? deprecationWarning(lifecycle) : undefined;
+    return { file, apiVersion: obj.apiVersion, kind: obj.kind, deprecation, name: obj.metadata?.name ?? '', namespace: obj.metadata?.namespace, plural: def.plural, group, virtual };
   });
   const stored = texts.filter((_, i) => !entries[i]!.virtual);
   return { manifest: stored.map((t) => t.trimEnd()).join('\n---\n') + '\n', entries };
 }
 
 const { manifest, entries: allEntries } = readCatalog();
+
+/** What kubectl prints on stderr for requests to these kinds: each deprecation warning once (its warning writer deduplicates). */
+const warningsFor = (list: CatalogEntry[]): string =>
+  [...new Set(list.flatMap((e) => (e.deprecation ? [e.deprecation] : [])))].map((w) => `Warning: ${w}\n`).join('');
 const entries = allEntries.filter((e) => !e.virtual);
 const virtualEntries = allEntries.filter((e) => e.virtual);
 const upstream = upstreamAvailable();
@@ -85,7 +96,7 @@ const [first, second] = versions;
 describe.skipIf(!first?.path || !second?.path || !upstream)('the catalog through kubectl', () => {
   it(`applies one object of every kind with kubectl ${first!.version}`, async () => {
     const res = await kubectl(first!.path!, ['apply', '-f', manifestPath]);
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toBe(warningsFor(entries));
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
     expect(lines).toHaveLength(entries.length);
@@ -94,7 +105,7 @@ describe.skipIf(!first?.path || !second?.path || !upstream)('the catalog through
 
   it.each(entries)('gets $kind $name with the columns kube-apiserver prints ($file)', async (entry) => {
     const res = await kubectl(second!.path!, ['get', resourceArg(entry), entry.name, ...namespaceArgs(entry)]);
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toBe(warningsFor([entry]));
     const [header, row, ...rest] = res.stdout.trimEnd().split('\n');
     expect(rest).toEqual([]);
     expect(headerColumns(header!)).toEqual(expectedHeader(entry));
@@ -122,7 +133,7 @@ describe.skipIf(!first?.path || !second?.path || !upstream)('the catalog through
 
   it(`finds nothing to change when kubectl ${second!.version} applies the same manifest`, async () => {
     const res = await kubectl(second!.path!, ['apply', '-f', manifestPath]);
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toBe(warningsFor(entries));
     const lines = res.stdout.trim().split('\n');
     expect(lines).toHaveLength(entries.length);
     for (const line of lines) expect(line).toMatch(/ unchanged$/);

@@ -17,9 +17,20 @@ kinds:
       metadata: {type: meta/v1.ObjectMeta, tag: 1}
       size: {type: int32, tag: 2}
       color: {type: string, tag: 3}
+lifecycle: { introduced: "1.0" }
 `;
 
 const cases: [name: string, { from: string; to: string; want: string[] }][] = [
+  ['kinds without a lifecycle', { from: 'lifecycle: { introduced: "1.0" }', to: '', want: ['api-specs/demo/v1.yaml:5: kinds: a group version with kinds states its lifecycle (at least lifecycle.introduced)'] }],
+  [
+    'removed before deprecated',
+    {
+      from: 'lifecycle: { introduced: "1.0" }',
+      to: 'lifecycle: { introduced: "1.10", deprecated: "1.12", removed: "1.11" }',
+      want: ['api-specs/demo/v1.yaml:6: kinds.Widget.lifecycle: removed before deprecated'],
+    },
+  ],
+  ['a release that is not 1.x', { from: 'lifecycle: { introduced: "1.0" }', to: 'lifecycle: { introduced: "v1.0" }', want: ['api-specs/demo/v1.yaml:14: lifecycle.introduced: must match pattern "^[1-9][0-9]*\\.[0-9]+$"'] }],
   [
     'bad scalar type',
     {

@@ -32,6 +32,7 @@ types:
       name: {type: string, tag: 1}
     rules:
       - {rule: "has(self.name)", fieldPath: .name, reason: FieldValueRequired}
+lifecycle: { introduced: "1.0" }
 `;
 
 describe('spec-format extensions for pods', () => {

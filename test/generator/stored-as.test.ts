@@ -20,6 +20,7 @@ kinds:
       metadata: {type: meta/v1.ObjectMeta, tag: 1}
       color: {type: string, tag: 2}
       seenAt: {type: time, tag: 3}
+lifecycle: { introduced: "1.0" }
 `;
 
 /** Line numbers below refer to this text. */
@@ -44,6 +45,7 @@ kinds:
       colour: {type: string, tag: 2}
       firstSeen: {type: time, tag: 3}
       size: {type: int32, tag: 4}
+lifecycle: { introduced: "1.0" }
 `;
 
 const run = (view: string) => generateWithMeta({ 'old/v1.yaml': STORED, 'new/v1.yaml': view });

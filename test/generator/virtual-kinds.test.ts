@@ -27,6 +27,7 @@ types:
     protoOnly: true
     fields:
       items: {type: '[]string', tag: 1}
+lifecycle: { introduced: "1.0" }
 `;
 
 describe('virtual kinds in the generated output', async () => {

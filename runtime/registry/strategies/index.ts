@@ -7,6 +7,7 @@ import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { configMapStrategies } from './configmap.js';
 import { csiNodeStrategies } from './csinode.js';
+import { endpointsStrategies } from './endpoints.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
 import { limitRangeStrategies } from './limitrange.js';
@@ -34,6 +35,7 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   storageclass: storageClassStrategies,
   namespace: namespaceStrategies,
   node: nodeStrategies,
+  endpoints: endpointsStrategies,
   endpointslice: endpointSliceStrategies,
   limitrange: limitRangeStrategies,
   persistentvolume: persistentVolumeStrategies,

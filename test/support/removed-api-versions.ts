@@ -1,0 +1,33 @@
+// The cluster API spec's "Removed API versions" table (Versioning), as the lifecycle tests walk it.
+
+/** The spec's "Removed API versions" table, one row per removed kind: [release, group/version, resource]. */
+export const REMOVED_TABLE: [release: string, groupVersion: string, resource: string][] = [
+  ['1.32', 'flowcontrol.apiserver.k8s.io/v1beta3', 'flowschemas'],
+  ['1.32', 'flowcontrol.apiserver.k8s.io/v1beta3', 'prioritylevelconfigurations'],
+  ['1.29', 'flowcontrol.apiserver.k8s.io/v1beta2', 'flowschemas'],
+  ['1.29', 'flowcontrol.apiserver.k8s.io/v1beta2', 'prioritylevelconfigurations'],
+  ['1.27', 'storage.k8s.io/v1beta1', 'csistoragecapacities'],
+  ['1.26', 'flowcontrol.apiserver.k8s.io/v1beta1', 'flowschemas'],
+  ['1.26', 'flowcontrol.apiserver.k8s.io/v1beta1', 'prioritylevelconfigurations'],
+  ['1.26', 'autoscaling/v2beta2', 'horizontalpodautoscalers'],
+  ['1.25', 'batch/v1beta1', 'cronjobs'],
+  ['1.25', 'discovery.k8s.io/v1beta1', 'endpointslices'],
+  ['1.25', 'events.k8s.io/v1beta1', 'events'],
+  ['1.25', 'autoscaling/v2beta1', 'horizontalpodautoscalers'],
+  ['1.25', 'policy/v1beta1', 'poddisruptionbudgets'],
+  ['1.25', 'policy/v1beta1', 'podsecuritypolicies'],
+  ['1.25', 'node.k8s.io/v1beta1', 'runtimeclasses'],
+  ['1.22', 'admissionregistration.k8s.io/v1beta1', 'mutatingwebhookconfigurations'],
+  ['1.22', 'admissionregistration.k8s.io/v1beta1', 'validatingwebhookconfigurations'],
+  ['1.22', 'apiextensions.k8s.io/v1beta1', 'customresourcedefinitions'],
+  ['1.22', 'apiregistration.k8s.io/v1beta1', 'apiservices'],
+  ['1.22', 'authentication.k8s.io/v1beta1', 'tokenreviews'],
+  ['1.22', 'authorization.k8s.io/v1beta1', 'subjectaccessreviews'],
+  ['1.22', 'authorization.k8s.io/v1beta1', 'selfsubjectaccessreviews'],
+  ['1.22', 'authorization.k8s.io/v1beta1', 'localsubjectaccessreviews'],
+  ['1.22', 'authorization.k8s.io/v1beta1', 'selfsubjectrulesreviews'],
+  ['1.22', 'certificates.k8s.io/v1beta1', 'certificatesigningrequests'],
+  ['1.22', 'coordination.k8s.io/v1beta1', 'leases'],
+  ['1.22', 'extensions/v1beta1', 'ingresses'],
+  ['1.22', 'networking.k8s.io/v1beta1', 'ingresses'],
+];
