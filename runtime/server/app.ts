@@ -19,6 +19,8 @@ import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits } from '
 import { toStatusError, withPanicRecovery } from './filters/panic-recovery.js';
 import { withRequestDeadline } from './filters/request-deadline.js';
 import { withRequestInfo } from './filters/request-info.js';
+import { HTTPLOG_LEVEL, withHttpLog } from './filters/httplog.js';
+import type { RequestDrain } from './filters/request-drain.js';
 import { installHealthRoutes, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
@@ -44,6 +46,8 @@ export interface AppOptions {
   writeStatus?: StatusWriter;
   logger?: Logger;
   version?: VersionInfo;
+  /** Counts the requests graceful shutdown waits for. */
+  drain?: RequestDrain;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -127,8 +131,10 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
     await next();
     setCommonHeaders(c, auditId);
   });
+  if (logger.enabled?.(HTTPLOG_LEVEL)) app.use('*', withHttpLog(logger));
   app.use('*', withPanicRecovery(writeStatus, logger));
   app.use('*', withRequestInfo());
+  if (options.drain) app.use('*', options.drain.middleware());
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
   app.use('*', withAuthentication(options.authenticator, logger));
   app.use('*', withImpersonation(options.authorizer, logger));
