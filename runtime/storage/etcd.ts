@@ -276,8 +276,8 @@ export class EtcdStorage implements Storage {
       timer = setTimeout(() => reject(new Error(`etcd did not answer within ${timeoutMs}ms`)), timeoutMs);
     });
     try {
-      // One read of a key nobody writes, with no retry: the answer is whether etcd serves now.
-      await Promise.race([client.kv.range({ key: this.keys.key('health') }, { deadline: Date.now() + timeoutMs }), timedOut]);
+      // One read of the storage root's own key, with no retry: the answer is whether etcd serves now.
+      await Promise.race([client.kv.range({ key: this.probeKey, keysOnly: true }, { deadline: Date.now() + timeoutMs }), timedOut]);
     } finally {
       clearTimeout(timer);
     }
