@@ -1,6 +1,6 @@
 // The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
 // the API handler the integrator plugs in (runtime/api). Filters, outermost first:
-//   panic recovery → request info → deadline → authentication → (audit: none yet) →
+//   (httplog at -v=3) → panic recovery → request info → (shutdown drain count) → deadline → authentication → (audit: none yet) →
 //   impersonation → max in-flight → authorization → handler
 // Max in-flight sits after authentication and impersonation, where kube-apiserver has it, because
 // system:masters is exempt from the limit and that needs the user the request runs as.
