@@ -277,7 +277,7 @@ export class EtcdStorage implements Storage {
     });
     try {
       // One read of the storage root's own key, with no retry: the answer is whether etcd serves now.
-      await Promise.race([client.kv.range({ key: this.probeKey, keysOnly: true }, { deadline: Date.now() + timeoutMs }), timedOut]);
+      await Promise.race([client.kv.range({ key: this.probeKey, keys_only: true }, { deadline: Date.now() + timeoutMs }), timedOut]);
     } finally {
       clearTimeout(timer);
     }
