@@ -40,8 +40,10 @@ import { ResourceRegistry } from './registry/registry.js';
 import type { ServerAccess } from './registry/virtual/index.js';
 import type { ApiComponents, ApiContext, ApiFactory } from './server/api-components.js';
 import { notFoundHandler } from './server/app.js';
+import type { HealthCheck, HealthChecks } from './server/health.js';
 import { resolveRuntimeConfig } from './server/runtime-config.js';
 import { openStorage } from './storage/index.js';
+import type { Storage } from './storage/interface.js';
 import { Discovery } from './api/discovery.js';
 import { bodyInit } from './api/handlers/context.js';
 import { isPrettyPrint } from './api/negotiation.js';
@@ -210,6 +212,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     // kube-apiserver reconciles its default roles at every start, whatever the authorization mode.
     await reconcileBootstrapPolicy(registry, context.logger);
     const rbacPolicy = watchRbacPolicy(registry, rbac);
+    const informersSynced = { rbac: false, nodeGraph: true };
+    void rbacPolicy.ready.then(() => (informersSynced.rbac = true));
     // The Node authorizer's graph is fed only when the mode is in use: the factory starts it.
     let nodeGraph: ReturnType<typeof watchNodeGraph> | undefined;
     const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
@@ -272,7 +276,11 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
           return new RBACAuthorizer(rbac);
         },
         Node: async () => {
-          nodeGraph ??= watchNodeGraph(registry);
+          if (!nodeGraph) {
+            nodeGraph = watchNodeGraph(registry);
+            informersSynced.nodeGraph = false;
+            void nodeGraph.ready.then(() => (informersSynced.nodeGraph = true));
+          }
           await nodeGraph.ready;
           return new NodeAuthorizer(nodeGraph.graph, {
             rules: nodeRules(context.featureGates),
@@ -280,6 +288,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
           });
         },
       },
+      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph),
       useAuthorizer(chain) {
         authorizer = chain;
       },
@@ -302,6 +311,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         if (claimedByRouter(info.path)) throw pathNotFound();
         return notFoundHandler(c);
       },
+      terminateWatches() {
+        registry.terminateWatches();
+      },
       async close() {
         rbacPolicy.close();
         nodeGraph?.close();
@@ -312,6 +324,36 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         await storage.close();
       },
     };
+  };
+}
+
+/** kube's --etcd-healthcheck-timeout and --etcd-readycheck-timeout defaults. */
+const STORE_CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * kube-apiserver's store and informer checks: `etcd` on livez and readyz and `etcd-readiness` on
+ * readyz fail while the store cannot be reached (SQLite and memory are in the process: always
+ * reachable); `informer-sync` until the informers the authorizers read have listed;
+ * `poststarthook/rbac/bootstrap-roles`, which ran before the server listened.
+ */
+function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Partial<HealthChecks> {
+  const reachable = () => storage.healthCheck?.(STORE_CHECK_TIMEOUT_MS);
+  const etcd: HealthCheck = { name: 'etcd', check: reachable };
+  const bootstrapRoles: HealthCheck = { name: 'poststarthook/rbac/bootstrap-roles', check: () => {} };
+  return {
+    livez: [etcd, bootstrapRoles],
+    healthz: [etcd, bootstrapRoles],
+    readyz: [
+      etcd,
+      { name: 'etcd-readiness', check: reachable },
+      {
+        name: 'informer-sync',
+        check: () => {
+          if (!informersSynced()) throw new Error('informers not started yet');
+        },
+      },
+      bootstrapRoles,
+    ],
   };
 }
 

@@ -25,6 +25,8 @@ import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
 import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-config.js';
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
 import { shutdownCheck } from './server/health.js';
+import { RequestDrain } from './server/filters/request-drain.js';
+import { logAt } from './machinery/logger.js';
 import { serveSecurely } from './server/https-server.js';
 import { createApi } from './create-api.js';
 import { enabledControllers } from './controllers/controller-names.js';
@@ -222,6 +224,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }
 
     let shuttingDown = false;
+    const drain = new RequestDrain();
+    const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const extraChecks = api?.healthChecks ?? {};
     const app = createApp({
       authenticator,
@@ -232,7 +236,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       deprecatedResources: api?.deprecatedResources,
       onDeprecatedRequest: options.onDeprecatedRequest,
       logger,
-      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      requestTimeoutMs,
+      drain,
       inFlightLimits: {
         nonMutating: options.maxRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.nonMutating,
         mutating: options.maxMutatingRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.mutating,
@@ -257,6 +262,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     cleanups.push(() => serving.close());
 
     const url = serverUrl(bindAddress, serving.port);
+    logAt(logger, 0, 'Serving securely', { address: url, storage, dataDir });
     api?.serving?.(url);
     const kubeconfig = buildKubeconfig({ server: url, caPem: pki.servingCa, clientCertPem: pki.adminCert, clientKeyPem: pki.adminKey });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
@@ -274,8 +280,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       adminTrusted: pki.adminTrusted,
       addUser: (user) => userKubeconfig({ dataDir, server: url, servingCa: pki.servingCa, trusted: pki.adminTrusted }, user),
       close() {
-        shuttingDown = true;
-        closing ??= runCleanups();
+        closing ??= (async () => {
+          // kube-apiserver's order: /readyz fails at once; after --shutdown-delay-duration no new
+          // connections; the requests in flight finish (each within its own timeout); then the
+          // watches end and get the grace period to finish their streams; the store closes last.
+          shuttingDown = true;
+          const delayMs = options.shutdownDelayMs ?? 0;
+          logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'ShutdownInitiated', delay: `${delayMs}ms` });
+          if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+          serving.stopAccepting();
+          logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'NotAcceptingNewRequest' });
+          const drained = await drain.drained(requestTimeoutMs);
+          logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'InFlightNonLongRunningRequestsDrained', complete: drained });
+          api?.terminateWatches?.();
+          await serving.closeConnections(options.shutdownWatchTerminationGracePeriodMs ?? 0);
+          logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'HTTPServerStoppedListening' });
+          await runCleanups();
+          logAt(logger, 1, '[graceful-termination] apiserver is exiting');
+        })();
         return closing;
       },
     };

@@ -2,16 +2,26 @@
 // A bad flag or configuration prints one error line and exits 1, as kube-apiserver does.
 
 import { ConfigurationError, startServer } from './index.js';
-import { consoleLogger } from './server/context.js';
+import { logAt } from './machinery/logger.js';
 import { FlagError, parseFlags, USAGE } from './server/flags.js';
+import { KlogLogger } from './server/klog.js';
+
+/**
+ * A closed stdout or stderr (the reader went away) must neither crash the process nor keep it
+ * from shutting down: writes to it are dropped instead of raising EPIPE.
+ */
+function tolerateClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+}
 
 /** The last line of defence: a request that escapes every handler must not end the process. */
-function guardProcess(): void {
-  process.on('uncaughtException', (err) => console.error('uncaught exception (server continues):', err));
-  process.on('unhandledRejection', (reason) => console.error('unhandled rejection (server continues):', reason));
+function guardProcess(logger: KlogLogger): void {
+  process.on('uncaughtException', (err) => logger.error('uncaught exception (server continues):', err));
+  process.on('unhandledRejection', (reason) => logger.error('unhandled rejection (server continues):', reason));
 }
 
 async function main(argv: string[]): Promise<number> {
+  tolerateClosedOutput();
   let parsed;
   try {
     parsed = parseFlags(argv);
@@ -27,9 +37,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  const logger = new KlogLogger({ format: parsed.logging.format, verbosity: parsed.logging.verbosity });
+  logAt(logger, 1, 'Version', { gitVersion: process.env.npm_package_version ?? 'unknown', nodeVersion: process.version });
   let server;
   try {
-    server = await startServer({ ...parsed.options, logger: consoleLogger(process.env.KUBE_LITE_VERBOSE === '1') });
+    server = await startServer({ ...parsed.options, logger });
   } catch (err) {
     if (err instanceof ConfigurationError || (err as NodeJS.ErrnoException).code !== undefined) {
       console.error(`Error: ${(err as Error).message}`);
@@ -37,18 +49,18 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  guardProcess();
+  guardProcess(logger);
   // Listen for the signals before announcing the server, so a supervisor that reacts to the
   // announcement at once still gets a clean stop.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      console.error(`${signal} received, shutting down`);
+      logAt(logger, 0, 'Received signal, shutting down', { signal });
       resolve();
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
-  console.log(`Serving on ${server.url}; kubeconfig: ${server.kubeconfigPath}`);
+  process.stdout.write(`Serving on ${server.url}; kubeconfig: ${server.kubeconfigPath}\n`);
   await stopped;
   await server.close();
   return 0;

@@ -152,6 +152,11 @@ export class ResourceRegistry {
     return this.cacher && cache ? new CacherStorage(direct, this.cacher, cache) : direct;
   }
 
+  /** Ends the watches served from the watch caches cleanly; the caches keep running. */
+  terminateWatches(): void {
+    this.cacher?.terminateWatchers();
+  }
+
   /** Stops the watch caches (their watchers end). The storage is the caller's to close. */
   close(): void {
     this.cacher?.close();

@@ -50,6 +50,8 @@ export interface ApiComponents {
   useAuthenticator?(authenticator: Authenticator, apiAudiences: string[]): void;
   /** Called once the server listens, with the URL its clients use (cluster-info is made with it). */
   serving?(url: string): void;
+  /** Called on shutdown once the requests in flight are done: ends the open watches cleanly. */
+  terminateWatches?(): void;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

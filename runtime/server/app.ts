@@ -1,7 +1,8 @@
 // The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
 // the API handler the integrator plugs in (runtime/api). Filters, outermost first:
-//   panic recovery → request info → deadline → authentication → (audit: none yet) →
-//   impersonation → max in-flight → authorization → deprecation → handler
+//   (httplog at -v=3) → panic recovery → request info → (shutdown drain count) → deadline →
+//   authentication → (audit: none yet) → impersonation → max in-flight → authorization →
+//   deprecation → handler
 // Max in-flight sits after authentication and impersonation, where kube-apiserver has it, because
 // system:masters is exempt from the limit and that needs the user the request runs as.
 
@@ -20,6 +21,8 @@ import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits } from '
 import { toStatusError, withPanicRecovery } from './filters/panic-recovery.js';
 import { withRequestDeadline } from './filters/request-deadline.js';
 import { withRequestInfo } from './filters/request-info.js';
+import { HTTPLOG_LEVEL, withHttpLog } from './filters/httplog.js';
+import type { RequestDrain } from './filters/request-drain.js';
 import { installHealthRoutes, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
@@ -49,6 +52,8 @@ export interface AppOptions {
   deprecatedResources?: DeprecatedResources;
   /** Called for each request to one of them: sets the apiserver_requested_deprecated_apis gauge. */
   onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void;
+  /** Counts the requests graceful shutdown waits for. */
+  drain?: RequestDrain;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -132,8 +137,10 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
     await next();
     setCommonHeaders(c, auditId);
   });
+  if (logger.enabled?.(HTTPLOG_LEVEL)) app.use('*', withHttpLog(logger));
   app.use('*', withPanicRecovery(writeStatus, logger));
   app.use('*', withRequestInfo());
+  if (options.drain) app.use('*', options.drain.middleware());
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
   app.use('*', withAuthentication(options.authenticator, logger));
   app.use('*', withImpersonation(options.authorizer, logger));

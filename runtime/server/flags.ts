@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { isIP } from 'node:net';
 import type { StartServerOptions } from './options.js';
 import { parseGoDuration } from '../machinery/duration.js';
+import { LOGGING_FORMATS, type LoggingFormat } from './klog.js';
 
 export class FlagError extends Error {
   constructor(message: string) {
@@ -49,6 +50,10 @@ const STRING_FLAGS = [
   'service-account-jwks-uri',
   'api-audiences',
   'controllers',
+  'shutdown-delay-duration',
+  'shutdown-watch-termination-grace-period',
+  'logging-format',
+  'v',
 ] as const;
 
 /** pflag StringArray flags: each occurrence adds one value. */
@@ -127,6 +132,12 @@ Flags:
       --max-mutating-requests-inflight int   concurrent mutating requests (default 200; 0 = no limit)
       --http2-max-streams-per-connection int streams a client may open on one HTTP/2 connection (default 0:
                                              kube-apiserver's 100)
+      --shutdown-delay-duration duration     on SIGTERM, how long /readyz fails before the server stops accepting
+                                             connections, so load balancers can stop sending (default 0s)
+      --shutdown-watch-termination-grace-period duration  on SIGTERM, how long ended watches get to finish
+                                             their streams before their connections close (default 0s)
+      --logging-format string                text (klog's form) or json (default "text")
+  -v, --v Level                              log verbosity: 0-2 start-up facts, 3 one line per request, 4+ debug (default 0)
   -h, --help                                 show this help
 `;
 
@@ -138,11 +149,58 @@ function parseIntFlag(flag: string, value: string): number {
   return Number(value);
 }
 
-export type ParsedFlags = { help: true } | { help: false; options: StartServerOptions & { port: number; dataDir: string } };
+export interface LoggingOptions {
+  format: LoggingFormat;
+  verbosity: number;
+}
+
+export type ParsedFlags = { help: true } | { help: false; options: StartServerOptions & { port: number; dataDir: string }; logging: LoggingOptions };
+
+/** pflag's shorthand forms of -v (`-v 3`, `-v=3`, `-v3`) as the long flag. */
+function normalizeVerbosity(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-v') {
+      if (i + 1 >= argv.length) throw new FlagError("flag needs an argument: 'v' in -v");
+      out.push(`--v=${argv[++i]}`);
+    } else if (/^-v.+/.test(arg)) {
+      out.push(`--v=${arg.slice(arg[2] === '=' ? 3 : 2)}`);
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+function parseDurationFlag(flag: string, value: string): number {
+  let ms: number;
+  try {
+    ms = parseGoDuration(value);
+  } catch (err) {
+    throw invalid(flag, value, (err as Error).message);
+  }
+  return ms;
+}
+
+function parseLogging(v: Partial<Record<string, string>>): LoggingOptions {
+  const format = v['logging-format'] ?? 'text';
+  if (!(LOGGING_FORMATS as readonly string[]).includes(format)) {
+    const supported = LOGGING_FORMATS.map((f) => JSON.stringify(f)).sort().join(', ');
+    throw new FlagError(`logging.format: Unsupported value: ${JSON.stringify(format)}: supported values: ${supported}`);
+  }
+  let verbosity = 0;
+  if (v.v !== undefined) {
+    if (!/^[+-]?\d+$/.test(v.v)) throw new FlagError(`invalid argument ${JSON.stringify(v.v)} for "-v, --v" flag: strconv.ParseInt: parsing ${JSON.stringify(v.v)}: invalid syntax`);
+    verbosity = Number(v.v);
+    if (verbosity < 0 || verbosity > 2 ** 31 - 1) throw new FlagError(`invalid argument ${JSON.stringify(v.v)} for "-v, --v" flag: strconv.ParseInt: parsing ${JSON.stringify(v.v)}: value out of range`);
+  }
+  return { format: format as LoggingFormat, verbosity };
+}
 
 export function parseFlags(argv: string[]): ParsedFlags {
   let values: Record<string, string | boolean | undefined>;
-  const { rest, bools } = takeBoolFlags(argv);
+  const { rest, bools } = takeBoolFlags(normalizeVerbosity(argv));
   try {
     ({ values } = parseArgs({
       args: rest,
@@ -261,5 +319,14 @@ export function parseFlags(argv: string[]): ParsedFlags {
     }
     options.http2MaxStreamsPerConnection = Math.max(streams, 0);
   }
-  return { help: false, options };
+  if (v['shutdown-delay-duration'] !== undefined) {
+    options.shutdownDelayMs = parseDurationFlag('shutdown-delay-duration', v['shutdown-delay-duration']);
+    if (options.shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
+  }
+  if (v['shutdown-watch-termination-grace-period'] !== undefined) {
+    const grace = parseDurationFlag('shutdown-watch-termination-grace-period', v['shutdown-watch-termination-grace-period']);
+    if (grace < 0) throw new FlagError('shutdown-watch-termination-grace-period, if provided, can not be a negative value');
+    options.shutdownWatchTerminationGracePeriodMs = grace;
+  }
+  return { help: false, options, logging: parseLogging(v) };
 }

@@ -7,6 +7,7 @@
 
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { internalError } from '../errors/status-error.js';
@@ -30,6 +31,14 @@ export interface SecureServingOptions {
 export interface SecureServer {
   server: Http2SecureServer;
   port: number;
+  /**
+   * The first step of a graceful shutdown: no new connections, and no new requests on open ones
+   * (HTTP/2 sessions get GOAWAY; an HTTP/1.1 connection closes once its current response is sent).
+   * Requests already being served go on.
+   */
+  stopAccepting(): void;
+  /** Waits up to `graceMs` for the open connections to finish and close, then closes the rest. */
+  closeConnections(graceMs: number): Promise<void>;
   /** Stops accepting, ends open connections (watches included) and resolves when all are gone. */
   close(): Promise<void>;
 }
@@ -130,12 +139,42 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
     headersTimeout: READ_HEADER_TIMEOUT_MS,
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
   });
-  server.on('session', (session) => configureSession(session, maxStreams, logger));
+  const sessions = new Set<ServerHttp2Session>();
+  let stopping = false;
+  server.on('session', (session) => {
+    configureSession(session, maxStreams, logger);
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    if (stopping) session.close();
+  });
   server.on('secureConnection', lingerBeforeClose);
+  const tlsConnections = new Set<TLSSocket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    tlsConnections.add(socket);
+    socket.once('close', () => tlsConnections.delete(socket));
+  });
   const connections = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
+  });
+  // HTTP/1.1 responses in progress per connection: a stopping server closes a connection as soon
+  // as it has none, so a keep-alive client does not send its next request here.
+  const http1Busy = new Map<Socket, number>();
+  const endIfIdle = (socket: Socket) => {
+    if (!http1Busy.get(socket)) socket.end();
+  };
+  server.on('request', (req, res) => {
+    if (req.httpVersionMajor !== 1) return;
+    const socket = req.socket as Socket;
+    http1Busy.set(socket, (http1Busy.get(socket) ?? 0) + 1);
+    if (stopping) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      const left = (http1Busy.get(socket) ?? 1) - 1;
+      if (left > 0) http1Busy.set(socket, left);
+      else http1Busy.delete(socket);
+      if (stopping) endIfIdle(socket);
+    });
   });
   // A broken client connection is that client's problem, never the process's.
   server.on('tlsClientError', (err) => logger.debug('TLS handshake error:', err.message));
@@ -159,17 +198,36 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
   server.on('error', (err) => logger.error('server error:', err));
   const port = (server.address() as AddressInfo).port;
 
-  let closing: Promise<void> | undefined;
+  let closed: Promise<void> | undefined;
+  const stopAccepting = () => {
+    if (closed) return;
+    stopping = true;
+    closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const session of sessions) session.close();
+    // The HTTP/2 ones end with their sessions; the others are HTTP/1.1, closed once idle.
+    for (const socket of tlsConnections) if (socket.alpnProtocol !== 'h2') endIfIdle(socket);
+  };
+  const destroyAll = () => {
+    // Both protocols' connections, idle or streaming, h2 sessions with them.
+    for (const socket of connections) socket.destroy();
+  };
   return {
     server,
     port,
+    stopAccepting,
+    async closeConnections(graceMs) {
+      stopAccepting();
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([closed, grace]);
+      clearTimeout(timer);
+      destroyAll();
+      await closed;
+    },
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Both protocols' connections, idle or streaming, h2 sessions with them.
-        for (const socket of connections) socket.destroy();
-      });
-      return closing;
+      stopAccepting();
+      destroyAll();
+      return closed!;
     },
   };
 }

@@ -108,5 +108,12 @@ export interface StartServerOptions {
   api?: ApiFactory;
   /** Extra authorizer modes besides those the API contributes. */
   authorizerFactories?: Partial<Record<AuthorizationMode, AuthorizerFactory>>;
+  /**
+   * --shutdown-delay-duration in ms: on close(), how long /readyz fails before the server stops
+   * accepting connections; default 0.
+   */
+  shutdownDelayMs?: number;
+  /** --shutdown-watch-termination-grace-period in ms: how long ended watches get to finish their streams; default 0. */
+  shutdownWatchTerminationGracePeriodMs?: number;
   logger?: Logger;
 }

@@ -268,6 +268,21 @@ export class EtcdStorage implements Storage {
     }
   }
 
+  async healthCheck(timeoutMs: number): Promise<void> {
+    this.ensureOpen('');
+    const client = await this.client;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`etcd did not answer within ${timeoutMs}ms`)), timeoutMs);
+    });
+    try {
+      // One read of the storage root's own key, with no retry: the answer is whether etcd serves now.
+      await Promise.race([client.kv.range({ key: this.probeKey, keys_only: true }, { deadline: Date.now() + timeoutMs }), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -109,6 +109,12 @@ export interface Storage {
   oldestRevision(): Promise<number>;
 
   close(): Promise<void>;
+
+  /**
+   * Rejects when the backend cannot be reached within `timeoutMs` (kube's etcd health check).
+   * Absent for backends in this process, which are reachable while the process runs.
+   */
+  healthCheck?(timeoutMs: number): Promise<void>;
 }
 
 /**

@@ -14,6 +14,7 @@ describe('parseFlags', () => {
     expect(parseFlags([])).toEqual({
       help: false,
       options: { port: 6443, bindAddress: '127.0.0.1', dataDir: '.data', storage: 'sqlite', apiDomain: 'k8s.io' },
+      logging: { format: 'text', verbosity: 0 },
     });
   });
 
@@ -23,6 +24,7 @@ describe('parseFlags', () => {
       '--token-auth-file=t.csv', '--client-ca-file=ca.crt', '--tls-cert-file=s.crt', '--tls-private-key-file=s.key',
       '--authorization-mode=RBAC,Node', '--feature-gates=WatchList=false', '--request-timeout=30s',
       '--max-requests-inflight=10', '--max-mutating-requests-inflight=5', '--http2-max-streams-per-connection=250',
+      '--shutdown-delay-duration=5s', '--shutdown-watch-termination-grace-period', '1m', '--logging-format=json', '--v=3',
     ]);
     expect(parsed).toEqual({
       help: false,
@@ -31,7 +33,9 @@ describe('parseFlags', () => {
         tokenAuthFile: 't.csv', clientCaFile: 'ca.crt', tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key',
         authorizationMode: 'RBAC,Node', featureGates: 'WatchList=false', requestTimeoutMs: 30_000,
         maxRequestsInflight: 10, maxMutatingRequestsInflight: 5, http2MaxStreamsPerConnection: 250,
+        shutdownDelayMs: 5_000, shutdownWatchTerminationGracePeriodMs: 60_000,
       },
+      logging: { format: 'json', verbosity: 3 },
     });
     expect(parseFlags(['-h'])).toEqual({ help: true });
   });
@@ -93,6 +97,9 @@ describe('parseFlags', () => {
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
     [['--storage=etcd3'], 'invalid argument "etcd3" for "--storage" flag: must be one of memory, sqlite, etcd'],
     [['--request-timeout=5'], 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"'],
+    [['--shutdown-delay-duration=-1s'], '--shutdown-delay-duration can not be negative value'],
+    [['--shutdown-watch-termination-grace-period=-1s'], 'shutdown-watch-termination-grace-period, if provided, can not be a negative value'],
+    [['--shutdown-delay-duration=soon'], 'invalid argument "soon" for "--shutdown-delay-duration" flag: time: invalid duration "soon"'],
     [['--http2-max-streams-per-connection=many'], 'invalid argument "many" for "--http2-max-streams-per-connection" flag: strconv.ParseInt: parsing "many": invalid syntax'],
     [['--http2-max-streams-per-connection=4294967296'], 'invalid argument "4294967296" for "--http2-max-streams-per-connection" flag: must be at most 4294967295'],
     [['--etcd-compaction-interval=soon'], 'invalid argument "soon" for "--etcd-compaction-interval" flag: time: invalid duration "soon"'],

@@ -12,6 +12,8 @@ export interface ServerProcess {
   child: ChildProcess;
   url: string;
   creds: Credentials;
+  /** What the process wrote so far, stdout and stderr together. */
+  output(): string;
 }
 
 /** Starts a server on a free port with `dataDir` and extra flags; resolves once it serves. */
@@ -22,16 +24,16 @@ export async function startServerProcess(dataDir: string, flags: string[] = []):
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
+    child.stdout!.on('data', () => {
       if (output.includes('Serving on')) resolve();
     });
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
   const creds = kubeconfigCredentials(readFileSync(join(dataDir, 'admin.kubeconfig'), 'utf8'));
-  return { child, url: creds.server, creds };
+  return { child, url: creds.server, creds, output: () => output };
 }
 
 /** Stops the process with SIGTERM (or the given signal) and waits for it to exit. */

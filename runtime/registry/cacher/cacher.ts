@@ -119,6 +119,11 @@ export class Cacher {
     });
   }
 
+  /** Ends every watcher's stream (they see a clean end), the caches staying up: graceful shutdown's watch drain. */
+  terminateWatchers(): void {
+    for (const cache of this.caches.values()) cache.terminateWatchers();
+  }
+
   close(): void {
     this.state = 'closed';
     this.generation++;

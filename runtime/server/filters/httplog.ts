@@ -1,0 +1,49 @@
+// kube-apiserver's httplog at -v=3: one structured "HTTP" line per request once its response is
+// done (for a watch: when the stream ends), with the keys kube writes: verb, URI, latency,
+// userAgent, audit-ID, srcIP, resp. Only the request line is logged: no headers, no body, so no
+// credential can reach the log this way. Installed only when -v is 3 or more, so a quieter
+// server pays nothing for it.
+
+import { formatGoDuration } from '../../machinery/duration.js';
+import { logAt, type Logger } from '../../machinery/logger.js';
+import { connectionSocket, type KubeContext, type KubeMiddleware } from '../context.js';
+
+export const HTTPLOG_LEVEL = 3;
+
+function sourceAddress(c: KubeContext): string {
+  // HTTP/2's compatibility request has a socket too: a proxy to its session's.
+  const socket = c.env?.incoming?.socket ?? connectionSocket(c);
+  if (!socket?.remoteAddress) return '';
+  const host = socket.remoteAddress.includes(':') ? `[${socket.remoteAddress}]` : socket.remoteAddress;
+  return `${host}:${socket.remotePort}`;
+}
+
+function requestUri(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}
+
+export function withHttpLog(logger: Logger): KubeMiddleware {
+  return async (c, next) => {
+    const started = process.hrtime.bigint();
+    const outgoing = c.env?.outgoing;
+    const line = () => {
+      const auditId = outgoing?.getHeader('Audit-Id') ?? c.res.headers.get('Audit-Id') ?? '';
+      logAt(logger, HTTPLOG_LEVEL, 'HTTP', {
+        verb: c.req.method,
+        URI: c.env?.incoming?.url ?? requestUri(c.req.url),
+        latency: formatGoDuration(process.hrtime.bigint() - started),
+        userAgent: c.req.header('user-agent') ?? '',
+        'audit-ID': String(auditId),
+        srcIP: sourceAddress(c),
+        resp: outgoing && outgoing.headersSent ? outgoing.statusCode : c.res.status,
+      });
+    };
+    try {
+      await next();
+    } finally {
+      if (outgoing && !outgoing.writableFinished) outgoing.once('close', line);
+      else line();
+    }
+  };
+}
