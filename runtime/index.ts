@@ -21,6 +21,7 @@ import { parseCertificateBundle, X509Authenticator } from './auth/x509.js';
 import type { StartServerOptions } from './server/options.js';
 import { createApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.js';
 import { quietLogger } from './server/context.js';
+import type { Logger } from './machinery/logger.js';
 import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
 import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-config.js';
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
@@ -71,13 +72,14 @@ function flagError(flag: string, value: string, why: string): ConfigurationError
   return new ConfigurationError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
 }
 
-function buildFeatureGates(options: StartServerOptions): FeatureGates {
+function buildFeatureGates(options: StartServerOptions, logger: Logger): FeatureGates {
   const gates = new FeatureGates().add(options.extraFeatureGates ?? {});
   const raw = options.featureGates;
   if (raw === undefined) return gates;
   const text = typeof raw === 'string' ? raw : Object.entries(raw).map(([k, v]) => `${k}=${v}`).join(',');
   try {
-    gates.set(typeof raw === 'string' ? parseFeatureGatesFlag(raw) : raw);
+    const warn = (message: string) => (logger.warn ?? logger.info).call(logger, message);
+    gates.set(typeof raw === 'string' ? parseFeatureGatesFlag(raw) : raw, warn);
   } catch (err) {
     throw flagError('feature-gates', text, (err as Error).message);
   }
@@ -118,7 +120,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
-  const featureGates = buildFeatureGates(options);
+  const featureGates = buildFeatureGates(options, logger);
   const runtimeConfig =
     typeof options.runtimeConfig === 'string'
       ? parseRuntimeConfigFlag(options.runtimeConfig)

@@ -4,5 +4,7 @@
 export interface Logger {
   debug(message: string, ...args: unknown[]): void;
   info(message: string, ...args: unknown[]): void;
+  /** klog's Warning; loggers without it log warnings as info. */
+  warn?(message: string, ...args: unknown[]): void;
   error(message: string, ...args: unknown[]): void;
 }

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { isIP } from 'node:net';
 import type { StartServerOptions } from './options.js';
 import { parseGoDuration } from '../machinery/duration.js';
+import { FeatureGates } from './feature-gates.js';
 
 export class FlagError extends Error {
   constructor(message: string) {
@@ -78,6 +79,12 @@ function takeBoolFlags(argv: string[]): { rest: string[]; bools: Partial<Record<
   return { rest, bools };
 }
 
+/** kube's help lists the gates one may still set: every alpha and beta gate, with its default. */
+const FEATURE_GATE_OPTIONS = new FeatureGates()
+  .knownFeatures()
+  .map((line) => `${' '.repeat(45)}${line}`)
+  .join('\n');
+
 export const USAGE = `Usage: kube-lite-apiserver [flags]
 
 Flags:
@@ -118,7 +125,8 @@ Flags:
       --authorization-webhook-version string SubjectAccessReview version sent to the webhook: v1 or v1beta1 (default v1beta1)
       --authorization-webhook-cache-authorized-ttl duration    how long allowed answers are cached (default 5m0s)
       --authorization-webhook-cache-unauthorized-ttl duration  how long other answers are cached (default 30s)
-      --feature-gates mapStringBool          A=true,B=false
+      --feature-gates mapStringBool          A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:
+${FEATURE_GATE_OPTIONS}
       --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],
                                              <group>/<version>/<resource>[=true|false], api/all, api/ga,
                                              api/beta, api/alpha (default: stable versions only)

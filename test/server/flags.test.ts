@@ -111,7 +111,7 @@ describe('feature gates', () => {
 
   it('knows defaults, rejects unknown and locked gates, and honours AllAlpha/AllBeta', () => {
     const gates = new FeatureGates();
-    // WatchList is beta but off by default in this server (see feature-gates.ts).
+    // WatchList is beta and off by default in 1.33 (kube switched it back off).
     expect(gates.enabled('WatchList')).toBe(false);
     expect(gates.enabled('StorageVersionMigrator')).toBe(false);
     expect(() => gates.set({ Bogus: true })).toThrow('unrecognized feature gate: Bogus');
