@@ -115,7 +115,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         authorizedTTLMs: options.authorizationWebhookCacheAuthorizedTtlMs,
         unauthorizedTTLMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
       },
-      apiDomain: options.apiDomain,
     });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
@@ -125,7 +124,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     typeof options.runtimeConfig === 'string'
       ? parseRuntimeConfigFlag(options.runtimeConfig)
       : Object.fromEntries(Object.entries(options.runtimeConfig ?? {}).map(([k, v]) => [k, String(v)]));
-  const apiDomain = options.apiDomain ?? 'k8s.io';
 
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kube-lite-'));
@@ -183,7 +181,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;
@@ -212,7 +210,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         files: { policyFile: options.authorizationPolicyFile },
         webhookRetryBackoff: options.authorizationWebhookRetryBackoff,
         reloadIntervalMs: options.authorizationConfigReloadIntervalMs,
-        apiDomain,
         logger,
       });
       cleanups.push(() => authorization.close());

@@ -25,7 +25,6 @@ export interface ApiContext {
   /** --etcd-prefix: where keys live in etcd. */
   etcdPrefix: string;
   /** Suffix of the API groups (`k8s.io`). */
-  apiDomain: string;
   featureGates: FeatureGates;
   /** --runtime-config entries (key to value, '' when the flag gave no value), resolved by the API. */
   runtimeConfig: Record<string, string>;

@@ -35,7 +35,6 @@ const STRING_FLAGS = [
   'authorization-webhook-cache-unauthorized-ttl',
   'feature-gates',
   'runtime-config',
-  'api-domain',
   'storage',
   'etcd-servers',
   'etcd-prefix',
@@ -97,7 +96,6 @@ Flags:
       --etcd-compaction-interval duration    how long history is kept for watches and continue tokens: etcd is
                                              compacted, and the SQLite log trimmed, on this schedule (default 5m0s; 0 never)
       --event-ttl duration                   Events are deleted this long after their last write (default 1h0m0s; 0 never)
-      --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --enable-bootstrap-token-auth          bearer tokens from bootstrap-token Secrets in kube-system
       --anonymous-auth                       requests without credentials run as system:anonymous (default false)
@@ -191,7 +189,6 @@ export function parseFlags(argv: string[]): ParsedFlags {
     bindAddress,
     dataDir: v['data-dir'] ?? '.data',
     storage,
-    apiDomain: v['api-domain'] ?? 'k8s.io',
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];

@@ -70,8 +70,6 @@ export interface StartServerOptions {
   runtimeConfig?: string | Record<string, string | boolean>;
   /** Gates to know besides Kubernetes' own (e.g. from the resource registry). */
   extraFeatureGates?: Record<string, FeatureSpec>;
-  /** --api-domain; default k8s.io. */
-  apiDomain?: string;
   /** --storage; default sqlite, or etcd when etcdServers are given. */
   storage?: StorageKind;
   /** --etcd-servers: etcd client URLs; giving them switches storage to etcd. */
