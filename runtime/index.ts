@@ -181,7 +181,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: options.onDeclarativeValidationMismatch });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;

@@ -64,6 +64,11 @@ export interface StartServerOptions {
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
   /**
+   * Called once per disagreement between a declared rule and its hand-written twin while
+   * DeclarativeValidation is on (declarative_validation_mismatch_total); each is logged too.
+   */
+  onDeclarativeValidationMismatch?: () => void;
+  /**
    * --runtime-config: `resource.k8s.io/v1beta2=true,api/alpha=false` or a map; which group versions
    * (and resources) are served. Default: stable versions only.
    */
