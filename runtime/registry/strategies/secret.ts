@@ -71,7 +71,14 @@ export function secretStrategies(def: ResourceDefinition): ResourceStrategies {
       mergeStringData(obj);
       base.main.prepareForUpdate(obj, old);
     },
-    validateUpdate: (obj, old) => merged(base.main.validateUpdate(obj, old), sizeCauses(obj), typeCauses(obj, old), secretTypeCauses(obj), bootstrapTokenCauses(obj)),
+    validateUpdate(obj, old) {
+      // ValidateSecretUpdate checks type right after the metadata update, before the rules of
+      // an immutable Secret and the full check.
+      const causes = base.main.validateUpdate(obj, old);
+      const metaUpdate = causes.findIndex((c) => !c.field?.startsWith('metadata'));
+      const at = metaUpdate < 0 ? causes.length : metaUpdate;
+      return merged(causes.slice(0, at), typeCauses(obj, old), causes.slice(at), sizeCauses(obj), secretTypeCauses(obj), bootstrapTokenCauses(obj));
+    },
     selectableFields: (obj) => ({ ...base.main.selectableFields(obj), type: asString(obj.type) }),
   };
   return { ...base, main };
