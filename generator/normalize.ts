@@ -100,13 +100,18 @@ class Normalizer {
         if (ref?.kind === 'ref') protoMessage = ref.id;
       }
       fields.push(this.field(fname, f, type, protoMessage));
-      for (const [i, rule] of (f.itemRules ?? []).entries()) this.checkCel(spec, [...fat, 'itemRules', i, 'rule'], rule.rule);
+      for (const [i, rule] of (f.itemRules ?? []).entries()) {
+        this.checkCel(spec, [...fat, 'itemRules', i, 'rule'], rule.rule);
+        if (rule.declarative) this.fail(spec, [...fat, 'itemRules', i, 'declarative'], 'only rules of a kind can be declarative');
+      }
       for (const [i, d] of (f.defaultWhen ?? []).entries()) this.checkCel(spec, [...fat, 'defaultWhen', i, 'when'], d.when);
       if (f.itemRules && type.kind !== 'list' && type.kind !== 'map') this.fail(spec, [...fat, 'itemRules'], 'itemRules need a list or map field');
     }
     for (const [i, rule] of (raw.rules ?? []).entries()) {
       this.checkCel(spec, [...at, 'rules', i, 'rule'], rule.rule);
       if (rule.valueExpr) this.checkCel(spec, [...at, 'rules', i, 'valueExpr'], rule.valueExpr);
+      // Only a kind's own rules have a hand-written twin in its strategy to be compared with.
+      if (rule.declarative && at[0] !== 'kinds') this.fail(spec, [...at, 'rules', i, 'declarative'], 'only rules of a kind can be declarative');
     }
     return {
       id: this.typeId(spec, name),

@@ -20,6 +20,8 @@ export interface RawRule {
   limit?: number;
   format?: string;
   valueExpr?: string;
+  /** Declarative twin of a hand-written check (see spec-format.schema.json). */
+  declarative?: boolean;
 }
 
 /** Size rules of a map[string]string, reported at the field (see spec-format.schema.json). */

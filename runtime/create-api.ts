@@ -204,6 +204,10 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const registry = new ResourceRegistry(storage, definitions, {
       watchCache,
       featureGates: context.featureGates,
+      onDeclarativeValidationMismatch: (detail) => {
+        context.logger.error(detail);
+        context.onDeclarativeValidationMismatch?.();
+      },
       eventTTLMs,
       serviceAccountAdmission: saOptions !== undefined,
       admission: [escalation, nodeRestriction({ getNode: (name): Promise<KubeObject | undefined> => getter(registry.storeFor('', 'v1', 'nodes'))('', name) })],

@@ -21,6 +21,7 @@ import { parseCertificateBundle, X509Authenticator } from './auth/x509.js';
 import type { StartServerOptions } from './server/options.js';
 import { createApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.js';
 import { quietLogger } from './server/context.js';
+import type { Logger } from './machinery/logger.js';
 import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
 import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-config.js';
 import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
@@ -73,13 +74,14 @@ function flagError(flag: string, value: string, why: string): ConfigurationError
   return new ConfigurationError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
 }
 
-function buildFeatureGates(options: StartServerOptions): FeatureGates {
+function buildFeatureGates(options: StartServerOptions, logger: Logger): FeatureGates {
   const gates = new FeatureGates().add(options.extraFeatureGates ?? {});
   const raw = options.featureGates;
   if (raw === undefined) return gates;
   const text = typeof raw === 'string' ? raw : Object.entries(raw).map(([k, v]) => `${k}=${v}`).join(',');
   try {
-    gates.set(typeof raw === 'string' ? parseFeatureGatesFlag(raw) : raw);
+    const warn = (message: string) => (logger.warn ?? logger.info).call(logger, message);
+    gates.set(typeof raw === 'string' ? parseFeatureGatesFlag(raw) : raw, warn);
   } catch (err) {
     throw flagError('feature-gates', text, (err as Error).message);
   }
@@ -115,17 +117,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         authorizedTTLMs: options.authorizationWebhookCacheAuthorizedTtlMs,
         unauthorizedTTLMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
       },
-      apiDomain: options.apiDomain,
     });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
-  const featureGates = buildFeatureGates(options);
+  const featureGates = buildFeatureGates(options, logger);
   const runtimeConfig =
     typeof options.runtimeConfig === 'string'
       ? parseRuntimeConfigFlag(options.runtimeConfig)
       : Object.fromEntries(Object.entries(options.runtimeConfig ?? {}).map(([k, v]) => [k, String(v)]));
-  const apiDomain = options.apiDomain ?? 'k8s.io';
 
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kube-lite-'));
@@ -183,7 +183,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: options.onDeclarativeValidationMismatch });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;
@@ -212,7 +212,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         files: { policyFile: options.authorizationPolicyFile },
         webhookRetryBackoff: options.authorizationWebhookRetryBackoff,
         reloadIntervalMs: options.authorizationConfigReloadIntervalMs,
-        apiDomain,
         logger,
       });
       cleanups.push(() => authorization.close());

@@ -24,8 +24,6 @@ export interface LoadKubeConfigOptions {
   exec?: ExecOptions;
   /** Where the service account files are, for the in-cluster fallback when there is no kubeconfig at all. */
   inCluster?: InClusterOptions;
-  /** Suffix of the credential plugin group, client.authentication.<apiDomain>; default k8s.io. */
-  apiDomain?: string;
 }
 
 export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promise<ClientConfig> {
@@ -94,8 +92,7 @@ async function resolveContext(config: Kubeconfig, options: LoadKubeConfigOptions
     throw new KubeConfigError(`${clusterWhere}: specifying a root certificates file with the insecure flag is not allowed`);
   }
 
-  const apiDomain = options.apiDomain ?? 'k8s.io';
-  const credentials = await credentialSource(context.user, user, cluster, { server, ca }, apiDomain, options.exec);
+  const credentials = await credentialSource(context.user, user, cluster, { server, ca }, options.exec);
   return {
     server,
     tls: {
@@ -115,7 +112,6 @@ async function credentialSource(
   user: AuthInfo,
   cluster: Cluster,
   resolved: { server: string; ca?: string },
-  apiDomain: string,
   execOptions: ExecOptions | undefined,
 ): Promise<CredentialSource> {
   const where = `user "${userName}" in ${user.origin}`;
@@ -141,13 +137,13 @@ async function credentialSource(
   }
   // A plugin only when the user has no token or certificate of its own (client-go's
   // exec authenticator steps aside for them).
-  if (user.exec) return execCredentialSource(execPlugin(user, where, cluster, resolved, apiDomain), execOptions);
+  if (user.exec) return execCredentialSource(execPlugin(user, where, cluster, resolved), execOptions);
   return new StaticCredentialSource({});
 }
 
-function execPlugin(user: AuthInfo, where: string, cluster: Cluster, resolved: { server: string; ca?: string }, apiDomain: string): ExecPlugin {
+function execPlugin(user: AuthInfo, where: string, cluster: Cluster, resolved: { server: string; ca?: string }): ExecPlugin {
   const exec = user.exec!;
-  const group = `client.authentication.${apiDomain}`;
+  const group = 'client.authentication.k8s.io';
   const invalid = (message: string) => new KubeConfigError(`invalid configuration: ${message}`);
   if (!exec.command) throw invalid(`command must be specified for ${where} to use exec authentication plugin`);
   if (!exec.apiVersion) throw invalid(`apiVersion must be specified for ${where} to use exec authentication plugin`);

@@ -67,9 +67,10 @@ const types: TypeTable = {
       "immutable": { shape: scalar, pointer: true },
       "data": { shape: map(scalar) },
       "stringData": { shape: map(scalar) },
-      "type": { shape: scalar, default: "Opaque", immutable: true },
+      "type": { shape: scalar, default: "Opaque" },
     },
     rules: [
+      compileRule({ "rule": "(has(self.type) ? self.type : '') == (has(oldSelf.type) ? oldSelf.type : '')", "fieldPath": ".type", "message": "field is immutable", "declarative": true }),
       compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.immutable) && self.immutable)", "fieldPath": ".immutable", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
       compileRule({ "rule": "!(has(oldSelf.immutable) && oldSelf.immutable) || (has(self.data) ? self.data : {}) == (has(oldSelf.data) ? oldSelf.data : {})", "fieldPath": ".data", "reason": "FieldValueForbidden", "message": "field is immutable when `immutable` is set" }),
     ],
@@ -127,6 +128,10 @@ const types: TypeTable = {
       "spec": { shape: ref("io.k8s.api.core.v1.NamespaceSpec") },
       "status": { shape: ref("io.k8s.api.core.v1.NamespaceStatus") },
     },
+    rules: [
+      compileRule({ "rule": "has(self.metadata.deletionTimestamp) || (has(self.status) && has(self.status.phase) && self.status.phase == 'Active')", "fieldPath": ".status.Phase", "valueExpr": "has(self.status) && has(self.status.phase) ? self.status.phase : ''", "message": "may only be 'Active' if `deletionTimestamp` is empty", "declarative": true }),
+      compileRule({ "rule": "!has(self.metadata.deletionTimestamp) || (has(self.status) && has(self.status.phase) && self.status.phase == 'Terminating')", "fieldPath": ".status.Phase", "valueExpr": "has(self.status) && has(self.status.phase) ? self.status.phase : ''", "message": "may only be 'Terminating' if `deletionTimestamp` is not empty", "declarative": true }),
+    ],
     hasDefaults: true,
   },
   "io.k8s.api.core.v1.NamespaceSpec": {

@@ -149,7 +149,7 @@ function decodeWebhook(raw: unknown, version: string): WebhookConfiguration {
  * Decodes the file's bytes (YAML or JSON) as the loader's strict universal decoder does: apiVersion
  * and kind must name a known version of AuthorizationConfiguration, and no field may be unknown.
  */
-export function decodeAuthorizationConfiguration(text: string, apiDomain = 'k8s.io'): AuthorizationConfiguration {
+export function decodeAuthorizationConfiguration(text: string): AuthorizationConfiguration {
   if (text.trim() === '') return { authorizers: [] };
   let doc: unknown;
   try {
@@ -164,7 +164,7 @@ export function decodeAuthorizationConfiguration(text: string, apiDomain = 'k8s.
   const json = JSON.stringify(obj);
   if (typeof obj.kind !== 'string' || obj.kind === '') throw new DecodeError(`Object 'Kind' is missing in '${json}'`);
   if (typeof obj.apiVersion !== 'string' || obj.apiVersion === '') throw new DecodeError(`Object 'apiVersion' is missing in '${json}'`);
-  const group = `apiserver.config.${apiDomain}`;
+  const group = 'apiserver.config.k8s.io';
   const [g, v] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/', 2) : ['', obj.apiVersion];
   if (g !== group || !(AUTHORIZATION_CONFIG_VERSIONS as readonly string[]).includes(v) || obj.kind !== 'AuthorizationConfiguration') {
     throw new DecodeError(`no kind ${JSON.stringify(obj.kind)} is registered for version ${JSON.stringify(obj.apiVersion)} in scheme "k8s.io/apiserver/pkg/apis/apiserver/load/load.go:32"`);
@@ -284,10 +284,10 @@ export class AuthorizationConfigError extends Error {
  * LoadAndValidateData: decode, validate, then kube-apiserver's own checks. `requiredTypes` are
  * the built-in types the running server started with; a reload may not drop them.
  */
-export function loadAuthorizationConfiguration(text: string, options: { apiDomain?: string; requiredTypes?: Iterable<string> } = {}): AuthorizationConfiguration {
+export function loadAuthorizationConfiguration(text: string, options: { requiredTypes?: Iterable<string> } = {}): AuthorizationConfiguration {
   let config: AuthorizationConfiguration;
   try {
-    config = decodeAuthorizationConfiguration(text, options.apiDomain);
+    config = decodeAuthorizationConfiguration(text);
   } catch (err) {
     if (err instanceof DecodeError) throw new AuthorizationConfigError(`failed to load AuthorizationConfiguration from file: ${err.message}`);
     throw err;

@@ -28,7 +28,6 @@ export interface ReloadMetrics {
 
 export interface ReloadOptions extends ChainOptions {
   path: string;
-  apiDomain?: string;
   logger: Logger;
   reloadIntervalMs?: number;
 }
@@ -51,7 +50,7 @@ export class ReloadingAuthorizer implements Authorizer, RuleResolver {
   /** Loads the file (a bad one throws kube's start-up error) and starts watching it. */
   static async start(options: ReloadOptions): Promise<ReloadingAuthorizer> {
     const text = readFileSync(options.path, 'utf8');
-    const config = loadAuthorizationConfiguration(text, { apiDomain: options.apiDomain });
+    const config = loadAuthorizationConfiguration(text);
     const chain = await buildAuthorizerChain(config, options);
     const required = new Set(config.authorizers.filter((a) => a.type !== 'Webhook').map((a) => a.type));
     const reloading = new ReloadingAuthorizer(chain, text, required, options);
@@ -123,7 +122,7 @@ export class ReloadingAuthorizer implements Authorizer, RuleResolver {
     this.lastRead = text;
     let chain: AuthorizerChain;
     try {
-      const config = loadAuthorizationConfiguration(text, { apiDomain: this.options.apiDomain, requiredTypes: this.requiredTypes });
+      const config = loadAuthorizationConfiguration(text, { requiredTypes: this.requiredTypes });
       chain = await buildAuthorizerChain(config, this.options);
     } catch (err) {
       return this.failed(err);

@@ -24,7 +24,6 @@ export interface AuthorizationFlags {
   modes?: AuthorizationMode[];
   defaultModes: AuthorizationMode[];
   webhook: LegacyWebhookFlags;
-  apiDomain?: string;
 }
 
 const webhookFlagSet = (w: LegacyWebhookFlags): boolean => Object.values(w).some((v) => v !== undefined);
@@ -45,7 +44,7 @@ export function planAuthorization(flags: AuthorizationFlags): AuthorizationPlan 
     if (flags.modes !== undefined || webhookFlagSet(flags.webhook)) {
       throw new Error('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
     }
-    loadAuthorizationConfiguration(readConfigFile(flags.configFile), { apiDomain: flags.apiDomain });
+    loadAuthorizationConfiguration(readConfigFile(flags.configFile));
     return { kind: 'file', path: flags.configFile };
   }
   const modes = flags.modes ?? flags.defaultModes;
@@ -61,7 +60,7 @@ export interface ServerAuthorizer {
 
 export async function startAuthorization(
   plan: AuthorizationPlan,
-  options: ChainOptions & { logger: Logger; apiDomain?: string; reloadIntervalMs?: number },
+  options: ChainOptions & { logger: Logger; reloadIntervalMs?: number },
 ): Promise<ServerAuthorizer> {
   if (plan.kind === 'file') {
     const reloading = await ReloadingAuthorizer.start({ ...options, path: plan.path });

@@ -5,6 +5,8 @@
 export interface Logger {
   debug(message: string, ...args: unknown[]): void;
   info(message: string, ...args: unknown[]): void;
+  /** klog's Warning; loggers without it log warnings as info. */
+  warn?(message: string, ...args: unknown[]): void;
   error(message: string, ...args: unknown[]): void;
   /** klog's V(level).Enabled(): whether a line at this verbosity would be written. */
   enabled?(level: number): boolean;

@@ -36,6 +36,11 @@ export interface ResourceRegistryOptions {
    * know: the field gate counts as off.
    */
   featureGates?: { enabled(gate: string): boolean; isKnown?(gate: string): boolean };
+  /**
+   * Hears of each disagreement between a declared rule and the hand-written check it shadows
+   * (DeclarativeValidation), with kube's text: to be logged and counted.
+   */
+  onDeclarativeValidationMismatch?: (detail: string) => void;
   /** --event-ttl: Events (which declare it as their time to live) go this long after their last write. 0 or absent: never. */
   eventTTLMs?: number;
   /**
@@ -85,7 +90,7 @@ export class ResourceRegistry {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
         continue;
       }
-      const strategies = strategiesFor(def, enabled);
+      const strategies = strategiesFor(def, enabled, options.onDeclarativeValidationMismatch);
       const resourceStorage = this.resourceStorage(storage, new Codec(def, strategies.defaultOnRead));
       const store = new Store({ storage: resourceStorage, definition: def, strategies, namespaces: lookup, admission });
       this.stores.set(registryKey(def.group, def.version, def.plural), store);

@@ -25,12 +25,12 @@ export interface ApiContext {
   etcdServers: string[];
   /** --etcd-prefix: where keys live in etcd. */
   etcdPrefix: string;
-  /** Suffix of the API groups (`k8s.io`). */
-  apiDomain: string;
   featureGates: FeatureGates;
   /** --runtime-config entries (key to value, '' when the flag gave no value), resolved by the API. */
   runtimeConfig: Record<string, string>;
   logger: Logger;
+  /** Counts one declarative_validation_mismatch_total; the mismatch itself is logged by the API. */
+  onDeclarativeValidationMismatch?: () => void;
   /** PEM of the CA that verifies the serving certificate (what pods get as the cluster's root CA). */
   rootCa?: string;
 }

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { StartServerOptions } from './options.js';
 import { parseGoDuration } from '../machinery/duration.js';
 import { LOGGING_FORMATS, type LoggingFormat } from './klog.js';
+import { FeatureGates } from './feature-gates.js';
 
 export class FlagError extends Error {
   constructor(message: string) {
@@ -35,7 +36,6 @@ const STRING_FLAGS = [
   'authorization-webhook-cache-unauthorized-ttl',
   'feature-gates',
   'runtime-config',
-  'api-domain',
   'storage',
   'etcd-servers',
   'etcd-prefix',
@@ -83,6 +83,12 @@ function takeBoolFlags(argv: string[]): { rest: string[]; bools: Partial<Record<
   return { rest, bools };
 }
 
+/** kube's help lists the gates one may still set: every alpha and beta gate, with its default. */
+const FEATURE_GATE_OPTIONS = new FeatureGates()
+  .knownFeatures()
+  .map((line) => `${' '.repeat(45)}${line}`)
+  .join('\n');
+
 export const USAGE = `Usage: kube-lite-apiserver [flags]
 
 Flags:
@@ -95,7 +101,6 @@ Flags:
       --etcd-compaction-interval duration    how long history is kept for watches and continue tokens: etcd is
                                              compacted, and the SQLite log trimmed, on this schedule (default 5m0s; 0 never)
       --event-ttl duration                   Events are deleted this long after their last write (default 1h0m0s; 0 never)
-      --api-domain string                    suffix of the API groups (default k8s.io)
       --token-auth-file string               CSV of static bearer tokens: token,user,uid,"group1,group2"
       --enable-bootstrap-token-auth          bearer tokens from bootstrap-token Secrets in kube-system
       --anonymous-auth                       requests without credentials run as system:anonymous (default false)
@@ -123,7 +128,8 @@ Flags:
       --authorization-webhook-version string SubjectAccessReview version sent to the webhook: v1 or v1beta1 (default v1beta1)
       --authorization-webhook-cache-authorized-ttl duration    how long allowed answers are cached (default 5m0s)
       --authorization-webhook-cache-unauthorized-ttl duration  how long other answers are cached (default 30s)
-      --feature-gates mapStringBool          A=true,B=false
+      --feature-gates mapStringBool          A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:
+${FEATURE_GATE_OPTIONS}
       --runtime-config mapStringString       group versions to serve or not: <group>/<version>[=true|false],
                                              <group>/<version>/<resource>[=true|false], api/all, api/ga,
                                              api/beta, api/alpha (default: stable versions only)
@@ -241,7 +247,6 @@ export function parseFlags(argv: string[]): ParsedFlags {
     bindAddress,
     dataDir: v['data-dir'] ?? '.data',
     storage,
-    apiDomain: v['api-domain'] ?? 'k8s.io',
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];

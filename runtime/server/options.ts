@@ -65,6 +65,11 @@ export interface StartServerOptions {
   /** --feature-gates: `A=true,B=false` or a map. */
   featureGates?: string | Record<string, boolean>;
   /**
+   * Called once per disagreement between a declared rule and its hand-written twin while
+   * DeclarativeValidation is on (declarative_validation_mismatch_total); each is logged too.
+   */
+  onDeclarativeValidationMismatch?: () => void;
+  /**
    * --runtime-config: `resource.k8s.io/v1beta2=true,api/alpha=false` or a map; which group versions
    * (and resources) are served. Default: stable versions only.
    */
@@ -76,8 +81,6 @@ export interface StartServerOptions {
   onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void;
   /** Gates to know besides Kubernetes' own (e.g. from the resource registry). */
   extraFeatureGates?: Record<string, FeatureSpec>;
-  /** --api-domain; default k8s.io. */
-  apiDomain?: string;
   /** --storage; default sqlite, or etcd when etcdServers are given. */
   storage?: StorageKind;
   /** --etcd-servers: etcd client URLs; giving them switches storage to etcd. */

@@ -27,6 +27,8 @@ export interface RuleSpec {
   format?: string;
   /** CEL giving the bad value shown in the message, instead of the value at fieldPath. */
   valueExpr?: string;
+  /** Checked only as declarative validation, beside its hand-written twin (runtime/registry/declarative.ts). */
+  declarative?: boolean;
 }
 
 /** A default chosen by a CEL condition over the object holding the field. */

@@ -10,6 +10,7 @@ import { fieldAt, isObj, reachesField, type Obj, type TypeTable } from './type-t
 import { applyDefaults, emptyAlwaysEmitted, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 import { arrangeElementCauses } from './element-order.js';
+import { checkRuleCauses } from './cel.js';
 
 /** Generated per kind: defaulting and validation, with kube-apiserver's field paths and messages. */
 export interface ObjectValidator {
@@ -34,6 +35,12 @@ export interface ObjectValidator {
    * omitempty pass leaves them. Absent: the kind has none.
    */
   emptyAlwaysEmitted?(obj: Record<string, unknown>): WeakMap<object, Set<string>>;
+  /**
+   * Present when the kind marks rules `declarative`: those rules alone, which validate and
+   * validateUpdate leave out, over `obj` (and `old` on update, for transition rules), to be
+   * compared with the strategy's hand-written twins (runtime/registry/declarative.ts).
+   */
+  validateDeclaratively?(obj: Record<string, unknown>, old?: Record<string, unknown>): StatusCause[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**
@@ -120,6 +127,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
   const check = (obj: Obj): StatusCause[] => [...validateObjectMeta(obj, k), ...fieldCauses(obj)];
   const validate = (obj: Obj): StatusCause[] => check(withoutNulls(obj) as Obj);
 
+  const declarativeRules = (k.types[k.type]?.rules ?? []).filter((r) => r.declarative);
   const gated = hasGatedFields(k.types, k.type);
   // Only kinds with a list or map Go writes even when empty need the omitempty pass told about them.
   const emitsEmpty = reachesField(k.types, k.type, (f) => !!f.alwaysEmitted && (f.shape.t === 'list' || f.shape.t === 'map'));
@@ -135,6 +143,15 @@ export function objectValidator(k: KindValidation): ObjectValidator {
         }
       : {}),
     validate,
+    ...(declarativeRules.length > 0
+      ? {
+          validateDeclaratively(rawObj: Obj, rawOld?: Obj) {
+            const obj = withoutNulls(rawObj) as Obj;
+            const old = rawOld === undefined ? undefined : (withoutNulls(rawOld) as Obj);
+            return declarativeRules.flatMap((rule) => (rule.transition && !old ? [] : checkRuleCauses(rule, '', obj, old, obj)));
+          },
+        }
+      : {}),
     ...(emitsEmpty ? { emptyAlwaysEmitted: (obj: Obj) => emptyAlwaysEmitted(k.types, k.type, obj) } : {}),
     elementOrder: (pointer) => fieldAt(k.types, k.type, pointer)?.elementOrder,
     arrangeElementCauses: (obj, causes) => (isObj(obj) ? arrangeElementCauses(k.types, k.type, withoutNulls(obj) as Obj, causes) : causes),

@@ -133,6 +133,7 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
     }
   }
   for (const rule of type.rules ?? []) {
+    if (rule.declarative) continue;
     if (rule.transition !== (opts.mode === 'update')) continue;
     if (rule.transition && !old) continue;
     out.push(...checkRuleCauses(rule, path, obj, old, opts.root));

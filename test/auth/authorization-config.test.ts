@@ -188,7 +188,7 @@ describe('start-up refusals', () => {
 function parseFlagsOptions(args: string[]) {
   const parsed = parseFlags(args);
   if (parsed.help) throw new Error('help');
-  const { port: _port, dataDir: _dataDir, bindAddress: _bind, storage: _storage, apiDomain: _domain, ...rest } = parsed.options;
+  const { port: _port, dataDir: _dataDir, bindAddress: _bind, storage: _storage, ...rest } = parsed.options;
   return rest;
 }
 

@@ -13,14 +13,14 @@ describe('parseFlags', () => {
   it('has kube-apiserver\'s defaults', () => {
     expect(parseFlags([])).toEqual({
       help: false,
-      options: { port: 6443, bindAddress: '127.0.0.1', dataDir: '.data', storage: 'sqlite', apiDomain: 'k8s.io' },
+      options: { port: 6443, bindAddress: '127.0.0.1', dataDir: '.data', storage: 'sqlite' },
       logging: { format: 'text', verbosity: 0 },
     });
   });
 
   it('reads every flag, in --flag=value and --flag value forms', () => {
     const parsed = parseFlags([
-      '--secure-port=0', '--bind-address', '::1', '--data-dir=/tmp/x', '--storage', 'memory', '--api-domain=example.io',
+      '--secure-port=0', '--bind-address', '::1', '--data-dir=/tmp/x', '--storage', 'memory',
       '--token-auth-file=t.csv', '--client-ca-file=ca.crt', '--tls-cert-file=s.crt', '--tls-private-key-file=s.key',
       '--authorization-mode=RBAC,Node', '--feature-gates=WatchList=false', '--request-timeout=30s',
       '--max-requests-inflight=10', '--max-mutating-requests-inflight=5', '--http2-max-streams-per-connection=250',
@@ -29,7 +29,7 @@ describe('parseFlags', () => {
     expect(parsed).toEqual({
       help: false,
       options: {
-        port: 0, bindAddress: '::1', dataDir: '/tmp/x', storage: 'memory', apiDomain: 'example.io',
+        port: 0, bindAddress: '::1', dataDir: '/tmp/x', storage: 'memory',
         tokenAuthFile: 't.csv', clientCaFile: 'ca.crt', tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key',
         authorizationMode: 'RBAC,Node', featureGates: 'WatchList=false', requestTimeoutMs: 30_000,
         maxRequestsInflight: 10, maxMutatingRequestsInflight: 5, http2MaxStreamsPerConnection: 250,
@@ -92,6 +92,8 @@ describe('parseFlags', () => {
 
   it.each([
     [['--nope'], 'unknown flag: --nope'],
+    // Removed: kubectl's typed commands hard-code the k8s.io groups (README, "No --api-domain").
+    [['--api-domain=example.io'], 'unknown flag: --api-domain'],
     [['--secure-port=abc'], 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
     [['--secure-port=70000'], 'invalid argument "70000" for "--secure-port" flag: must be between 0 and 65535, inclusive'],
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
@@ -118,7 +120,7 @@ describe('feature gates', () => {
 
   it('knows defaults, rejects unknown and locked gates, and honours AllAlpha/AllBeta', () => {
     const gates = new FeatureGates();
-    // WatchList is beta but off by default in this server (see feature-gates.ts).
+    // WatchList is beta and off by default in 1.33 (kube switched it back off).
     expect(gates.enabled('WatchList')).toBe(false);
     expect(gates.enabled('StorageVersionMigrator')).toBe(false);
     expect(() => gates.set({ Bogus: true })).toThrow('unrecognized feature gate: Bogus');

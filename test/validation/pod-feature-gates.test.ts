@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { resources } from '../../generated/registry.js';
 import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { POD_FEATURE_RULES } from '../../runtime/registry/strategies/pod/drop-disabled.js';
-import { KNOWN_FEATURE_GATES } from '../../runtime/server/feature-gates.js';
+import { FeatureGates, KNOWN_FEATURE_GATES } from '../../runtime/server/feature-gates.js';
 
 type Obj = Record<string, unknown>;
 
@@ -17,7 +17,8 @@ const def = resources.find((r) => r.kind === 'Pod');
 if (!def) throw new Error('Pod is not served');
 
 /** kube 1.33's defaults, with some gates switched. */
-const gates = (over: Record<string, boolean> = {}) => (gate: string) => over[gate] ?? KNOWN_FEATURE_GATES[gate]?.default ?? false;
+const defaults = new FeatureGates();
+const gates = (over: Record<string, boolean> = {}) => (gate: string) => over[gate] ?? defaults.spec(gate)?.default ?? false;
 const strategies = (over: Record<string, boolean> = {}) => strategiesFor(def, gates(over));
 
 const pod = (spec: Obj): Obj => ({ metadata: { name: 'web', namespace: 'default', resourceVersion: '1' }, spec: { containers: [{ name: 'app', image: 'nginx' }], ...spec } });

@@ -1,9 +1,13 @@
 // Secret rules with kube-apiserver's exact causes.
 
 import { describe, expect, it } from 'vitest';
+import { resources } from '../../generated/registry.js';
+import { strategiesFor } from '../../runtime/registry/strategies/index.js';
 import { CONFIG_KEY_MSG, IMMUTABLE_WHEN_SET, validatorOf } from '../support/validator-kinds.js';
 
 const secret = validatorOf('Secret');
+// type's immutability is checked by the strategy (and declaratively, test/registry/declarative-validation.test.ts).
+const secretStrategy = strategiesFor(resources.find((r) => r.kind === 'Secret' && r.group === '')!).main;
 const meta = { name: 'creds', namespace: 'default' };
 const stored = { resourceVersion: '7', ...meta };
 
@@ -28,15 +32,15 @@ describe('Secret', () => {
   });
 
   it('keeps type immutable', () => {
-    expect(secret.validateUpdate({ metadata: stored, type: 'kubernetes.io/tls' }, { metadata: stored, type: 'Opaque' })).toEqual([
-      { reason: 'FieldValueInvalid', field: 'type', message: 'Invalid value: "kubernetes.io/tls": field is immutable' },
+    expect(secretStrategy.validateUpdate({ metadata: stored, type: 'example.com/x' }, { metadata: stored, type: 'Opaque' })).toEqual([
+      { reason: 'FieldValueInvalid', field: 'type', message: 'Invalid value: "example.com/x": field is immutable' },
     ]);
-    expect(secret.validateUpdate({ metadata: stored, type: 'Opaque', data: { a: 'AA==' } }, { metadata: stored, type: 'Opaque' })).toEqual([]);
+    expect(secretStrategy.validateUpdate({ metadata: stored, type: 'Opaque', data: { a: 'AA==' } }, { metadata: stored, type: 'Opaque' })).toEqual([]);
   });
 
   it('forbids changing data or unsetting immutable once immutable, in upstream order', () => {
     const old = { metadata: stored, type: 'Opaque', immutable: true, data: { a: 'AA==' } };
-    expect(secret.validateUpdate({ metadata: stored, type: 'Other', data: { a: 'AQ==' } }, old)).toEqual([
+    expect(secretStrategy.validateUpdate({ metadata: stored, type: 'Other', data: { a: 'AQ==' } }, old)).toEqual([
       { reason: 'FieldValueInvalid', field: 'type', message: 'Invalid value: "Other": field is immutable' },
       { reason: 'FieldValueForbidden', field: 'immutable', message: IMMUTABLE_WHEN_SET },
       { reason: 'FieldValueForbidden', field: 'data', message: IMMUTABLE_WHEN_SET },

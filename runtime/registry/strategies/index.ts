@@ -3,6 +3,7 @@
 // whose gate is off are dropped from writes first, as kube-apiserver's strategies all begin
 // PrepareForCreate and PrepareForUpdate with dropDisabledFields.
 
+import { withDeclarativeValidation, type DeclarativeMismatchReporter } from '../declarative.js';
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { configMapStrategies } from './configmap.js';
@@ -70,7 +71,15 @@ function droppingDisabledFields(def: ResourceDefinition, strategy: Strategy, ena
   };
 }
 
-export function strategiesFor(def: ResourceDefinition, enabled: FeatureGateCheck = allFieldGatesOff): ResourceStrategies {
+/**
+ * `report` hears of each disagreement between a declared rule and its hand-written twin
+ * (declarative.ts); without it they go unheard.
+ */
+export function strategiesFor(def: ResourceDefinition, enabled: FeatureGateCheck = allFieldGatesOff, report: DeclarativeMismatchReporter = () => {}): ResourceStrategies {
+  return withDeclarativeValidation(def, gatedStrategies(def, enabled), enabled, report);
+}
+
+function gatedStrategies(def: ResourceDefinition, enabled: FeatureGateCheck): ResourceStrategies {
   let strategies: ResourceStrategies;
   if (!def.strategy) strategies = defaultStrategies(def);
   else {

@@ -6,6 +6,7 @@
 // namespace's name, so label selectors can pick namespaces by name; reads add it too (and phase
 // Active), as kube's v1 defaulters run on objects decoded from storage.
 
+import { coveredByDeclarative } from '../declarative.js';
 import { forbidden, type StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { isKubeFinalizerName } from '../../machinery/formats.js';
@@ -49,9 +50,9 @@ function defaultOnRead(obj: KubeObject): void {
 function phaseCauses(obj: KubeObject): StatusCause[] {
   const phase = namespacePhase(obj);
   if (!metaOf(obj).deletionTimestamp) {
-    return phase === 'Active' ? [] : [fe.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+    return phase === 'Active' ? [] : [coveredByDeclarative(fe.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"))];
   }
-  return phase === 'Terminating' ? [] : [fe.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+  return phase === 'Terminating' ? [] : [coveredByDeclarative(fe.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"))];
 }
 
 /**

@@ -10,6 +10,7 @@ import { asObject, asString, isPlainObject, type KubeObject } from '../../machin
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { bootstrapTokenCauses } from './bootstrap-token.js';
 import { secretTypeCauses } from './secret-types.js';
+import { coveredByDeclarative } from '../declarative.js';
 
 /** api.MaxSecretSize: 1 MiB of decoded data across all keys. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -40,9 +41,10 @@ function sizeCauses(obj: KubeObject): StatusCause[] {
   return [{ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${MAX_SECRET_SIZE} bytes`, field: 'data' }];
 }
 
+/** Also declared in the spec, as declarative validation (registry/declarative.ts). */
 function typeCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
   if (obj.type === old.type) return [];
-  return [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(obj.type ?? '')}: field is immutable`, field: 'type' }];
+  return [coveredByDeclarative({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(obj.type ?? '')}: field is immutable`, field: 'type' })];
 }
 
 /** Drops causes the generated validator already reported, so a rule stated twice is reported once. */
@@ -69,7 +71,14 @@ export function secretStrategies(def: ResourceDefinition): ResourceStrategies {
       mergeStringData(obj);
       base.main.prepareForUpdate(obj, old);
     },
-    validateUpdate: (obj, old) => merged(base.main.validateUpdate(obj, old), sizeCauses(obj), typeCauses(obj, old), secretTypeCauses(obj), bootstrapTokenCauses(obj)),
+    validateUpdate(obj, old) {
+      // ValidateSecretUpdate checks type right after the metadata update, before the rules of
+      // an immutable Secret and the full check.
+      const causes = base.main.validateUpdate(obj, old);
+      const metaUpdate = causes.findIndex((c) => !c.field?.startsWith('metadata'));
+      const at = metaUpdate < 0 ? causes.length : metaUpdate;
+      return merged(causes.slice(0, at), typeCauses(obj, old), causes.slice(at), sizeCauses(obj), secretTypeCauses(obj), bootstrapTokenCauses(obj));
+    },
     selectableFields: (obj) => ({ ...base.main.selectableFields(obj), type: asString(obj.type) }),
   };
   return { ...base, main };
