@@ -237,6 +237,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         responseCompression: context.featureGates.enabled('APIResponseCompression'),
         cbor,
         authorizeWithSelectors: context.featureGates.enabled('AuthorizeWithSelectors'),
+        metrics: context.metrics,
         ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
       },
     });
@@ -259,6 +260,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const tokenAuthenticators = [...(bootstrapTokens ? [bootstrapTokens] : []), ...(serviceAccounts ? [serviceAccounts.authenticator] : [])];
 
     return {
+      objectCounts: () => registry.objectCounts(),
       tokenAuthenticators,
       authorizerFactories: {
         RBAC: async () => {

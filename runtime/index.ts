@@ -2,7 +2,7 @@
 // and for users' vitest suites) and resolves once it accepts connections, with the URL and an
 // admin kubeconfig. runtime/main.ts is the same thing behind command-line flags.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -23,7 +23,9 @@ import { createApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.js';
 import { quietLogger } from './server/context.js';
 import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
 import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-config.js';
-import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
+import { DEFAULT_IN_FLIGHT_LIMITS, InFlightWatermark } from './server/filters/max-in-flight.js';
+import { ServerMetrics } from './server/metrics/server-metrics.js';
+import { validateShowHiddenMetricsVersion } from './server/metrics/stability.js';
 import { shutdownCheck } from './server/health.js';
 import { serveSecurely } from './server/https-server.js';
 import { createApi } from './create-api.js';
@@ -119,6 +121,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw new ConfigurationError((err as Error).message);
   }
   const featureGates = buildFeatureGates(options);
+  const hiddenMetricsError = validateShowHiddenMetricsVersion(options.showHiddenMetricsForVersion ?? '');
+  if (hiddenMetricsError) throw new ConfigurationError(hiddenMetricsError);
   const runtimeConfig =
     typeof options.runtimeConfig === 'string'
       ? parseRuntimeConfigFlag(options.runtimeConfig)
@@ -179,14 +183,28 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         enableBootstrapTokenAuth: options.enableBootstrapTokenAuth,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });
+    // One registry per server; the API and the authorizers record into it, read at scrape time.
+    let objectCounts: (() => Iterable<[string, number]>) | undefined;
+    const inFlightWatermark = new InFlightWatermark();
+    const sqliteFile = join(dataDir, 'state.sqlite');
+    const metrics =
+      options.metrics === false
+        ? undefined
+        : new ServerMetrics({
+            showHidden: (options.showHiddenMetricsForVersion ?? '') !== '',
+            objectCounts: () => objectCounts?.() ?? [],
+            inflight: () => inFlightWatermark.take(),
+            databaseSizes: () => (storage === 'sqlite' ? [[sqliteFile, statSync(sqliteFile, { throwIfNoEntry: false })?.size ?? -1]] : []),
+          });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger, rootCa: pki.servingCa });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, apiDomain, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, metrics });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;
     }
     if (api?.close) cleanups.push(() => api.close?.());
+    if (api?.objectCounts) objectCounts = () => api.objectCounts!();
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 
     // kube-apiserver's chain: certificates, then bearer tokens (token file, bootstrap tokens,
@@ -212,6 +230,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         reloadIntervalMs: options.authorizationConfigReloadIntervalMs,
         apiDomain,
         logger,
+        metrics,
       });
       cleanups.push(() => authorization.close());
       authorizer = authorization.authorizer;
@@ -230,6 +249,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       apiHandler: api?.handler,
       writeStatus: api?.writeStatus,
       logger,
+      metrics,
+      inFlightWatermark,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       inFlightLimits: {
         nonMutating: options.maxRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.nonMutating,

@@ -13,6 +13,7 @@ import type { FeatureGates } from './feature-gates.js';
 import type { HealthChecks } from './health.js';
 import type { StatusWriter } from './status-response.js';
 import type { StorageKind } from '../storage/index.js';
+import type { ApiMetrics } from '../machinery/metrics.js';
 
 export type { StorageKind };
 
@@ -32,6 +33,8 @@ export interface ApiContext {
   logger: Logger;
   /** PEM of the CA that verifies the serving certificate (what pods get as the cluster's root CA). */
   rootCa?: string;
+  /** Where watches and deprecated API requests are recorded for /metrics. */
+  metrics?: ApiMetrics;
 }
 
 export interface ApiComponents {
@@ -47,6 +50,8 @@ export interface ApiComponents {
   useAuthenticator?(authenticator: Authenticator, apiAudiences: string[]): void;
   /** Called once the server listens, with the URL its clients use (cluster-info is made with it). */
   serving?(url: string): void;
+  /** Stored objects per resource, read when /metrics is scraped. */
+  objectCounts?(): Iterable<[string, number]>;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

@@ -44,6 +44,7 @@ const STRING_FLAGS = [
   'max-requests-inflight',
   'max-mutating-requests-inflight',
   'http2-max-streams-per-connection',
+  'show-hidden-metrics-for-version',
   'service-account-signing-key-file',
   'service-account-max-token-expiration',
   'service-account-jwks-uri',
@@ -127,6 +128,8 @@ Flags:
       --max-mutating-requests-inflight int   concurrent mutating requests (default 200; 0 = no limit)
       --http2-max-streams-per-connection int streams a client may open on one HTTP/2 connection (default 0:
                                              kube-apiserver's 100)
+      --show-hidden-metrics-for-version string  the previous minor version (1.32) to also export the
+                                             metrics deprecated in it and hidden since
   -h, --help                                 show this help
 `;
 
@@ -261,5 +264,6 @@ export function parseFlags(argv: string[]): ParsedFlags {
     }
     options.http2MaxStreamsPerConnection = Math.max(streams, 0);
   }
+  if (v['show-hidden-metrics-for-version'] !== undefined) options.showHiddenMetricsForVersion = v['show-hidden-metrics-for-version'];
   return { help: false, options };
 }

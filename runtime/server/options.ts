@@ -103,4 +103,11 @@ export interface StartServerOptions {
   /** Extra authorizer modes besides those the API contributes. */
   authorizerFactories?: Partial<Record<AuthorizationMode, AuthorizerFactory>>;
   logger?: Logger;
+  /**
+   * false: no request metrics are recorded and /metrics is not served (kube-apiserver has no such
+   * flag; this is for embedding and for measuring what recording costs). Default true.
+   */
+  metrics?: boolean;
+  /** --show-hidden-metrics-for-version: the previous minor version, or omitted. */
+  showHiddenMetricsForVersion?: string;
 }
