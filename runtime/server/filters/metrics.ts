@@ -64,6 +64,15 @@ function contentLength(value: number | string | string[] | undefined | null): nu
   return Number.isFinite(n) ? n : undefined;
 }
 
+/**
+ * The length of the body written: its Content-Length header, or, on HTTP/1.1, the length
+ * @hono/node-server handed node through OutgoingMessage's `_contentLength` (which it sets instead
+ * of a header for plain bodies, so node writes the header itself).
+ */
+function writtenLength(outgoing: ServerResponse | Http2ServerResponse): number | undefined {
+  return contentLength(outgoing.getHeader('content-length')) ?? contentLength((outgoing as { _contentLength?: number | null })._contentLength);
+}
+
 function sent(outgoing: ServerResponse | Http2ServerResponse | undefined): outgoing is ServerResponse | Http2ServerResponse {
   return outgoing !== undefined && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
 }
@@ -82,7 +91,7 @@ export function withMetrics(metrics: ServerMetrics): KubeMiddleware {
         const code = outgoing.statusCode;
         if (code === 404 && !info.isResourceRequest) return;
         const series = seriesFor(c, metrics, info);
-        metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? contentLength(outgoing.getHeader('content-length')) : undefined);
+        metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? writtenLength(outgoing) : undefined);
       });
       if (longRunning) ended = metrics.longRunningStarted(seriesFor(c, metrics, info));
       return next();
