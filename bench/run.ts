@@ -36,6 +36,19 @@ const WATCH_WRITES = 5;
 const BIG_LIST = 10_000;
 const FORMAT_LIST = 1000;
 const CONNECTIONS = 16;
+/** Row groups to run (BENCH_ONLY=get,create,etcd); all of them when unset. */
+const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client'] as const;
+type Group = (typeof GROUPS)[number];
+const ONLY = new Set<Group>(
+  (process.env.BENCH_ONLY ?? GROUPS.join(','))
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean)
+    .map((g) => {
+      if (!(GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY: unknown group ${g}; the groups are ${GROUPS.join(', ')}`);
+      return g as Group;
+    }),
+);
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const ACCEPT = { JSON: 'application/json', protobuf: 'application/vnd.kubernetes.protobuf', CBOR: 'application/cbor' } as const;
 
@@ -139,10 +152,12 @@ async function startAndLoad() {
     await first.stop();
     const starts: number[] = [];
     let server: RunningServer | undefined;
-    for (let i = 0; i < STARTS; i++) {
+    // Without the start row one start serves the other rows.
+    const startCount = ONLY.has('start') ? STARTS : 1;
+    for (let i = 0; i < startCount; i++) {
       server = await npmStart(dataDir, port, flags, token);
       starts.push(server.readyMs);
-      if (i < STARTS - 1) await server.stop();
+      if (i < startCount - 1) await server.stop();
     }
     log(`npm start to /readyz: ${starts.map((s) => s.toFixed(0)).join(', ')} ms`);
     server = server!;
@@ -162,26 +177,34 @@ async function startAndLoad() {
       ceiling.once('exit', (code) => reject(new Error(`the ceiling exited with ${code}`)));
     });
     try {
-      log('GET: ceiling and server, alternating');
-      const [getCeiling, getServer] = await alternate([
-        { port: ceilingPort, token, mode: 'get', path: `${cmPath('default')}/bench-get` },
-        { port, token, mode: 'get', path: `${cmPath('default')}/bench-get` },
-      ]);
-      log('CREATE: ceiling and server, alternating');
-      const [postCeiling, createServer] = await alternate(
-        [
-          { port: ceilingPort, token, mode: 'create', path: cmPath('default') },
-          { port, token, mode: 'create', path: cmPath('default') },
-        ],
-        (round, target) => `c${target}r${round + 1}`,
-      );
+      let getCeiling: WrkResult[] = [], getServer: WrkResult[] = [], postCeiling: WrkResult[] = [], createServer: WrkResult[] = [];
+      let rbacMasters: WrkResult[] = [], rbacUser: WrkResult[] = [];
+      if (ONLY.has('get')) {
+        log('GET: ceiling and server, alternating');
+        [getCeiling, getServer] = await alternate([
+          { port: ceilingPort, token, mode: 'get', path: `${cmPath('default')}/bench-get` },
+          { port, token, mode: 'get', path: `${cmPath('default')}/bench-get` },
+        ]);
+      }
+      if (ONLY.has('create')) {
+        log('CREATE: ceiling and server, alternating');
+        [postCeiling, createServer] = await alternate(
+          [
+            { port: ceilingPort, token, mode: 'create', path: cmPath('default') },
+            { port, token, mode: 'create', path: cmPath('default') },
+          ],
+          (round, target) => `c${target}r${round + 1}`,
+        );
+      }
       const loadedRss = rssMB(server.pid);
-      log('RBAC: 1,000 Roles and RoleBindings, then GET by system:masters and by a user bound through a RoleBinding, alternating');
-      const rbacPath = await prepareRbacPolicy(to, { ...to, token: rbacToken });
-      const [rbacMasters, rbacUser] = await alternate([
-        { port, token, mode: 'get', path: rbacPath },
-        { port, token: rbacToken, mode: 'get', path: rbacPath },
-      ]);
+      if (ONLY.has('rbac')) {
+        log('RBAC: 1,000 Roles and RoleBindings, then GET by system:masters and by a user bound through a RoleBinding, alternating');
+        const rbacPath = await prepareRbacPolicy(to, { ...to, token: rbacToken });
+        [rbacMasters, rbacUser] = await alternate([
+          { port, token, mode: 'get', path: rbacPath },
+          { port, token: rbacToken, mode: 'get', path: rbacPath },
+        ]);
+      }
       log('stopping');
       return { starts, idleRss, loadedRss, getBytes, createBytes, getCeiling, getServer, postCeiling, createServer, rbacMasters, rbacUser };
     } finally {
@@ -380,30 +403,31 @@ async function main() {
   const began = Date.now();
   // Other work on the machine skews every figure; the load averages say how busy it was.
   const loadBefore = loadavg()[0];
-  const a = await startAndLoad();
-  const b = await cacheAtSize();
-  const c = await onEtcd();
-  const d = await measureWebhookGet(alternate, log);
-  const e = await measureClient();
+  const a = ONLY.has('start') || ONLY.has('get') || ONLY.has('create') || ONLY.has('rbac') ? await startAndLoad() : undefined;
+  const b = ONLY.has('cache') ? await cacheAtSize() : undefined;
+  const c = ONLY.has('etcd') ? await onEtcd() : undefined;
+  const etcdRow = ONLY.has('etcd');
+  const d = ONLY.has('webhook') ? await measureWebhookGet(alternate, log) : undefined;
+  const e = ONLY.has('client') ? await measureClient() : undefined;
 
   const loadAfter = loadavg()[0];
-  const rate = (runs: WrkResult[]) => median(runs.map((r) => r.perSecond));
-  const get = rate(a.getServer);
-  const getCeiling = rate(a.getCeiling);
-  const create = rate(a.createServer);
-  const postCeiling = rate(a.postCeiling);
+  const rate = (runs: WrkResult[] | undefined) => (runs?.length ? median(runs.map((r) => r.perSecond)) : NaN);
+  const get = rate(a?.getServer);
+  const getCeiling = rate(a?.getCeiling);
+  const create = rate(a?.createServer);
+  const postCeiling = rate(a?.postCeiling);
   const etcdCreate = c ? rate(c.serverRuns) : NaN;
   const etcdRaw = c ? median(c.rawRuns.map((r) => r.perSecond)) : NaN;
-  const startMs = median(a.starts);
-  const rbacUser = rate(a.rbacUser);
-  const rbacMasters = rate(a.rbacMasters);
-  const memoryRatio = b.perObject / b.objectJsonBytes;
-  const webhookMasters = rate(d.masters);
-  const webhookCached = rate(d.cached);
-  const webhookMiss = rate(d.miss);
+  const startMs = a ? median(a.starts) : NaN;
+  const rbacUser = rate(a?.rbacUser);
+  const rbacMasters = rate(a?.rbacMasters);
+  const memoryRatio = b ? b.perObject / b.objectJsonBytes : NaN;
+  const webhookMasters = rate(d?.masters);
+  const webhookCached = rate(d?.cached);
+  const webhookMiss = rate(d?.miss);
   const errors =
-    [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser, ...d.masters, ...d.cached, ...d.miss, ...(c?.serverRuns ?? []), b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf]
-      .concat(Object.values(b.formats).flatMap((f) => [f.get, f.list]))
+    [...(a ? [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser] : []), ...(c?.serverRuns ?? []), ...(d ? [...d.masters, ...d.cached, ...d.miss] : [])]
+      .concat(b ? [b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf, ...Object.values(b.formats).flatMap((f) => [f.get, f.list])] : [])
       .reduce((n, r) => n + r.errors, 0) + (c?.rawRuns.reduce((n, r) => n + r.errors, 0) ?? 0);
 
   const n = (x: number, digits = 0) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -412,48 +436,88 @@ async function main() {
   type Row = [measure: string, result: string, goal: string, met: string];
   const goal = (ok: boolean) => (ok ? 'yes' : 'no');
   const rows: Row[] = [
-    [`GET one ConfigMap / ceiling GET`, `${n(get / getCeiling, 2)} (${n(get)}/s vs ${n(getCeiling)}/s)`, '>= 0.5', goal(get / getCeiling >= 0.5)],
-    [`CREATE ConfigMap (SQLite) / ceiling POST`, `${n(create / postCeiling, 2)} (${n(create)}/s vs ${n(postCeiling)}/s)`, '>= 0.3', goal(create / postCeiling >= 0.3)],
-    c
-      ? [`CREATE (etcd) / raw etcd3 put of the same ${c.storedBytes} bytes`, `${n(etcdCreate / etcdRaw, 2)} (${n(etcdCreate)}/s vs ${n(etcdRaw)}/s)`, '>= 0.8', goal(etcdCreate / etcdRaw >= 0.8)]
-      : ['CREATE (etcd) / raw etcd3 put', 'not measured: no etcd binary on PATH', '>= 0.8', 'no'],
-    [`GET by a RoleBinding user (1,000 Roles and RoleBindings) / by system:masters`, `${n(rbacUser / rbacMasters, 2)} (${n(rbacUser)}/s vs ${n(rbacMasters)}/s)`, '>= 0.9', goal(rbacUser / rbacMasters >= 0.9)],
-    [`GET by a webhook-authorized user, answer cached / by system:masters`, `${n(webhookCached / webhookMasters, 2)} (${n(webhookCached)}/s vs ${n(webhookMasters)}/s)`, '>= 0.9', goal(webhookCached / webhookMasters >= 0.9)],
-    [`  same, every request a cache miss (instant local webhook) / by system:masters`, `${n(webhookMiss / webhookMasters, 2)} (${n(webhookMiss)}/s)`, '-', '-'],
-    [`npm start to /readyz, second and later starts, median of ${STARTS}`, `${n(startMs)} ms`, '<= 400 ms', goal(startMs <= 400)],
-    ['idle RSS of the serving node process, 2 s after start', `${n(a.idleRss, 1)} MB`, '<= 60 MB', goal(a.idleRss <= 60)],
-    [`LIST 10,000 ConfigMaps of 1 KiB from the watch cache, JSON, p50 (p99)`, `${ms(b.bigList.JSON.p50Us)} ms (${ms(b.bigList.JSON.p99Us)})`, '<= 80 ms', goal(b.bigList.JSON.p50Us <= 80_000)],
-    [`  same as protobuf, p50 (p99)`, `${ms(b.bigList.protobuf.p50Us)} ms (${ms(b.bigList.protobuf.p99Us)})`, '<= 40 ms', goal(b.bigList.protobuf.p50Us <= 40_000)],
-    [`1 write seen by ${n(WATCHERS)} watchers, delivery p99 (p50)`, `${n(b.watch.p99, 1)} ms (${n(b.watch.p50, 1)})`, '<= 50 ms', goal(b.watch.p99 <= 50)],
-    [`  same, over ${H2_CONNECTIONS} HTTP/2 connections, delivery p99 (p50)`, `${n(b.h2.p99Ms, 1)} ms (${n(b.h2.p50Ms, 1)})`, '<= 50 ms', goal(b.h2.p99Ms <= 50)],
-    [`cache memory per object / its JSON size`, `${n(memoryRatio, 1)}x (${n(b.perObject)} B / ${b.objectJsonBytes} B)`, '<= 3x', goal(memoryRatio <= 3)],
+    ...(ONLY.has('get')
+      ? [[`GET one ConfigMap / ceiling GET`, `${n(get / getCeiling, 2)} (${n(get)}/s vs ${n(getCeiling)}/s)`, '>= 0.5', goal(get / getCeiling >= 0.5)] as Row]
+      : []),
+    ...(ONLY.has('create')
+      ? [[`CREATE ConfigMap (SQLite) / ceiling POST`, `${n(create / postCeiling, 2)} (${n(create)}/s vs ${n(postCeiling)}/s)`, '>= 0.3', goal(create / postCeiling >= 0.3)] as Row]
+      : []),
+    ...(!etcdRow
+      ? []
+      : c
+        ? [[`CREATE (etcd) / raw etcd3 put of the same ${c.storedBytes} bytes`, `${n(etcdCreate / etcdRaw, 2)} (${n(etcdCreate)}/s vs ${n(etcdRaw)}/s)`, '>= 0.8', goal(etcdCreate / etcdRaw >= 0.8)] as Row]
+        : [['CREATE (etcd) / raw etcd3 put', 'not measured: no etcd binary on PATH', '>= 0.8', 'no'] as Row]),
+    ...(ONLY.has('rbac')
+      ? [[`GET by a RoleBinding user (1,000 Roles and RoleBindings) / by system:masters`, `${n(rbacUser / rbacMasters, 2)} (${n(rbacUser)}/s vs ${n(rbacMasters)}/s)`, '>= 0.9', goal(rbacUser / rbacMasters >= 0.9)] as Row]
+      : []),
+    ...(a && ONLY.has('start')
+      ? ([
+          [`npm start to /readyz, second and later starts, median of ${STARTS}`, `${n(startMs)} ms`, '<= 400 ms', goal(startMs <= 400)],
+          ['idle RSS of the serving node process, 2 s after start', `${n(a.idleRss, 1)} MB`, '<= 60 MB', goal(a.idleRss <= 60)],
+        ] as Row[])
+      : []),
+    ...(b
+      ? ([
+          [`LIST 10,000 ConfigMaps of 1 KiB from the watch cache, JSON, p50 (p99)`, `${ms(b.bigList.JSON.p50Us)} ms (${ms(b.bigList.JSON.p99Us)})`, '<= 80 ms', goal(b.bigList.JSON.p50Us <= 80_000)],
+          [`  same as protobuf, p50 (p99)`, `${ms(b.bigList.protobuf.p50Us)} ms (${ms(b.bigList.protobuf.p99Us)})`, '<= 40 ms', goal(b.bigList.protobuf.p50Us <= 40_000)],
+          [`1 write seen by ${n(WATCHERS)} watchers, delivery p99 (p50)`, `${n(b.watch.p99, 1)} ms (${n(b.watch.p50, 1)})`, '<= 50 ms', goal(b.watch.p99 <= 50)],
+          [`  same, over ${H2_CONNECTIONS} HTTP/2 connections, delivery p99 (p50)`, `${n(b.h2.p99Ms, 1)} ms (${n(b.h2.p50Ms, 1)})`, '<= 50 ms', goal(b.h2.p99Ms <= 50)],
+          [`cache memory per object / its JSON size`, `${n(memoryRatio, 1)}x (${n(b.perObject)} B / ${b.objectJsonBytes} B)`, '<= 3x', goal(memoryRatio <= 3)],
+        ] as Row[])
+      : []),
     ['errors in all load runs', n(errors), '0', goal(errors === 0)],
-    [`typed client: minified import of coreV1 / @kubernetes/client-node's`, `${n(e.oursKB, 1)} KB vs ${n(e.clientNodeKB, 1)} KB`, 'smaller', goal(e.oursKB < e.clientNodeKB)],
-    [`typed client GET of one ConfigMap / bare node:https GET`, `${n(median(e.clientPerSecond) / median(e.barePerSecond), 2)} (${n(median(e.clientPerSecond))}/s vs ${n(median(e.barePerSecond))}/s)`, '>= 0.8', goal(median(e.clientPerSecond) / median(e.barePerSecond) >= 0.8)],
+    ...(d
+      ? ([
+          [`GET by a webhook-authorized user, answer cached / by system:masters`, `${n(webhookCached / webhookMasters, 2)} (${n(webhookCached)}/s vs ${n(webhookMasters)}/s)`, '>= 0.9', goal(webhookCached / webhookMasters >= 0.9)],
+          [`  same, every request a cache miss (instant local webhook) / by system:masters`, `${n(webhookMiss / webhookMasters, 2)} (${n(webhookMiss)}/s)`, '-', '-'],
+        ] as Row[])
+      : []),
+    ...(e
+      ? ([
+          [`typed client: minified import of coreV1 / @kubernetes/client-node's`, `${n(e.oursKB, 1)} KB vs ${n(e.clientNodeKB, 1)} KB`, 'smaller', goal(e.oursKB < e.clientNodeKB)],
+          [`typed client GET of one ConfigMap / bare node:https GET`, `${n(median(e.clientPerSecond) / median(e.barePerSecond), 2)} (${n(median(e.clientPerSecond))}/s vs ${n(median(e.barePerSecond))}/s)`, '>= 0.8', goal(median(e.clientPerSecond) / median(e.barePerSecond) >= 0.8)],
+        ] as Row[])
+      : []),
   ];
   const more: Array<[string, string]> = [
-    [`GET runs: server / ceiling, per second`, `${runs(a.getServer)} / ${runs(a.getCeiling)}`],
-    [`CREATE runs: server / ceiling, per second`, `${runs(a.createServer)} / ${runs(a.postCeiling)}`],
+    ...(ONLY.has('get') && a ? ([[`GET runs: server / ceiling, per second`, `${runs(a.getServer)} / ${runs(a.getCeiling)}`]] as Array<[string, string]>) : []),
+    ...(ONLY.has('create') && a ? ([[`CREATE runs: server / ceiling, per second`, `${runs(a.createServer)} / ${runs(a.postCeiling)}`]] as Array<[string, string]>) : []),
     ...(c
       ? ([[`CREATE on etcd runs: server / raw, per second`, `${runs(c.serverRuns)} / ${c.rawRuns.map((r) => n(r.perSecond)).join(', ')}`]] as Array<[string, string]>)
       : []),
-    [`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`],
-    [`Webhook GET runs: cached user / uncached user / system:masters, per second`, `${runs(d.cached)} / ${runs(d.miss)} / ${runs(d.masters)}`],
-    [`Webhook reviews during the uncached runs (warm-up included) / requests timed`, `${n(d.missCalls)} / ${n(d.missRequests)}`],
-    [`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`],
-    [`npm start to /readyz, each`, `${a.starts.map((s) => n(s)).join(', ')} ms`],
-    [`RSS after the GET and CREATE runs`, `${n(a.loadedRss, 1)} MB`],
-    [`LIST 10,000: requests timed (JSON / protobuf), bytes each`, `${b.bigList.JSON.requests} / ${b.bigList.protobuf.requests}, ${n(b.bigListBytes.JSON / 1024)} / ${n(b.bigListBytes.protobuf / 1024)} KiB`],
-    [`RSS growth per object while loading 10,000`, `${n(b.rssPerObject)} B (${n(b.rssBefore, 1)} -> ${n(b.rssAfter, 1)} MB)`],
-    [`watch delivery p99 per write, from the create's response`, b.watch.writes.map((w) => n(w.p99FromResponse, 1)).join(', ') + ' ms'],
-    [`server RSS with ${n(WATCHERS)} HTTP/2 watches open (growth)`, `${n(b.h2.rssMB ?? NaN, 1)} MB (+${n(b.h2.rssGrowthMB ?? NaN, 1)})`],
-    [`watch delivery p99, from the create's request`, `${n(b.watch.p99FromRequest, 1)} ms`],
-    ...Object.entries(b.formats).flatMap(([format, f]): Array<[string, string]> => [
-      [`GET one ConfigMap as ${format}`, `${n(f.get.perSecond)}/s`],
-      [`LIST 1,000 ConfigMaps as ${format}, 4 connections`, `${n(f.list.perSecond, 1)}/s, ${n(f.listBytes / 1024)} KiB`],
-    ]),
-    ['PATCH: JSON merge patch / server-side apply', `${n(b.mergePatch.perSecond)} / ${n(b.apply.perSecond)} per second`],
-    ['typed client GET runs: client / bare node:https, per second (sequential)', `${e.clientPerSecond.map((x) => n(x)).join(', ')} / ${e.barePerSecond.map((x) => n(x)).join(', ')}`],
+    ...(ONLY.has('rbac') && a ? ([[`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`]] as Array<[string, string]>) : []),
+    ...(a && a.getServer.length && a.createServer.length
+      ? ([[`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`]] as Array<[string, string]>)
+      : []),
+    ...(a && ONLY.has('start')
+      ? ([
+          [`npm start to /readyz, each`, `${a.starts.map((s) => n(s)).join(', ')} ms`],
+          [`RSS after the GET and CREATE runs`, `${n(a.loadedRss, 1)} MB`],
+        ] as Array<[string, string]>)
+      : []),
+    ...(b
+      ? ([
+          [`LIST 10,000: requests timed (JSON / protobuf), bytes each`, `${b.bigList.JSON.requests} / ${b.bigList.protobuf.requests}, ${n(b.bigListBytes.JSON / 1024)} / ${n(b.bigListBytes.protobuf / 1024)} KiB`],
+          [`RSS growth per object while loading 10,000`, `${n(b.rssPerObject)} B (${n(b.rssBefore, 1)} -> ${n(b.rssAfter, 1)} MB)`],
+          [`watch delivery p99 per write, from the create's response`, b.watch.writes.map((w) => n(w.p99FromResponse, 1)).join(', ') + ' ms'],
+          [`server RSS with ${n(WATCHERS)} HTTP/2 watches open (growth)`, `${n(b.h2.rssMB ?? NaN, 1)} MB (+${n(b.h2.rssGrowthMB ?? NaN, 1)})`],
+          [`watch delivery p99, from the create's request`, `${n(b.watch.p99FromRequest, 1)} ms`],
+          ...Object.entries(b.formats).flatMap(([format, f]): Array<[string, string]> => [
+            [`GET one ConfigMap as ${format}`, `${n(f.get.perSecond)}/s`],
+            [`LIST 1,000 ConfigMaps as ${format}, 4 connections`, `${n(f.list.perSecond, 1)}/s, ${n(f.listBytes / 1024)} KiB`],
+          ]),
+          ['PATCH: JSON merge patch / server-side apply', `${n(b.mergePatch.perSecond)} / ${n(b.apply.perSecond)} per second`],
+        ] as Array<[string, string]>)
+      : []),
+    ...(d
+      ? ([
+          [`Webhook GET runs: cached user / uncached user / system:masters, per second`, `${runs(d.cached)} / ${runs(d.miss)} / ${runs(d.masters)}`],
+          [`Webhook reviews during the uncached runs (warm-up included) / requests timed`, `${n(d.missCalls)} / ${n(d.missRequests)}`],
+        ] as Array<[string, string]>)
+      : []),
+    ...(e
+      ? ([['typed client GET runs: client / bare node:https, per second (sequential)', `${e.clientPerSecond.map((x) => n(x)).join(', ')} / ${e.barePerSecond.map((x) => n(x)).join(', ')}`]] as Array<[string, string]>)
+      : []),
   ];
 
   const w0 = Math.max(...rows.map((r) => r[0].length), ...more.map((r) => r[0].length));
@@ -475,32 +539,36 @@ async function main() {
     date: new Date().toISOString(),
     node: process.version,
     cpus: cpus().length,
+    only: [...ONLY],
     loadAverage: { before: loadBefore, after: loadAfter },
     wrk: { threads: 1, connections: CONNECTIONS, secondsPerRun: SECONDS, rounds: ROUNDS },
     goals: rows.map(([measure, result, target, met]) => ({ measure, result, goal: target, met: met === 'yes' })),
-    startToReadyMs: { median: startMs, each: a.starts },
-    idleRssMB: a.idleRss,
-    rssAfterLoadMB: a.loadedRss,
-    get: { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling },
-    webhookGet: { cachedPerSecond: webhookCached, missPerSecond: webhookMiss, mastersPerSecond: webhookMasters, ratio: webhookCached / webhookMasters, missRatio: webhookMiss / webhookMasters, reviews: d.missCalls, missRequests: d.missRequests },
-    rbacGet: { userPerSecond: rbacUser, mastersPerSecond: rbacMasters, ratio: rbacUser / rbacMasters, user: a.rbacUser, masters: a.rbacMasters },
-    create: { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling },
+    startToReadyMs: a && ONLY.has('start') ? { median: startMs, each: a.starts } : null,
+    idleRssMB: a && ONLY.has('start') ? a.idleRss : null,
+    rssAfterLoadMB: a?.loadedRss ?? null,
+    get: a && ONLY.has('get') ? { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling } : null,
+    webhookGet: d ? { cachedPerSecond: webhookCached, missPerSecond: webhookMiss, mastersPerSecond: webhookMasters, ratio: webhookCached / webhookMasters, missRatio: webhookMiss / webhookMasters, reviews: d.missCalls, missRequests: d.missRequests } : null,
+    rbacGet: a && ONLY.has('rbac') ? { userPerSecond: rbacUser, mastersPerSecond: rbacMasters, ratio: rbacUser / rbacMasters, user: a.rbacUser, masters: a.rbacMasters } : null,
+    create: a && ONLY.has('create') ? { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling } : null,
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,
-    list10000: { objectJsonBytes: b.objectJsonBytes, bytes: b.bigListBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf },
-    watch: { watchers: WATCHERS, processes: WATCH_PROCESSES, ...b.watch },
-    watchH2: b.h2,
-    cacheMemory: {
-      method: 'V8 heapUsed + external after two full GCs via the inspector, before and after loading the objects',
-      objects: BIG_LIST,
-      bytesPerObject: b.perObject,
-      objectJsonBytes: b.objectJsonBytes,
-      ratio: memoryRatio,
-      before: b.before,
-      after: b.after,
-      rssBytesPerObject: b.rssPerObject,
-    },
-    formats: b.formats,
-    patch: { mergePatch: b.mergePatch, apply: b.apply },
+    list10000: b ? { objectJsonBytes: b.objectJsonBytes, bytes: b.bigListBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf } : null,
+    watch: b ? { watchers: WATCHERS, processes: WATCH_PROCESSES, ...b.watch } : null,
+    watchH2: b?.h2 ?? null,
+    cacheMemory: b
+      ? {
+          method: 'V8 heapUsed + external after two full GCs via the inspector, before and after loading the objects',
+          objects: BIG_LIST,
+          bytesPerObject: b.perObject,
+          objectJsonBytes: b.objectJsonBytes,
+          ratio: memoryRatio,
+          before: b.before,
+          after: b.after,
+          rssBytesPerObject: b.rssPerObject,
+        }
+      : null,
+    formats: b?.formats ?? null,
+    patch: b ? { mergePatch: b.mergePatch, apply: b.apply } : null,
+    client: e ?? null,
     errors,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -215,19 +215,25 @@ function acceptOptions(clause: AcceptClause, media: MediaTypeInfo, caps: Endpoin
   return { convert, pretty };
 }
 
-function pick(accept: string | undefined, caps: EndpointCapabilities, restricted = false): NegotiatedMediaType | undefined {
+function streamContentType(media: MediaTypeInfo): string {
+  return media.format === 'json' ? media.mediaType : media.format === 'cbor' ? MEDIA_TYPE_CBOR_SEQ : `${media.mediaType};stream=watch`;
+}
+
+/** What pick chose: module-level, so a request allocates no closures to negotiate. */
+function negotiated(media: MediaTypeInfo, caps: EndpointCapabilities, convert?: ConvertTarget, pretty = false): NegotiatedMediaType {
   const streaming = caps.streaming === true;
-  const streamContentType = (media: MediaTypeInfo) =>
-    media.format === 'json' ? media.mediaType : media.format === 'cbor' ? MEDIA_TYPE_CBOR_SEQ : `${media.mediaType};stream=watch`;
-  const result = (media: MediaTypeInfo, convert?: ConvertTarget, pretty = false): NegotiatedMediaType => ({
+  return {
     format: media.format,
     mediaType: media.mediaType,
     contentType: streaming ? streamContentType(media) : media.mediaType,
     ...(convert ? { convert } : {}),
     pretty: pretty || caps.pretty === true,
     streaming,
-  });
-  if (!accept) return result(SERVED[0]);
+  };
+}
+
+function pick(accept: string | undefined, caps: EndpointCapabilities, restricted = false): NegotiatedMediaType | undefined {
+  if (!accept) return negotiated(SERVED[0], caps);
   for (const clause of parseAccept(accept)) {
     for (const media of servedTypes(caps.cbor)) {
       const matches =
@@ -235,7 +241,7 @@ function pick(accept: string | undefined, caps: EndpointCapabilities, restricted
         (clause.type === '*' && clause.subType === '*');
       if (!matches) continue;
       const options = acceptOptions(clause, media, caps, restricted);
-      if (options) return result(media, options.convert, options.pretty);
+      if (options) return negotiated(media, caps, options.convert, options.pretty);
     }
   }
   return undefined;
@@ -269,8 +275,21 @@ export function negotiateErrorOutput(accept: string | undefined, caps: EndpointC
   return chosen ?? { format: 'json', mediaType: MEDIA_TYPE_JSON, contentType: MEDIA_TYPE_JSON, pretty: true, streaming: false };
 }
 
+/** Content-Type values seen lately and what they parse to: clients send the same few again and again. */
+const parsedMediaTypes = new Map<string, string | undefined>();
+const PARSED_MEDIA_TYPES_KEPT = 64;
+
 /** Parses a media type as Go's mime.ParseMediaType does for our purposes: lower-cased, checked. */
 function parseMediaType(value: string): string | undefined {
+  if (parsedMediaTypes.has(value)) return parsedMediaTypes.get(value);
+  const parsed = parseMediaTypeText(value);
+  // Bounded, so a client sending a new value each time cannot grow it.
+  if (parsedMediaTypes.size >= PARSED_MEDIA_TYPES_KEPT) parsedMediaTypes.clear();
+  parsedMediaTypes.set(value, parsed);
+  return parsed;
+}
+
+function parseMediaTypeText(value: string): string | undefined {
   const [base, ...params] = value.split(';');
   const mediaType = base.trim().toLowerCase();
   if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mediaType)) return undefined;

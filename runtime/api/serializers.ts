@@ -14,6 +14,7 @@ import { rootOf, type RootSource } from './protobuf/descriptors.js';
 import { sortKeysDeep } from '../machinery/go-format.js';
 import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 import { encodeCachedList, encodeCachedWatchEvent } from './kept-json.js';
+import { keptText } from '../registry/cacher/serialization-cache.js';
 
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
 const GO_ESCAPES: Record<string, string> = {
@@ -29,7 +30,13 @@ const GO_ESCAPES: Record<string, string> = {
  * those characters can only occur inside strings in JSON, so a global replace is exact.
  */
 export function encodeJSON(obj: unknown, pretty = false): string {
+  // A cached version is served as often as it is read: its compact text is made once.
+  if (!pretty && typeof obj === 'object' && obj !== null) return keptText(obj, compactJSON);
   return goEscape(pretty ? JSON.stringify(obj, null, 2) : `${JSON.stringify(obj)}\n`);
+}
+
+function compactJSON(obj: unknown): string {
+  return goEscape(`${JSON.stringify(obj)}\n`);
 }
 
 const goEscape = (text: string): string => (needsEscape(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text);

@@ -9,9 +9,18 @@ import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
 
 const QUANTITY_REF = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 
+const QUANTITY_REF_SUFFIX = `/${QUANTITY_REF}`;
+/** Answers per schema object, which never changes: the walk asks for every member it meets. */
+const quantitySchemas = new WeakMap<JsonSchema, boolean>();
+
 function isQuantitySchema(schema: JsonSchema): boolean {
-  const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]?.$ref : undefined);
-  return ref !== undefined && ref.endsWith(`/${QUANTITY_REF}`);
+  let known = quantitySchemas.get(schema);
+  if (known === undefined) {
+    const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]?.$ref : undefined);
+    known = ref !== undefined && ref.endsWith(QUANTITY_REF_SUFFIX);
+    quantitySchemas.set(schema, known);
+  }
+  return known;
 }
 
 function canonical(value: unknown): unknown {
@@ -26,6 +35,8 @@ export function canonicalizeQuantities(obj: Record<string, unknown>, schema: Jso
 
 function walk(value: unknown, raw: JsonSchema, index: SchemaIndex, depth: number): void {
   if (depth > 64) return;
+  // Quantities are rewritten by their holder: only lists and objects are walked into.
+  if (typeof value !== 'object' || value === null) return;
   const schema = index.resolve(raw);
   if (schema['x-kubernetes-preserve-unknown-fields']) return;
   if (Array.isArray(value)) {

@@ -64,6 +64,11 @@ export class DirectStorage implements ResourceStorage {
     }
   }
 
+  /** The backend's current revision when it knows it without a round trip (see Storage.localRevision). */
+  localRevision(): number | undefined {
+    return this.backend.localRevision?.();
+  }
+
   /** The backend's current revision, or the operation's StatusError. */
   async currentRevision(op: StorageOperation): Promise<number> {
     try {
@@ -197,7 +202,8 @@ export class DirectStorage implements ResourceStorage {
       if (!decision.write) return decision.object;
       try {
         const written = await this.backend.update(key, this.codec.encode(decision.object), revision);
-        return this.codec.decode(written.value, written.modRevision);
+        // What was just written, without parsing the bytes made from it (as create answers).
+        return this.codec.stored(decision.object, written.modRevision);
       } catch (e) {
         if (isStorageError(e, 'Conflict')) continue;
         throw interpretStorageError(e, 'update', this.groupResource, this.nameOf(key));

@@ -7,8 +7,10 @@ import type { Store } from './store.js';
 
 export interface GetOptions {
   resourceVersion?: string;
+  /** The object is only read and encoded: it may be the cache's shared, frozen one. */
+  shared?: boolean;
 }
 
 export function getObject(store: Store, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<KubeObject> {
-  return store.storage.get(store.key(namespace, name), { resourceVersion: options.resourceVersion });
+  return store.storage.get(store.key(namespace, name), { resourceVersion: options.resourceVersion, shared: options.shared });
 }

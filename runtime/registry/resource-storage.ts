@@ -15,6 +15,11 @@ export interface GetOptions {
   resourceVersion?: string;
   /** Resolve to undefined for a missing object rather than failing with 404. */
   ignoreNotFound?: boolean;
+  /**
+   * The caller only reads the object (and encodes it): an answer from the cache may be the
+   * version's shared, frozen decoding (serialization-cache.ts), whose encodings are kept.
+   */
+  shared?: boolean;
 }
 
 export interface ListRequest {

@@ -31,7 +31,7 @@ import { canonicalizeQuantities } from '../machinery/canonical-quantities.js';
 import { generatedSchemaIndex } from '../machinery/openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
 import { validateDeleteOptions, type DeleteOptions, type SuccessStatus } from './delete-options.js';
-import { recordUpdate } from './apply/field-managers.js';
+import { managedFieldsOfUpdate } from './apply/field-managers.js';
 
 export interface WriteOptions {
   /** `?dryRun=All`: run every step, persist nothing. */
@@ -317,8 +317,7 @@ export class Store {
    */
   private recordManagedFields(live: KubeObject | undefined, obj: KubeObject, options: WriteOptions & { subresource?: string }, written = obj): void {
     if (options.managedFieldsRecorded) return;
-    const recorded = recordUpdate(this.definition, live, written, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
-    const entries = recorded.metadata?.managedFields;
+    const entries = managedFieldsOfUpdate(this.definition, live, written, { fieldManager: options.fieldManager, userAgent: options.userAgent, subresource: options.subresource });
     if (entries) metaOf(obj).managedFields = entries;
     else delete metaOf(obj).managedFields;
   }

@@ -22,7 +22,18 @@ export interface StructMember {
  * after its own members were visited). Unknown members and preserve-unknown-fields subtrees are
  * left alone.
  */
+/** Each struct schema's required members, as a set made once (schemas are never changed). */
+const requiredSets = new WeakMap<JsonSchema, Set<string>>();
+
+function requiredOf(schema: JsonSchema): Set<string> {
+  let set = requiredSets.get(schema);
+  if (!set) requiredSets.set(schema, (set = new Set(schema.required ?? [])));
+  return set;
+}
+
 export function forEachStructMember(value: unknown, schema: JsonSchema, index: SchemaIndex, visit: (m: StructMember) => void): void {
+  // Only lists and objects hold members.
+  if (typeof value !== 'object' || value === null) return;
   const resolved = index.resolve(schema);
   if (resolved['x-kubernetes-preserve-unknown-fields']) return;
   if (Array.isArray(value)) {
@@ -31,7 +42,7 @@ export function forEachStructMember(value: unknown, schema: JsonSchema, index: S
   }
   if (!isObject(value)) return;
   if (resolved.properties) {
-    const required = new Set(resolved.required ?? []);
+    const required = requiredOf(resolved);
     for (const [key, child] of Object.entries(value)) {
       const prop = resolved.properties[key];
       if (!prop) continue;

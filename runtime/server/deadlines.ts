@@ -44,6 +44,8 @@ export function deadlineFollowing(signal: () => AbortSignal): RequestDeadline {
 export class DeadlineSweeper {
   private readonly active = new Set<RequestDeadline>();
   private timer: NodeJS.Timeout | undefined;
+  /** A deadline was tracked since the last sweep: the tick stays while requests keep coming. */
+  private busy = false;
 
   constructor(
     private readonly reason: () => unknown,
@@ -52,6 +54,7 @@ export class DeadlineSweeper {
 
   track(deadline: RequestDeadline): void {
     this.active.add(deadline);
+    this.busy = true;
     if (!this.timer) {
       this.timer = setInterval(() => this.sweep(), this.intervalMs);
       // Pending deadlines never keep the process alive on their own.
@@ -71,9 +74,12 @@ export class DeadlineSweeper {
         d.expire(this.reason());
       }
     }
-    if (this.active.size === 0 && this.timer) {
+    // Stopped after a whole tick without requests, not whenever the set is empty for a moment:
+    // under load that would start and stop an interval many times a second.
+    if (this.active.size === 0 && !this.busy && this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
     }
+    this.busy = false;
   }
 }

@@ -69,6 +69,12 @@ export interface Storage {
   /** The revision of the last write (0 for an empty store). */
   currentRevision(): Promise<number>;
 
+  /**
+   * currentRevision without a round trip, for a store that holds it in this process (SQLite,
+   * memory); undefined for one that must be asked (etcd), or that is closed.
+   */
+  localRevision?(): number | undefined;
+
   /** The key's value at `revision` (current when absent), or undefined if it did not exist then. */
   get(key: string, revision?: number): Promise<KeyValue | undefined>;
 

@@ -51,6 +51,10 @@ export class MemoryStorage implements Storage {
     return this.revision;
   }
 
+  localRevision(): number | undefined {
+    return this.closed ? undefined : this.revision;
+  }
+
   async oldestRevision(): Promise<number> {
     this.ensureOpen('');
     return this.compacted + 1;

@@ -179,6 +179,10 @@ export class SqliteStorage implements Storage {
     return this.revision;
   }
 
+  localRevision(): number | undefined {
+    return this.closed ? undefined : this.revision;
+  }
+
   async oldestRevision(): Promise<number> {
     this.ensureOpen('');
     return this.compacted + 1;

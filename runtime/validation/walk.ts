@@ -5,7 +5,7 @@ import type { StatusCause } from '../errors/status-error.js';
 import { checkRuleCauses } from './cel.js';
 import { deepEqual } from '../machinery/deep-equal.js';
 import * as fe from './field-errors.js';
-import { childPath, isObj, keyPath, type FieldInfo, type Obj, type Shape, type TypeTable } from './type-table.js';
+import { childPath, isObj, keyPath, type FieldInfo, type Obj, type Shape, type TypeInfo, type TypeTable } from './type-table.js';
 
 const clone = (v: unknown): unknown => (v === undefined ? v : structuredClone(v));
 
@@ -73,19 +73,55 @@ export interface WalkOptions {
   root?: unknown;
 }
 
+/** A type's fields as walkObject visits them, worked out once per type (the table never changes). */
+interface WalkPlan {
+  entries: [string, FieldInfo][];
+  immutable: [string, FieldInfo][];
+  hasUnions: boolean;
+  /** Fields with a check of their own on create: disjoint keys, map size, list-map keys. */
+  createChecks: [string, FieldInfo][];
+  /** Fields whose value may hold something to walk: structs, and lists or maps of structs or with item rules. */
+  walked: [string, FieldInfo][];
+}
+
+const plans = new WeakMap<TypeInfo, WalkPlan>();
+
+/** Whether walkShape can find anything below a value of this shape. */
+function mayHoldChecks(shape: Shape, itemRules: FieldInfo['itemRules']): boolean {
+  if (shape.t === 'scalar') return false;
+  if (shape.t === 'ref') return true;
+  return (itemRules?.length ?? 0) > 0 || mayHoldChecks(shape.of, undefined);
+}
+
+function planOf(type: TypeInfo): WalkPlan {
+  let plan = plans.get(type);
+  if (!plan) {
+    const entries = Object.entries(type.fields);
+    plan = {
+      entries,
+      immutable: entries.filter(([, f]) => f.immutable),
+      hasUnions: entries.some(([, f]) => f.oneOf),
+      createChecks: entries.filter(([, f]) => f.disjointKeys || f.mapSize || f.listMapKeys),
+      walked: entries.filter(([, f]) => mayHoldChecks(f.shape, f.itemRules)),
+    };
+    plans.set(type, plan);
+  }
+  return plan;
+}
+
 /** The causes of one object (and, in update mode, against its old value) below `path`. */
 export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Obj | undefined, path: string, opts: WalkOptions, out: StatusCause[]): void {
   const type = table[typeName];
   if (!type) return;
-  const entries = Object.entries(type.fields);
+  const plan = planOf(type);
   if (opts.mode === 'update' && old) {
-    for (const [name, field] of entries) {
-      if (field.immutable && !deepEqual(obj[name], old[name])) out.push(fe.invalid(childPath(path, name), obj[name] ?? null, 'field is immutable'));
+    for (const [name] of plan.immutable) {
+      if (!deepEqual(obj[name], old[name])) out.push(fe.invalid(childPath(path, name), obj[name] ?? null, 'field is immutable'));
     }
   }
   if (opts.mode === 'create') {
-    checkUnions(entries, obj, path, out);
-    for (const [name, field] of entries) {
+    if (plan.hasUnions) checkUnions(plan.entries, obj, path, out);
+    for (const [name, field] of plan.createChecks) {
       if (field.disjointKeys && isObj(obj[name]) && isObj(obj[field.disjointKeys.with])) {
         const other = obj[field.disjointKeys.with] as Obj;
         for (const key of Object.keys(obj[name] as Obj).sort()) {
@@ -101,9 +137,21 @@ export function walkObject(table: TypeTable, typeName: string, obj: Obj, old: Ob
     if (rule.transition && !old) continue;
     out.push(...checkRuleCauses(rule, path, obj, old, opts.root));
   }
-  for (const [name, field] of entries) {
-    if (endsAtMaxItems(field, obj[name])) continue;
-    walkShape(table, field.shape, obj[name], old?.[name], childPath(path, name), opts, out, field.itemRules);
+  for (const [name, field] of plan.walked) {
+    const value = obj[name];
+    // walkShape looks only inside objects and arrays.
+    if (typeof value !== 'object' || value === null) continue;
+    if (endsAtMaxItems(field, value)) continue;
+    walkShape(table, field.shape, value, old?.[name], childPath(path, name), opts, out, field.itemRules);
+  }
+}
+
+/** Item rules run after the element's own checks, as an owner's loop over its elements does. */
+function checkElementRules(itemRules: NonNullable<FieldInfo['itemRules']>, item: unknown, at: string, oldItem: unknown, opts: WalkOptions, out: StatusCause[]): void {
+  for (const rule of itemRules) {
+    if (rule.transition !== (opts.mode === 'update')) continue;
+    if (rule.transition && oldItem === undefined) continue;
+    out.push(...checkRuleCauses(rule, at, item, oldItem, opts.root));
   }
 }
 
@@ -117,27 +165,27 @@ function walkShape(
   out: StatusCause[],
   itemRules?: FieldInfo['itemRules'],
 ): void {
-  // Item rules run after the element's own checks, as an owner's loop over its elements does.
-  const elementRules = (item: unknown, at: string, oldItem: unknown): void => {
-    for (const rule of itemRules ?? []) {
-      if (rule.transition !== (opts.mode === 'update')) continue;
-      if (rule.transition && oldItem === undefined) continue;
-      out.push(...checkRuleCauses(rule, at, item, oldItem, opts.root));
-    }
-  };
   if (shape.t === 'ref') {
     if (isObj(value)) walkObject(table, shape.type, value, isObj(old) ? old : undefined, path, opts, out);
-  } else if (shape.t === 'list' && Array.isArray(value)) {
+    return;
+  }
+  if (shape.t === 'scalar') return;
+  const rules = itemRules?.length ? itemRules : undefined;
+  // Elements of scalars without item rules have nothing to check.
+  if (!rules && !mayHoldChecks(shape.of, undefined)) return;
+  if (shape.t === 'list' && Array.isArray(value)) {
     // List elements are not correlated with old ones: transition rules below a list do not run.
-    value.forEach((item, i) => {
-      walkShape(table, shape.of, item, undefined, keyPath(path, i), opts, out);
-      elementRules(item, keyPath(path, i), undefined);
-    });
+    for (let i = 0; i < value.length; i++) {
+      const at = keyPath(path, i);
+      walkShape(table, shape.of, value[i], undefined, at, opts, out);
+      if (rules) checkElementRules(rules, value[i], at, undefined, opts, out);
+    }
   } else if (shape.t === 'map' && isObj(value)) {
     const oldMap = isObj(old) ? old : {};
     for (const key of Object.keys(value).sort()) {
-      walkShape(table, shape.of, value[key], oldMap[key], keyPath(path, key), opts, out);
-      elementRules(value[key], keyPath(path, key), oldMap[key]);
+      const at = keyPath(path, key);
+      walkShape(table, shape.of, value[key], oldMap[key], at, opts, out);
+      if (rules) checkElementRules(rules, value[key], at, oldMap[key], opts, out);
     }
   }
 }

@@ -184,6 +184,17 @@ describe('negotiateInput', () => {
     },
   );
 
+  it('answers each Content-Type the same however often it comes and however many others came between', () => {
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 200; i++) {
+        expect(() => negotiateInput(`application/x-bench-${i}`)).toThrow(expect.objectContaining({ code: 415 }));
+        expect(negotiateInput(`application/json; charset=utf-${i}`)).toBe('json');
+      }
+      expect(negotiateInput('Application/YAML')).toBe('yaml');
+      expect(() => negotiateInput('application/json; =x')).toThrow(expect.objectContaining({ code: 415 }));
+    }
+  });
+
   it('does not take protobuf bodies for kinds without a message', () => {
     expect(() => negotiateInput('application/vnd.kubernetes.protobuf', { protobufSupported: false })).toThrow(
       'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',

@@ -116,6 +116,39 @@ describe('Cacher', () => {
     expect(cacher.cacheFor('/registry/configmaps/')!.size).toBe(20);
   });
 
+  it('a get without resourceVersion sees every write at once, whether or not the cache has applied it yet', async () => {
+    storage = new MemoryStorage();
+    const registry = new ResourceRegistry(storage, definitions, { watchCache: { freshnessWaitMs: 10_000 } });
+    cacher = registry.cacher!;
+    expect(await cacher.waitUntilReady()).toBe(true);
+    await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'default' } });
+    const configmaps = registry.storeFor('', 'v1', 'configmaps')!;
+    const key = configmaps.key('default', 'a');
+    const created = await configmaps.create('default', { metadata: { name: 'a' }, data: { n: '0' } });
+    expect((await configmaps.get('default', 'a')).metadata!.resourceVersion).toBe(created.metadata!.resourceVersion);
+    let revision = Number(created.metadata!.resourceVersion);
+    for (let i = 1; i <= 5; i++) {
+      // Written under the registry, straight to the store, and read in the same turn: the cache
+      // has not applied the write yet (events reach it a microtask later) and must not answer.
+      const value = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { n: String(i) } });
+      const writing = storage.update(key, value, revision);
+      const reading = configmaps.get('default', 'a');
+      revision = (await writing).modRevision;
+      const read = await reading;
+      expect(read.metadata!.resourceVersion).toBe(String(revision));
+      expect(read.data).toEqual({ n: String(i) });
+    }
+    const deleting = storage.delete(key);
+    const gone = configmaps.get('default', 'a');
+    await deleting;
+    await expect(gone).rejects.toMatchObject({ code: 404, reason: 'NotFound' });
+    expect(await cacher.waitUntilFresh(await storage.currentRevision())).toBe(true);
+    await expect(configmaps.get('default', 'a')).rejects.toMatchObject({ code: 404, reason: 'NotFound' });
+    const again = await configmaps.create('default', { metadata: { name: 'a' } });
+    expect(await cacher.waitUntilFresh(Number(again.metadata!.resourceVersion))).toBe(true);
+    expect((await configmaps.get('default', 'a')).metadata!.uid).toBe(again.metadata!.uid);
+  });
+
   it('a broken storage watch leaves the cacher unready and ends its watchers; close() ends waiting reads', async () => {
     storage = new MemoryStorage();
     const registry = new ResourceRegistry(storage, definitions, { watchCache: { freshnessWaitMs: 10_000 } });

@@ -8,6 +8,8 @@ import { respond } from './context.js';
 export async function getResource(ctx: HandlerContext): Promise<Response> {
   const obj = await getObject(ctx.store, ctx.info.namespace, ctx.info.name, {
     resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+    // Answered as it is: a cached version's kept encoding may serve it.
+    shared: true,
   });
   return respond(ctx, 200, obj);
 }

@@ -77,11 +77,32 @@ export class FieldManager {
    */
   update(live: KubeObject | undefined, next: KubeObject, manager: string): KubeObject {
     const out = deepClone(next);
+    const recorded = this.recordedUpdate(live, next, manager);
+    if (recorded) setManagedFields(out, recorded);
+    else delete (out.metadata ?? {}).managedFields;
+    return out;
+  }
+
+  /**
+   * The managedFields entries `update` gives `next`, without copying the object: undefined when
+   * there are none, or on an internal error.
+   */
+  managedFieldsAfterUpdate(live: KubeObject | undefined, next: KubeObject, manager: string): unknown[] | undefined {
+    const recorded = this.recordedUpdate(live, next, manager);
+    if (!recorded) return undefined;
+    const holder: KubeObject = { metadata: {} };
+    setManagedFields(holder, recorded);
+    return holder.metadata!.managedFields as unknown[] | undefined;
+  }
+
+  /** The managers after an Update by `manager`; undefined on an internal error. */
+  private recordedUpdate(live: KubeObject | undefined, next: KubeObject, manager: string): Managed | undefined {
     try {
       const managed = this.managedForUpdate(live, next);
       managed.fields = this.inRequestVersion(managed.fields);
-      const liveBare = withoutManagedFields(live ?? {});
-      const nextBare = withoutManagedFields(next);
+      // The comparison only reads both sides: views without managedFields, not copies.
+      const liveBare = viewWithoutManagedFields(live ?? {});
+      const nextBare = viewWithoutManagedFields(next);
       const fields = this.updater.update(liveBare, nextBare, this.options.apiVersion, managed.fields, CURRENT_OPERATION);
       const taken = fields.get(CURRENT_OPERATION);
       fields.delete(CURRENT_OPERATION);
@@ -94,11 +115,10 @@ export class FieldManager {
         else fields.set(id, { set, apiVersion: this.options.apiVersion, applied: false });
         managed.times.set(id, nowRFC3339());
       }
-      setManagedFields(out, capUpdateManagers({ fields: this.inOwnVersions(fields), times: managed.times }));
+      return capUpdateManagers({ fields: this.inOwnVersions(fields), times: managed.times });
     } catch {
-      delete (out.metadata ?? {}).managedFields;
+      return undefined;
     }
-    return out;
   }
 
   /** The starting ownership of an Update: the request's managedFields when it sets them, else the live object's. */
@@ -218,6 +238,13 @@ export class FieldManager {
     if (!convert) return fields;
     return new Map([...fields].map(([id, v]) => [id, v.apiVersion === from ? v : { ...v, set: convert(v.set, from, v.apiVersion) }]));
   }
+}
+
+/** The object without managedFields, sharing everything else with it: for reading only. */
+function viewWithoutManagedFields(obj: KubeObject): KubeObject {
+  if (!isPlainObject(obj.metadata) || !('managedFields' in obj.metadata)) return obj;
+  const { managedFields: _, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
 }
 
 function withoutManagedFields(obj: KubeObject): KubeObject {

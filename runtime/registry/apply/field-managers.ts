@@ -63,3 +63,9 @@ export function recordUpdate(definition: ResourceDefinition, live: KubeObject | 
   const manager = managerOrUserAgent(writer.fieldManager, writer.userAgent);
   return fieldManagerFor(definition, writer.subresource).update(live, next, manager);
 }
+
+/** The managedFields entries `recordUpdate` gives `next` (undefined: none), without copying `next`. */
+export function managedFieldsOfUpdate(definition: ResourceDefinition, live: KubeObject | undefined, next: KubeObject, writer: WriterInfo): unknown[] | undefined {
+  const manager = managerOrUserAgent(writer.fieldManager, writer.userAgent);
+  return fieldManagerFor(definition, writer.subresource).managedFieldsAfterUpdate(live, next, manager);
+}

@@ -64,8 +64,24 @@ export class CacherStorage implements ResourceStorage {
   get(key: string, options: GetOptions & { ignoreNotFound: true }): Promise<KubeObject | undefined>;
   get(key: string, options?: GetOptions): Promise<KubeObject>;
   get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
-    if (!options.resourceVersion) return this.storage.get(key, options);
+    if (!options.resourceVersion) return this.getMostRecent(key, options);
     return this.getFromCache(key, options);
+  }
+
+  /**
+   * Most Recent: the cache when it provably holds the store's current revision, which an embedded
+   * store knows without a round trip (the read then sees exactly what the store's would, at the
+   * same resourceVersion, as ConsistentListFromCache does for lists); otherwise the store.
+   */
+  private async getMostRecent(key: string, options: GetOptions): Promise<KubeObject | undefined> {
+    const current = this.storage.localRevision();
+    if (current === undefined || !this.cacher.ready || this.cacher.progress < current) return this.storage.get(key, options);
+    const kv = this.cache.get(key);
+    if (!kv) {
+      if (options.ignoreNotFound) return undefined;
+      throw notFound(this.storage.groupResource, this.storage.nameOf(key));
+    }
+    return options.shared ? decodeFromCache(this.codec, kv) : this.codec.decode(kv.value, kv.modRevision);
   }
 
   private async getFromCache(key: string, options: GetOptions): Promise<KubeObject | undefined> {
@@ -81,7 +97,7 @@ export class CacherStorage implements ResourceStorage {
       if (options.ignoreNotFound) return undefined;
       throw notFound(this.storage.groupResource, this.storage.nameOf(key));
     }
-    return this.codec.decode(kv.value, kv.modRevision);
+    return options.shared ? decodeFromCache(this.codec, kv) : this.codec.decode(kv.value, kv.modRevision);
   }
 
   async getList(prefix: string, request: ListRequest): Promise<ListPage> {

@@ -23,6 +23,12 @@ const encodings = new WeakMap<KeyValue, Map<string, Uint8Array>>();
 /** Each codec's decoded objects by the KeyValue they came from (two views of a kind decode apart). */
 const decodedByCodec = new WeakMap<Codec, WeakMap<KeyValue, KubeObject>>();
 
+/** Objects decodeFromCache made: deeply frozen, so whatever is derived from one alone stays true. */
+const sharedVersions = new WeakSet<object>();
+
+/** JSON text of shared versions, kept as long as the version is (see encodeJSON). */
+const jsonTexts = new WeakMap<object, string>();
+
 /** List items (the object less apiVersion and kind) by the decoded object they stand for. */
 const listItems = new WeakMap<KubeObject, KubeObject>();
 
@@ -46,6 +52,7 @@ export function decodeFromCache(codec: Codec, kv: KeyValue): KubeObject {
   if (!obj) {
     obj = codec.decode(kv.value, kv.modRevision);
     deepFreeze(obj);
+    sharedVersions.add(obj);
     tag(obj, kv);
     decoded.set(kv, obj);
   }
@@ -101,4 +108,18 @@ export function keepEncoding(obj: object, format: string, bytes: Uint8Array): vo
   let byFormat = encodings.get(kv);
   if (!byFormat) encodings.set(kv, (byFormat = new Map()));
   byFormat.set(format, bytes);
+}
+
+/**
+ * `encode(obj)`, computed once per shared version: a version decoded by decodeFromCache is frozen
+ * all the way down, so its text cannot change; anything else is encoded every time.
+ */
+export function keptText(obj: object, encode: (obj: object) => string): string {
+  if (!sharedVersions.has(obj)) return encode(obj);
+  let text = jsonTexts.get(obj);
+  if (text === undefined) {
+    text = encode(obj);
+    jsonTexts.set(obj, text);
+  }
+  return text;
 }
