@@ -4,8 +4,9 @@
 // Request series are resolved once per label combination and kept, so recording a request is a
 // few map lookups and two or three number updates.
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ApiMetrics, AuthorizationDecision, DeprecatedApiRequest, GroupVersionKind } from '../../machinery/metrics.js';
+import { CounterFamily, HistogramFamily } from './request-families.js';
 import { annotatedHelp, isHidden, type MetricOptions } from './stability.js';
 
 /** apiserver_request_duration_seconds' buckets. */
@@ -13,7 +14,6 @@ export const REQUEST_DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6,
 /** apiserver_response_sizes' buckets: 1000 times powers of ten, eight of them. */
 export const RESPONSE_SIZE_BUCKETS = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
 
-const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'] as const;
 const DURATION_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 const SIZE_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
@@ -120,9 +120,9 @@ class LabelTree<T> {
 
 export class ServerMetrics implements ApiMetrics {
   readonly registry = new Registry();
-  private readonly requestTotal: Counter<(typeof REQUEST_LABELS)[number]>;
-  private readonly requestDuration: Histogram<(typeof DURATION_LABELS)[number]>;
-  private readonly responseSizes: Histogram<(typeof SIZE_LABELS)[number]>;
+  private readonly requestTotal: CounterFamily;
+  private readonly requestDuration: HistogramFamily;
+  private readonly responseSizes: HistogramFamily;
   private readonly currentInflight: Gauge<'request_kind'>;
   private readonly longRunning: Gauge<(typeof SIZE_LABELS)[number]>;
   private readonly registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
@@ -138,9 +138,9 @@ export class ServerMetrics implements ApiMetrics {
     this.showHidden = options.showHidden === true;
     const registers = [this.registry];
     const d = METRIC_DEFINITIONS;
-    this.requestTotal = new Counter({ ...this.meta(d.requestTotal), labelNames: REQUEST_LABELS, registers });
-    this.requestDuration = new Histogram({ ...this.meta(d.requestDuration), labelNames: DURATION_LABELS, buckets: REQUEST_DURATION_BUCKETS, registers });
-    this.responseSizes = new Histogram({ ...this.meta(d.responseSizes), labelNames: SIZE_LABELS, buckets: RESPONSE_SIZE_BUCKETS, registers });
+    this.requestTotal = new CounterFamily(d.requestTotal.name, annotatedHelp(d.requestTotal), this.registry);
+    this.requestDuration = new HistogramFamily(d.requestDuration.name, annotatedHelp(d.requestDuration), this.registry, REQUEST_DURATION_BUCKETS);
+    this.responseSizes = new HistogramFamily(d.responseSizes.name, annotatedHelp(d.responseSizes), this.registry, RESPONSE_SIZE_BUCKETS);
     const inflight = options.inflight;
     this.currentInflight = new Gauge({
       ...this.meta(d.currentInflight),
@@ -201,8 +201,8 @@ export class ServerMetrics implements ApiMetrics {
       const sized = verb === 'GET' || verb === 'LIST';
       return {
         labels,
-        duration: this.requestDuration.labels(labels),
-        size: sized ? this.responseSizes.labels({ verb, group, version, resource, subresource, scope, component }) : undefined,
+        duration: this.requestDuration.child(labels),
+        size: sized ? this.responseSizes.child({ verb, group, version, resource, subresource, scope, component }) : undefined,
         byCode: new Map(),
       };
     });
@@ -210,7 +210,7 @@ export class ServerMetrics implements ApiMetrics {
 
   requestDone(series: RequestSeries, code: number, seconds: number, responseBytes: number | undefined): void {
     let counter = series.byCode.get(code);
-    if (!counter) series.byCode.set(code, (counter = this.requestTotal.labels({ ...series.labels, code: String(code) })));
+    if (!counter) series.byCode.set(code, (counter = this.requestTotal.child({ ...series.labels, code: String(code) })));
     counter.inc();
     series.duration.observe(seconds);
     if (series.size && responseBytes !== undefined) series.size.observe(responseBytes);
