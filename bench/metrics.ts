@@ -17,6 +17,15 @@ const PATH = '/api/v1/namespaces/default/configmaps/metrics-bench';
 export interface MetricsRows {
   on: WrkResult[];
   off: WrkResult[];
+  /** Server CPU time (user + system) per timed request, in microseconds: steadier than rates on a busy machine. */
+  cpuUsPerRequest: { on: number; off: number };
+}
+
+/** User plus system CPU time of a process so far, in microseconds (clock ticks of /proc/<pid>/stat). */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
 
 type Alternate = (targets: Array<Omit<WrkRun, 'seconds'>>) => Promise<WrkResult[][]>;
@@ -33,6 +42,7 @@ async function launch(dataDir: string, tokenFile: string, metrics: 'on' | 'off')
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     port,
+    pid: child.pid!,
     ca: readFileSync(join(dataDir, 'ca.crt')),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
@@ -56,8 +66,13 @@ export async function measureMetricsGet(alternate: Alternate, log: (line: string
     }
     // A B B A in every round, so a machine growing busier or quieter during a round weighs on both.
     const [on, off] = servers.map((s) => ({ port: s.port, token, mode: 'get' as const, path: PATH }));
+    const cpuBefore = servers.map((s) => cpuMicros(s.pid));
     const [on1, off1, off2, on2] = await alternate([on, off, off, on]);
-    return { on: on1.flatMap((r, i) => [r, on2[i]]), off: off1.flatMap((r, i) => [r, off2[i]]) };
+    const cpu = servers.map((s, i) => cpuMicros(s.pid) - cpuBefore[i]);
+    const results = { on: on1.flatMap((r, i) => [r, on2[i]]), off: off1.flatMap((r, i) => [r, off2[i]]) };
+    const requests = (runs: WrkResult[]) => runs.reduce((n, r) => n + r.requests, 0);
+    // The warm-ups' requests are not counted, and cost both servers alike.
+    return { ...results, cpuUsPerRequest: { on: cpu[0] / requests(results.on), off: cpu[1] / requests(results.off) } };
   } finally {
     for (const server of servers) await server.stop();
     rmSync(dirs.on, { recursive: true, force: true });
