@@ -73,7 +73,7 @@ function writtenLength(outgoing: ServerResponse | Http2ServerResponse): number |
   return contentLength(outgoing.getHeader('content-length')) ?? contentLength((outgoing as { _contentLength?: number | null })._contentLength);
 }
 
-function sent(outgoing: ServerResponse | Http2ServerResponse | undefined): outgoing is ServerResponse | Http2ServerResponse {
+function writable(outgoing: ServerResponse | Http2ServerResponse | undefined): outgoing is ServerResponse | Http2ServerResponse {
   return outgoing !== undefined && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
 }
 
@@ -83,7 +83,7 @@ export function withMetrics(metrics: ServerMetrics): KubeMiddleware {
     const info = c.get('requestInfo');
     const longRunning = isLongRunning(info);
     const outgoing = c.env?.outgoing;
-    if (sent(outgoing)) {
+    if (writable(outgoing)) {
       // Recorded once the response is written (a watch: once it ends), with what was sent.
       let ended: (() => void) | undefined;
       outgoing.once('close', () => {
