@@ -22,6 +22,7 @@ import { expect, type Endpoint } from './https.js';
 import { Inspector } from './inspector.js';
 import { prepareRbacPolicy, RBAC_BENCH_USER } from './rbac-get.js';
 import { measureWebhookGet } from './webhook-get.js';
+import { measureMetricsGet } from './metrics.js';
 import { npmStart, root, rssMB, track, type RunningServer } from './server.js';
 import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
@@ -37,7 +38,7 @@ const BIG_LIST = 10_000;
 const FORMAT_LIST = 1000;
 const CONNECTIONS = 16;
 /** Row groups to run (BENCH_ONLY=get,create,etcd); all of them when unset. */
-const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client'] as const;
+const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client', 'metrics'] as const;
 type Group = (typeof GROUPS)[number];
 const ONLY = new Set<Group>(
   (process.env.BENCH_ONLY ?? GROUPS.join(','))
@@ -409,6 +410,7 @@ async function main() {
   const etcdRow = ONLY.has('etcd');
   const d = ONLY.has('webhook') ? await measureWebhookGet(alternate, log) : undefined;
   const e = ONLY.has('client') ? await measureClient() : undefined;
+  const f = ONLY.has('metrics') ? await measureMetricsGet(alternate, log) : undefined;
 
   const loadAfter = loadavg()[0];
   const rate = (runs: WrkResult[] | undefined) => (runs?.length ? median(runs.map((r) => r.perSecond)) : NaN);
@@ -425,8 +427,10 @@ async function main() {
   const webhookMasters = rate(d?.masters);
   const webhookCached = rate(d?.cached);
   const webhookMiss = rate(d?.miss);
+  const metricsOn = rate(f?.on);
+  const metricsOff = rate(f?.off);
   const errors =
-    [...(a ? [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser] : []), ...(c?.serverRuns ?? []), ...(d ? [...d.masters, ...d.cached, ...d.miss] : [])]
+    [...(a ? [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser] : []), ...(c?.serverRuns ?? []), ...(d ? [...d.masters, ...d.cached, ...d.miss] : []), ...(f ? [...f.on, ...f.off] : [])]
       .concat(b ? [b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf, ...Object.values(b.formats).flatMap((f) => [f.get, f.list])] : [])
       .reduce((n, r) => n + r.errors, 0) + (c?.rawRuns.reduce((n, r) => n + r.errors, 0) ?? 0);
 
@@ -472,6 +476,12 @@ async function main() {
           [`  same, every request a cache miss (instant local webhook) / by system:masters`, `${n(webhookMiss / webhookMasters, 2)} (${n(webhookMiss)}/s)`, '-', '-'],
         ] as Row[])
       : []),
+    ...(f
+      ? ([
+          [`GET with request metrics recorded / recording off`, `${n(metricsOn / metricsOff, 2)} (${n(metricsOn)}/s vs ${n(metricsOff)}/s)`, '>= 0.95', goal(metricsOn / metricsOff >= 0.95)],
+          [`  server CPU per GET, recording off / recorded`, `${n(f.cpuUsPerRequest.off / f.cpuUsPerRequest.on, 2)} (${n(f.cpuUsPerRequest.off, 1)} vs ${n(f.cpuUsPerRequest.on, 1)} µs)`, '>= 0.95', goal(f.cpuUsPerRequest.off / f.cpuUsPerRequest.on >= 0.95)],
+        ] as Row[])
+      : []),
     ...(e
       ? ([
           [`typed client: minified import of coreV1 / @kubernetes/client-node's`, `${n(e.oursKB, 1)} KB vs ${n(e.clientNodeKB, 1)} KB`, 'smaller', goal(e.oursKB < e.clientNodeKB)],
@@ -485,6 +495,7 @@ async function main() {
     ...(c
       ? ([[`CREATE on etcd runs: server / raw, per second`, `${runs(c.serverRuns)} / ${c.rawRuns.map((r) => n(r.perSecond)).join(', ')}`]] as Array<[string, string]>)
       : []),
+    ...(f ? ([[`Metrics GET runs: recorded / off, per second`, `${runs(f.on)} / ${runs(f.off)}`]] as Array<[string, string]>) : []),
     ...(ONLY.has('rbac') && a ? ([[`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`]] as Array<[string, string]>) : []),
     ...(a && a.getServer.length && a.createServer.length
       ? ([[`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`]] as Array<[string, string]>)
@@ -548,6 +559,7 @@ async function main() {
     rssAfterLoadMB: a?.loadedRss ?? null,
     get: a && ONLY.has('get') ? { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling } : null,
     webhookGet: d ? { cachedPerSecond: webhookCached, missPerSecond: webhookMiss, mastersPerSecond: webhookMasters, ratio: webhookCached / webhookMasters, missRatio: webhookMiss / webhookMasters, reviews: d.missCalls, missRequests: d.missRequests } : null,
+    metricsGet: f ? { recordedPerSecond: metricsOn, offPerSecond: metricsOff, ratio: metricsOn / metricsOff, cpuUsPerRequest: f.cpuUsPerRequest, recorded: f.on, off: f.off } : null,
     rbacGet: a && ONLY.has('rbac') ? { userPerSecond: rbacUser, mastersPerSecond: rbacMasters, ratio: rbacUser / rbacMasters, user: a.rbacUser, masters: a.rbacMasters } : null,
     create: a && ONLY.has('create') ? { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling } : null,
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,

@@ -250,6 +250,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         responseCompression: context.featureGates.enabled('APIResponseCompression'),
         cbor,
         authorizeWithSelectors: context.featureGates.enabled('AuthorizeWithSelectors'),
+        metrics: context.metrics,
         ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
       },
     });
@@ -273,6 +274,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     return {
       deprecatedResources: lifecycle.deprecatedResources(definitions),
+      objectCounts: () => registry.objectCounts(),
       tokenAuthenticators,
       authorizerFactories: {
         RBAC: async () => {

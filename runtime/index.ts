@@ -2,7 +2,7 @@
 // and for users' vitest suites) and resolves once it accepts connections, with the URL and an
 // admin kubeconfig. runtime/main.ts is the same thing behind command-line flags.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -24,7 +24,9 @@ import { quietLogger } from './server/context.js';
 import type { Logger } from './machinery/logger.js';
 import { FeatureGates, parseFeatureGatesFlag } from './server/feature-gates.js';
 import { parseRuntimeConfigFlag, RuntimeConfigError } from './server/runtime-config.js';
-import { DEFAULT_IN_FLIGHT_LIMITS } from './server/filters/max-in-flight.js';
+import { DEFAULT_IN_FLIGHT_LIMITS, InFlightWatermark } from './server/filters/max-in-flight.js';
+import { ServerMetrics } from './server/metrics/server-metrics.js';
+import { validateShowHiddenMetricsVersion } from './server/metrics/stability.js';
 import { shutdownCheck } from './server/health.js';
 import { RequestDrain } from './server/filters/request-drain.js';
 import { logAt } from './machinery/logger.js';
@@ -122,6 +124,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw new ConfigurationError((err as Error).message);
   }
   const featureGates = buildFeatureGates(options, logger);
+  const hiddenMetricsError = validateShowHiddenMetricsVersion(options.showHiddenMetricsForVersion ?? '');
+  if (hiddenMetricsError) throw new ConfigurationError(hiddenMetricsError);
   const runtimeConfig =
     typeof options.runtimeConfig === 'string'
       ? parseRuntimeConfigFlag(options.runtimeConfig)
@@ -181,14 +185,31 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         enableBootstrapTokenAuth: options.enableBootstrapTokenAuth,
         watchCache: { bookmarkIntervalMs: options.watchBookmarkIntervalMs },
       });
+    // One registry per server; the API and the authorizers record into it, read at scrape time.
+    let objectCounts: (() => Iterable<[string, number]>) | undefined;
+    const inFlightWatermark = new InFlightWatermark();
+    const sqliteFile = join(dataDir, 'state.sqlite');
+    const metrics =
+      options.metrics === false
+        ? undefined
+        : new ServerMetrics({
+            showHidden: (options.showHiddenMetricsForVersion ?? '') !== '',
+            objectCounts: () => objectCounts?.() ?? [],
+            inflight: () => inFlightWatermark.take(),
+            databaseSizes: () => (storage === 'sqlite' ? [[sqliteFile, statSync(sqliteFile, { throwIfNoEntry: false })?.size ?? -1]] : []),
+          });
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: options.onDeclarativeValidationMismatch });
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: () => {
+          metrics?.declarativeValidationMismatch();
+          options.onDeclarativeValidationMismatch?.();
+        }, metrics });
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new ConfigurationError(err.message);
       throw err;
     }
     if (api?.close) cleanups.push(() => api.close?.());
+    if (api?.objectCounts) objectCounts = () => api.objectCounts!();
     tokenAuthenticators.push(...(api?.tokenAuthenticators ?? []));
 
     // kube-apiserver's chain: certificates, then bearer tokens (token file, bootstrap tokens,
@@ -213,6 +234,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         webhookRetryBackoff: options.authorizationWebhookRetryBackoff,
         reloadIntervalMs: options.authorizationConfigReloadIntervalMs,
         logger,
+        metrics,
       });
       cleanups.push(() => authorization.close());
       authorizer = authorization.authorizer;
@@ -233,10 +255,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       apiHandler: api?.handler,
       writeStatus: api?.writeStatus,
       deprecatedResources: api?.deprecatedResources,
-      onDeprecatedRequest: options.onDeprecatedRequest,
+      onDeprecatedRequest: (labels) => {
+        metrics?.deprecatedApiRequested(labels);
+        options.onDeprecatedRequest?.(labels);
+      },
       logger,
       requestTimeoutMs,
       drain,
+      metrics,
+      inFlightWatermark,
       inFlightLimits: {
         nonMutating: options.maxRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.nonMutating,
         mutating: options.maxMutatingRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.mutating,

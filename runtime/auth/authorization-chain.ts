@@ -4,6 +4,7 @@
 // added there plug in here too); Webhook authorizers are built from their own configuration.
 
 import type { Logger } from '../machinery/logger.js';
+import type { ApiMetrics } from '../machinery/metrics.js';
 import { BUILTIN_AUTHORIZER_FACTORIES, type AuthorizationMode, type AuthorizationModeFiles, type AuthorizerFactory } from './authorization-modes.js';
 import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-config.js';
 import { privilegedGroupsAuthorizer, unionAuthorizer, type Authorizer, type RuleResolver } from './authorizer.js';
@@ -24,6 +25,25 @@ export interface ChainOptions {
   /** The webhooks' retry backoff; kube-apiserver's default when absent. */
   webhookRetryBackoff?: RetryBackoff;
   logger?: Logger;
+  /** Where each authorizer's terminal decisions are counted. */
+  metrics?: ApiMetrics;
+}
+
+/**
+ * Counts an authorizer's allow and deny answers (not its no-opinions) under its type and name, as
+ * kube's instrumented authorizers feed apiserver_authorization_decisions_total.
+ */
+function counted(authorizer: Authorizer, type: string, name: string, metrics: ApiMetrics | undefined): Authorizer {
+  if (!metrics) return authorizer;
+  const authorize = authorizer.authorize.bind(authorizer);
+  return Object.assign(Object.create(authorizer) as Authorizer, {
+    async authorize(attributes: Parameters<Authorizer['authorize']>[0]) {
+      const result = await authorize(attributes);
+      if (result.decision === 'allow') metrics.authorizationDecision(type, name, 'allowed');
+      else if (result.decision === 'deny') metrics.authorizationDecision(type, name, 'denied');
+      return result;
+    },
+  });
 }
 
 function buildWebhook(name: string, config: WebhookConfiguration, options: ChainOptions): WebhookAuthorizer {
@@ -60,12 +80,12 @@ export async function buildAuthorizerChain(config: AuthorizationConfiguration, o
       if (entry.type === 'Webhook' && entry.webhook) {
         const webhook = buildWebhook(entry.name, entry.webhook, options);
         webhooks.push(webhook);
-        chain.push(webhook);
+        chain.push(counted(webhook, entry.type, entry.name, options.metrics));
         continue;
       }
       const factory = factories[entry.type as AuthorizationMode];
       if (!factory) throw new Error(`authorization-mode "${entry.type}" is not supported by this server yet`);
-      chain.push(await factory(options.files ?? {}));
+      chain.push(counted(await factory(options.files ?? {}), entry.type, entry.name, options.metrics));
     }
   } catch (err) {
     close();

@@ -188,6 +188,24 @@ export class ResourceRegistry {
     }
     return out;
   }
+
+  /**
+   * Objects per stored resource as the watch caches hold them (apiserver_storage_objects, labelled
+   * as kube labels it: `configmaps`, `roles.rbac.authorization.k8s.io`); none before a cache is ready.
+   */
+  *objectCounts(): Iterable<[string, number]> {
+    const cacher = this.cacher;
+    if (!cacher?.ready) return;
+    const seen = new Set<string>();
+    for (const def of this.definitions) {
+      if (def.virtual) continue;
+      const prefix = collectionPrefix(def);
+      if (seen.has(prefix)) continue;
+      seen.add(prefix);
+      const cache = cacher.cacheFor(prefix);
+      if (cache) yield [def.group ? `${def.plural}.${def.group}` : def.plural, cache.size];
+    }
+  }
 }
 
 function registryKey(group: string, version: string, plural: string): string {

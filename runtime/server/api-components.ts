@@ -14,6 +14,7 @@ import type { FeatureGates } from './feature-gates.js';
 import type { HealthChecks } from './health.js';
 import type { StatusWriter } from './status-response.js';
 import type { StorageKind } from '../storage/index.js';
+import type { ApiMetrics } from '../machinery/metrics.js';
 
 export type { StorageKind };
 
@@ -33,6 +34,8 @@ export interface ApiContext {
   onDeclarativeValidationMismatch?: () => void;
   /** PEM of the CA that verifies the serving certificate (what pods get as the cluster's root CA). */
   rootCa?: string;
+  /** Where watches and deprecated API requests are recorded for /metrics. */
+  metrics?: ApiMetrics;
 }
 
 export interface ApiComponents {
@@ -52,6 +55,8 @@ export interface ApiComponents {
   serving?(url: string): void;
   /** Called on shutdown once the requests in flight are done: ends the open watches cleanly. */
   terminateWatches?(): void;
+  /** Stored objects per resource, read when /metrics is scraped. */
+  objectCounts?(): Iterable<[string, number]>;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

@@ -17,12 +17,14 @@ import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withDeprecation, type DeprecatedRequestLabels, type DeprecatedResources } from './filters/deprecation.js';
 import { withImpersonation } from './filters/impersonation.js';
-import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
+import { DEFAULT_IN_FLIGHT_LIMITS, withMaxInFlight, type InFlightLimits, type InFlightWatermark } from './filters/max-in-flight.js';
 import { toStatusError, withPanicRecovery } from './filters/panic-recovery.js';
 import { withRequestDeadline } from './filters/request-deadline.js';
 import { withRequestInfo } from './filters/request-info.js';
 import { HTTPLOG_LEVEL, withHttpLog } from './filters/httplog.js';
 import type { RequestDrain } from './filters/request-drain.js';
+import { withMetrics } from './filters/metrics.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 import { installHealthRoutes, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
@@ -54,6 +56,10 @@ export interface AppOptions {
   onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void;
   /** Counts the requests graceful shutdown waits for. */
   drain?: RequestDrain;
+  /** Records request metrics and serves /metrics; without it neither happens. */
+  metrics?: ServerMetrics;
+  /** Where max in-flight reports its peaks for apiserver_current_inflight_requests. */
+  inFlightWatermark?: InFlightWatermark;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -144,8 +150,17 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
   app.use('*', withAuthentication(options.authenticator, logger));
   app.use('*', withImpersonation(options.authorizer, logger));
-  app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS));
+  app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark));
   app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors }));
+  // Where kube instruments its routes: what authorization let through to a handler.
+  const metrics = options.metrics;
+  if (metrics) {
+    app.use('*', withMetrics(metrics));
+    app.get('/metrics', async () => {
+      const { body, contentType } = await metrics.render();
+      return new Response(body, { status: 200, headers: { 'content-type': contentType } });
+    });
+  }
   if (options.deprecatedResources?.size) app.use('*', withDeprecation(options.deprecatedResources, options.onDeprecatedRequest));
 
   const extra = options.healthChecks ?? {};

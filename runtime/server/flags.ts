@@ -45,6 +45,7 @@ const STRING_FLAGS = [
   'max-requests-inflight',
   'max-mutating-requests-inflight',
   'http2-max-streams-per-connection',
+  'show-hidden-metrics-for-version',
   'service-account-signing-key-file',
   'service-account-max-token-expiration',
   'service-account-jwks-uri',
@@ -144,6 +145,8 @@ ${FEATURE_GATE_OPTIONS}
                                              their streams before their connections close (default 0s)
       --logging-format string                text (klog's form) or json (default "text")
   -v, --v Level                              log verbosity: 0-2 start-up facts, 3 one line per request, 4+ debug (default 0)
+      --show-hidden-metrics-for-version string  the previous minor version (1.32) to also export the
+                                             metrics deprecated in it and hidden since
   -h, --help                                 show this help
 `;
 
@@ -324,6 +327,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
     }
     options.http2MaxStreamsPerConnection = Math.max(streams, 0);
   }
+  if (v['show-hidden-metrics-for-version'] !== undefined) options.showHiddenMetricsForVersion = v['show-hidden-metrics-for-version'];
   if (v['shutdown-delay-duration'] !== undefined) {
     options.shutdownDelayMs = parseDurationFlag('shutdown-delay-duration', v['shutdown-delay-duration']);
     if (options.shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');

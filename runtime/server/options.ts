@@ -119,4 +119,11 @@ export interface StartServerOptions {
   /** --shutdown-watch-termination-grace-period in ms: how long ended watches get to finish their streams; default 0. */
   shutdownWatchTerminationGracePeriodMs?: number;
   logger?: Logger;
+  /**
+   * false: no request metrics are recorded and /metrics is not served (kube-apiserver has no such
+   * flag; this is for embedding and for measuring what recording costs). Default true.
+   */
+  metrics?: boolean;
+  /** --show-hidden-metrics-for-version: the previous minor version, or omitted. */
+  showHiddenMetricsForVersion?: string;
 }

@@ -17,6 +17,7 @@ import { jsonDecodeError, typeMetaDecodeError } from '../../machinery/go-decode/
 import { unrecognized } from '../serializers.js';
 import { scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
 import { negotiateInput, type Format } from '../negotiation.js';
+import type { ApiMetrics } from '../../machinery/metrics.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
 
 /** Server-wide settings the verb handlers need (from flags and feature gates). */
@@ -31,6 +32,8 @@ export interface HandlerConfig {
   cbor: boolean;
   /** The AuthorizeWithSelectors feature gate: access reviews keep their field and label selectors. */
   authorizeWithSelectors: boolean;
+  /** Where watches are counted for /metrics. */
+  metrics?: ApiMetrics;
 }
 
 export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {

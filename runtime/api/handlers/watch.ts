@@ -49,17 +49,33 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
     watchListEnabled: ctx.config.watchListEnabled,
   });
   const text = new TextEncoder();
+  // Counted per served kind, as kube's watch server counts (group, version, kind of the endpoint).
+  const metrics = ctx.config.metrics;
+  const gvk = metrics ? { group: ctx.target.group, version: ctx.target.version, kind: ctx.target.kind } : undefined;
+  let registered = false;
+  const unregister = () => {
+    if (!registered) return;
+    registered = false;
+    metrics?.watchersChanged(gvk!, -1);
+  };
+  if (metrics) {
+    registered = true;
+    metrics.watchersChanged(gvk!, 1);
+  }
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await stream.next();
       if (next.done) {
+        unregister();
         controller.close();
         return;
       }
+      if (gvk) metrics!.watchEventSent(gvk);
       const frame = encoder.encode(next.value);
       controller.enqueue(typeof frame === 'string' ? text.encode(frame) : (bodyInit(frame) as Uint8Array));
     },
     cancel() {
+      unregister();
       stream.stop();
     },
   });

@@ -50,8 +50,27 @@ function releaseWhenSent(outgoing: ServerResponse | Http2ServerResponse | undefi
   return true;
 }
 
-export function withMaxInFlight(limits: InFlightLimits): KubeMiddleware {
+/**
+ * The most requests in flight of each kind since it was last read, which
+ * apiserver_current_inflight_requests reports (kube's watermark: the peak, not a sample).
+ */
+export class InFlightWatermark {
+  readOnly = 0;
+  mutating = 0;
+  /** The filter's live counts. */
+  current = { nonMutating: 0, mutating: 0 };
+  /** The peaks since the last call; the next period starts at the current counts. */
+  take(): { readOnly: number; mutating: number } {
+    const peaks = { readOnly: this.readOnly, mutating: this.mutating };
+    this.readOnly = this.current.nonMutating;
+    this.mutating = this.current.mutating;
+    return peaks;
+  }
+}
+
+export function withMaxInFlight(limits: InFlightLimits, watermark?: InFlightWatermark): KubeMiddleware {
   const inFlight = { nonMutating: 0, mutating: 0 };
+  if (watermark) watermark.current = inFlight;
   return async (c, next) => {
     const info = c.get('requestInfo');
     if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return next();
@@ -60,6 +79,10 @@ export function withMaxInFlight(limits: InFlightLimits): KubeMiddleware {
     if (limit <= 0) return next();
     if (inFlight[kind] >= limit) throw tooManyRequestsError();
     inFlight[kind]++;
+    if (watermark) {
+      if (kind === 'mutating') watermark.mutating = Math.max(watermark.mutating, inFlight.mutating);
+      else watermark.readOnly = Math.max(watermark.readOnly, inFlight.nonMutating);
+    }
     const release = () => void inFlight[kind]--;
     const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release);
     // Serve after the event loop's turn, so every request that arrived in it has been counted

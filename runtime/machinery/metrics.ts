@@ -1,0 +1,45 @@
+// What the layers below the server record into /metrics. The server owns the Prometheus registry
+// (one per running server, so several servers in one process keep apart); registry and auth get
+// this small interface handed down from the entry and never import the server.
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface DeprecatedApiRequest {
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  /** '' when the API has no planned removal. */
+  removed_release: string;
+}
+
+export type AuthorizationDecision = 'allowed' | 'denied';
+
+export interface ApiMetrics {
+  /** A watch was opened (+1) or ended (-1) on kind; apiserver_registered_watchers. */
+  watchersChanged(gvk: GroupVersionKind, delta: number): void;
+  /** One event was sent to one watcher; apiserver_watch_events_total. */
+  watchEventSent(gvk: GroupVersionKind): void;
+  /** A terminal decision of one authorizer in the chain; apiserver_authorization_decisions_total. */
+  authorizationDecision(type: string, name: string, decision: AuthorizationDecision): void;
+  /** A served deprecated API was requested; apiserver_requested_deprecated_apis set to 1. */
+  deprecatedApiRequested(request: DeprecatedApiRequest): void;
+  /** An audit event went to the audit backend; apiserver_audit_event_total. */
+  auditEventWritten(): void;
+  /** Declarative and hand-written validation disagreed; apiserver_validation_declarative_validation_mismatch_total. */
+  declarativeValidationMismatch(): void;
+}
+
+/** Records nothing: what layers get when no server hands them a registry (unit tests, metrics off). */
+export const noMetrics: ApiMetrics = {
+  watchersChanged() {},
+  watchEventSent() {},
+  authorizationDecision() {},
+  deprecatedApiRequested() {},
+  auditEventWritten() {},
+  declarativeValidationMismatch() {},
+};

@@ -1,0 +1,111 @@
+// Request metrics, as kube-apiserver's endpoint instrumentation records them: one count per
+// request by verb (kube's reported form: POST, PUT, LIST, WATCH, APPLY, ...), dry run, group,
+// version, resource, subresource, scope, component and code; its latency; the size of read
+// responses; and long-running requests while they run. Non-resource requests are reported with
+// their path as the subresource, as kube's mux instrumentation does; paths nothing serves (404)
+// are left out, so clients cannot grow the series without bound.
+
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
+import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js';
+import type { KubeContext, KubeMiddleware } from '../context.js';
+import type { RequestSeries, ServerMetrics } from '../metrics/server-metrics.js';
+
+/** The verb names kube's route instrumentation reports for RequestInfo's verbs. */
+const REPORTED_VERBS: Record<string, string> = {
+  get: 'GET',
+  list: 'LIST',
+  watch: 'WATCH',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  deletecollection: 'DELETECOLLECTION',
+  proxy: 'PROXY',
+  connect: 'CONNECT',
+};
+
+const APPLY_CONTENT_TYPE = /^application\/apply-patch\+(?:yaml|cbor)/;
+
+function reportedVerb(c: KubeContext, info: RequestInfo): string {
+  if (!info.isResourceRequest) return info.verb.toUpperCase();
+  const verb = REPORTED_VERBS[info.verb] ?? info.verb.toUpperCase();
+  if (verb === 'PATCH' && APPLY_CONTENT_TYPE.test(c.req.header('content-type') ?? '')) return 'APPLY';
+  return verb;
+}
+
+/** kube's CleanScope: a named object (or a create) is `resource`, then `namespace`, `cluster`. */
+function scopeOf(info: RequestInfo): string {
+  if (info.name !== '' || info.verb === 'create') return 'resource';
+  if (info.namespace !== '') return 'namespace';
+  return info.isResourceRequest ? 'cluster' : '';
+}
+
+/** kube's cleanDryRun: the distinct values sorted and joined; anything but `All` is `invalid`. */
+function dryRunOf(url: string): string {
+  if (!url.includes('dryRun=')) return '';
+  const values = new URL(url).searchParams.getAll('dryRun');
+  if (values.length === 0) return '';
+  return values.every((v) => v === 'All') ? 'All' : 'invalid';
+}
+
+function seriesFor(c: KubeContext, metrics: ServerMetrics, info: RequestInfo): RequestSeries {
+  const verb = reportedVerb(c, info);
+  const dryRun = dryRunOf(c.req.url);
+  if (info.isResourceRequest) {
+    return metrics.requestSeries(verb, dryRun, info.apiGroup, info.apiVersion, info.resource, info.subresource, scopeOf(info), 'apiserver');
+  }
+  return metrics.requestSeries(verb, dryRun, '', '', '', info.path, '', '');
+}
+
+function contentLength(value: number | string | string[] | undefined | null): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n = Number(Array.isArray(value) ? value[0] : value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * The length of the body written: its Content-Length header, or, on HTTP/1.1, the length
+ * @hono/node-server handed node through OutgoingMessage's `_contentLength` (which it sets instead
+ * of a header for plain bodies, so node writes the header itself).
+ */
+function writtenLength(outgoing: ServerResponse | Http2ServerResponse): number | undefined {
+  return contentLength(outgoing.getHeader('content-length')) ?? contentLength((outgoing as { _contentLength?: number | null })._contentLength);
+}
+
+function writable(outgoing: ServerResponse | Http2ServerResponse | undefined): outgoing is ServerResponse | Http2ServerResponse {
+  return outgoing !== undefined && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
+}
+
+export function withMetrics(metrics: ServerMetrics): KubeMiddleware {
+  return async (c, next) => {
+    const start = performance.now();
+    const info = c.get('requestInfo');
+    const longRunning = isLongRunning(info);
+    const outgoing = c.env?.outgoing;
+    if (writable(outgoing)) {
+      // Recorded once the response is written (a watch: once it ends), with what was sent.
+      let ended: (() => void) | undefined;
+      outgoing.once('close', () => {
+        ended?.();
+        const code = outgoing.statusCode;
+        if (code === 404 && !info.isResourceRequest) return;
+        const series = seriesFor(c, metrics, info);
+        metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? writtenLength(outgoing) : undefined);
+      });
+      if (longRunning) ended = metrics.longRunningStarted(seriesFor(c, metrics, info));
+      return next();
+    }
+    // In-process (app.request): the handler's run and its Response.
+    const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
+    try {
+      await next();
+    } finally {
+      ended?.();
+    }
+    const code = c.res.status;
+    if (code === 404 && !info.isResourceRequest) return;
+    const series = seriesFor(c, metrics, info);
+    metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? contentLength(c.res.headers.get('content-length')) : undefined);
+  };
+}

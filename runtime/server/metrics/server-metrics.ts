@@ -1,0 +1,271 @@
+// The metrics of one running server, in a prom-client Registry of its own (tests run several
+// servers in one process). Names, labels, help texts and buckets are kube-apiserver 1.33's
+// (k8s.io/apiserver endpoints/metrics, storage/etcd3/metrics, audit, authorization metrics).
+// Request series are resolved once per label combination and kept, so recording a request is a
+// few map lookups and two or three number updates.
+
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ApiMetrics, AuthorizationDecision, DeprecatedApiRequest, GroupVersionKind } from '../../machinery/metrics.js';
+import { CounterFamily, HistogramFamily } from './request-families.js';
+import { annotatedHelp, isHidden, type MetricOptions } from './stability.js';
+
+/** apiserver_request_duration_seconds' buckets. */
+export const REQUEST_DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** apiserver_response_sizes' buckets: 1000 times powers of ten, eight of them. */
+export const RESPONSE_SIZE_BUCKETS = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+const DURATION_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+const SIZE_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+/** Every metric this server can export; tests walk it for the stability rules. */
+export const METRIC_DEFINITIONS = {
+  requestTotal: {
+    name: 'apiserver_request_total',
+    help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+    stabilityLevel: 'STABLE',
+  },
+  requestDuration: {
+    name: 'apiserver_request_duration_seconds',
+    help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+    stabilityLevel: 'STABLE',
+  },
+  responseSizes: {
+    name: 'apiserver_response_sizes',
+    help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
+    stabilityLevel: 'STABLE',
+  },
+  currentInflight: {
+    name: 'apiserver_current_inflight_requests',
+    help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+    stabilityLevel: 'STABLE',
+  },
+  longRunning: {
+    name: 'apiserver_longrunning_requests',
+    help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+    stabilityLevel: 'STABLE',
+  },
+  registeredWatchers: {
+    name: 'apiserver_registered_watchers',
+    help: 'Number of currently registered watchers for a given resources',
+    stabilityLevel: 'ALPHA',
+  },
+  watchEvents: {
+    name: 'apiserver_watch_events_total',
+    help: 'Number of events sent in watch clients',
+    stabilityLevel: 'ALPHA',
+  },
+  storageObjects: {
+    name: 'apiserver_storage_objects',
+    help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+    stabilityLevel: 'STABLE',
+  },
+  storageDbTotalSize: {
+    name: 'apiserver_storage_db_total_size_in_bytes',
+    help: 'Total size of the storage database file physically allocated in bytes.',
+    stabilityLevel: 'ALPHA',
+    deprecatedVersion: '1.28.0',
+  },
+  requestedDeprecatedApis: {
+    name: 'apiserver_requested_deprecated_apis',
+    help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+    stabilityLevel: 'STABLE',
+  },
+  auditEvents: {
+    name: 'apiserver_audit_event_total',
+    help: 'Counter of audit events generated and sent to the audit backend.',
+    stabilityLevel: 'ALPHA',
+  },
+  declarativeValidationMismatches: {
+    name: 'apiserver_validation_declarative_validation_mismatch_total',
+    help: 'Number of times declarative validation results differed from handwritten validation results for core types.',
+    stabilityLevel: 'BETA',
+  },
+  authorizationDecisions: {
+    name: 'apiserver_authorization_decisions_total',
+    help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
+    stabilityLevel: 'ALPHA',
+  },
+} satisfies Record<string, MetricOptions>;
+
+export interface ServerMetricsOptions {
+  /** --show-hidden-metrics-for-version was given (validated before). */
+  showHidden?: boolean;
+  /** Object counts per resource (`configmaps`, `roles.rbac.authorization.k8s.io`), read at scrape time. */
+  objectCounts?: () => Iterable<[string, number]>;
+  /** Peak requests in flight since the last scrape, by kind. */
+  inflight?: () => { readOnly: number; mutating: number };
+  /** Size of the store's database per endpoint, read at scrape time. */
+  databaseSizes?: () => Iterable<[string, number]>;
+}
+
+/** The children of one request label combination, resolved once. */
+export interface RequestSeries {
+  duration: { observe(value: number): void };
+  size: { observe(value: number): void } | undefined;
+  byCode: Map<number, { inc(): void }>;
+  labels: Record<(typeof DURATION_LABELS)[number], string>;
+}
+
+/** A map of maps keyed by each label value in turn, so no key string is built per request. */
+class LabelTree<T> {
+  private readonly root = new Map<string, unknown>();
+  get(values: readonly string[], make: () => T): T {
+    let node = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let child = node.get(values[i]) as Map<string, unknown> | undefined;
+      if (!child) node.set(values[i], (child = new Map()));
+      node = child;
+    }
+    let leaf = node.get(values[last]) as T | undefined;
+    if (leaf === undefined) node.set(values[last], (leaf = make()));
+    return leaf;
+  }
+}
+
+export class ServerMetrics implements ApiMetrics {
+  readonly registry = new Registry();
+  private readonly requestTotal: CounterFamily;
+  private readonly requestDuration: HistogramFamily;
+  private readonly responseSizes: HistogramFamily;
+  private readonly currentInflight: Gauge<'request_kind'>;
+  private readonly longRunning: Gauge<(typeof SIZE_LABELS)[number]>;
+  private readonly registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
+  private readonly watchEvents: Counter<'group' | 'version' | 'kind'>;
+  private readonly requestedDeprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
+  private readonly auditEvents: Counter;
+  private readonly declarativeValidationMismatches: Counter;
+  private readonly authorizationDecisions: Counter<'type' | 'name' | 'decision'>;
+  private readonly series = new LabelTree<RequestSeries>();
+  private readonly watchSeries = new LabelTree<{ watchers: { inc(n: number): void; dec(n: number): void }; events: { inc(): void } }>();
+  private readonly showHidden: boolean;
+
+  constructor(options: ServerMetricsOptions = {}) {
+    this.showHidden = options.showHidden === true;
+    const registers = [this.registry];
+    const d = METRIC_DEFINITIONS;
+    this.requestTotal = new CounterFamily(d.requestTotal.name, annotatedHelp(d.requestTotal), this.registry);
+    this.requestDuration = new HistogramFamily(d.requestDuration.name, annotatedHelp(d.requestDuration), this.registry, REQUEST_DURATION_BUCKETS);
+    this.responseSizes = new HistogramFamily(d.responseSizes.name, annotatedHelp(d.responseSizes), this.registry, RESPONSE_SIZE_BUCKETS);
+    const inflight = options.inflight;
+    this.currentInflight = new Gauge({
+      ...this.meta(d.currentInflight),
+      labelNames: ['request_kind'],
+      registers,
+      collect() {
+        const peaks = inflight?.() ?? { readOnly: 0, mutating: 0 };
+        this.set({ request_kind: 'readOnly' }, peaks.readOnly);
+        this.set({ request_kind: 'mutating' }, peaks.mutating);
+      },
+    });
+    this.longRunning = new Gauge({ ...this.meta(d.longRunning), labelNames: SIZE_LABELS, registers });
+    this.registeredWatchers = new Gauge({ ...this.meta(d.registeredWatchers), labelNames: ['group', 'version', 'kind'], registers });
+    this.watchEvents = new Counter({ ...this.meta(d.watchEvents), labelNames: ['group', 'version', 'kind'], registers });
+    const objectCounts = options.objectCounts;
+    new Gauge({
+      ...this.meta(d.storageObjects),
+      labelNames: ['resource'],
+      registers,
+      collect() {
+        if (!objectCounts) return;
+        this.reset();
+        for (const [resource, count] of objectCounts()) this.set({ resource }, count);
+      },
+    });
+    if (!isHidden(d.storageDbTotalSize, this.showHidden)) {
+      const sizes = options.databaseSizes;
+      new Gauge({
+        ...this.meta(d.storageDbTotalSize),
+        labelNames: ['endpoint'],
+        registers,
+        collect() {
+          if (!sizes) return;
+          this.reset();
+          for (const [endpoint, bytes] of sizes()) this.set({ endpoint }, bytes);
+        },
+      });
+    }
+    this.requestedDeprecatedApis = new Gauge({
+      ...this.meta(d.requestedDeprecatedApis),
+      labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
+      registers,
+    });
+    this.auditEvents = new Counter({ ...this.meta(d.auditEvents), registers });
+    this.declarativeValidationMismatches = new Counter({ ...this.meta(d.declarativeValidationMismatches), registers });
+    this.authorizationDecisions = new Counter({ ...this.meta(d.authorizationDecisions), labelNames: ['type', 'name', 'decision'], registers });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  private meta(options: MetricOptions): { name: string; help: string } {
+    return { name: options.name, help: annotatedHelp(options) };
+  }
+
+  /** The series of one request label combination; the caller keeps the arguments' order. */
+  requestSeries(verb: string, dryRun: string, group: string, version: string, resource: string, subresource: string, scope: string, component: string): RequestSeries {
+    return this.series.get([verb, dryRun, group, version, resource, subresource, scope, component], () => {
+      const labels = { verb, dry_run: dryRun, group, version, resource, subresource, scope, component };
+      // kube observes response sizes of reads only.
+      const sized = verb === 'GET' || verb === 'LIST';
+      return {
+        labels,
+        duration: this.requestDuration.child(labels),
+        size: sized ? this.responseSizes.child({ verb, group, version, resource, subresource, scope, component }) : undefined,
+        byCode: new Map(),
+      };
+    });
+  }
+
+  requestDone(series: RequestSeries, code: number, seconds: number, responseBytes: number | undefined): void {
+    let counter = series.byCode.get(code);
+    if (!counter) series.byCode.set(code, (counter = this.requestTotal.child({ ...series.labels, code: String(code) })));
+    counter.inc();
+    series.duration.observe(seconds);
+    if (series.size && responseBytes !== undefined) series.size.observe(responseBytes);
+  }
+
+  /** A long-running request (watch, exec, proxy) began; call the result when it ends. */
+  longRunningStarted(series: RequestSeries): () => void {
+    const { dry_run: _dryRun, ...labels } = series.labels;
+    const gauge = this.longRunning.labels(labels);
+    gauge.inc();
+    return () => gauge.dec();
+  }
+
+  private watchChildren(gvk: GroupVersionKind) {
+    return this.watchSeries.get([gvk.group, gvk.version, gvk.kind], () => {
+      const labels = { group: gvk.group, version: gvk.version, kind: gvk.kind };
+      return { watchers: this.registeredWatchers.labels(labels), events: this.watchEvents.labels(labels) };
+    });
+  }
+
+  watchersChanged(gvk: GroupVersionKind, delta: number): void {
+    const { watchers } = this.watchChildren(gvk);
+    if (delta >= 0) watchers.inc(delta);
+    else watchers.dec(-delta);
+  }
+
+  watchEventSent(gvk: GroupVersionKind): void {
+    this.watchChildren(gvk).events.inc();
+  }
+
+  authorizationDecision(type: string, name: string, decision: AuthorizationDecision): void {
+    this.authorizationDecisions.inc({ type, name, decision });
+  }
+
+  deprecatedApiRequested(request: DeprecatedApiRequest): void {
+    this.requestedDeprecatedApis.set({ ...request }, 1);
+  }
+
+  auditEventWritten(): void {
+    this.auditEvents.inc();
+  }
+
+  declarativeValidationMismatch(): void {
+    this.declarativeValidationMismatches.inc();
+  }
+
+  /** The Prometheus text exposition. */
+  async render(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}
