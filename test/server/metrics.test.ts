@@ -122,6 +122,17 @@ describe('/metrics', () => {
     expect(sample(text, 'apiserver_current_inflight_requests', { request_kind: 'mutating' })).toBeDefined();
   });
 
+  it('sets apiserver_requested_deprecated_apis for a request to a served deprecated kind', async () => {
+    expect((await get('/api/v1/namespaces/default/endpoints')).status).toBe(200);
+    const text = await scrape();
+    const labels = { group: '', version: 'v1', resource: 'endpoints', subresource: '', removed_release: '' };
+    expect(sample(text, 'apiserver_requested_deprecated_apis', labels)).toBe(1);
+    expect(help(text, 'apiserver_validation_declarative_validation_mismatch_total')).toBe(
+      '[BETA] Number of times declarative validation results differed from handwritten validation results for core types.',
+    );
+    expect(sample(text, 'apiserver_validation_declarative_validation_mismatch_total', {})).toBe(0);
+  });
+
   it('is allowed to system:monitoring and forbidden to other users, who leave the counts alone', async () => {
     const other = kubeconfigCredentials(await server.addUser({ name: 'nobody', groups: [] }));
     const denied = await get('/metrics', other);
