@@ -126,6 +126,28 @@ describe('garbage collector', () => {
     expect((await server.send('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-cluster-dep')).status).toBe(200);
   });
 
+  it('a dependent naming an owner seen in another namespace earns OwnerRefInvalidNamespace and is collected', async () => {
+    expect((await server.send('POST', '/api/v1/namespaces', { metadata: { name: 'gc-elsewhere' } })).status).toBe(201);
+    const OTHER = '/api/v1/namespaces/gc-elsewhere/configmaps';
+    const owner = (await server.send<Obj>('POST', OTHER, { metadata: { name: 'far-owner' } })).body;
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'far-owner', uid: owner.metadata.uid };
+    expect((await server.send('POST', OTHER, { metadata: { name: 'near-dep', ownerReferences: [ref] } })).status).toBe(201);
+    // The owner is known to the graph (through its dependent in its own namespace) before the stray one comes.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await server.send('POST', CM, { metadata: { name: 'stray-dep', ownerReferences: [ref] } })).status).toBe(201);
+    await eventually(gone('stray-dep'), 'stray-dep collected');
+    type Event = { reason: string; message: string; type: string; involvedObject: { name: string } };
+    await eventually(async () => {
+      const events = await server.send<{ items: Event[] }>('GET', '/api/v1/namespaces/default/events');
+      return events.body.items.some((e) => e.reason === 'OwnerRefInvalidNamespace' && e.involvedObject.name === 'stray-dep');
+    }, 'the OwnerRefInvalidNamespace event');
+    const events = await server.send<{ items: Event[] }>('GET', '/api/v1/namespaces/default/events');
+    const event = events.body.items.find((e) => e.reason === 'OwnerRefInvalidNamespace')!;
+    expect(event.type).toBe('Warning');
+    expect(event.message).toBe(`ownerRef [v1/ConfigMap, namespace: default, name: far-owner, uid: ${owner.metadata.uid}] does not exist in namespace "default"`);
+    expect((await server.send('GET', `${OTHER}/near-dep`)).status).toBe(200);
+  });
+
   it('deletes all 1,000 dependents of one owner', async () => {
     const owner = await configMap('many-owner');
     for (let i = 0; i < 1000; i += 50) {
@@ -135,7 +157,7 @@ describe('garbage collector', () => {
     await eventually(async () => {
       const list = await server.send<{ items: Obj[] }>('GET', CM);
       return !list.body.items.some((o) => o.metadata.name.startsWith('many-'));
-    }, 'all dependents collected', 60_000);
+    }, 'all dependents collected', 120_000);
     expect((await server.send('GET', '/api/v1/namespaces')).status).toBe(200);
-  }, 120_000);
+  }, 240_000);
 });
