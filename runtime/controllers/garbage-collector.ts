@@ -50,6 +50,8 @@ export class GarbageCollector {
       seen.add(store.definition.storagePrefix);
       const { apiVersion } = store;
       const kind = store.definition.kind;
+      // Transient: the graph keeps identities and references, never objects, so following every
+      // kind must not make the watch cache keep every object decoded.
       const informer = new Informer(store, {
         onList: (objects) => {
           const present = new Set(objects.map((o) => metaOf(o).uid));
@@ -64,7 +66,7 @@ export class GarbageCollector {
         onAdd: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
         onUpdate: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
         onDelete: (obj) => this.schedule(this.graph.forget(obj)),
-      });
+      }, undefined, true);
       this.informers.push(informer);
       void informer.start();
     }
