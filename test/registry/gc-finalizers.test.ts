@@ -70,6 +70,15 @@ describe.each(backends)('Store.delete with a propagation policy on %s storage', 
     await expect(configmaps.get('default', 'o')).rejects.toMatchObject({ code: 404 });
   });
 
+  it('the namespace deleter deletes in the background: an orphan finalizer does not hold the content', async () => {
+    const namespaces = registry.storeFor('', 'v1', 'namespaces')!;
+    await namespaces.create(undefined, { metadata: { name: 'going' } });
+    await configmaps.create('going', { metadata: { name: 'held', finalizers: ['orphan'] } });
+    await namespaces.delete(undefined, 'going');
+    await registry.namespaceDeleter!.idle();
+    await expect(configmaps.get('going', 'held')).rejects.toMatchObject({ code: 404 });
+  });
+
   it('dryRun reports the marking and stores nothing', async () => {
     await configmaps.create('default', { metadata: { name: 'd' } });
     const dry = await configmaps.delete('default', 'd', { propagationPolicy: 'Orphan', dryRun: true });
