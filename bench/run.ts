@@ -23,6 +23,7 @@ import { Inspector } from './inspector.js';
 import { prepareRbacPolicy, RBAC_BENCH_USER } from './rbac-get.js';
 import { measureWebhookGet } from './webhook-get.js';
 import { measureMetricsGet } from './metrics.js';
+import { measureGcDelete } from './gc.js';
 import { npmStart, root, rssMB, track, type RunningServer } from './server.js';
 import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
@@ -38,7 +39,7 @@ const BIG_LIST = 10_000;
 const FORMAT_LIST = 1000;
 const CONNECTIONS = 16;
 /** Row groups to run (BENCH_ONLY=get,create,etcd); all of them when unset. */
-const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client', 'metrics'] as const;
+const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client', 'metrics', 'gc'] as const;
 type Group = (typeof GROUPS)[number];
 const ONLY = new Set<Group>(
   (process.env.BENCH_ONLY ?? GROUPS.join(','))
@@ -411,6 +412,7 @@ async function main() {
   const d = ONLY.has('webhook') ? await measureWebhookGet(alternate, log) : undefined;
   const e = ONLY.has('client') ? await measureClient() : undefined;
   const f = ONLY.has('metrics') ? await measureMetricsGet(alternate, log) : undefined;
+  const g = ONLY.has('gc') ? await measureGcDelete() : undefined;
 
   const loadAfter = loadavg()[0];
   const rate = (runs: WrkResult[] | undefined) => (runs?.length ? median(runs.map((r) => r.perSecond)) : NaN);
@@ -488,6 +490,7 @@ async function main() {
           [`typed client GET of one ConfigMap / bare node:https GET`, `${n(median(e.clientPerSecond) / median(e.barePerSecond), 2)} (${n(median(e.clientPerSecond))}/s vs ${n(median(e.barePerSecond))}/s)`, '>= 0.8', goal(median(e.clientPerSecond) / median(e.barePerSecond) >= 0.8)],
         ] as Row[])
       : []),
+    ...(g ? ([[`delete an owner with ${n(g.dependents)} dependents until all are gone`, `${n(g.seconds, 2)} s`, '<= 2 s', goal(g.seconds <= 2)]] as Row[]) : []),
   ];
   const more: Array<[string, string]> = [
     ...(ONLY.has('get') && a ? ([[`GET runs: server / ceiling, per second`, `${runs(a.getServer)} / ${runs(a.getCeiling)}`]] as Array<[string, string]>) : []),
@@ -581,6 +584,7 @@ async function main() {
     formats: b?.formats ?? null,
     patch: b ? { mergePatch: b.mergePatch, apply: b.apply } : null,
     client: e ?? null,
+    gcDelete: g ?? null,
     errors,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -11,7 +11,8 @@ export type ControllerName =
   | 'ephemeral-volume-controller'
   | 'clusterrole-aggregation-controller'
   | 'bootstrap-signer-controller'
-  | 'token-cleaner-controller';
+  | 'token-cleaner-controller'
+  | 'garbage-collector-controller';
 
 const CONTROLLERS: Record<ControllerName, string> = {
   'serviceaccount-controller': 'serviceaccount',
@@ -21,6 +22,7 @@ const CONTROLLERS: Record<ControllerName, string> = {
   'clusterrole-aggregation-controller': 'clusterrole-aggregation',
   'bootstrap-signer-controller': 'bootstrapsigner',
   'token-cleaner-controller': 'tokencleaner',
+  'garbage-collector-controller': 'garbagecollector',
 };
 
 /** ControllersDisabledByDefault. */

@@ -18,6 +18,7 @@ import { enabledControllers, type ControllerName } from './controller-names.js';
 import { BootstrapSigner } from './bootstrap-signer.js';
 import { TokenCleaner } from './token-cleaner.js';
 import type { Logger } from '../machinery/logger.js';
+import { GarbageCollector } from './garbage-collector.js';
 
 export interface ControllerOptions {
   /** Which controllers run (--controllers); default all. */
@@ -83,9 +84,15 @@ export function startControllers(registry: ResourceRegistry, options: Controller
   const clusterRoles = registry.storeFor('rbac.authorization.k8s.io', 'v1', 'clusterroles');
   const aggregator = clusterRoles && enabled.has('clusterrole-aggregation-controller') ? new ClusterRoleAggregator(clusterRoles, queue) : undefined;
   void aggregator?.start();
+  const collector = enabled.has('garbage-collector-controller') ? new GarbageCollector(registry) : undefined;
+  collector?.start();
   return {
-    idle: () => queue.idle(),
+    idle: async () => {
+      await queue.idle();
+      await collector?.idle();
+    },
     close: () => {
+      collector?.close();
       for (const informer of informers) informer.close();
       aggregator?.close();
       bootstrap?.close();

@@ -34,6 +34,8 @@ export class Informer {
     private readonly handlers: InformerHandlers,
     /** Only the objects this field selector selects, as a client-go informer's ListOptions narrow it. */
     private readonly fieldSelector?: string,
+    /** Handlers keep nothing of the objects: the watch cache need not keep them decoded for us. */
+    private readonly transient = false,
   ) {}
 
   /**
@@ -56,12 +58,12 @@ export class Informer {
 
   /** The current state: a Most Recent list, which the storage answers while the watch cache still loads. */
   private consistentList(): Promise<KubeList> {
-    return listObjects(this.store, undefined, { fieldSelector: this.fieldSelector });
+    return listObjects(this.store, undefined, { fieldSelector: this.fieldSelector, transient: this.transient });
   }
 
   private async watchFrom(resourceVersion: string): Promise<void> {
     try {
-      this.stream = await watchObjects(this.store, undefined, { resourceVersion, fieldSelector: this.fieldSelector });
+      this.stream = await watchObjects(this.store, undefined, { resourceVersion, fieldSelector: this.fieldSelector, transient: this.transient });
     } catch {
       this.relistLater();
       return;

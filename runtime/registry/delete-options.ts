@@ -1,9 +1,8 @@
 // DeleteOptions and the other write options, checked as k8s.io/apimachinery's
 // metav1 validation does: a bad option is a 422 Invalid naming the options kind.
 //
-// Garbage collection: this server runs no garbage collector, so it behaves like kube-apiserver
-// started with --enable-garbage-collector=false: propagationPolicy is validated and accepted,
-// and adds no orphan/foregroundDeletion finalizers.
+// Garbage collection: propagationPolicy becomes the `orphan` or `foregroundDeletion` finalizer
+// (gc-finalizers.ts), which the garbagecollector controller acts on.
 
 import { StatusError, type StatusCause } from '../errors/status-error.js';
 import type { UserInfo } from '../auth/user.js';

@@ -12,6 +12,8 @@ export const MATCH_NOT_OLDER_THAN = 'NotOlderThan';
 
 export interface ListOptions extends SelectionOptions {
   limit?: number;
+  /** See WatchRequest.transient. */
+  transient?: boolean;
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;

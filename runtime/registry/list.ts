@@ -25,6 +25,7 @@ export async function listObjects(store: Store, namespace: string | undefined, o
     limit,
     continue: options.continue,
     predicate,
+    transient: options.transient,
   });
   const metadata: KubeList['metadata'] = { resourceVersion: String(page.revision) };
   if (page.continue !== undefined) metadata.continue = page.continue;

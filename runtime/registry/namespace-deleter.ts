@@ -79,7 +79,9 @@ export class NamespaceDeleter {
       for (const item of items) {
         const name = metaOf(item).name ?? '';
         try {
-          const result = await store.delete(namespace, name);
+          // Background, as kube's namespace controller asks: a kind whose default is to orphan
+          // (batch/v1 Job) must not wait on an orphan finalizer; the namespace goes as a whole.
+          const result = await store.delete(namespace, name, { propagationPolicy: 'Background' });
           if (!result.deleted) remaining++;
         } catch (e) {
           if (!(isStatusError(e) && e.code === 404)) throw e;

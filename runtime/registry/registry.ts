@@ -177,6 +177,11 @@ export class ResourceRegistry {
     return this.virtuals.get(registryKey(group, version, plural));
   }
 
+  /** Every served resource's store (each version of a kind has its own). */
+  allStores(): Store[] {
+    return [...this.stores.values()];
+  }
+
   /** One store per storage prefix: several versions of a kind share their objects. */
   namespacedStores(): Store[] {
     const seen = new Set<string>();

@@ -29,6 +29,8 @@ export interface ListRequest {
   limit: number;
   continue?: string;
   predicate: Predicate;
+  /** See WatchRequest.transient. */
+  transient?: boolean;
 }
 
 export interface ListPage {
@@ -47,6 +49,11 @@ export interface WatchRequest {
   predicate: Predicate;
   /** When the watch ends (epoch ms), for the BOOKMARK sent just before it. */
   deadline?: number;
+  /**
+   * A reader that keeps nothing (a controller following every object of a kind, as the garbage
+   * collector does): the watch cache decodes for it what no one else has read, without keeping it.
+   */
+  transient?: boolean;
 }
 
 /** What tryUpdate decided: the object to write, or (write false) the answer without a write. */

@@ -32,6 +32,7 @@ import { generatedSchemaIndex } from '../machinery/openapi-schema.js';
 import type { ResourceStrategies, Strategy } from './strategy.js';
 import { validateDeleteOptions, type DeleteOptions, type SuccessStatus } from './delete-options.js';
 import { managedFieldsOfUpdate } from './apply/field-managers.js';
+import { finalizersForGarbageCollection } from './gc-finalizers.js';
 
 export interface WriteOptions {
   /** `?dryRun=All`: run every step, persist nothing. */
@@ -421,16 +422,24 @@ export class Store {
     const outcome = await this.storage.delete(key, (existing): DeletionDecision => {
       this.checkPreconditions(existing, options);
       const decision = this.strategies.beforeDelete?.(existing, options) ?? { action: 'delete' as const };
-      let marked: KubeObject | undefined;
       if (decision.action === 'keep') return { action: 'none', object: existing, deleted: false };
-      if (decision.action === 'update') marked = decision.obj;
-      else if (metaOf(existing).finalizers?.length) {
-        if (metaOf(existing).deletionTimestamp) return { action: 'none', object: existing, deleted: false };
+      // Namespaces run their own lifecycle (the namespace deleter), not the collector's finalizers.
+      const gcFinalizers = this.definition.kind === 'Namespace' ? undefined : finalizersForGarbageCollection(this.definition, metaOf(existing).finalizers ?? [], options);
+      let marked: KubeObject | undefined;
+      if (decision.action === 'update') {
+        marked = decision.obj;
+        if (gcFinalizers) metaOf(marked).finalizers = gcFinalizers;
+      } else if ((gcFinalizers ?? metaOf(existing).finalizers ?? []).length > 0) {
+        // A deletion already pending changes only when this delete changes the finalizers.
+        if (metaOf(existing).deletionTimestamp && !gcFinalizers) return { action: 'none', object: existing, deleted: false };
         marked = deepClone(existing);
         const meta = metaOf(marked);
-        meta.deletionTimestamp = nowRFC3339();
+        if (gcFinalizers) meta.finalizers = gcFinalizers;
+        if (!meta.deletionTimestamp) {
+          meta.deletionTimestamp = nowRFC3339();
+          if ((meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
+        }
         meta.deletionGracePeriodSeconds = 0;
-        if ((meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
       }
       if (marked) return options.dryRun ? { action: 'none', object: marked, deleted: false } : { action: 'update', object: marked };
       return options.dryRun ? { action: 'none', object: existing, deleted: true } : { action: 'delete' };

@@ -79,18 +79,18 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
 }
 
 /** The event a storage change means for a watcher with this predicate, or undefined when none. */
-export function toWatchEvent(codec: Codec, event: StorageWatchEvent, predicate: Predicate): WatchEvent | undefined {
+export function toWatchEvent(codec: Codec, event: StorageWatchEvent, predicate: Predicate, remember = true): WatchEvent | undefined {
   // Neither state of another name can match: nothing to decode.
   if (!keyMayMatch(predicate, event.kv.key)) return undefined;
   // Decoded with their origin: every watcher of the change sends the same bytes (cachingObject).
-  const prev = event.prevKv ? decodeFromCache(codec, event.prevKv) : undefined;
+  const prev = event.prevKv ? decodeFromCache(codec, event.prevKv, remember) : undefined;
   const prevMatches = prev !== undefined && predicate.matches(prev);
   if (event.type === 'delete') {
     // kv holds the last state, stamped with the deletion's revision so clients can resume after it.
-    const last = decodeFromCache(codec, event.kv);
+    const last = decodeFromCache(codec, event.kv, remember);
     return predicate.matches(prev ?? last) ? { type: 'DELETED', object: last } : undefined;
   }
-  const obj = decodeFromCache(codec, event.kv);
+  const obj = decodeFromCache(codec, event.kv, remember);
   const matches = predicate.matches(obj);
   if (event.created || prev === undefined) return matches ? { type: 'ADDED', object: obj } : undefined;
   if (matches) return { type: prevMatches ? 'MODIFIED' : 'ADDED', object: obj };

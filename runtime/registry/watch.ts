@@ -23,6 +23,8 @@ export interface WatchOptions extends SelectionOptions {
   signal?: AbortSignal;
   /** The WatchList feature gate (sendInitialEvents is refused without it). */
   watchListEnabled?: boolean;
+  /** See WatchRequest.transient. */
+  transient?: boolean;
 }
 
 export async function watchObjects(store: Store, namespace: string | undefined, options: WatchOptions = {}): Promise<WatchStream> {
@@ -37,6 +39,7 @@ export async function watchObjects(store: Store, namespace: string | undefined, 
     allowWatchBookmarks: options.allowWatchBookmarks,
     predicate,
     deadline,
+    transient: options.transient,
   });
   bound(stream, options, deadline);
   return stream;

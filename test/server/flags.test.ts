@@ -80,8 +80,19 @@ describe('parseFlags', () => {
 
   it('reads --controllers as kube-controller-manager does, refusing names it does not know', async () => {
     const { enabledControllers } = await import('../../runtime/controllers/controller-names.js');
-    expect([...enabledControllers()].sort()).toEqual(['clusterrole-aggregation-controller', 'ephemeral-volume-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
-    expect([...enabledControllers(['*', '-root-ca-cert-publisher', '-serviceaccount-token-controller'])].sort()).toEqual(['clusterrole-aggregation-controller', 'ephemeral-volume-controller', 'serviceaccount-controller']);
+    expect([...enabledControllers()].sort()).toEqual([
+      'clusterrole-aggregation-controller',
+      'ephemeral-volume-controller',
+      'garbage-collector-controller',
+      'root-ca-certificate-publisher-controller',
+      'serviceaccount-controller',
+      'serviceaccount-token-controller',
+    ]);
+    expect([...enabledControllers(['*', '-root-ca-cert-publisher', '-serviceaccount-token-controller', '-garbagecollector'])].sort()).toEqual([
+      'clusterrole-aggregation-controller',
+      'ephemeral-volume-controller',
+      'serviceaccount-controller',
+    ]);
     expect([...enabledControllers(['serviceaccount'])]).toEqual(['serviceaccount-controller']);
     await expect(startServer({ storage: 'memory', controllers: ['*', '-nope'] })).rejects.toThrow('"nope" is not in the list of known controllers');
   });

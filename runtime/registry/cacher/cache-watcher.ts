@@ -32,6 +32,8 @@ export interface CacheWatcherOptions {
   keyPrefix: string;
   predicate: Predicate;
   stream: WatchStream;
+  /** Objects not yet decoded are decoded for this watcher alone (see WatchRequest.transient). */
+  transient?: boolean;
   /** Events at or below this revision were already sent (or precede the watch). */
   afterRevision: number;
   allowBookmarks: boolean;
@@ -61,7 +63,7 @@ export class CacheWatcher implements CacheEventSink {
     if (this.ended || revision <= this.sentRevision) return;
     this.sentRevision = revision;
     if (!event.kv.key.startsWith(keyPrefix)) return;
-    const out = toWatchEvent(codec, event, predicate);
+    const out = toWatchEvent(codec, event, predicate, !this.options.transient);
     if (out) stream.push(out);
   }
 

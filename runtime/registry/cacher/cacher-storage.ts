@@ -132,7 +132,7 @@ export class CacherStorage implements ResourceStorage {
   }
 
   /** A page from the watch cache, synchronously: one consistent snapshot at the cacher's revision. */
-  private listFromCache(prefix: string, { predicate, limit }: ListRequest): ListPage {
+  private listFromCache(prefix: string, { predicate, limit, transient }: ListRequest): ListPage {
     const cache = this.cache;
     const revision = this.cacher.progress;
     const items: KubeObject[] = [];
@@ -144,7 +144,7 @@ export class CacherStorage implements ResourceStorage {
         return { items, revision, continue: encodeContinue(`${lastKey}\u0000`, prefix, revision), remainingItemCount: remaining };
       }
       if (!keyMayMatch(predicate, kv.key)) continue;
-      const obj = decodeFromCache(this.codec, kv);
+      const obj = decodeFromCache(this.codec, kv, !transient);
       if (!predicate.matches(obj)) continue;
       items.push(obj);
       lastKey = kv.key;
@@ -196,6 +196,7 @@ export class CacherStorage implements ResourceStorage {
       keyPrefix,
       predicate,
       stream,
+      transient: request.transient,
       afterRevision: startRevision,
       allowBookmarks: request.allowWatchBookmarks === true,
       bookmarkIntervalMs: cacher.bookmarkIntervalMs,
@@ -205,7 +206,7 @@ export class CacherStorage implements ResourceStorage {
     });
     if (getState) {
       for (const kv of cache.range(keyPrefix)) {
-        const obj = decodeFromCache(this.codec, kv);
+        const obj = decodeFromCache(this.codec, kv, !request.transient);
         if (predicate.matches(obj)) stream.push({ type: 'ADDED', object: obj });
       }
       if (sendInitial) watcher.bookmark(true);

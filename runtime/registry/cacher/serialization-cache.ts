@@ -45,7 +45,7 @@ function deepFreeze(value: unknown): void {
  * cache keeps decoded objects; the object is frozen, so a reader that means to change it must
  * copy it (an accidental write throws rather than corrupting what others are sent).
  */
-export function decodeFromCache(codec: Codec, kv: KeyValue): KubeObject {
+export function decodeFromCache(codec: Codec, kv: KeyValue, remember = true): KubeObject {
   let decoded = decodedByCodec.get(codec);
   if (!decoded) decodedByCodec.set(codec, (decoded = new WeakMap()));
   let obj = decoded.get(kv);
@@ -54,7 +54,8 @@ export function decodeFromCache(codec: Codec, kv: KeyValue): KubeObject {
     deepFreeze(obj);
     sharedVersions.add(obj);
     tag(obj, kv);
-    decoded.set(kv, obj);
+    // A transient reader's decode is its own: the cache does not grow by it.
+    if (remember) decoded.set(kv, obj);
   }
   return obj;
 }
