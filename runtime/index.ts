@@ -2,6 +2,7 @@
 // and for users' vitest suites) and resolves once it accepts connections, with the URL and an
 // admin kubeconfig. runtime/main.ts is the same thing behind command-line flags.
 
+import { startAudit, type RunningAudit } from './server/audit/setup.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
@@ -118,6 +119,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
+  let audit: RunningAudit | undefined;
+  try {
+    audit = startAudit(options, logger);
+  } catch (err) {
+    throw new ConfigurationError((err as Error).message);
+  }
   const featureGates = buildFeatureGates(options);
   const runtimeConfig =
     typeof options.runtimeConfig === 'string'
@@ -129,6 +136,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kube-lite-'));
   const cleanups: (() => Promise<void> | void)[] = [];
   if (ownDataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  // Closed after serving stops, so the last requests' events are written.
+  if (audit) cleanups.push(() => audit.close());
   const runCleanups = async () => {
     for (const fn of cleanups.reverse()) await fn();
     cleanups.length = 0;
@@ -230,6 +239,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       apiHandler: api?.handler,
       writeStatus: api?.writeStatus,
       logger,
+      audit: audit?.config,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       inFlightLimits: {
         nonMutating: options.maxRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.nonMutating,

@@ -1,6 +1,6 @@
 // The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
 // the API handler the integrator plugs in (runtime/api). Filters, outermost first:
-//   panic recovery → request info → deadline → authentication → (audit: none yet) →
+//   panic recovery → request info → deadline → authentication → audit (with a policy) →
 //   impersonation → max in-flight → authorization → handler
 // Max in-flight sits after authentication and impersonation, where kube-apiserver has it, because
 // system:masters is exempt from the limit and that needs the user the request runs as.
@@ -12,6 +12,7 @@ import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
+import { withAudit, type AuditConfig } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
@@ -44,6 +45,8 @@ export interface AppOptions {
   writeStatus?: StatusWriter;
   logger?: Logger;
   version?: VersionInfo;
+  /** --audit-policy-file and its backend; without them no audit work is done at all. */
+  audit?: AuditConfig;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -106,11 +109,13 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   const writeStatus = options.writeStatus ?? writeStatusJSON;
   const apiHandler = options.apiHandler ?? notFoundHandler;
   const app = new Hono<KubeEnv>({ getPath: routingPath });
+  const audited = options.audit !== undefined;
 
   app.onError((err, c) => writeStatus(c, toStatusError(err, c, logger)));
 
   app.use('*', async (c, next) => {
     const auditId = c.req.header('audit-id') || randomUUID();
+    if (audited) c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
     if (outgoing && !outgoing.headersSent) {
       // Node merges these under the headers the response is written with, which win on a clash
@@ -131,9 +136,10 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   app.use('*', withRequestInfo());
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
   app.use('*', withAuthentication(options.authenticator, logger));
+  if (options.audit) app.use('*', withAudit(options.audit));
   app.use('*', withImpersonation(options.authorizer, logger));
   app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS));
-  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors }));
+  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors, annotate: audited }));
 
   const extra = options.healthChecks ?? {};
   installHealthRoutes(app, {
