@@ -178,6 +178,20 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     };
     const settle = async (written: Promise<boolean> | undefined) => (blocking && written ? written : true);
 
+    // kube's LogRequestObject: the decoded object names what the URL did not (a create's name),
+    // and is kept, as decoded, from Request on.
+    let decoded: unknown;
+    c.set('auditRequestObject', (obj) => {
+      const metadata = obj.metadata as { name?: string; namespace?: string; uid?: string; resourceVersion?: string } | undefined;
+      if (objectRef && metadata) {
+        if (metadata.namespace) objectRef.namespace ??= metadata.namespace;
+        if (metadata.name) objectRef.name ??= metadata.name;
+        if (metadata.uid) objectRef.uid ??= metadata.uid;
+        if (metadata.resourceVersion) objectRef.resourceVersion ??= metadata.resourceVersion;
+      }
+      if (levelAtLeast(config.level, 'Request')) decoded = JSON.parse(JSON.stringify(obj));
+    });
+
     const received$ = emit('RequestReceived');
     if (!(await settle(received$)) && strict) throw internalError(new Error('failed to store audit event'));
 
@@ -199,12 +213,9 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     if (c.error && !isStatusError(c.error)) return panic(c.error);
 
     ev.responseStatus = await responseStatus(c.res);
-    ev.requestObject = await readJSON(requestBody, config);
-    if (objectRef && ev.requestObject && typeof ev.requestObject === 'object') {
-      const metadata = (ev.requestObject as { metadata?: { uid?: string; resourceVersion?: string } }).metadata;
-      if (metadata?.uid) objectRef.uid ??= metadata.uid;
-      if (metadata?.resourceVersion) objectRef.resourceVersion ??= metadata.resourceVersion;
-    }
+    // The raw body stands in where no handler decoded one (patches, delete options).
+    const raw = await readJSON(requestBody, config);
+    ev.requestObject = decoded !== undefined ? (config.omitManagedFields ? withoutManagedFields(decoded) : decoded) : raw;
 
     if (isLongRunning(info)) {
       await settle(emit('ResponseStarted'));

@@ -71,9 +71,13 @@ describe('the audit log', () => {
       objectRef: { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' },
     });
     expect(received.requestObject).toBeUndefined();
+    // The name comes from the decoded body, after RequestReceived was written.
+    expect(received.objectRef?.name).toBeUndefined();
+    expect(complete.objectRef?.name).toBe('audited');
     expect(received.annotations).toBeUndefined();
     expect(complete).toMatchObject({
       stage: 'ResponseComplete',
+      objectRef: { resource: 'configmaps', namespace: 'default', name: 'audited', apiVersion: 'v1' },
       responseStatus: { metadata: {}, code: 201 },
       requestObject: { metadata: { name: 'audited' }, data: { a: 'b' } },
       responseObject: { kind: 'ConfigMap', metadata: { name: 'audited', namespace: 'default' } },
@@ -110,7 +114,9 @@ describe('the audit log', () => {
     expect(res.status).toBe(201);
     const complete = events(auditId(res.headers)).find((e) => e.stage === 'ResponseComplete')!;
     expect(complete.level).toBe('Request');
-    expect(complete.requestObject).toEqual({ metadata: { name: 'robot' } });
+    // The object as decoded: its type filled from the endpoint, as kube's decoder fills it.
+    expect(complete.requestObject).toEqual({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+    expect(complete.objectRef).toEqual({ resource: 'serviceaccounts', namespace: 'default', name: 'robot', apiVersion: 'v1' });
     expect(complete.responseObject).toBeUndefined();
   });
 
