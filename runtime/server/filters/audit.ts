@@ -126,14 +126,17 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     });
     if (config.level === 'None') return next();
 
+    // Every key present from the start, so the JSON keeps kube's field order as the body fills them.
     let objectRef: AuditObjectReference | undefined;
     if (info.isResourceRequest) {
       objectRef = {
         resource: info.resource || undefined,
         namespace: info.namespace || undefined,
         name: info.name || undefined,
+        uid: undefined,
         apiGroup: info.apiGroup || undefined,
         apiVersion: info.apiVersion || undefined,
+        resourceVersion: undefined,
         subresource: info.subresource || undefined,
       };
     }
