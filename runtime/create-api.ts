@@ -306,7 +306,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
       async handler(c) {
         const info = c.get('requestInfo');
-        if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'));
+        if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'), c.get('auditRequestObject'));
         const issuerDocument = serviceAccounts?.discovery?.handle(info.path, new URL(c.req.url).origin);
         if (issuerDocument) return issuerDocument;
         const accept = c.req.header('accept');

@@ -2,6 +2,7 @@
 // and for users' vitest suites) and resolves once it accepts connections, with the URL and an
 // admin kubeconfig. runtime/main.ts is the same thing behind command-line flags.
 
+import { startAudit, type RunningAudit } from './server/audit/setup.js';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
@@ -123,6 +124,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
+  let audit: RunningAudit | undefined;
+  // The audit backend counts into /metrics, which is made further down.
+  let countAuditEvent: (() => void) | undefined;
+  try {
+    audit = startAudit({ ...options, onAuditEvent: () => { countAuditEvent?.(); options.onAuditEvent?.(); } }, logger);
+  } catch (err) {
+    throw new ConfigurationError((err as Error).message);
+  }
   const featureGates = buildFeatureGates(options, logger);
   const hiddenMetricsError = validateShowHiddenMetricsVersion(options.showHiddenMetricsForVersion ?? '');
   if (hiddenMetricsError) throw new ConfigurationError(hiddenMetricsError);
@@ -135,6 +144,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kube-lite-'));
   const cleanups: (() => Promise<void> | void)[] = [];
   if (ownDataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  // Closed after serving stops, so the last requests' events are written.
+  if (audit) cleanups.push(() => audit.close());
   const runCleanups = async () => {
     for (const fn of cleanups.reverse()) await fn();
     cleanups.length = 0;
@@ -198,6 +209,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
             inflight: () => inFlightWatermark.take(),
             databaseSizes: () => (storage === 'sqlite' ? [[sqliteFile, statSync(sqliteFile, { throwIfNoEntry: false })?.size ?? -1]] : []),
           });
+    countAuditEvent = () => metrics?.auditEventWritten();
     let api;
     try {
       api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: () => {
@@ -264,6 +276,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       drain,
       metrics,
       inFlightWatermark,
+      audit: audit?.config,
       inFlightLimits: {
         nonMutating: options.maxRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.nonMutating,
         mutating: options.maxMutatingRequestsInflight ?? DEFAULT_IN_FLIGHT_LIMITS.mutating,

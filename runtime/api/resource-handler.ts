@@ -11,7 +11,7 @@ import type { ResourceRegistry } from '../registry/registry.js';
 import type { ServerAccess } from '../registry/virtual/index.js';
 import type { RequestInfo } from '../machinery/request-info.js';
 import { createResource } from './handlers/create.js';
-import type { HandlerConfig, HandlerContext } from './handlers/context.js';
+import type { HandlerConfig, HandlerContext, RequestObjectRecorder } from './handlers/context.js';
 import { DEFAULT_HANDLER_CONFIG, errorResponse, requestHints } from './handlers/context.js';
 import { deleteCollectionResource, deleteResource } from './handlers/delete.js';
 import { getResource } from './handlers/get.js';
@@ -35,7 +35,8 @@ export interface ResourceHandlerOptions {
 }
 
 /** `user` is the authenticated caller; virtual kinds (SelfSubjectReview) answer with it. */
-export type ResourceHandler = (request: Request, info: RequestInfo, user?: UserInfo) => Promise<Response>;
+/** `recordRequestObject`, when auditing, is shown each decoded request object (kube's audit.LogRequestObject). */
+export type ResourceHandler = (request: Request, info: RequestInfo, user?: UserInfo, recordRequestObject?: RequestObjectRecorder) => Promise<Response>;
 
 const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
   get: getResource,
@@ -58,7 +59,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   // below anything else nothing answers but Go's plain-text NotFound.
   const servedGroups = new Set(options.registry.definitions.map((d) => d.group));
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
-  return async (request, info, user) => {
+  return async (request, info, user, recordRequestObject) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
     const def = store?.definition ?? virtual?.definition;
@@ -73,7 +74,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         // As kube-apiserver's review REST: an operation about the caller needs one.
         if (!user) throw badRequest('no user present on request');
         negotiator.checkAccept(accept, target);
-        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [] }, virtual, user, options.access?.());
+        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual, user, options.access?.());
       }
       if (!store) throw pathNotFound();
       const verb = info.verb as Verb;
@@ -90,7 +91,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
           if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
           if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
           checkNameParameter(info.name);
-          return await serve({ request, config, info, store, negotiator, query, target, warnings: [], user });
+          return await serve({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
         }
       } else if (!def.verbs.includes(verb)) {
         // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
@@ -98,7 +99,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       }
       if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
       checkNameParameter(info.name);
-      return await handler({ request, config, info, store, negotiator, query, target, warnings: [], user });
+      return await handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
     } catch (err) {
       return errorResponse(err, negotiator, accept, target, requestHints(request, query));
     }

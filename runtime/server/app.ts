@@ -1,7 +1,7 @@
 // The Hono app: kube-apiserver's filter chain in its order, then the built-in endpoints, then
 // the API handler the integrator plugs in (runtime/api). Filters, outermost first:
 //   (httplog at -v=3) → panic recovery → request info → (shutdown drain count) → deadline →
-//   authentication → (audit: none yet) → impersonation → max in-flight → authorization →
+//   authentication → audit (with a policy) → impersonation → max in-flight → authorization →
 //   deprecation → handler
 // Max in-flight sits after authentication and impersonation, where kube-apiserver has it, because
 // system:masters is exempt from the limit and that needs the user the request runs as.
@@ -13,6 +13,7 @@ import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
+import { withAudit, type AuditConfig } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withDeprecation, type DeprecatedRequestLabels, type DeprecatedResources } from './filters/deprecation.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
   metrics?: ServerMetrics;
   /** Where max in-flight reports its peaks for apiserver_current_inflight_requests. */
   inFlightWatermark?: InFlightWatermark;
+  /** --audit-policy-file and its backend; without them no audit work is done at all. */
+  audit?: AuditConfig;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -122,11 +125,13 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   const writeStatus = options.writeStatus ?? writeStatusJSON;
   const apiHandler = options.apiHandler ?? notFoundHandler;
   const app = new Hono<KubeEnv>({ getPath: routingPath });
+  const audited = options.audit !== undefined;
 
   app.onError((err, c) => writeStatus(c, toStatusError(err, c, logger)));
 
   app.use('*', async (c, next) => {
     const auditId = c.req.header('audit-id') || randomUUID();
+    if (audited) c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
     if (outgoing && !outgoing.headersSent) {
       // Node merges these under the headers the response is written with, which win on a clash
@@ -149,9 +154,10 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   if (options.drain) app.use('*', options.drain.middleware());
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
   app.use('*', withAuthentication(options.authenticator, logger));
+  if (options.audit) app.use('*', withAudit(options.audit));
   app.use('*', withImpersonation(options.authorizer, logger));
   app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark));
-  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors }));
+  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors, annotate: audited }));
   // Where kube instruments its routes: what authorization let through to a handler.
   const metrics = options.metrics;
   if (metrics) {

@@ -24,6 +24,10 @@ export interface KubeVariables {
    * addAuditAnnotation, absent until the first.
    */
   auditAnnotations?: Record<string, string>;
+  /** The request's Audit-Id (the client's, or one made for it); set only when auditing is on. */
+  auditID?: string;
+  /** Set by the audit filter for audited requests: handlers pass it each decoded request object. */
+  auditRequestObject?: (obj: Record<string, unknown>) => void;
 }
 
 /** Adds one annotation to the request's audit event; the first value of a key is kept, as kube keeps it. */

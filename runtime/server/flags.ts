@@ -55,6 +55,14 @@ const STRING_FLAGS = [
   'shutdown-watch-termination-grace-period',
   'logging-format',
   'v',
+  'audit-policy-file',
+  'audit-log-path',
+  'audit-log-maxage',
+  'audit-log-maxbackup',
+  'audit-log-maxsize',
+  'audit-log-format',
+  'audit-log-mode',
+  'audit-log-batch-buffer-size',
 ] as const;
 
 /** pflag StringArray flags: each occurrence adds one value. */
@@ -147,6 +155,14 @@ ${FEATURE_GATE_OPTIONS}
   -v, --v Level                              log verbosity: 0-2 start-up facts, 3 one line per request, 4+ debug (default 0)
       --show-hidden-metrics-for-version string  the previous minor version (1.32) to also export the
                                              metrics deprecated in it and hidden since
+      --audit-policy-file string             audit.k8s.io/v1 Policy: what is recorded of which request (no policy: no auditing)
+      --audit-log-path string                audit events, one JSON (or legacy text) line each; '-' for standard output
+      --audit-log-maxage int                 days to keep rotated audit logs, by the time in their names (default 0: no limit)
+      --audit-log-maxbackup int              rotated audit logs to keep (default 0: no limit)
+      --audit-log-maxsize int                megabytes before the audit log is rotated (default 0: never)
+      --audit-log-format string              json or legacy (default "json")
+      --audit-log-mode string                blocking, blocking-strict or batch (default "blocking")
+      --audit-log-batch-buffer-size int      audit events queued before new ones are dropped (default 10000)
   -h, --help                                 show this help
 `;
 
@@ -326,6 +342,18 @@ export function parseFlags(argv: string[]): ParsedFlags {
       throw invalid('http2-max-streams-per-connection', v['http2-max-streams-per-connection'], 'must be at most 4294967295');
     }
     options.http2MaxStreamsPerConnection = Math.max(streams, 0);
+  }
+  if (v['audit-policy-file'] !== undefined) options.auditPolicyFile = v['audit-policy-file'];
+  if (v['audit-log-path'] !== undefined) options.auditLogPath = v['audit-log-path'];
+  if (v['audit-log-format'] !== undefined) options.auditLogFormat = v['audit-log-format'];
+  if (v['audit-log-mode'] !== undefined) options.auditLogMode = v['audit-log-mode'];
+  for (const [flag, key] of [
+    ['audit-log-maxage', 'auditLogMaxAge'],
+    ['audit-log-maxbackup', 'auditLogMaxBackup'],
+    ['audit-log-maxsize', 'auditLogMaxSize'],
+    ['audit-log-batch-buffer-size', 'auditLogBatchBufferSize'],
+  ] as const) {
+    if (v[flag] !== undefined) options[key] = parseIntFlag(flag, v[flag]);
   }
   if (v['show-hidden-metrics-for-version'] !== undefined) options.showHiddenMetricsForVersion = v['show-hidden-metrics-for-version'];
   if (v['shutdown-delay-duration'] !== undefined) {

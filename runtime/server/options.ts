@@ -126,4 +126,24 @@ export interface StartServerOptions {
   metrics?: boolean;
   /** --show-hidden-metrics-for-version: the previous minor version, or omitted. */
   showHiddenMetricsForVersion?: string;
+  /** --audit-policy-file: an audit.k8s.io/v1 Policy; auditing is on with it and --audit-log-path. */
+  auditPolicyFile?: string;
+  /** --audit-log-path; `-` is standard output. */
+  auditLogPath?: string;
+  /** --audit-log-maxage in days; default 0, backups are not removed by age. */
+  auditLogMaxAge?: number;
+  /** --audit-log-maxbackup; default 0, no limit on their number. */
+  auditLogMaxBackup?: number;
+  /** --audit-log-maxsize in megabytes; default 0, never rotated. */
+  auditLogMaxSize?: number;
+  /** --audit-log-format: json (default) or legacy. */
+  auditLogFormat?: string;
+  /** --audit-log-mode: blocking (default), blocking-strict or batch. */
+  auditLogMode?: string;
+  /** --audit-log-batch-buffer-size: events queued before new ones are dropped; default 10000. */
+  auditLogBatchBufferSize?: number;
+  /** Called for each audit event handed to the backend (apiserver_audit_event_total). */
+  onAuditEvent?: () => void;
+  /** Called for each audit event that could not be stored (apiserver_audit_error_total). */
+  onAuditError?: () => void;
 }

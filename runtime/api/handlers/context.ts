@@ -59,7 +59,11 @@ export interface RequestContext {
   warnings: string[];
   /** The authenticated caller, for the checks that depend on who writes (RBAC escalation). */
   user?: UserInfo;
+  /** Present only when the request is audited: shown the decoded body, for the audit event. */
+  recordRequestObject?: RequestObjectRecorder;
 }
+
+export type RequestObjectRecorder = (obj: KubeObject) => void;
 
 export interface HandlerContext extends RequestContext {
   store: Store;
@@ -195,6 +199,7 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   if (typeError) throw cannotBeHandled(ctx, typeError);
   dropUnknownFields(ctx, obj, directive, bodyMembers(format, body, directive));
   dropNulls(ctx.store.definition, obj);
+  ctx.recordRequestObject?.(obj);
   return obj;
 }
 

@@ -1,15 +1,24 @@
 // Authorization: asks the authorizer chain about the request; anything but allow is 403
 // Forbidden with kube-apiserver's wording, and an authorizer failure without an allow is 500.
+// When auditing, the decision and the reason are the event's annotations, as kube records them.
 
 import { internalError } from '../../errors/status-error.js';
 import { attributesFor, type Authorizer } from '../../auth/authorizer.js';
 import { forbiddenError } from '../../auth/forbidden.js';
-import type { KubeMiddleware } from '../context.js';
+import { addAuditAnnotation, type KubeMiddleware } from '../context.js';
+
+const DECISION = 'authorization.k8s.io/decision';
+const REASON = 'authorization.k8s.io/reason';
+
+function annotate(c: Parameters<KubeMiddleware>[0], decision: 'allow' | 'forbid', reason: string): void {
+  addAuditAnnotation(c, DECISION, decision);
+  addAuditAnnotation(c, REASON, reason);
+}
 
 /** The verbs whose field selector authorizers are shown (kube's GetAuthorizerAttributes). */
 const SELECTING_VERBS = new Set(['list', 'watch', 'deletecollection']);
 
-export function withAuthorization(authorizer: Authorizer, options: { withSelectors?: boolean } = {}): KubeMiddleware {
+export function withAuthorization(authorizer: Authorizer, options: { withSelectors?: boolean; annotate?: boolean } = {}): KubeMiddleware {
   return async (c, next) => {
     const info = c.get('requestInfo');
     const attributes = attributesFor(c.get('user'), info);
@@ -18,8 +27,16 @@ export function withAuthorization(authorizer: Authorizer, options: { withSelecto
       if (fieldSelector !== null) attributes.fieldSelector = fieldSelector;
     }
     const result = await authorizer.authorize(attributes);
-    if (result.decision === 'allow') return next();
-    if (result.error) throw internalError(new Error(result.error));
+    // RBAC may fail on one binding and still allow through another: the decision comes first.
+    if (result.decision === 'allow') {
+      if (options.annotate) annotate(c, 'allow', result.reason ?? '');
+      return next();
+    }
+    if (result.error) {
+      if (options.annotate) addAuditAnnotation(c, REASON, 'internal error');
+      throw internalError(new Error(result.error));
+    }
+    if (options.annotate) annotate(c, 'forbid', result.reason ?? '');
     throw forbiddenError(attributes, result.reason);
   };
 }

@@ -1,0 +1,249 @@
+// Audit (k8s.io/apiserver's WithAudit): after authentication, the policy decides from the
+// authenticated user and the request's attributes what to record; None (or no policy at all:
+// the filter is then not installed) costs nothing more. An event is written at each stage the
+// rule does not omit: RequestReceived before anything else runs, ResponseStarted when a
+// long-running response (a watch) starts, ResponseComplete when the response is done, Panic
+// instead when a handler failed with something that is not a StatusError. Request and response
+// bodies are read only at the levels that record them, and never a long-running response's.
+
+import { isIP } from 'node:net';
+import { internalError, isStatusError } from '../../errors/status-error.js';
+import { isLongRunning } from '../../machinery/request-info.js';
+import type { UserInfo } from '../../auth/user.js';
+import type { AuditEvent, AuditObjectReference, AuditResponseStatus, AuditUser } from '../audit/event.js';
+import { microTime } from '../audit/event.js';
+import type { AuditSink } from '../audit/log-backend.js';
+import { levelAtLeast, type PolicyRuleEvaluator, type RequestAuditConfig, type Stage } from '../audit/policy.js';
+import { requestTarget, type KubeContext, type KubeMiddleware } from '../context.js';
+
+export interface AuditConfig {
+  evaluate: PolicyRuleEvaluator;
+  sink: AuditSink;
+}
+
+/** kube's maxUserAgentLength and the suffix it appends when it cuts. */
+const MAX_USER_AGENT_LENGTH = 1024;
+const USER_AGENT_TRUNCATED = '...TRUNCATED';
+/** Bodies larger than this are not copied into the event. */
+const MAX_CAPTURED_BODY_BYTES = 3 * 1024 * 1024;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function auditUser(user: UserInfo): AuditUser {
+  const out: AuditUser = { username: user.name };
+  if (user.uid) out.uid = user.uid;
+  if (user.groups.length) out.groups = [...user.groups];
+  if (Object.keys(user.extra).length) out.extra = user.extra;
+  return out;
+}
+
+/** utilnet.SourceIPs: X-Forwarded-For's entries, X-Real-Ip, then the peer, each once. */
+function sourceIPs(c: KubeContext): string[] {
+  const ips: string[] = [];
+  const add = (raw: string | undefined) => {
+    const ip = raw?.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+    if (ip && isIP(ip) && !ips.includes(ip)) ips.push(ip);
+  };
+  c.req.header('x-forwarded-for')?.split(',').forEach(add);
+  add(c.req.header('x-real-ip'));
+  const incoming = c.env?.incoming;
+  add(incoming && ('stream' in incoming ? incoming.stream.session?.socket?.remoteAddress : incoming.socket?.remoteAddress));
+  return ips;
+}
+
+function userAgent(c: KubeContext): string | undefined {
+  const ua = c.req.header('user-agent');
+  if (ua === undefined) return undefined;
+  return ua.length > MAX_USER_AGENT_LENGTH ? ua.slice(0, MAX_USER_AGENT_LENGTH) + USER_AGENT_TRUNCATED : ua;
+}
+
+const isJSON = (contentType: string | null | undefined) => !!contentType && contentType.includes('json');
+
+function withoutManagedFields(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  const object = value as Record<string, unknown>;
+  const strip = (o: unknown) => {
+    const metadata = (o as { metadata?: Record<string, unknown> } | undefined)?.metadata;
+    if (metadata && 'managedFields' in metadata) delete metadata.managedFields;
+  };
+  strip(object);
+  if (Array.isArray(object.items)) object.items.forEach(strip);
+  return object;
+}
+
+async function readJSON(body: Promise<string> | undefined, config: RequestAuditConfig): Promise<unknown> {
+  if (!body) return undefined;
+  try {
+    const text = await body;
+    if (!text) return undefined;
+    const value = JSON.parse(text) as unknown;
+    return config.omitManagedFields ? withoutManagedFields(value) : value;
+  } catch {
+    return undefined;
+  }
+}
+
+function capturable(contentType: string | null | undefined, length: string | null | undefined): boolean {
+  return isJSON(contentType) && !(length && Number(length) > MAX_CAPTURED_BODY_BYTES);
+}
+
+/** The fields of a Status body kube's LogResponseObject copies; for anything else, the code alone. */
+async function responseStatus(res: Response): Promise<AuditResponseStatus> {
+  const status: AuditResponseStatus = { metadata: {}, code: res.status };
+  if (res.status < 400 || !isJSON(res.headers.get('content-type'))) return status;
+  try {
+    const body = (await res.clone().json()) as Record<string, unknown>;
+    if (body?.kind !== 'Status') return status;
+    return {
+      metadata: {},
+      ...(body.status !== undefined && { status: body.status as string }),
+      ...(body.message !== undefined && { message: body.message as string }),
+      ...(body.reason !== undefined && { reason: body.reason as string }),
+      ...(body.details !== undefined && { details: body.details }),
+      code: res.status,
+    };
+  } catch {
+    return status;
+  }
+}
+
+export function withAudit(audit: AuditConfig): KubeMiddleware {
+  const blocking = audit.sink.mode !== 'batch';
+  const strict = audit.sink.mode === 'blocking-strict';
+  return async (c, next) => {
+    const received = Date.now();
+    const info = c.get('requestInfo');
+    const user = c.get('user');
+    const config = audit.evaluate({
+      user: { username: user.name, groups: user.groups },
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      apiGroup: info.apiGroup,
+      namespace: info.namespace,
+      resource: info.resource,
+      subresource: info.subresource,
+      name: info.name,
+    });
+    if (config.level === 'None') return next();
+
+    // Every key present from the start, so the JSON keeps kube's field order as the body fills them.
+    let objectRef: AuditObjectReference | undefined;
+    if (info.isResourceRequest) {
+      objectRef = {
+        resource: info.resource || undefined,
+        namespace: info.namespace || undefined,
+        name: info.name || undefined,
+        uid: undefined,
+        apiGroup: info.apiGroup || undefined,
+        apiVersion: info.apiVersion || undefined,
+        resourceVersion: undefined,
+        subresource: info.subresource || undefined,
+      };
+    }
+    const ev = {
+      auditID: c.get('auditID') ?? '',
+      requestURI: requestTarget(c),
+      verb: info.verb,
+      user: auditUser(user),
+      impersonatedUser: undefined as AuditUser | undefined,
+      sourceIPs: sourceIPs(c),
+      userAgent: userAgent(c),
+      responseStatus: undefined as AuditResponseStatus | undefined,
+      requestObject: undefined as unknown,
+      responseObject: undefined as unknown,
+      requestReceivedTimestamp: microTime(received),
+    };
+
+    const emit = (stage: Stage): Promise<boolean> | undefined => {
+      if (config.omitStages.has(stage)) return undefined;
+      const annotations = c.get('auditAnnotations');
+      const event: AuditEvent = {
+        kind: 'Event',
+        apiVersion: 'audit.k8s.io/v1',
+        level: config.level,
+        auditID: ev.auditID,
+        stage,
+        requestURI: ev.requestURI,
+        verb: ev.verb,
+        user: ev.user,
+        ...(ev.impersonatedUser && { impersonatedUser: ev.impersonatedUser }),
+        sourceIPs: ev.sourceIPs,
+        ...(ev.userAgent !== undefined && { userAgent: ev.userAgent }),
+        ...(objectRef && { objectRef: { ...objectRef } }),
+        ...(ev.responseStatus && { responseStatus: ev.responseStatus }),
+        ...(ev.requestObject !== undefined && { requestObject: ev.requestObject }),
+        ...(ev.responseObject !== undefined && { responseObject: ev.responseObject }),
+        requestReceivedTimestamp: ev.requestReceivedTimestamp,
+        stageTimestamp: microTime(Date.now()),
+        ...(annotations && { annotations: { ...annotations } }),
+      };
+      return audit.sink.process(event);
+    };
+    const settle = async (written: Promise<boolean> | undefined) => (blocking && written ? written : true);
+
+    // kube's LogRequestObject: the decoded object names what the URL did not (a create's name),
+    // and is kept, as decoded, from Request on.
+    let decoded: unknown;
+    c.set('auditRequestObject', (obj) => {
+      const metadata = obj.metadata as { name?: string; namespace?: string; uid?: string; resourceVersion?: string } | undefined;
+      if (objectRef && metadata) {
+        if (metadata.namespace) objectRef.namespace ??= metadata.namespace;
+        if (metadata.name) objectRef.name ??= metadata.name;
+        if (metadata.uid) objectRef.uid ??= metadata.uid;
+        if (metadata.resourceVersion) objectRef.resourceVersion ??= metadata.resourceVersion;
+      }
+      if (levelAtLeast(config.level, 'Request')) decoded = JSON.parse(JSON.stringify(obj));
+    });
+
+    const received$ = emit('RequestReceived');
+    if (!(await settle(received$)) && strict) throw internalError(new Error('failed to store audit event'));
+
+    const wantRequest = levelAtLeast(config.level, 'Request') && BODY_METHODS.has(c.req.method);
+    const requestBody =
+      wantRequest && capturable(c.req.header('content-type'), c.req.header('content-length')) && c.req.raw.body
+        ? c.req.raw.clone().text()
+        : undefined;
+
+    try {
+      await next();
+    } catch (err) {
+      await panic(err);
+      throw err;
+    }
+
+    const impersonated = c.get('user');
+    if (impersonated !== user) ev.impersonatedUser = auditUser(impersonated);
+    if (c.error && !isStatusError(c.error)) return panic(c.error);
+
+    ev.responseStatus = await responseStatus(c.res);
+    // The raw body stands in where no handler decoded one (patches, delete options).
+    const raw = await readJSON(requestBody, config);
+    ev.requestObject = decoded !== undefined ? (config.omitManagedFields ? withoutManagedFields(decoded) : decoded) : raw;
+
+    if (isLongRunning(info)) {
+      await settle(emit('ResponseStarted'));
+      const outgoing = c.env?.outgoing;
+      if (outgoing && !outgoing.writableFinished) {
+        outgoing.once('close', () => void emit('ResponseComplete'));
+        return;
+      }
+      await settle(emit('ResponseComplete'));
+      return;
+    }
+    if (levelAtLeast(config.level, 'RequestResponse') && capturable(c.res.headers.get('content-type'), c.res.headers.get('content-length'))) {
+      ev.responseObject = await readJSON(c.res.clone().text(), config);
+    }
+    await settle(emit('ResponseComplete'));
+
+    async function panic(err: unknown): Promise<void> {
+      ev.responseStatus = {
+        metadata: {},
+        status: 'Failure',
+        message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`,
+        reason: 'InternalError',
+        code: 500,
+      };
+      await settle(emit('Panic'));
+    }
+  };
+}
