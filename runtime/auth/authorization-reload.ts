@@ -18,8 +18,8 @@ export const DEFAULT_RELOAD_INTERVAL_MS = 60_000;
 
 /**
  * The counts behind apiserver_authorization_config_controller_automatic_reloads_total{status}
- * and apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds{status}.
- * This server exposes no metrics endpoint yet; the counts are kept so one can export them.
+ * and apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds{status},
+ * which /metrics exports through ChainOptions.metrics; kept here too for the library's callers.
  */
 export interface ReloadMetrics {
   automaticReloadsTotal: { success: number; failure: number };
@@ -103,10 +103,16 @@ export class ReloadingAuthorizer implements Authorizer, RuleResolver {
     this.poll.unref();
   }
 
+  private counted(status: 'success' | 'failure'): void {
+    const seconds = Date.now() / 1000;
+    this.metrics.automaticReloadsTotal[status]++;
+    this.metrics.automaticReloadLastTimestampSeconds[status] = seconds;
+    this.options.metrics?.authorizationConfigReload(status, seconds);
+  }
+
   private failed(err: unknown): void {
     this.options.logger.error(`reloading authorization config: ${(err as Error).message}`);
-    this.metrics.automaticReloadsTotal.failure++;
-    this.metrics.automaticReloadLastTimestampSeconds.failure = Date.now() / 1000;
+    this.counted('failure');
   }
 
   private async checkFile(): Promise<void> {
@@ -132,8 +138,7 @@ export class ReloadingAuthorizer implements Authorizer, RuleResolver {
     this.current = chain;
     // Requests already asking the old webhooks finish on their connections; then they go.
     setTimeout(() => previous.close(), 35_000).unref();
-    this.metrics.automaticReloadsTotal.success++;
-    this.metrics.automaticReloadLastTimestampSeconds.success = Date.now() / 1000;
+    this.counted('success');
     this.options.logger.info('reloaded authz config');
   }
 }

@@ -32,6 +32,11 @@ export interface ApiMetrics {
   auditEventWritten(): void;
   /** Declarative and hand-written validation disagreed; apiserver_validation_declarative_validation_mismatch_total. */
   declarativeValidationMismatch(): void;
+  /**
+   * The --authorization-config file was reloaded automatically, at `seconds` since the epoch;
+   * apiserver_authorization_config_controller_automatic_reloads_total and _reload_last_timestamp_seconds.
+   */
+  authorizationConfigReload(status: 'success' | 'failure', seconds: number): void;
 }
 
 /** Records nothing: what layers get when no server hands them a registry (unit tests, metrics off). */
@@ -42,4 +47,5 @@ export const noMetrics: ApiMetrics = {
   deprecatedApiRequested() {},
   auditEventWritten() {},
   declarativeValidationMismatch() {},
+  authorizationConfigReload() {},
 };

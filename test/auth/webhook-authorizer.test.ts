@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { Logger } from '../../runtime/server/context.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { startWebhookServer, type Answer, type Review, type WebhookServer } from '../support/webhook-server.js';
+import { sample } from '../support/metrics-text.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 const MANY_GROUPS = Array.from({ length: 200 }, (_, i) => `group-${i}`);
@@ -245,5 +246,13 @@ describe('Webhook authorizer (--authorization-config)', () => {
     await waitFor(async () => (await as('alice')).status === 200);
     expect(logged.some((l) => l.startsWith('Failed to make webhook authorizer request: '))).toBe(true);
     for (const line of logged) expect(line).not.toContain('webhook-test-token');
+
+    // The reloads are counted in kube's metrics, by status, with the server's identity hash.
+    const metrics = (await call(server.url, '/metrics', admin)).body;
+    const reloads = [...metrics.matchAll(/^apiserver_authorization_config_controller_automatic_reloads_total\{status="(\w+)",apiserver_id_hash="(sha256:[0-9a-f]{64})"\} (\d+)$/gm)];
+    const hash = reloads[0]?.[2] ?? '';
+    expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reloads_total', { status: 'success', apiserver_id_hash: hash })).toBe(2);
+    expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reloads_total', { status: 'failure', apiserver_id_hash: hash })).toBe(2);
+    expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', { status: 'success', apiserver_id_hash: hash })).toBeGreaterThan(Date.now() / 1000 - 600);
   });
 });

@@ -4,6 +4,7 @@
 // Request series are resolved once per label combination and kept, so recording a request is a
 // few map lookups and two or three number updates.
 
+import { createHash, randomUUID } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ApiMetrics, AuthorizationDecision, DeprecatedApiRequest, GroupVersionKind } from '../../machinery/metrics.js';
 import { CounterFamily, HistogramFamily } from './request-families.js';
@@ -80,6 +81,16 @@ export const METRIC_DEFINITIONS = {
     help: 'Number of times declarative validation results differed from handwritten validation results for core types.',
     stabilityLevel: 'BETA',
   },
+  authorizationConfigReloads: {
+    name: 'apiserver_authorization_config_controller_automatic_reloads_total',
+    help: 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
+    stabilityLevel: 'ALPHA',
+  },
+  authorizationConfigReloadTimestamp: {
+    name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
+    help: 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
+    stabilityLevel: 'ALPHA',
+  },
   authorizationDecisions: {
     name: 'apiserver_authorization_decisions_total',
     help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
@@ -135,6 +146,10 @@ export class ServerMetrics implements ApiMetrics {
   private readonly requestedDeprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
   private readonly auditEvents: Counter;
   private readonly declarativeValidationMismatches: Counter;
+  private readonly authorizationConfigReloads: Counter<'status' | 'apiserver_id_hash'>;
+  private readonly authorizationConfigReloadTimestamp: Gauge<'status' | 'apiserver_id_hash'>;
+  /** kube labels the reload metrics with a hash of the server's identity: one per running server here. */
+  private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${randomUUID()}`).digest('hex')}`;
   private readonly authorizationDecisions: Counter<'type' | 'name' | 'decision'>;
   private readonly series = new LabelTree<RequestSeries>();
   private readonly watchSeries = new LabelTree<{ watchers: { inc(n: number): void; dec(n: number): void }; events: { inc(): void } }>();
@@ -192,6 +207,8 @@ export class ServerMetrics implements ApiMetrics {
     });
     this.auditEvents = new Counter({ ...this.meta(d.auditEvents), registers });
     this.declarativeValidationMismatches = new Counter({ ...this.meta(d.declarativeValidationMismatches), registers });
+    this.authorizationConfigReloads = new Counter({ ...this.meta(d.authorizationConfigReloads), labelNames: ['status', 'apiserver_id_hash'], registers });
+    this.authorizationConfigReloadTimestamp = new Gauge({ ...this.meta(d.authorizationConfigReloadTimestamp), labelNames: ['status', 'apiserver_id_hash'], registers });
     this.authorizationDecisions = new Counter({ ...this.meta(d.authorizationDecisions), labelNames: ['type', 'name', 'decision'], registers });
     collectDefaultMetrics({ register: this.registry });
   }
@@ -262,6 +279,12 @@ export class ServerMetrics implements ApiMetrics {
 
   declarativeValidationMismatch(): void {
     this.declarativeValidationMismatches.inc();
+  }
+
+  authorizationConfigReload(status: 'success' | 'failure', seconds: number): void {
+    const labels = { status, apiserver_id_hash: this.apiserverIdHash };
+    this.authorizationConfigReloads.inc(labels);
+    this.authorizationConfigReloadTimestamp.set(labels, seconds);
   }
 
   /** The Prometheus text exposition. */
