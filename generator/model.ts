@@ -1,6 +1,8 @@
 // The normalized model every emitter reads: all references resolved, every default filled in
 // once (singular names, storage prefixes, stabilities, list kinds, apiVersion/kind fields).
 
+// The lifecycle shapes are the ones generated/lifecycle.ts is typed with, so model and emitted table cannot drift.
+import type { GroupVersionLifecycle, KindLifecycle } from '../runtime/machinery/lifecycle.js';
 import type { MapSize, RawConditionalDefault, RawConstraints, RawPrinterColumn, RawRule } from './raw-spec.js';
 import type { ScalarName } from './scalars.js';
 
@@ -140,25 +142,10 @@ export interface GroupVersionModel {
  * prerelease defaults filled (alpha and beta: deprecated three minors after introduced, removed
  * three after deprecated, as prerelease-lifecycle-gen does). Releases are `1.x`.
  */
-export interface KindLifecycleModel {
-  group: string;
-  version: string;
-  kind: string;
-  resource: string;
-  namespaced: boolean;
-  introduced: string;
-  deprecated?: string;
-  removed?: string;
-  replacement?: { group: string; version: string; kind: string };
-}
+export type KindLifecycleModel = KindLifecycle;
 
 /** A group version: introduced with its first kind, removed with its last. */
-export interface GroupVersionLifecycleModel {
-  group: string;
-  version: string;
-  introduced: string;
-  removed?: string;
-}
+export type GroupVersionLifecycleModel = GroupVersionLifecycle;
 
 export interface Model {
   /** Spec files read, sorted. */
