@@ -275,6 +275,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     return {
       deprecatedResources: lifecycle.deprecatedResources(definitions),
       objectCounts: () => registry.objectCounts(),
+      serves: (group, version, resource) => registry.storeFor(group, version, resource) !== undefined || registry.virtualFor(group, version, resource) !== undefined,
       tokenAuthenticators,
       authorizerFactories: {
         RBAC: async () => {

@@ -275,6 +275,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       requestTimeoutMs,
       drain,
       metrics,
+      serves: api?.serves,
       inFlightWatermark,
       audit: audit?.config,
       inFlightLimits: {

@@ -57,6 +57,8 @@ export interface ApiComponents {
   terminateWatches?(): void;
   /** Stored objects per resource, read when /metrics is scraped. */
   objectCounts?(): Iterable<[string, number]>;
+  /** Whether group/version/resource is served: only served resources get request metric series. */
+  serves?(group: string, version: string, resource: string): boolean;
   /** Called once on shutdown, after the listener has stopped. */
   close?(): Promise<void>;
 }

@@ -59,6 +59,8 @@ export interface AppOptions {
   drain?: RequestDrain;
   /** Records request metrics and serves /metrics; without it neither happens. */
   metrics?: ServerMetrics;
+  /** Whether a resource is served (from the API); requests to others get no metric series. */
+  serves?: (group: string, version: string, resource: string) => boolean;
   /** Where max in-flight reports its peaks for apiserver_current_inflight_requests. */
   inFlightWatermark?: InFlightWatermark;
   /** --audit-policy-file and its backend; without them no audit work is done at all. */
@@ -161,7 +163,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   // Where kube instruments its routes: what authorization let through to a handler.
   const metrics = options.metrics;
   if (metrics) {
-    app.use('*', withMetrics(metrics));
+    app.use('*', withMetrics(metrics, options.serves));
     app.get('/metrics', async () => {
       const { body, contentType } = await metrics.render();
       return new Response(body, { status: 200, headers: { 'content-type': contentType } });

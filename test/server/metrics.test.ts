@@ -122,6 +122,17 @@ describe('/metrics', () => {
     expect(sample(text, 'apiserver_current_inflight_requests', { request_kind: 'mutating' })).toBeDefined();
   });
 
+  it('keeps no series for resources nothing serves, so callers cannot grow /metrics', async () => {
+    for (let i = 0; i < 20; i++) expect((await get(`/api/v1/namespaces/default/made-up-${i}`)).status).toBe(404);
+    expect((await get('/apis/no.such.group/v1/things')).status).toBe(404);
+    const text = await scrape();
+    expect(text).not.toContain('made-up-');
+    expect(text).not.toContain('no.such.group');
+    // A missing object of a served resource is still counted, as kube counts it.
+    expect((await get('/api/v1/namespaces/default/configmaps/never')).status).toBe(404);
+    expect(sample(await scrape(), 'apiserver_request_total', { ...GET_LABELS, code: '404' })).toBeGreaterThanOrEqual(1);
+  });
+
   it('sets apiserver_requested_deprecated_apis for a request to a served deprecated kind', async () => {
     expect((await get('/api/v1/namespaces/default/endpoints')).status).toBe(200);
     const text = await scrape();

@@ -77,7 +77,17 @@ function writable(outgoing: ServerResponse | Http2ServerResponse | undefined): o
   return outgoing !== undefined && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
 }
 
-export function withMetrics(metrics: ServerMetrics): KubeMiddleware {
+/**
+ * Requests nothing serves are not recorded: kube instruments only the routes it installed, and
+ * series per made-up path or resource name would let any caller grow /metrics without bound.
+ */
+function unrecorded(info: RequestInfo, code: number, serves: ((group: string, version: string, resource: string) => boolean) | undefined): boolean {
+  if (code !== 404) return false;
+  if (!info.isResourceRequest) return true;
+  return serves !== undefined && !serves(info.apiGroup, info.apiVersion, info.resource);
+}
+
+export function withMetrics(metrics: ServerMetrics, serves?: (group: string, version: string, resource: string) => boolean): KubeMiddleware {
   return async (c, next) => {
     const start = performance.now();
     const info = c.get('requestInfo');
@@ -89,7 +99,7 @@ export function withMetrics(metrics: ServerMetrics): KubeMiddleware {
       outgoing.once('close', () => {
         ended?.();
         const code = outgoing.statusCode;
-        if (code === 404 && !info.isResourceRequest) return;
+        if (unrecorded(info, code, serves)) return;
         const series = seriesFor(c, metrics, info);
         metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? writtenLength(outgoing) : undefined);
       });
@@ -104,7 +114,7 @@ export function withMetrics(metrics: ServerMetrics): KubeMiddleware {
       ended?.();
     }
     const code = c.res.status;
-    if (code === 404 && !info.isResourceRequest) return;
+    if (unrecorded(info, code, serves)) return;
     const series = seriesFor(c, metrics, info);
     metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? contentLength(c.res.headers.get('content-length')) : undefined);
   };
