@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AnonymousAuthenticator } from './auth/anonymous.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js';
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
-import { DEFAULT_AUTHORIZATION_MODES, parseAuthorizationModes, type AuthorizationMode } from './auth/authorization-modes.js';
+import { DEFAULT_AUTHORIZATION_MODES, splitModeFlag } from './auth/authorization-modes.js';
 import { planAuthorization, startAuthorization, type AuthorizationPlan } from './auth/authorization-setup.js';
 import { BearerTokenAuthenticator } from './auth/bearer-token.js';
 import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS } from './auth/token-cache.js';
@@ -77,6 +77,14 @@ function flagError(flag: string, value: string, why: string): ConfigurationError
   return new ConfigurationError(`invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${why}`);
 }
 
+/** Gates that need another gate, checked with the options as kube-apiserver's Validate checks them. */
+function featureGateDependencyErrors(gates: FeatureGates): string[] {
+  if (gates.enabled('AuthorizeNodeWithSelectors') && !gates.enabled('AuthorizeWithSelectors')) {
+    return ['AuthorizeNodeWithSelectors feature requires AuthorizeWithSelectors feature to be enabled'];
+  }
+  return [];
+}
+
 function buildFeatureGates(options: StartServerOptions, logger: Logger): FeatureGates {
   const gates = new FeatureGates().add(options.extraFeatureGates ?? {});
   const raw = options.featureGates;
@@ -104,22 +112,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw flagError('storage', String(storage), 'must be one of memory, sqlite, etcd');
   }
   if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
+  // Feature gates are flags: kube-apiserver has them before it validates the options.
+  const featureGates = buildFeatureGates(options, logger);
   let authorizationPlan: AuthorizationPlan;
   try {
-    const files = { policyFile: options.authorizationPolicyFile };
-    const modes: AuthorizationMode[] | undefined = options.authorizationMode === undefined ? undefined : parseAuthorizationModes(options.authorizationMode, files);
-    // The default modes are checked against the policy file too: a file without ABAC is an error.
-    if (modes === undefined && !options.authorizationConfig) parseAuthorizationModes(DEFAULT_AUTHORIZATION_MODES, files);
     authorizationPlan = planAuthorization({
       configFile: options.authorizationConfig,
-      modes,
+      modes: options.authorizationMode === undefined ? undefined : splitModeFlag(options.authorizationMode),
       defaultModes: DEFAULT_AUTHORIZATION_MODES,
+      policyFile: options.authorizationPolicyFile,
       webhook: {
         configFile: options.authorizationWebhookConfigFile,
         version: options.authorizationWebhookVersion,
         authorizedTTLMs: options.authorizationWebhookCacheAuthorizedTtlMs,
         unauthorizedTTLMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
       },
+      otherErrors: featureGateDependencyErrors(featureGates),
     });
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
@@ -132,7 +140,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
   }
-  const featureGates = buildFeatureGates(options, logger);
   const hiddenMetricsError = validateShowHiddenMetricsVersion(options.showHiddenMetricsForVersion ?? '');
   if (hiddenMetricsError) throw new ConfigurationError(hiddenMetricsError);
   const runtimeConfig =

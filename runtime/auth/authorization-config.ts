@@ -344,13 +344,11 @@ export function configurationFromModes(modes: readonly AuthorizationMode[], webh
   };
 }
 
-/** The legacy flags' own checks (BuiltInAuthorizationOptions.Validate), with kube's messages. */
-export function validateLegacyWebhookFlags(modes: readonly AuthorizationMode[], webhook: LegacyWebhookFlags): string[] {
-  const errors: string[] = [];
-  if (modes.includes('Webhook') && !webhook.configFile) errors.push("authorization-mode Webhook's authorization config file not passed");
-  if (webhook.configFile && !modes.includes('Webhook')) errors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-  if (webhook.version !== undefined && webhook.version !== 'v1' && webhook.version !== 'v1beta1') {
-    errors.push(`unsupported webhook authorizer version "${webhook.version}", supported versions are "v1", "v1beta1"`);
-  }
-  return errors;
+/**
+ * The legacy webhook's SubjectAccessReview version, which kube-apiserver checks only when it
+ * builds the webhook, after the flags passed validation; undefined when it is supported.
+ */
+export function legacyWebhookVersionError(webhook: LegacyWebhookFlags): string | undefined {
+  if (webhook.version === undefined || webhook.version === 'v1' || webhook.version === 'v1beta1') return undefined;
+  return `unsupported webhook authorizer version "${webhook.version}", supported versions are "v1", "v1beta1"`;
 }

@@ -2,6 +2,7 @@
 // checks it, and turned into one authorizer chain behind the system:masters bypass.
 
 import { AbacAuthorizer } from './abac.js';
+import { aggregateMessage } from './aggregate.js';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupsAuthorizer, unionAuthorizer, type Authorizer } from './authorizer.js';
 
 /** Every mode kube-apiserver knows, whether or not this server implements it yet. */
@@ -26,19 +27,46 @@ export const BUILTIN_AUTHORIZER_FACTORIES: Partial<Record<AuthorizationMode, Aut
   ABAC: (files) => AbacAuthorizer.fromFile(files.policyFile ?? ''),
 };
 
-/** Splits and validates the flag value with the mode files; throws with kube-apiserver's messages, in its order. */
-export function parseAuthorizationModes(value: string | readonly string[], files: AuthorizationModeFiles = {}): AuthorizationMode[] {
-  const modes = (typeof value === 'string' ? value.split(',') : [...value]).map((m) => m.trim()).filter((m) => m !== '');
-  if (modes.length === 0) throw new Error('at least one authorization-mode must be passed');
+/**
+ * pflag's reading of a StringSlice flag: the value split at commas, spaces kept (so
+ * "Node, RBAC" names the mode " RBAC", as kube-apiserver reads it), and an empty value no modes.
+ * pflag's CSV quoting is not read: a quote is part of a mode's name here.
+ */
+export function splitModeFlag(value: string | readonly string[]): string[] {
+  if (typeof value !== 'string') return [...value];
+  return value === '' ? [] : value.split(',');
+}
+
+/** The flags beside --authorization-mode that its validation looks at. */
+export interface AuthorizationModeFlags extends AuthorizationModeFiles {
+  webhookConfigFile?: string;
+}
+
+/**
+ * BuiltInAuthorizationOptions.Validate for the legacy flags: every problem, in kube-apiserver's
+ * order (each mode in turn, then files given without their mode, then repeats). kube-apiserver
+ * joins them with utilerrors.NewAggregate.
+ */
+export function authorizationModeErrors(modes: readonly string[], flags: AuthorizationModeFlags = {}): string[] {
   const errors: string[] = [];
+  if (modes.length === 0) errors.push('at least one authorization-mode must be passed');
   for (const mode of modes) {
-    if (!(AUTHORIZATION_MODE_CHOICES as readonly string[]).includes(mode)) errors.push(`authorization-mode "${mode}" is not a valid mode`);
-    if (mode === 'ABAC' && !files.policyFile) errors.push("authorization-mode ABAC's authorization policy file not passed");
+    if (!(AUTHORIZATION_MODE_CHOICES as readonly string[]).includes(mode)) errors.push(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);
+    if (mode === 'ABAC' && !flags.policyFile) errors.push("authorization-mode ABAC's authorization policy file not passed");
+    if (mode === 'Webhook' && !flags.webhookConfigFile) errors.push("authorization-mode Webhook's authorization config file not passed");
   }
-  if (files.policyFile && !modes.includes('ABAC')) errors.push('cannot specify --authorization-policy-file without mode ABAC');
+  if (flags.policyFile && !modes.includes('ABAC')) errors.push('cannot specify --authorization-policy-file without mode ABAC');
+  if (flags.webhookConfigFile && !modes.includes('Webhook')) errors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
   // Go's %q of a []string.
   if (new Set(modes).size !== modes.length) errors.push(`authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`);
-  if (errors.length > 0) throw new Error(errors.join(', '));
+  return errors;
+}
+
+/** Splits and validates the flag value; throws kube-apiserver's aggregated message. */
+export function parseAuthorizationModes(value: string | readonly string[], flags: AuthorizationModeFlags = {}): AuthorizationMode[] {
+  const modes = splitModeFlag(value);
+  const errors = authorizationModeErrors(modes, flags);
+  if (errors.length > 0) throw new Error(aggregateMessage(errors));
   return modes as AuthorizationMode[];
 }
 

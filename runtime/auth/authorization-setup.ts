@@ -4,15 +4,16 @@
 
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../machinery/logger.js';
+import { aggregateMessage } from './aggregate.js';
 import {
   configurationFromModes,
+  legacyWebhookVersionError,
   loadAuthorizationConfiguration,
-  validateLegacyWebhookFlags,
   type AuthorizationConfiguration,
   type LegacyWebhookFlags,
 } from './authorization-config.js';
 import { buildAuthorizerChain, type ChainOptions } from './authorization-chain.js';
-import type { AuthorizationMode } from './authorization-modes.js';
+import { authorizationModeErrors, type AuthorizationMode } from './authorization-modes.js';
 import { ReloadingAuthorizer } from './authorization-reload.js';
 import type { Authorizer, RuleResolver } from './authorizer.js';
 
@@ -20,10 +21,17 @@ export type AuthorizationPlan = { kind: 'file'; path: string } | { kind: 'flags'
 
 export interface AuthorizationFlags {
   configFile?: string;
-  /** Undefined when --authorization-mode was not given. */
-  modes?: AuthorizationMode[];
+  /** As the flag names them (splitModeFlag); undefined when --authorization-mode was not given. */
+  modes?: string[];
   defaultModes: AuthorizationMode[];
+  /** --authorization-policy-file, for ABAC. */
+  policyFile?: string;
   webhook: LegacyWebhookFlags;
+  /**
+   * The problems kube-apiserver's option validation finds elsewhere (feature gates that need
+   * each other), which it reports in the same aggregate, after the authorization flags' own.
+   */
+  otherErrors?: string[];
 }
 
 const webhookFlagSet = (w: LegacyWebhookFlags): boolean => Object.values(w).some((v) => v !== undefined);
@@ -38,19 +46,31 @@ function readConfigFile(path: string): string {
   }
 }
 
-/** Validate(): throws kube-apiserver's start-up error, or says what to build. */
+/**
+ * Validate(): throws kube-apiserver's start-up error (one message, or several in brackets as
+ * utilerrors.NewAggregate prints them), or says what to build.
+ */
 export function planAuthorization(flags: AuthorizationFlags): AuthorizationPlan {
+  const others = flags.otherErrors ?? [];
   if (flags.configFile !== undefined && flags.configFile !== '') {
+    // kube-apiserver's Validate returns at the first problem of the file path.
     if (flags.modes !== undefined || webhookFlagSet(flags.webhook)) {
-      throw new Error('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+      throw new Error(aggregateMessage(['--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined', ...others]));
     }
-    loadAuthorizationConfiguration(readConfigFile(flags.configFile));
+    try {
+      loadAuthorizationConfiguration(readConfigFile(flags.configFile));
+    } catch (err) {
+      throw new Error(aggregateMessage([(err as Error).message, ...others]));
+    }
+    if (others.length > 0) throw new Error(aggregateMessage(others));
     return { kind: 'file', path: flags.configFile };
   }
   const modes = flags.modes ?? flags.defaultModes;
-  const errors = validateLegacyWebhookFlags(modes, flags.webhook);
-  if (errors.length > 0) throw new Error(errors.join(', '));
-  return { kind: 'flags', config: configurationFromModes(modes, flags.webhook) };
+  const errors = [...authorizationModeErrors(modes, { policyFile: flags.policyFile, webhookConfigFile: flags.webhook.configFile }), ...others];
+  if (errors.length > 0) throw new Error(aggregateMessage(errors));
+  const versionError = legacyWebhookVersionError(flags.webhook);
+  if (versionError !== undefined) throw new Error(versionError);
+  return { kind: 'flags', config: configurationFromModes(modes as AuthorizationMode[], flags.webhook) };
 }
 
 export interface ServerAuthorizer {

@@ -155,7 +155,7 @@ describe('flag checks (BuiltInAuthorizationOptions.Validate)', () => {
   it.each([
     ['ABAC without a policy file', 'ABAC', undefined, "authorization-mode ABAC's authorization policy file not passed"],
     ['a policy file without ABAC', 'RBAC', '/p', 'cannot specify --authorization-policy-file without mode ABAC'],
-    ['errors in kube\'s order', 'Foo,ABAC,ABAC', undefined, `authorization-mode "Foo" is not a valid mode, authorization-mode ABAC's authorization policy file not passed, authorization-mode ABAC's authorization policy file not passed, authorization-mode ["Foo" "ABAC" "ABAC"] has mode specified more than once`],
+    ['errors in kube\'s order, aggregated with repeats once', 'Foo,ABAC,ABAC', undefined, `[authorization-mode "Foo" is not a valid mode, authorization-mode ABAC's authorization policy file not passed, authorization-mode ["Foo" "ABAC" "ABAC"] has mode specified more than once]`],
   ])('%s', (_name, modes, policyFile, message) => {
     expect(() => parseAuthorizationModes(modes, { policyFile })).toThrow(new Error(message));
   });

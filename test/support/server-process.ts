@@ -44,3 +44,23 @@ export async function stopServerProcess(server: ServerProcess | undefined, signa
   await exited;
 }
 
+
+/**
+ * Runs the server with `flags` for a start that is expected to fail: resolves with the exit code
+ * and everything it wrote. Should it start serving after all, it is stopped and the code is null.
+ */
+export async function runServerProcessToExit(dataDir: string, flags: string[]): Promise<{ code: number | null; output: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir, ...flags], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+    if (output.includes('Serving on')) child.kill('SIGTERM');
+  });
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(output.includes('Serving on') ? null : c)));
+  return { code, output };
+}
