@@ -1,23 +1,26 @@
-// NodeRestriction admission (kube's plugin/pkg/admission/noderestriction): what the Node
-// authorizer lets every node write, narrowed to the node's own objects. A node may create and
-// update only its own Node, never its taints, its configSource, or labels under kubernetes.io
-// and k8s.io other than the kubelet's own (nor any node-restriction.kubernetes.io label); create
-// only mirror pods bound to itself, owned by its Node and naming no other API object; update the
-// status of its own pods only, without changing their labels or resource claim statuses; update
-// only the status of claims, nothing else; create only its own CSINode and ResourceSlices; and
-// delete only pods bound to itself and its own CSINode and ResourceSlices.
-// Other users' writes are not its business.
+// NodeRestriction admission (kube 1.33's plugin/pkg/admission/noderestriction): what the Node
+// authorizer lets every node write, narrowed to the node's own objects. A node may create,
+// update and delete only its own Node, never changing its taints, its configSource, or labels
+// under kubernetes.io and k8s.io other than the kubelet's own (nor any
+// node-restriction.kubernetes.io label); create only mirror pods bound to itself, owned by its
+// Node and naming no other API object, and delete only pods bound to itself; update the status
+// of its own pods only, without changing their labels or resource claim statuses; update only
+// the status of claims, and there only the capacity, conditions and expansion state; touch only
+// its own Lease in kube-node-lease and its own CSINode; create and delete only ResourceSlices
+// of its node. Other users' writes are not its business.
 
 import { nodeIdentity } from '../../auth/node/authorizer.js';
 import type { UserInfo } from '../../auth/user.js';
 import { podConfigMapNames, podSecretNames } from '../../auth/node/references.js';
 import { asObject, asObjectList, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
+import { notFound } from '../../errors/status-error.js';
 import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from './admission.js';
 
 type Obj = Record<string, unknown>;
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 const NODE_RESTRICTION_LABEL_DOMAIN = 'node-restriction.kubernetes.io';
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** Labels the kubelet sets on its Node itself (kubeletapis.IsKubeletLabel). */
 const KUBELET_LABELS = new Set([
@@ -88,6 +91,8 @@ export function nodeRestriction(options: NodeRestrictionOptions): AdmissionPlugi
         case '/persistentvolumeclaims':
           if (a.subresource !== 'status') throw forbid('may only update PVC status');
           return admitClaimStatus(nodeName, a, forbid);
+        case 'coordination.k8s.io/leases':
+          return admitLease(nodeName, a, forbid);
         case 'storage.k8s.io/csinodes':
           if (metaOf(a.object).name !== nodeName) throw forbid('can only access CSINode with the same name as the requesting node');
           return;
@@ -109,6 +114,12 @@ export function nodeRestriction(options: NodeRestrictionOptions): AdmissionPlugi
         case '/pods':
           if (boundTo !== nodeName) throw forbid(`node ${JSON.stringify(nodeName)} can only delete pods with spec.nodeName set to itself`);
           return;
+        case '/nodes':
+          return admitNode(nodeName, a, forbid);
+        case '/persistentvolumeclaims':
+          throw forbid('may only update PVC status');
+        case 'coordination.k8s.io/leases':
+          return admitLease(nodeName, a, forbid);
         case 'resource.k8s.io/resourceslices':
           if (boundTo !== nodeName) throw forbid('can only delete ResourceSlice with the same NodeName as the requesting node');
           return;
@@ -142,7 +153,8 @@ async function admitPod(nodeName: string, a: AdmissionAttributes, forbid: Forbid
   if (owner.controller !== true) throw forbid(`node ${node} can only create pods with a controller owner reference set to itself`);
   if (owner.blockOwnerDeletion === true) throw forbid(`node ${node} must not set blockOwnerDeletion on an owner reference`);
   const stored = await options.getNode(nodeName);
-  if (!stored) throw forbid(`error looking up node ${nodeName} to verify uid: nodes ${node} not found`);
+  // kube answers a missing Node with the lister's NotFound itself, not a refusal.
+  if (!stored) throw notFound({ group: '', resource: 'nodes' }, nodeName);
   const uid = asString(metaOf(stored).uid);
   if (asString(owner.uid) !== uid) throw forbid(`node ${nodeName} UID mismatch: expected ${asString(owner.uid)} got ${uid}`);
   // A mirror pod may not bring the node access to anything through the graph.
@@ -151,10 +163,9 @@ async function admitPod(nodeName: string, a: AdmissionAttributes, forbid: Forbid
   if (podConfigMapNames(spec).length > 0) throw forbid(`node ${node} can not create pods that reference configmaps`);
   const volumes = asObjectList(spec.volumes);
   if (volumes.some((v) => asObjectList(asObject(v.projected).sources).some((s) => isPlainObject(s.clusterTrustBundle)))) {
-    throw forbid(`node ${node} can not create pods that use clustertrustbundles`);
+    throw forbid(`node ${node} can not create pods that reference clustertrustbundles`);
   }
   if (volumes.some((v) => isPlainObject(v.persistentVolumeClaim))) throw forbid(`node ${node} can not create pods that reference persistentvolumeclaims`);
-  if (asObjectList(spec.resourceClaims).length > 0) throw forbid(`node ${node} can not create pods that reference resourceclaims`);
 }
 
 function admitPodStatus(nodeName: string, a: AdmissionAttributes, forbid: Forbid): void {
@@ -171,6 +182,7 @@ function admitNode(nodeName: string, a: AdmissionAttributes, forbid: Forbid): vo
   const requested = asString(metaOf(a.object).name);
   const node = JSON.stringify(nodeName);
   if (requested !== nodeName) throw forbid(`node ${node} is not allowed to modify node ${JSON.stringify(requested)}`);
+  if (a.operation === 'DELETE') return;
   const spec = asObject(a.object.spec);
   if (a.operation === 'CREATE') {
     if (spec.configSource !== undefined && spec.configSource !== null) throw forbid(`node ${node} is not allowed to create pods with a non-nil configSource`);
@@ -187,7 +199,13 @@ function admitNode(nodeName: string, a: AdmissionAttributes, forbid: Forbid): vo
   if (forbidden.length > 0) throw forbid(`is not allowed to modify labels: ${forbidden.join(', ')}`);
 }
 
-/** A claim's status update by a node may change status.capacity and status.conditions, nothing else. */
+/**
+ * A claim's status update by a node may change status.capacity, status.conditions and, with
+ * RecoverVolumeExpansionFailure (on by default in 1.33), the expansion state in
+ * allocatedResources and allocatedResourceStatuses; nothing else. kube's message names
+ * "status.quantity" and appends a go-cmp diff of the two claims, which is Go's own rendering
+ * and is left out here.
+ */
 function admitClaimStatus(nodeName: string, a: AdmissionAttributes, forbid: Forbid): void {
   if (a.operation !== 'UPDATE') throw forbid(`unexpected operation ${JSON.stringify(a.operation)}`);
   const comparable = (obj: KubeObject | undefined): Obj => {
@@ -196,15 +214,20 @@ function admitClaimStatus(nodeName: string, a: AdmissionAttributes, forbid: Forb
     delete meta.resourceVersion;
     delete meta.managedFields;
     const status = asObject(copy.status);
-    delete status.capacity;
-    delete status.conditions;
+    for (const field of ['capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses']) delete status[field];
     return copy;
   };
   const before = comparable(a.oldObject);
   const after = comparable(a.object);
   if (!deepEqual(before, after)) {
-    throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to update fields other than status.capacity and status.conditions`);
+    throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to update fields other than status.quantity and status.conditions`);
   }
+}
+
+/** A node's own Lease (its heartbeat), in kube-node-lease only. */
+function admitLease(nodeName: string, a: AdmissionAttributes, forbid: Forbid): void {
+  if (a.namespace !== NODE_LEASE_NAMESPACE) throw forbid(`can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
+  if (metaOf(a.object).name !== nodeName) throw forbid('can only access node lease with the same name as the requesting node');
 }
 
 /**
