@@ -49,6 +49,23 @@ function buildGraph(): Graph {
   // A mirror pod brings only its node edge, whatever it names.
   add('pod', pod('ns0', 'mirror', 'node0', { volumes: [{ name: 'v', secret: { secretName: 'mirror-secret' } }] }, { metadata: { annotations: { 'kubernetes.io/config.mirror': 'x' } } }));
   add('pv', { metadata: { name: 'pv0' }, spec: { claimRef: { namespace: 'ns0', name: 'pvc0' }, csi: { driver: 'd', volumeHandle: 'h', nodeStageSecretRef: { namespace: 'kube-system', name: 'pv-secret0' } } } });
+  // The controller's secrets of a CSI volume are never the kubelet's.
+  add('pv', {
+    metadata: { name: 'pv-csi' },
+    spec: {
+      claimRef: { namespace: 'ns0', name: 'pvc0' },
+      csi: {
+        driver: 'd',
+        volumeHandle: 'h',
+        controllerPublishSecretRef: { namespace: 'kube-system', name: 'controller-publish' },
+        controllerExpandSecretRef: { namespace: 'kube-system', name: 'controller-expand' },
+        nodePublishSecretRef: { namespace: 'kube-system', name: 'node-publish' },
+        nodeExpandSecretRef: { namespace: 'kube-system', name: 'node-expand' },
+      },
+    },
+  });
+  // A secret reference without a namespace is read from the bound claim's.
+  add('pv', { metadata: { name: 'pv-rbd' }, spec: { claimRef: { namespace: 'ns0', name: 'pvc0' }, rbd: { monitors: ['m'], image: 'i', secretRef: { name: 'rbd-secret' } } } });
   add('pv', { metadata: { name: 'unbound' }, spec: { csi: { driver: 'd', volumeHandle: 'h', nodeStageSecretRef: { namespace: 'kube-system', name: 'pv-unbound-secret' } } } });
   add('volumeattachment', { metadata: { name: 'va0' }, spec: { nodeName: 'node0' } });
   add('resourceslice', { metadata: { name: 'slice0' }, spec: { nodeName: 'node0' } });
@@ -106,6 +123,12 @@ describe('node authorizer decisions', () => {
     ['an unknown secret', node0, 'GET', '/api/v1/namespaces/ns0/secrets/nope', 'noOpinion', NO_RELATION('node0')],
     ['a secret of an unscheduled pod', node0, 'GET', '/api/v1/namespaces/ns0/secrets/pending-secret', 'noOpinion', NO_RELATION('node0')],
     ['a secret a mirror pod names', node0, 'GET', '/api/v1/namespaces/ns0/secrets/mirror-secret', 'noOpinion', NO_RELATION('node0')],
+    ["a CSI volume's node publish secret", node0, 'GET', '/api/v1/namespaces/kube-system/secrets/node-publish', 'allow', ''],
+    ["a CSI volume's node expand secret", node0, 'GET', '/api/v1/namespaces/kube-system/secrets/node-expand', 'allow', ''],
+    ["a CSI volume's controller publish secret", node0, 'GET', '/api/v1/namespaces/kube-system/secrets/controller-publish', 'noOpinion', NO_RELATION('node0')],
+    ["a CSI volume's controller expand secret", node0, 'GET', '/api/v1/namespaces/kube-system/secrets/controller-expand', 'noOpinion', NO_RELATION('node0')],
+    ["an RBD volume's secret, in the claim's namespace", node0, 'GET', '/api/v1/namespaces/ns0/secrets/rbd-secret', 'allow', ''],
+    ["an RBD volume's secret, not in default", node0, 'GET', '/api/v1/namespaces/default/secrets/rbd-secret', 'noOpinion', NO_RELATION('node0')],
     ["an unbound volume's secret", node0, 'GET', '/api/v1/namespaces/kube-system/secrets/pv-unbound-secret', 'noOpinion', NO_RELATION('node0')],
     ['the right name in the wrong namespace', node0, 'GET', '/api/v1/namespaces/ns1/secrets/pull0', 'noOpinion', NO_RELATION('node0')],
     ['a node with no pods', node('node9'), 'GET', '/api/v1/namespaces/ns0/secrets/pull0', 'noOpinion', NO_RELATION('node9')],

@@ -100,24 +100,31 @@ export function podEdges(pod: KubeObject): [Vertex, Vertex][] {
   return edges;
 }
 
-/** The secrets a volume's source names, each with the namespace it is read from. */
+/**
+ * The secrets of a volume's source the kubelet itself reads (VisitPVSecretNames with
+ * kubeletVisible): the one source a volume has is looked at, and a CSI volume's controller
+ * publish and expand secrets are for the controller alone, never a node. Sources that predate
+ * a secret namespace fall back to the bound claim's namespace; Cinder, StorageOS and CSI name
+ * theirs outright.
+ */
 function persistentVolumeSecrets(spec: Obj): { namespace: string; name: string }[] {
   const claimNamespace = asString(asObject(spec.claimRef).namespace);
   const refs: { namespace: string; name: string }[] = [];
-  const ref = (r: unknown, fallbackNamespace = 'default') => {
+  const ref = (r: unknown, fallbackNamespace: string) => {
     const o = asObject(r);
     refs.push({ namespace: asString(o.namespace) || fallbackNamespace, name: asString(o.name) });
   };
   if (isPlainObject(spec.azureFile)) {
-    refs.push({ namespace: asString(spec.azureFile.secretNamespace) || claimNamespace || 'default', name: asString(spec.azureFile.secretName) });
-  }
-  for (const source of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos']) {
-    if (isPlainObject(spec[source])) ref(asObject(spec[source]).secretRef);
-  }
-  if (isPlainObject(spec.csi)) {
-    for (const key of ['controllerPublishSecretRef', 'nodePublishSecretRef', 'controllerExpandSecretRef', 'nodeStageSecretRef', 'nodeExpandSecretRef']) {
-      ref(spec.csi[key]);
-    }
+    refs.push({ namespace: asString(spec.azureFile.secretNamespace) || claimNamespace, name: asString(spec.azureFile.secretName) });
+  } else if (isPlainObject(spec.cephfs)) ref(spec.cephfs.secretRef, claimNamespace);
+  else if (isPlainObject(spec.cinder)) ref(spec.cinder.secretRef, '');
+  else if (isPlainObject(spec.flexVolume)) ref(spec.flexVolume.secretRef, claimNamespace);
+  else if (isPlainObject(spec.rbd)) ref(spec.rbd.secretRef, claimNamespace);
+  else if (isPlainObject(spec.scaleIO)) ref(spec.scaleIO.secretRef, claimNamespace);
+  else if (isPlainObject(spec.iscsi)) ref(spec.iscsi.secretRef, claimNamespace);
+  else if (isPlainObject(spec.storageos)) ref(spec.storageos.secretRef, '');
+  else if (isPlainObject(spec.csi)) {
+    for (const key of ['nodePublishSecretRef', 'nodeStageSecretRef', 'nodeExpandSecretRef']) ref(spec.csi[key], '');
   }
   return refs.filter((r) => r.name !== '');
 }
