@@ -2,12 +2,12 @@
 // helpers): its data as text, its expiration, and whether it is one of the token Secrets at all.
 // Nothing here returns or logs a token secret's value.
 
+import { RFC3339, timeParseError } from '../machinery/go-decode/go-time.js';
 import { isPlainObject, metaOf, type KubeObject } from '../machinery/object.js';
 
 export const TOKEN_NAMESPACE = 'kube-system';
 export const TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 export const TOKEN_SECRET_PREFIX = 'bootstrap-token-';
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** A token Secret: in kube-system and of the bootstrap token type (the controllers' field selector). */
 export function isTokenSecret(secret: KubeObject): boolean {
@@ -22,10 +22,15 @@ export function tokenData(secret: KubeObject, key: string): string {
 
 export type Expiration = { kind: 'never' } | { kind: 'at'; ms: number } | { kind: 'unreadable'; value: string };
 
+/**
+ * The expiration as Go's time.Parse(time.RFC3339) reads it: case-sensitive T and Z, ranges
+ * checked (no February 30, no hour 24), a fraction after '.' or ','.
+ */
 export function expirationOf(secret: KubeObject): Expiration {
   const value = tokenData(secret, 'expiration');
   if (value === '') return { kind: 'never' };
-  const ms = RFC3339.test(value) ? Date.parse(value) : Number.NaN;
+  if (timeParseError(value, RFC3339) !== undefined) return { kind: 'unreadable', value };
+  const ms = Date.parse(value.replace(',', '.'));
   return Number.isNaN(ms) ? { kind: 'unreadable', value } : { kind: 'at', ms };
 }
 

@@ -11,6 +11,7 @@ import { compactVerify } from 'jose';
 import { parse as parseYaml } from 'yaml';
 import { resources } from '../../generated/registry.js';
 import { BootstrapSigner } from '../../runtime/controllers/bootstrap-signer.js';
+import { expirationOf } from '../../runtime/controllers/bootstrap-token-secrets.js';
 import { enabledControllers } from '../../runtime/controllers/controller-names.js';
 import { KeyedQueue } from '../../runtime/controllers/keyed-queue.js';
 import { TokenCleaner } from '../../runtime/controllers/token-cleaner.js';
@@ -141,6 +142,29 @@ describe('bootstrap token controllers over HTTPS', () => {
     await eventually(async () => expect((await clusterInfo()).data['jws-kubeconfig-sign01']).toBe(data['jws-kubeconfig-sign01']));
   });
 
+  it('signs the kubeconfig again when cluster-info changes (a new CA), and kubeadm accepts the new signature only', async () => {
+    await createToken('rotate', 'dddddddddddddddd');
+    await eventually(async () => expect((await clusterInfo()).data['jws-kubeconfig-rotate']).toBeDefined());
+    const before = (await clusterInfo()).data;
+    const cm = (await send(admin, 'GET', CLUSTER_INFO)).json<KubeObject & { data: Record<string, string> }>();
+    const rotated = cm.data.kubeconfig.replace(/certificate-authority-data: \S+/, `certificate-authority-data: ${Buffer.from('NEW CA').toString('base64')}`);
+    expect(rotated).not.toBe(cm.data.kubeconfig);
+    expect((await send(admin, 'PUT', CLUSTER_INFO, { ...cm, data: { ...cm.data, kubeconfig: rotated } })).status).toBe(200);
+    await eventually(async () => expect((await clusterInfo()).data['jws-kubeconfig-rotate']).not.toBe(before['jws-kubeconfig-rotate']));
+    const after = (await clusterInfo()).data;
+    expect(after.kubeconfig).toBe(rotated);
+    expect(kubeadmAccepts(after['jws-kubeconfig-rotate'], rotated, 'rotate', 'dddddddddddddddd')).toBe(true);
+    expect(kubeadmAccepts(before['jws-kubeconfig-rotate'], rotated, 'rotate', 'dddddddddddddddd')).toBe(false);
+    // Every other signing token's signature follows the new content too.
+    for (const [key, value] of Object.entries(after)) {
+      if (key.startsWith('jws-kubeconfig-')) expect(value).not.toBe(before[key]);
+    }
+    // Put the server's own kubeconfig back for the tests that follow.
+    const current = (await send(admin, 'GET', CLUSTER_INFO)).json<KubeObject & { data: Record<string, string> }>();
+    expect((await send(admin, 'PUT', CLUSTER_INFO, { ...current, data: { ...current.data, kubeconfig: cm.data.kubeconfig } })).status).toBe(200);
+    expect((await send(admin, 'DELETE', `${SECRETS}/bootstrap-token-rotate`)).status).toBe(200);
+  });
+
   it('the cleaner deletes a token at its expiration, and an already expired one at once', async () => {
     const soon = new Date(Date.now() + 1500).toISOString().replace(/\.\d+Z$/, 'Z');
     const later = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -220,5 +244,30 @@ describe('token Secrets with bad data', () => {
 
   it('never put a token secret in the log', () => {
     expect(lines.join('\n')).not.toMatch(/topsecretvalue|goodsecretvalue/);
+  });
+});
+
+describe('a token expiration as time.Parse(time.RFC3339) reads it', () => {
+  const withExpiration = (expiration: string): KubeObject => ({
+    metadata: { name: 'bootstrap-token-abcdef', namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    data: { expiration: Buffer.from(expiration).toString('base64') },
+  });
+  it.each<[string, ReturnType<typeof expirationOf>]>([
+    ['2030-01-02T03:04:05Z', { kind: 'at', ms: Date.UTC(2030, 0, 2, 3, 4, 5) }],
+    ['2030-01-02T03:04:05.5+01:00', { kind: 'at', ms: Date.UTC(2030, 0, 2, 2, 4, 5, 500) }],
+    ['2030-01-02T03:04:05,25Z', { kind: 'at', ms: Date.UTC(2030, 0, 2, 3, 4, 5, 250) }],
+    ['2028-02-29T00:00:00Z', { kind: 'at', ms: Date.UTC(2028, 1, 29) }],
+    // JavaScript's Date would read these; Go's parser refuses them.
+    ['2030-02-30T00:00:00Z', { kind: 'unreadable', value: '2030-02-30T00:00:00Z' }],
+    ['2030-01-01T24:00:00Z', { kind: 'unreadable', value: '2030-01-01T24:00:00Z' }],
+    ['2030-01-01t00:00:00z', { kind: 'unreadable', value: '2030-01-01t00:00:00z' }],
+    ['2030-01-01 00:00:00Z', { kind: 'unreadable', value: '2030-01-01 00:00:00Z' }],
+  ])('%s', (value, expected) => {
+    expect(expirationOf(withExpiration(value))).toEqual(expected);
+  });
+
+  it('is no expiration when the key is absent', () => {
+    expect(expirationOf({ metadata: { name: 'bootstrap-token-abcdef', namespace: 'kube-system' }, data: {} })).toEqual({ kind: 'never' });
   });
 });
