@@ -29,7 +29,7 @@ import { RBACAuthorizer } from './auth/rbac/authorizer.js';
 import { RuleResolver, type RoleRef } from './auth/rbac/rule-resolver.js';
 import type { PolicyRule } from './auth/rbac/rules.js';
 import { rbacEscalationPrevention } from './registry/admission/rbac-escalation.js';
-import { nodeRestriction } from './registry/admission/node-restriction.js';
+import { nodeRestriction, type AudienceRestriction } from './registry/admission/node-restriction.js';
 import { loadBootstrapPolicy, reconcileBootstrapPolicy } from './api/bootstrap-policy.js';
 import { resources } from '../generated/registry.js';
 import { groupVersionLifecycles, kindLifecycles } from '../generated/lifecycle.js';
@@ -210,7 +210,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
       eventTTLMs,
       serviceAccountAdmission: saOptions !== undefined,
-      admission: [escalation, nodeRestriction({ getNode: (name): Promise<KubeObject | undefined> => getter(registry.storeFor('', 'v1', 'nodes'))('', name) })],
+      admission: [escalation, nodeRestriction({ getNode: (name): Promise<KubeObject | undefined> => getter(registry.storeFor('', 'v1', 'nodes'))('', name), featureEnabled: (gate) => context.featureGates.enabled(gate) })],
     });
     await ensureSystemNamespaces(registry);
     // kube-apiserver reconciles its default roles at every start, whatever the authorization mode.
@@ -220,7 +220,10 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     void rbacPolicy.ready.then(() => (informersSynced.rbac = true));
     // The Node authorizer's graph is fed only when the mode is in use: the factory starts it.
     let nodeGraph: ReturnType<typeof watchNodeGraph> | undefined;
-    const serviceAccounts = saOptions && serviceAccountParts(saOptions, context.dataDir, registry);
+    // NodeRestriction's token audience check asks the whole authorizer chain, handed back later.
+    const audienceAuthorizer: Authorizer = { authorize: (attributes) => (authorizer ?? new RBACAuthorizer(rbac)).authorize(attributes) };
+    const serviceAccounts =
+      saOptions && serviceAccountParts(saOptions, context.dataDir, registry, context.featureGates.enabled('ServiceAccountNodeAudienceRestriction') ? audienceAuthorizer : undefined);
     let listening: (url: string) => void = () => {};
     const servingUrl = new Promise<string>((resolve) => (listening = resolve));
     const controllers = startControllers(registry, {
@@ -383,8 +386,21 @@ function nodeRules(featureGates: { enabled(gate: string): boolean }): PolicyRule
 
 const metaName = (obj: KubeObject): string | undefined => obj.metadata?.name;
 
+/** What ServiceAccountNodeAudienceRestriction reads, from the watch cache as kube's listers do. */
+function audienceRestriction(registry: ResourceRegistry, authorizer: Authorizer): AudienceRestriction {
+  const claims = getter(registry.storeFor('', 'v1', 'persistentvolumeclaims'));
+  const volumes = getter(registry.storeFor('', 'v1', 'persistentvolumes'));
+  const drivers = getter(registry.storeFor('storage.k8s.io', 'v1', 'csidrivers'));
+  return {
+    getClaim: (namespace, name) => claims(namespace, name),
+    getVolume: (name) => volumes('', name),
+    getCSIDriver: (name) => drivers('', name),
+    authorize: (attributes) => authorizer.authorize(attributes),
+  };
+}
+
 /** Everything service account tokens need, from the --service-account-* settings. */
-function serviceAccountParts(options: ServiceAccountOptions, dataDir: string, registry: ResourceRegistry) {
+function serviceAccountParts(options: ServiceAccountOptions, dataDir: string, registry: ResourceRegistry, audienceAuthorizer?: Authorizer) {
   const keys = loadServiceAccountKeys({ dataDir, signingKeyFile: options.signingKeyFile, keyFiles: options.keyFiles });
   const signer = new ServiceAccountTokenSigner(keys);
   const issuers = options.issuers?.length ? options.issuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
@@ -411,6 +427,7 @@ function serviceAccountParts(options: ServiceAccountOptions, dataDir: string, re
     pods: store('pods'),
     secrets: store('secrets'),
     nodes: store('nodes'),
+    ...(audienceAuthorizer ? { audienceRestriction: audienceRestriction(registry, audienceAuthorizer) } : {}),
   });
   // kube-apiserver serves discovery only for an issuer that is an https URL.
   const discovery = issuers[0].startsWith('https://') ? new ServiceAccountIssuerDiscovery(issuers[0], keys, options.jwksUri) : undefined;

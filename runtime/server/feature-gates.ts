@@ -86,6 +86,7 @@ export const KNOWN_FEATURE_GATES: Record<string, VersionedFeatureSpec[]> = {
   RetryGenerateName: history(['1.30', 'ALPHA', false], ['1.31', 'BETA', true], ['1.32', 'GA', true, 'locked']),
   SELinuxChangePolicy: history(['1.32', 'ALPHA', false], ['1.33', 'BETA', true]),
   SeparateCacheWatchRPC: history(['1.28', 'BETA', true], ['1.33', 'DEPRECATED', false]),
+  ServiceAccountNodeAudienceRestriction: history(['1.32', 'BETA', false], ['1.33', 'BETA', true]),
   SidecarContainers: history(['1.28', 'ALPHA', false], ['1.29', 'BETA', true], ['1.33', 'GA', true, 'locked']),
   StorageVersionMigrator: history(['1.30', 'ALPHA', false]),
   StructuredAuthenticationConfiguration: history(['1.29', 'ALPHA', false], ['1.30', 'BETA', true]),

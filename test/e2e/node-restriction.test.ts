@@ -191,12 +191,51 @@ describe('NodeRestriction over HTTPS', () => {
   });
 
   describe('service account tokens', () => {
-    const tokenRequest = (boundObjectRef?: Obj) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['api'], ...(boundObjectRef ? { boundObjectRef } : {}) } });
+    const tokenRequest = (boundObjectRef?: Obj, audiences: string[] = []) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences, ...(boundObjectRef ? { boundObjectRef } : {}) } });
     const uidOf = async (name: string) => (await asAdmin(`/api/v1/namespaces/default/pods/${name}`)).json<{ metadata: { uid: string } }>().metadata.uid;
     const path = '/api/v1/namespaces/default/serviceaccounts/default/token';
 
-    it('gives a node a token bound to its own pod', async () => {
+    it('gives a node a token bound to its own pod, for the API server\'s own audience', async () => {
       await eventually(async () => (await send(nodes['worker-1'], path, 'POST', tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: await uidOf('p1') }))).status === 201);
+    });
+
+    it('gives other audiences only as the pod uses them or RBAC grants them (ServiceAccountNodeAudienceRestriction)', async () => {
+      const p1 = { apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: await uidOf('p1') };
+      expectForbidden(
+        await send(nodes['worker-1'], path, 'POST', tokenRequest(p1, ['registry.example'])),
+        'serviceaccounts "default" is forbidden: audience "registry.example" not found in pod spec volume, system:node:worker-1 is not authorized to request tokens for this audience',
+      );
+      expectForbidden(await send(nodes['worker-1'], path, 'POST', tokenRequest(p1, ['a', 'b'])), 'serviceaccounts "default" is forbidden: node may only request 0 or 1 audiences');
+
+      // A pod whose CSI driver asks for tokens of an audience.
+      const driver = { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'secrets.csi.example' }, spec: { tokenRequests: [{ audience: 'vault.example' }] } };
+      expect((await asAdmin('/apis/storage.k8s.io/v1/csidrivers', 'POST', driver)).status).toBe(201);
+      const csiPod = pod('csi', 'worker-1', { volumes: [{ name: 'secrets', csi: { driver: 'secrets.csi.example' } }, { name: 'token', projected: { sources: [{ serviceAccountToken: { audience: 'sts.example', path: 't' } }] } }] });
+      expect((await asAdmin('/api/v1/namespaces/default/pods', 'POST', csiPod)).status).toBe(201);
+      const csi = { apiVersion: 'v1', kind: 'Pod', name: 'csi', uid: await uidOf('csi') };
+      for (const audience of ['vault.example', 'sts.example']) {
+        await eventually(async () => (await send(nodes['worker-1'], path, 'POST', tokenRequest(csi, [audience]))).status === 201);
+      }
+      expectForbidden(
+        await send(nodes['worker-1'], path, 'POST', tokenRequest(p1, ['vault.example'])),
+        'serviceaccounts "default" is forbidden: audience "vault.example" not found in pod spec volume, system:node:worker-1 is not authorized to request tokens for this audience',
+      );
+
+      // RBAC grants the node the registry's audience for this account.
+      const rbac = '/apis/rbac.authorization.k8s.io/v1';
+      expect(
+        (await asAdmin(`${rbac}/clusterroles`, 'POST', { metadata: { name: 'registry-audience' }, rules: [{ verbs: ['request-serviceaccounts-token-audience'], apiGroups: [''], resources: ['registry.example'], resourceNames: ['default'] }] })).status,
+      ).toBe(201);
+      expect(
+        (await asAdmin(`${rbac}/clusterrolebindings`, 'POST', {
+          metadata: { name: 'registry-audience' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'registry-audience' },
+          subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }],
+        })).status,
+      ).toBe(201);
+      await eventually(async () => (await send(nodes['worker-1'], path, 'POST', tokenRequest(p1, ['registry.example']))).status === 201);
+      const token = (await send(nodes['worker-1'], path, 'POST', tokenRequest(p1, ['registry.example']))).json<{ spec: { audiences: string[] } }>();
+      expect(token.spec.audiences).toEqual(['registry.example']);
     });
 
     it.each([

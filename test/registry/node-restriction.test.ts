@@ -8,7 +8,8 @@ import { resources } from '../../generated/registry.js';
 import { newUserInfo, type UserInfo } from '../../runtime/auth/user.js';
 import { isStatusError } from '../../runtime/errors/status-error.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../../runtime/registry/admission/admission.js';
-import { nodeRestriction } from '../../runtime/registry/admission/node-restriction.js';
+import { nodeRestriction, nodeTokenRequestRefusal, type AudienceRestriction } from '../../runtime/registry/admission/node-restriction.js';
+import type { Attributes } from '../../runtime/auth/authorizer.js';
 import type { ResourceDefinition } from '../../runtime/registry/definition.js';
 import type { KubeObject } from '../../runtime/machinery/object.js';
 
@@ -28,7 +29,10 @@ const NODE_UID = '0b6f1c3e-5a8e-4a57-9d55-7d5fbd36b1a1';
 const kubelet = (name: string): UserInfo => newUserInfo(`system:node:${name}`, { groups: ['system:nodes', 'system:authenticated'] });
 const n1 = kubelet('n1');
 
-const plugin = nodeRestriction({ getNode: async (name) => (name === 'n1' ? { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', uid: NODE_UID } } : undefined) });
+const getNode = async (name: string) => (name === 'n1' ? { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', uid: NODE_UID } } : undefined);
+const gatesOn = new Set(['RecoverVolumeExpansionFailure']);
+const plugin = nodeRestriction({ getNode, featureEnabled: (gate) => gatesOn.has(gate) });
+const withoutExpansionRecovery = nodeRestriction({ getNode, featureEnabled: () => false });
 
 interface Write {
   operation: AdmissionOperation;
@@ -41,7 +45,7 @@ interface Write {
 }
 
 /** kube's answer to the write: undefined when admitted, else the refusal's code and message. */
-async function answer(w: Write): Promise<{ code: number; message: string } | undefined> {
+async function answer(w: Write, admission = plugin): Promise<{ code: number; message: string } | undefined> {
   const a: AdmissionAttributes = {
     operation: w.operation,
     definition: w.definition,
@@ -52,10 +56,10 @@ async function answer(w: Write): Promise<{ code: number; message: string } | und
     dryRun: false,
     user: w.user ?? n1,
   };
-  if (!plugin.handles(a)) return undefined;
+  if (!admission.handles(a)) return undefined;
   try {
-    if (w.operation === 'DELETE') await plugin.validateDelete!(a);
-    else await plugin.admit!(a);
+    if (w.operation === 'DELETE') await admission.validateDelete!(a);
+    else await admission.admit!(a);
   } catch (err) {
     if (!isStatusError(err)) throw err;
     return { code: err.code, message: err.message };
@@ -245,6 +249,11 @@ describe('NodeRestriction: claims, leases, CSINodes, ResourceSlices', () => {
       undefined,
     ],
     [
+      'claim status: the expansion state without RecoverVolumeExpansionFailure',
+      { operation: 'UPDATE', definition: claimDef, subresource: 'status', object: claim({ ...bound, allocatedResources: { storage: '2Gi' } }), oldObject: claim(bound) },
+      forbidden('persistentvolumeclaims "c" is forbidden: node "n1" is not allowed to update fields other than status.quantity and status.conditions'),
+    ],
+    [
       'claim status: the phase',
       { operation: 'UPDATE', definition: claimDef, subresource: 'status', object: claim({ ...bound, phase: 'Lost' }), oldObject: claim(bound) },
       forbidden('persistentvolumeclaims "c" is forbidden: node "n1" is not allowed to update fields other than status.quantity and status.conditions'),
@@ -268,7 +277,91 @@ describe('NodeRestriction: claims, leases, CSINodes, ResourceSlices', () => {
     ["a slice of another node", { operation: 'CREATE', definition: sliceDef, object: slice('n2') }, forbidden('resourceslices.resource.k8s.io "slice" is forbidden: can only create ResourceSlice with the same NodeName as the requesting node')],
     ["a slice of another node deleted", { operation: 'DELETE', definition: sliceDef, object: slice('n2') }, forbidden('resourceslices.resource.k8s.io "slice" is forbidden: can only delete ResourceSlice with the same NodeName as the requesting node')],
     ['a slice updated (the Node authorizer decides on the stored one)', { operation: 'UPDATE', definition: sliceDef, object: slice('n2'), oldObject: slice('n1') }, undefined],
-  ])('%s', async (_, write, expected) => {
-    expect(await answer(write)).toEqual(expected);
+  ])('%s', async (name, write, expected) => {
+    expect(await answer(write, name.includes('without RecoverVolumeExpansionFailure') ? withoutExpansionRecovery : plugin)).toEqual(expected);
+  });
+});
+
+describe('NodeRestriction: service account tokens (ServiceAccountNodeAudienceRestriction on, as in 1.33)', () => {
+  const pod = (name: string, nodeName: string, volumes: Obj[]): KubeObject => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}` }, spec: { nodeName, serviceAccountName: 'default', volumes } });
+  const pods: Record<string, KubeObject> = {
+    p: pod('p', 'n1', [
+      { name: 'token', projected: { sources: [{ serviceAccountToken: { audience: 'vault', path: 't' } }] } },
+      { name: 'inline', csi: { driver: 'inline.csi' } },
+      { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+      { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: {} } } },
+      { name: 'pending', persistentVolumeClaim: { claimName: 'unbound' } },
+    ]),
+    elsewhere: pod('elsewhere', 'n2', []),
+    'no-driver': pod('no-driver', 'n1', [{ name: 'v', csi: { driver: 'nope.csi' } }]),
+    'no-claim': pod('no-claim', 'n1', [{ name: 'v', persistentVolumeClaim: { claimName: 'gone' } }]),
+    'no-volume': pod('no-volume', 'n1', [{ name: 'v', persistentVolumeClaim: { claimName: 'dangling' } }]),
+  };
+  const claims: Record<string, KubeObject> = {
+    data: { metadata: { name: 'data', namespace: 'ns' }, spec: { volumeName: 'pv-data' } },
+    'p-scratch': { metadata: { name: 'p-scratch', namespace: 'ns' }, spec: { volumeName: 'pv-scratch' } },
+    unbound: { metadata: { name: 'unbound', namespace: 'ns' }, spec: {} },
+    dangling: { metadata: { name: 'dangling', namespace: 'ns' }, spec: { volumeName: 'pv-gone' } },
+  };
+  const volumes: Record<string, KubeObject> = {
+    'pv-data': { metadata: { name: 'pv-data' }, spec: { csi: { driver: 'pvc.csi', volumeHandle: 'h' } } },
+    'pv-scratch': { metadata: { name: 'pv-scratch' }, spec: { csi: { driver: 'eph.csi', volumeHandle: 'h' } } },
+  };
+  const drivers: Record<string, KubeObject> = {
+    'inline.csi': { metadata: { name: 'inline.csi' }, spec: { tokenRequests: [{ audience: 'inline-aud' }] } },
+    'pvc.csi': { metadata: { name: 'pvc.csi' }, spec: { tokenRequests: [{ audience: 'pvc-aud' }, { audience: '' }] } },
+    'eph.csi': { metadata: { name: 'eph.csi' }, spec: { tokenRequests: [{ audience: 'eph-aud' }] } },
+  };
+  const asked: Attributes[] = [];
+  const restriction: AudienceRestriction = {
+    getClaim: async (namespace, name) => (namespace === 'ns' ? claims[name] : undefined),
+    getVolume: async (name) => volumes[name],
+    getCSIDriver: async (name) => drivers[name],
+    authorize: (a) => {
+      asked.push(a);
+      const granted = a.verb === 'request-serviceaccounts-token-audience' && a.apiGroup === '' && a.resource === 'granted-aud' && a.name === 'default' && a.namespace === 'ns';
+      return { decision: granted ? 'allow' : 'noOpinion', reason: '' };
+    },
+  };
+  const getPod = async (name: string): Promise<KubeObject> => {
+    if (!pods[name]) throw new Error(`pods "${name}" not found`);
+    return pods[name];
+  };
+  const request = (podName: string, audiences: string[], serviceAccount = 'default') => ({
+    namespace: 'ns',
+    serviceAccount,
+    boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: podName, uid: `uid-${podName}` },
+    audiences,
+  });
+
+  it.each<[string, ReturnType<typeof request>, string | undefined]>([
+    ['no audience: the API server\'s own', request('p', []), undefined],
+    ['two audiences', request('p', ['vault', 'inline-aud']), 'node may only request 0 or 1 audiences'],
+    ['a projected token volume\'s audience', request('p', ['vault']), undefined],
+    ['an inline CSI driver\'s token audience', request('p', ['inline-aud']), undefined],
+    ['the token audience of the CSI driver behind a claim', request('p', ['pvc-aud']), undefined],
+    ['the token audience of the CSI driver behind an ephemeral volume\'s claim', request('p', ['eph-aud']), undefined],
+    ['an audience the pod does not use', request('p', ['evil']), 'audience "evil" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience'],
+    ['an audience the node is authorized to request for this account', request('p', ['granted-aud']), undefined],
+    ['that audience for another account', request('p', ['granted-aud'], 'other'), 'audience "granted-aud" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience'],
+    ['a CSIDriver that does not exist', request('no-driver', ['x']), 'error validating audience "x": csidriver.storage.k8s.io "nope.csi" not found'],
+    ['a claim that does not exist', request('no-claim', ['x']), 'error validating audience "x": persistentvolumeclaim "gone" not found'],
+    ['a volume that does not exist', request('no-volume', ['x']), 'error validating audience "x": persistentvolume "pv-gone" not found'],
+    ['a pod on another node, before any audience check', request('elsewhere', ['evil', 'more']), 'node requested token bound to a pod scheduled on a different node'],
+  ])('%s', async (_, req, expected) => {
+    expect(await nodeTokenRequestRefusal(n1, req, { getPod, audienceRestriction: restriction })).toBe(expected);
+  });
+
+  it('asks the authorizer kube\'s question: request-serviceaccounts-token-audience on the audience, named by the account', async () => {
+    asked.length = 0;
+    await nodeTokenRequestRefusal(n1, request('p', ['granted-aud']), { getPod, audienceRestriction: restriction });
+    expect(asked).toEqual([
+      expect.objectContaining({ user: n1, verb: 'request-serviceaccounts-token-audience', isResourceRequest: true, namespace: 'ns', apiGroup: '', resource: 'granted-aud', subresource: '', name: 'default' }),
+    ]);
+  });
+
+  it('leaves audiences alone with the gate off, and users that are no node alone', async () => {
+    expect(await nodeTokenRequestRefusal(n1, request('p', ['evil', 'more']), { getPod })).toBeUndefined();
+    expect(await nodeTokenRequestRefusal(newUserInfo('alice'), request('p', ['evil', 'more']), { getPod, audienceRestriction: restriction })).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@
 import type { ServiceAccountTokenSigner } from '../../auth/service-account-token.js';
 import { serviceAccountClaims, type BoundObjects } from '../../auth/service-account-token.js';
 import { badRequest, conflict, forbidden, invalid, isStatusError, notFound, type StatusCause } from '../../errors/status-error.js';
-import { nodeTokenRequestRefusal } from '../../registry/admission/node-restriction.js';
+import { nodeTokenRequestRefusal, type AudienceRestriction } from '../../registry/admission/node-restriction.js';
 import { asObject, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import type { Store } from '../../registry/store.js';
 import type { HandlerContext } from '../handlers/context.js';
@@ -37,6 +37,8 @@ export interface TokenRequestOptions {
   pods?: Store;
   secrets?: Store;
   nodes?: Store;
+  /** NodeRestriction's ServiceAccountNodeAudienceRestriction, when that gate is on. */
+  audienceRestriction?: AudienceRestriction;
 }
 
 interface TokenRequestSpec {
@@ -178,7 +180,11 @@ export function tokenRequestHandler(options: TokenRequestOptions): SubresourceHa
     }
     const spec = specOf(ctx, request);
     // NodeRestriction admission, ahead of the TokenRequest's own checks as in kube.
-    const refusal = await nodeTokenRequestRefusal(ctx.user, spec.boundObjectRef, (pod) => getOr404(options.pods, 'pods', namespace, pod));
+    const refusal = await nodeTokenRequestRefusal(
+      ctx.user,
+      { namespace, serviceAccount: name, boundObjectRef: spec.boundObjectRef, audiences: spec.audiences },
+      { getPod: (pod) => getOr404(options.pods, 'pods', namespace, pod), audienceRestriction: options.audienceRestriction },
+    );
     if (refusal) throw forbidden({ group: '', resource: 'serviceaccounts' }, name, refusal);
     const serviceAccount = await ctx.store.get(namespace, name);
     if (spec.audiences.length === 0) spec.audiences = [...options.audiences];

@@ -7,9 +7,12 @@
 // of its own pods only, without changing their labels or resource claim statuses; update only
 // the status of claims, and there only the capacity, conditions and expansion state; touch only
 // its own Lease in kube-node-lease and its own CSINode; create and delete only ResourceSlices
-// of its node. Other users' writes are not its business.
+// of its node; request service account tokens only bound to its own pods, for an audience those
+// pods use or it is authorized to request. Other users' writes are not its business.
 
 import { nodeIdentity } from '../../auth/node/authorizer.js';
+import { aggregateMessage } from '../../auth/aggregate.js';
+import type { Attributes, AuthorizationResult } from '../../auth/authorizer.js';
 import type { UserInfo } from '../../auth/user.js';
 import { podConfigMapNames, podSecretNames } from '../../auth/node/references.js';
 import { asObject, asObjectList, asString, deepClone, deepEqual, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
@@ -70,6 +73,8 @@ const labelsOf = (obj: KubeObject | undefined): Obj => asObject(obj?.metadata?.l
 export interface NodeRestrictionOptions {
   /** The stored Node of that name, or undefined (a mirror pod's owner reference is checked against its uid). */
   getNode(name: string): Promise<KubeObject | undefined>;
+  /** The server's feature gates (RecoverVolumeExpansionFailure widens what a claim status update may change). */
+  featureEnabled(gate: string): boolean;
 }
 
 export function nodeRestriction(options: NodeRestrictionOptions): AdmissionPlugin {
@@ -90,7 +95,7 @@ export function nodeRestriction(options: NodeRestrictionOptions): AdmissionPlugi
           return admitNode(nodeName, a, forbid);
         case '/persistentvolumeclaims':
           if (a.subresource !== 'status') throw forbid('may only update PVC status');
-          return admitClaimStatus(nodeName, a, forbid);
+          return admitClaimStatus(nodeName, a, forbid, options.featureEnabled('RecoverVolumeExpansionFailure'));
         case 'coordination.k8s.io/leases':
           return admitLease(nodeName, a, forbid);
         case 'storage.k8s.io/csinodes':
@@ -200,21 +205,21 @@ function admitNode(nodeName: string, a: AdmissionAttributes, forbid: Forbid): vo
 }
 
 /**
- * A claim's status update by a node may change status.capacity, status.conditions and, with
- * RecoverVolumeExpansionFailure (on by default in 1.33), the expansion state in
- * allocatedResources and allocatedResourceStatuses; nothing else. kube's message names
- * "status.quantity" and appends a go-cmp diff of the two claims, which is Go's own rendering
- * and is left out here.
+ * A claim's status update by a node may change status.capacity and status.conditions and, with
+ * RecoverVolumeExpansionFailure, the expansion state in allocatedResources and
+ * allocatedResourceStatuses; nothing else. kube's message names "status.quantity" and appends a
+ * go-cmp diff of the two claims, which is Go's own rendering and is left out here.
  */
-function admitClaimStatus(nodeName: string, a: AdmissionAttributes, forbid: Forbid): void {
+function admitClaimStatus(nodeName: string, a: AdmissionAttributes, forbid: Forbid, expansionRecovery: boolean): void {
   if (a.operation !== 'UPDATE') throw forbid(`unexpected operation ${JSON.stringify(a.operation)}`);
+  const ignored = expansionRecovery ? ['capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses'] : ['capacity', 'conditions'];
   const comparable = (obj: KubeObject | undefined): Obj => {
     const copy = deepClone(obj ?? {}) as Obj;
     const meta = asObject(copy.metadata);
     delete meta.resourceVersion;
     delete meta.managedFields;
     const status = asObject(copy.status);
-    for (const field of ['capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses']) delete status[field];
+    for (const field of ignored) delete status[field];
     return copy;
   };
   const before = comparable(a.oldObject);
@@ -250,24 +255,116 @@ export interface BoundObjectRef {
   uid: string;
 }
 
+/** A node's TokenRequest as NodeRestriction sees it: before the audiences are defaulted. */
+export interface NodeTokenRequest {
+  /** The service account's namespace and name. */
+  namespace: string;
+  serviceAccount: string;
+  boundObjectRef?: BoundObjectRef;
+  audiences: string[];
+}
+
+/** What ServiceAccountNodeAudienceRestriction reads: the objects behind a pod's volumes, and the authorizer. */
+export interface AudienceRestriction {
+  getClaim(namespace: string, name: string): Promise<KubeObject | undefined>;
+  getVolume(name: string): Promise<KubeObject | undefined>;
+  getCSIDriver(name: string): Promise<KubeObject | undefined>;
+  authorize(attributes: Attributes): AuthorizationResult | Promise<AuthorizationResult>;
+}
+
+export interface NodeTokenRequestLookups {
+  /** The pod the token is bound to; throws kube's 404 when it is missing. */
+  getPod(name: string): Promise<KubeObject>;
+  /** With the ServiceAccountNodeAudienceRestriction gate on (its 1.33 default). */
+  audienceRestriction?: AudienceRestriction;
+}
+
 /**
  * NodeRestriction on a TokenRequest: a node's token must be bound to a pod (by name and uid)
- * scheduled on the node. `getPod` throws kube's 404 for a missing pod.
+ * scheduled on the node, and with ServiceAccountNodeAudienceRestriction ask for at most one
+ * audience, which the pod uses or the node is authorized to request.
  */
-export async function nodeTokenRequestRefusal(
-  user: UserInfo | undefined,
-  ref: BoundObjectRef | undefined,
-  getPod: (name: string) => Promise<KubeObject>,
-): Promise<string | undefined> {
+export async function nodeTokenRequestRefusal(user: UserInfo | undefined, request: NodeTokenRequest, lookups: NodeTokenRequestLookups): Promise<string | undefined> {
   const nodeName = user ? nodeIdentity(user) : undefined;
   if (nodeName === undefined) return undefined;
   if (nodeName === '') return `could not determine node from user ${JSON.stringify(user!.name)}`;
+  const ref = request.boundObjectRef;
   if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || ref.name === '') return 'node requested token not bound to a pod';
   if (ref.uid === '') return 'node requested token with a pod binding without a uid';
-  const pod = await getPod(ref.name);
+  const pod = await lookups.getPod(ref.name);
   if (ref.uid !== asString(metaOf(pod).uid)) {
     return `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`;
   }
   if (asString(asObject(pod.spec).nodeName) !== nodeName) return 'node requested token bound to a pod scheduled on a different node';
+  if (lookups.audienceRestriction) return audienceRefusal(user!, request, pod, lookups.audienceRestriction);
   return undefined;
+}
+
+/**
+ * validateNodeServiceAccountAudience: no audience is the API server's own; one audience must be
+ * one the pod's volumes use (a projected service account token, or a CSI driver whose
+ * CSIDriver asks for tokens of it, inline or behind a claim), or one the node is authorized to
+ * request (verb request-serviceaccounts-token-audience on the audience, named by the account).
+ * In-tree volumes that kube translates to CSI drivers are not translated here.
+ */
+async function audienceRefusal(user: UserInfo, request: NodeTokenRequest, pod: KubeObject, lookups: AudienceRestriction): Promise<string | undefined> {
+  if (request.audiences.length > 1) return 'node may only request 0 or 1 audiences';
+  if (request.audiences.length === 0) return undefined;
+  const audience = request.audiences[0]!;
+  const lookupErrors: string[] = [];
+  if (await podReferencesAudience(pod, audience, lookups, lookupErrors)) return undefined;
+  if (lookupErrors.length > 0) return `error validating audience ${JSON.stringify(audience)}: ${aggregateMessage(lookupErrors)}`;
+  const decision = await lookups.authorize({
+    user,
+    verb: 'request-serviceaccounts-token-audience',
+    isResourceRequest: true,
+    path: '',
+    namespace: request.namespace,
+    apiGroup: '',
+    apiVersion: '',
+    resource: audience,
+    subresource: '',
+    name: request.serviceAccount,
+  });
+  if (decision.decision === 'allow') return undefined;
+  return `audience ${JSON.stringify(audience)} not found in pod spec volume, ${user.name} is not authorized to request tokens for this audience`;
+}
+
+async function podReferencesAudience(pod: KubeObject, audience: string, lookups: AudienceRestriction, errors: string[]): Promise<boolean> {
+  const namespace = asString(metaOf(pod).namespace);
+  for (const volume of asObjectList(asObject(pod.spec).volumes)) {
+    const projected = asObjectList(asObject(volume.projected).sources);
+    if (projected.some((source) => isPlainObject(source.serviceAccountToken) && asString(source.serviceAccountToken.audience) === audience)) return true;
+    let driver = '';
+    if (isPlainObject(volume.csi)) driver = asString(volume.csi.driver);
+    else if (isPlainObject(volume.persistentVolumeClaim) || isPlainObject(volume.ephemeral)) {
+      const claimName = isPlainObject(volume.persistentVolumeClaim) ? asString(volume.persistentVolumeClaim.claimName) : `${asString(metaOf(pod).name)}-${asString(volume.name)}`;
+      const found = await claimDriver(namespace, claimName, lookups);
+      if ('error' in found) {
+        errors.push(found.error);
+        continue;
+      }
+      driver = found.driver;
+    }
+    if (driver === '') continue;
+    const csiDriver = await lookups.getCSIDriver(driver);
+    // The lister's NotFound, which names the singular resource.
+    if (!csiDriver) {
+      errors.push(`csidriver.storage.k8s.io ${JSON.stringify(driver)} not found`);
+      continue;
+    }
+    if (asObjectList(asObject(csiDriver.spec).tokenRequests).some((t) => asString(t.audience) === audience)) return true;
+  }
+  return false;
+}
+
+/** The CSI driver of the volume bound to a claim: '' while unbound or for a volume that is no CSI volume. */
+async function claimDriver(namespace: string, claimName: string, lookups: AudienceRestriction): Promise<{ driver: string } | { error: string }> {
+  const claim = await lookups.getClaim(namespace, claimName);
+  if (!claim) return { error: `persistentvolumeclaim ${JSON.stringify(claimName)} not found` };
+  const volumeName = asString(asObject(claim.spec).volumeName);
+  if (volumeName === '') return { driver: '' };
+  const volume = await lookups.getVolume(volumeName);
+  if (!volume) return { error: `persistentvolume ${JSON.stringify(volumeName)} not found` };
+  return { driver: asString(asObject(asObject(volume.spec).csi).driver) };
 }
