@@ -296,21 +296,29 @@ describe('NodeRestriction: service account tokens (ServiceAccountNodeAudienceRes
     'no-driver': pod('no-driver', 'n1', [{ name: 'v', csi: { driver: 'nope.csi' } }]),
     'no-claim': pod('no-claim', 'n1', [{ name: 'v', persistentVolumeClaim: { claimName: 'gone' } }]),
     'no-volume': pod('no-volume', 'n1', [{ name: 'v', persistentVolumeClaim: { claimName: 'dangling' } }]),
+    'in-tree': pod('in-tree', 'n1', [
+      { name: 'share', azureFile: { secretName: 's', shareName: 'x' } },
+      { name: 'disk', persistentVolumeClaim: { claimName: 'gce' } },
+    ]),
   };
   const claims: Record<string, KubeObject> = {
     data: { metadata: { name: 'data', namespace: 'ns' }, spec: { volumeName: 'pv-data' } },
     'p-scratch': { metadata: { name: 'p-scratch', namespace: 'ns' }, spec: { volumeName: 'pv-scratch' } },
     unbound: { metadata: { name: 'unbound', namespace: 'ns' }, spec: {} },
     dangling: { metadata: { name: 'dangling', namespace: 'ns' }, spec: { volumeName: 'pv-gone' } },
+    gce: { metadata: { name: 'gce', namespace: 'ns' }, spec: { volumeName: 'pv-gce' } },
   };
   const volumes: Record<string, KubeObject> = {
     'pv-data': { metadata: { name: 'pv-data' }, spec: { csi: { driver: 'pvc.csi', volumeHandle: 'h' } } },
     'pv-scratch': { metadata: { name: 'pv-scratch' }, spec: { csi: { driver: 'eph.csi', volumeHandle: 'h' } } },
+    'pv-gce': { metadata: { name: 'pv-gce' }, spec: { gcePersistentDisk: { pdName: 'd' } } },
   };
   const drivers: Record<string, KubeObject> = {
     'inline.csi': { metadata: { name: 'inline.csi' }, spec: { tokenRequests: [{ audience: 'inline-aud' }] } },
     'pvc.csi': { metadata: { name: 'pvc.csi' }, spec: { tokenRequests: [{ audience: 'pvc-aud' }, { audience: '' }] } },
     'eph.csi': { metadata: { name: 'eph.csi' }, spec: { tokenRequests: [{ audience: 'eph-aud' }] } },
+    'file.csi.azure.com': { metadata: { name: 'file.csi.azure.com' }, spec: { tokenRequests: [{ audience: 'azure-aud' }] } },
+    'pd.csi.storage.gke.io': { metadata: { name: 'pd.csi.storage.gke.io' }, spec: { tokenRequests: [{ audience: 'gke-aud' }] } },
   };
   const asked: Attributes[] = [];
   const restriction: AudienceRestriction = {
@@ -344,6 +352,8 @@ describe('NodeRestriction: service account tokens (ServiceAccountNodeAudienceRes
     ['an audience the pod does not use', request('p', ['evil']), 'audience "evil" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience'],
     ['an audience the node is authorized to request for this account', request('p', ['granted-aud']), undefined],
     ['that audience for another account', request('p', ['granted-aud'], 'other'), 'audience "granted-aud" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience'],
+    ['the CSI driver an inline in-tree volume migrates to', request('in-tree', ['azure-aud']), undefined],
+    ['the CSI driver an in-tree PersistentVolume migrates to', request('in-tree', ['gke-aud']), undefined],
     ['a CSIDriver that does not exist', request('no-driver', ['x']), 'error validating audience "x": csidriver.storage.k8s.io "nope.csi" not found'],
     ['a claim that does not exist', request('no-claim', ['x']), 'error validating audience "x": persistentvolumeclaim "gone" not found'],
     ['a volume that does not exist', request('no-volume', ['x']), 'error validating audience "x": persistentvolume "pv-gone" not found'],

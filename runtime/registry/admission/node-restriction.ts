@@ -305,7 +305,7 @@ export async function nodeTokenRequestRefusal(user: UserInfo | undefined, reques
  * one the pod's volumes use (a projected service account token, or a CSI driver whose
  * CSIDriver asks for tokens of it, inline or behind a claim), or one the node is authorized to
  * request (verb request-serviceaccounts-token-audience on the audience, named by the account).
- * In-tree volumes that kube translates to CSI drivers are not translated here.
+ * In-tree volumes count as the CSI driver they migrate to, as kube translates them.
  */
 async function audienceRefusal(user: UserInfo, request: NodeTokenRequest, pod: KubeObject, lookups: AudienceRestriction): Promise<string | undefined> {
   if (request.audiences.length > 1) return 'node may only request 0 or 1 audiences';
@@ -345,6 +345,8 @@ async function podReferencesAudience(pod: KubeObject, audience: string, lookups:
         continue;
       }
       driver = found.driver;
+    } else {
+      driver = migratedDriver(volume);
     }
     if (driver === '') continue;
     const csiDriver = await lookups.getCSIDriver(driver);
@@ -366,5 +368,24 @@ async function claimDriver(namespace: string, claimName: string, lookups: Audien
   if (volumeName === '') return { driver: '' };
   const volume = await lookups.getVolume(volumeName);
   if (!volume) return { error: `persistentvolume ${JSON.stringify(volumeName)} not found` };
-  return { driver: asString(asObject(asObject(volume.spec).csi).driver) };
+  const spec = asObject(volume.spec);
+  return { driver: isPlainObject(spec.csi) ? asString(spec.csi.driver) : migratedDriver(spec) };
+}
+
+/**
+ * The CSI driver an in-tree volume source is migrated to (csi-translation-lib's plugins), for a
+ * pod's inline volume or a PersistentVolume's source alike; '' for a source with none.
+ */
+const IN_TREE_CSI_DRIVERS: [string, string][] = [
+  ['gcePersistentDisk', 'pd.csi.storage.gke.io'],
+  ['awsElasticBlockStore', 'ebs.csi.aws.com'],
+  ['azureDisk', 'disk.csi.azure.com'],
+  ['azureFile', 'file.csi.azure.com'],
+  ['cinder', 'cinder.csi.openstack.org'],
+  ['vsphereVolume', 'csi.vsphere.vmware.com'],
+  ['portworxVolume', 'pxd.portworx.com'],
+];
+
+function migratedDriver(source: Obj): string {
+  return IN_TREE_CSI_DRIVERS.find(([field]) => isPlainObject(source[field]))?.[1] ?? '';
 }
