@@ -104,7 +104,7 @@ describe('SubjectAccessReview', () => {
 describe('without the AuthorizeWithSelectors gate', () => {
   let gated: RunningServer;
   beforeAll(async () => {
-    gated = await startServer({ storage: 'memory', dataDir: join(dir, 'gated'), authorizationMode: 'AlwaysDeny', featureGates: 'AuthorizeWithSelectors=false' });
+    gated = await startServer({ storage: 'memory', dataDir: join(dir, 'gated'), authorizationMode: 'AlwaysDeny', featureGates: 'AuthorizeWithSelectors=false,AuthorizeNodeWithSelectors=false' });
   });
   afterAll(() => gated?.close());
 
