@@ -6,6 +6,7 @@
 // answered from the API audiences' entry.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
+import { TokenCache } from '../../runtime/auth/token-cache.js';
 import { call, kubeconfigCredentials } from '../support/https-client.js';
 
 const SECRETS = '/api/v1/namespaces/kube-system/secrets';
@@ -95,5 +96,24 @@ describe('token authentication cache', () => {
     expect(forVault.status).toBe(201);
     expect(forVault.json<{ status: { authenticated?: boolean } }>().status.authenticated).toBeFalsy();
     expect((await call(server.url, '/readyz', admin(server))).status).toBe(200);
+  });
+});
+
+describe('the cache key', () => {
+  it('tells token and audiences apart however their characters are split between them', async () => {
+    const cache = new TokenCache<string>({ successMs: 60_000, failureMs: 0 });
+    const asked: string[] = [];
+    const lookup = (token: string, audiences?: string[]) =>
+      cache.lookup(token, audiences, async () => (asked.push(`${token}|${audiences?.join(',')}`), `user of ${token}|${audiences?.join(',')}`), () => true);
+    expect(await lookup('ab', ['c'])).toBe('user of ab|c');
+    expect(await lookup('a', ['bc'])).toBe('user of a|bc');
+    expect(await lookup('a', ['b', 'c'])).toBe('user of a|b,c');
+    expect(await lookup('ab')).toBe('user of ab|undefined');
+    // No audiences and an empty list are the same request, as upstream's key counts them.
+    expect(await lookup('ab', [])).toBe('user of ab|undefined');
+    // Each pair once, and again from the cache.
+    expect(await lookup('ab', ['c'])).toBe('user of ab|c');
+    expect(await lookup('a', ['bc'])).toBe('user of a|bc');
+    expect(asked).toEqual(['ab|c', 'a|bc', 'a|b,c', 'ab|undefined']);
   });
 });
