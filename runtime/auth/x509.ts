@@ -94,18 +94,26 @@ export class X509Authenticator implements Authenticator {
   readonly name = 'x509';
   /** One TLS connection carries one certificate; verify it once per connection, not per request. */
   private readonly verdicts = new WeakMap<TLSSocket, CachedVerdict>();
+  /**
+   * Connections that sent no certificate, so their bearer-token requests skip asking TLS again.
+   * A renegotiation could add one later; Go's server, and so kube-apiserver, refuses renegotiation.
+   */
+  private readonly withoutCertificate = new WeakSet<TLSSocket>();
 
   constructor(private readonly roots: X509Certificate[]) {}
 
   authenticate(req: { tlsSocket?: TLSSocket }): AuthenticationResult {
     const socket = req.tlsSocket;
-    if (!socket) return NO_CREDENTIAL;
+    if (!socket || this.withoutCertificate.has(socket)) return NO_CREDENTIAL;
     const now = new Date();
     const cached = this.verdicts.get(socket);
     if (cached && now >= cached.notBefore && now <= cached.notAfter) return cached.result;
 
     const peer = socket.getPeerCertificate(true);
-    if (!peer || !peer.raw) return NO_CREDENTIAL;
+    if (!peer || !peer.raw) {
+      this.withoutCertificate.add(socket);
+      return NO_CREDENTIAL;
+    }
     const chain = presentedChain(peer);
     const leaf = chain[0];
     const failure = verifyClientChain(leaf, chain.slice(1), this.roots, now);
