@@ -26,7 +26,6 @@ const MAX_USER_AGENT_LENGTH = 1024;
 const USER_AGENT_TRUNCATED = '...TRUNCATED';
 /** Bodies larger than this are not copied into the event. */
 const MAX_CAPTURED_BODY_BYTES = 3 * 1024 * 1024;
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function auditUser(user: UserInfo): AuditUser {
   const out: AuditUser = { username: user.name };
@@ -57,6 +56,23 @@ function userAgent(c: KubeContext): string | undefined {
 }
 
 const isJSON = (contentType: string | null | undefined) => !!contentType && contentType.includes('json');
+
+/**
+ * A deep copy as JSON holds it; byte strings (from CBOR) become base64, as Go's json writes []byte.
+ * Undefined for what JSON cannot hold: recording never fails a request.
+ */
+function jsonCopy(value: unknown): unknown {
+  try {
+    // The holder's own member, before a Buffer's toJSON has turned it into a list of numbers.
+    const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      const own = this[key];
+      return own instanceof Uint8Array ? Buffer.from(own).toString('base64') : v;
+    });
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
 
 function withoutManagedFields(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
@@ -255,7 +271,8 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     // kube's LogRequestObject: the decoded object names what the URL did not (a create's name),
     // and is kept, as decoded, from Request on.
     let decoded: unknown;
-    c.set('auditRequestObject', (obj) => {
+    const keepsBodies = levelAtLeast(config.level, 'Request');
+    const record = (obj: Record<string, unknown>) => {
       const metadata = obj.metadata as { name?: string; namespace?: string; uid?: string; resourceVersion?: string } | undefined;
       if (objectRef && metadata) {
         if (metadata.namespace) objectRef.namespace ??= metadata.namespace;
@@ -263,17 +280,17 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
         if (metadata.uid) objectRef.uid ??= metadata.uid;
         if (metadata.resourceVersion) objectRef.resourceVersion ??= metadata.resourceVersion;
       }
-      if (levelAtLeast(config.level, 'Request')) decoded = JSON.parse(JSON.stringify(obj));
-    });
+      if (keepsBodies) decoded = jsonCopy(obj);
+    };
+    // kube's LogRequestPatch: the patch as the client sent it, in JSON (an apply body's YAML or CBOR transcoded).
+    const patch = (json: () => unknown) => {
+      if (keepsBodies) decoded = jsonCopy(json());
+    };
+
+    c.set('auditRequestObject', Object.assign(record, { patch }));
 
     const received$ = emit('RequestReceived');
     if (!(await settle(received$)) && strict) throw internalError(new Error('failed to store audit event'));
-
-    const wantRequest = levelAtLeast(config.level, 'Request') && BODY_METHODS.has(c.req.method);
-    const requestBody =
-      wantRequest && capturable(c.req.header('content-type'), c.req.header('content-length')) && c.req.raw.body
-        ? c.req.raw.clone().text()
-        : undefined;
 
     try {
       await next();
@@ -287,9 +304,8 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     if (c.error && !isStatusError(c.error)) return panic(c.error);
 
     ev.responseStatus = await responseStatus(c.res);
-    // The raw body stands in where no handler decoded one (patches, delete options).
-    const raw = await readJSON(requestBody, config);
-    ev.requestObject = decoded !== undefined ? (config.omitManagedFields ? withoutManagedFields(decoded) : decoded) : raw;
+    // Only what a handler decoded is logged, as kube logs it: a body nobody read (or could read) is not.
+    if (decoded !== undefined) ev.requestObject = config.omitManagedFields ? withoutManagedFields(decoded) : decoded;
 
     if (isLongRunning(info)) {
       await settle(emit('ResponseStarted'));
