@@ -81,6 +81,13 @@ describe.skipIf(!kubectl)('kubectl 1.33 and componentstatuses on SQLite', () => 
     expect(after.stdout.trim()).toBe('componentstatus/sqlite-0');
   });
 
+  it('sets apiserver_requested_deprecated_apis for it, with no removal release', async () => {
+    const res = await env.kubectl(kubectl!, ['get', '--raw', '/metrics']);
+    expect(res.code, res.stderr).toBe(0);
+    const line = res.stdout.split('\n').find((l) => l.startsWith('apiserver_requested_deprecated_apis{') && l.includes('resource="componentstatuses"'));
+    expect(line).toBe('apiserver_requested_deprecated_apis{group="",version="v1",resource="componentstatuses",subresource="",removed_release=""} 1');
+  });
+
   it('is in discovery with kube\'s verbs and short name', async () => {
     const res = await env.kubectl(kubectl!, ['get', '--raw', '/api/v1']);
     const resources = (JSON.parse(res.stdout) as { resources: Array<Record<string, unknown>> }).resources;
