@@ -35,6 +35,7 @@ export const groupVersionLifecycles: GroupVersionLifecycle[] = [
 ];
 /** Each kind, served or removed, with its group version's releases and its own overrides applied. */
 export const kindLifecycles: KindLifecycle[] = [
+  { "group": "", "version": "v1", "kind": "ComponentStatus", "resource": "componentstatuses", "namespaced": false, "introduced": "1.0", "deprecated": "1.19" },
   { "group": "", "version": "v1", "kind": "ConfigMap", "resource": "configmaps", "namespaced": true, "introduced": "1.2" },
   { "group": "", "version": "v1", "kind": "Endpoints", "resource": "endpoints", "namespaced": true, "introduced": "1.0", "deprecated": "1.33", "replacement": { "group": "discovery.k8s.io", "version": "v1", "kind": "EndpointSlice" } },
   { "group": "", "version": "v1", "kind": "Event", "resource": "events", "namespaced": true, "introduced": "1.0" },

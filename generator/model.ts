@@ -107,7 +107,7 @@ export interface KindModel {
   allowUnconditionalUpdate: boolean;
   statusField?: string;
   strategy?: string;
-  /** Not stored: create only, answered by the virtual handler named by `strategy`. */
+  /** Not stored: create only, or get and list, answered by the virtual handler named by `strategy`. */
   virtual: boolean;
   storagePrefix: string;
   /** Set when objects are stored as another group version's kind (see ResourceDefinition.storedAs). */

@@ -200,8 +200,11 @@ class Normalizer {
       }
     }
     if (raw.virtual) {
-      const stored = raw.verbs.filter((v) => v !== 'create');
-      if (stored.length) this.fail(spec, ['kinds', name, 'verbs'], `a virtual kind serves only create (got ${stored.join(', ')})`);
+      // Either an operation (create only: the reviews) or a view computed on each read (get and
+      // list: ComponentStatus); nothing else can be served without storage.
+      const operation = raw.verbs.length > 0 && raw.verbs.every((v) => v === 'create');
+      const view = raw.verbs.length > 0 && raw.verbs.every((v) => v === 'get' || v === 'list');
+      if (!operation && !view) this.fail(spec, ['kinds', name, 'verbs'], `a virtual kind serves create alone, or get and list (got ${raw.verbs.join(', ')})`);
       if (!raw.strategy) this.fail(spec, ['kinds', name, 'virtual'], 'a virtual kind needs a strategy naming its handler');
       if (raw.subresources?.length) this.fail(spec, ['kinds', name, 'subresources'], 'a virtual kind has no subresources');
     }
@@ -315,8 +318,8 @@ export function buildModel(specs: LoadedSpec[]): Model {
       const k = n.kind(spec, name, raw);
       kinds.push(k);
       n.types.set(k.type.id, k.type);
-      // A virtual kind is never listed: no list message or schema exists upstream.
-      if (!k.virtual) n.types.set(k.listType.id, k.listType);
+      // A virtual operation is never listed: no list message or schema exists upstream.
+      if (listed(k)) n.types.set(k.listType.id, k.listType);
       located.push([spec, k.type, ['kinds', name]]);
     }
     for (const [name, raw] of Object.entries(spec.raw.types ?? {})) {
@@ -338,6 +341,11 @@ export function buildModel(specs: LoadedSpec[]): Model {
 }
 
 /** Every type id reachable from `roots` through fields (and wire wrappers), in first-seen order. */
+/** Whether a kind has a list type: every stored kind, and the virtual kinds served by list. */
+export function listed(k: KindModel): boolean {
+  return !k.virtual || k.verbs.includes('list');
+}
+
 export function reachable(model: Model, roots: string[]): string[] {
   const seen = new Set<string>();
   const visit = (id: string): void => {

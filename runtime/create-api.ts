@@ -38,6 +38,7 @@ import type { ResourceDefinition } from './registry/definition.js';
 import type { CacherOptions } from './registry/cacher/cacher.js';
 import { ResourceRegistry } from './registry/registry.js';
 import type { ServerAccess } from './registry/virtual/index.js';
+import { storeComponent } from './registry/virtual/componentstatus.js';
 import type { ApiComponents, ApiContext, ApiFactory } from './server/api-components.js';
 import { notFoundHandler } from './server/app.js';
 import type { HealthCheck, HealthChecks } from './server/health.js';
@@ -210,6 +211,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       },
       eventTTLMs,
       serviceAccountAdmission: saOptions !== undefined,
+      virtualContext: { components: [storeComponent(context.storage, storage)] },
       admission: [escalation, nodeRestriction({ getNode: (name): Promise<KubeObject | undefined> => getter(registry.storeFor('', 'v1', 'nodes'))('', name), featureEnabled: (gate) => context.featureGates.enabled(gate) })],
     });
     await ensureSystemNamespaces(registry);

@@ -2,9 +2,12 @@
 
 import { CreateSubresourceClient, ResourceClient, SubresourceClient } from '../../client/core/resource.js';
 import type { Transport } from '../../client/core/transport.js';
-import type { ConfigMap, ConfigMapList, Endpoints, EndpointsList, Event, EventList, Eviction, LimitRange, LimitRangeList, Namespace, NamespaceList, Node, NodeList, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimList, PersistentVolumeList, Pod, PodList, Secret, SecretList, ServiceAccount, ServiceAccountList, TokenRequest } from '../types/core.v1.js';
+import type { ComponentStatus, ComponentStatusList, ConfigMap, ConfigMapList, Endpoints, EndpointsList, Event, EventList, Eviction, LimitRange, LimitRangeList, Namespace, NamespaceList, Node, NodeList, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimList, PersistentVolumeList, Pod, PodList, Secret, SecretList, ServiceAccount, ServiceAccountList, TokenRequest } from '../types/core.v1.js';
 
 const GROUP_VERSION = { prefix: '/api/v1', apiVersion: 'v1' };
+
+/** ComponentStatus (componentstatuses), cluster-scoped. */
+export type ComponentStatusesClient = Pick<ResourceClient<ComponentStatus, ComponentStatusList>, 'get' | 'list' | 'listAll'>;
 
 /** ConfigMap (configmaps), namespaced. */
 export type ConfigMapsClient = Pick<ResourceClient<ConfigMap, ConfigMapList>, 'apply' | 'create' | 'delete' | 'deleteCollection' | 'get' | 'list' | 'listAll' | 'patch' | 'update' | 'watch'>;
@@ -56,6 +59,7 @@ export type ServiceAccountsClient = Pick<ResourceClient<ServiceAccount, ServiceA
 
 /** v1, as client-go's CoreV1Interface. */
 export interface CoreV1Client {
+  componentStatuses(): ComponentStatusesClient;
   /** configmaps in one namespace; '' for list and watch across all of them. */
   configMaps(namespace: string): ConfigMapsClient;
   /** endpoints in one namespace; '' for list and watch across all of them. */
@@ -79,6 +83,7 @@ export interface CoreV1Client {
 
 export function coreV1(transport: Transport): CoreV1Client {
   return {
+    componentStatuses: () => new ResourceClient<ComponentStatus, ComponentStatusList>(transport, { ...GROUP_VERSION, plural: 'componentstatuses', kind: 'ComponentStatus' }),
     configMaps: (namespace: string) => new ResourceClient<ConfigMap, ConfigMapList>(transport, { ...GROUP_VERSION, plural: 'configmaps', kind: 'ConfigMap', namespace }),
     endpoints: (namespace: string) => new ResourceClient<Endpoints, EndpointsList>(transport, { ...GROUP_VERSION, plural: 'endpoints', kind: 'Endpoints', namespace }),
     events: (namespace: string) => new ResourceClient<Event, EventList>(transport, { ...GROUP_VERSION, plural: 'events', kind: 'Event', namespace }),

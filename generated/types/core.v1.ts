@@ -158,6 +158,39 @@ export interface components {
             /** Format: int64 */
             user?: number;
         };
+        /** @description One observed condition of a component. */
+        "io.k8s.api.core.v1.ComponentCondition": {
+            /** @description Why the probe failed. */
+            error?: string;
+            /** @description What the probe answered. */
+            message?: string;
+            /** @description True, False or Unknown. */
+            status: string;
+            /** @description Type of the condition: Healthy. */
+            type: string;
+        };
+        /** @description The health of a component the server depends on (deprecated in 1.19). A view computed on each read, never stored. */
+        "io.k8s.api.core.v1.ComponentStatus": {
+            /** @description The versioned schema of this object (group/version, or just the version for the core group). Servers convert known versions and may reject unknown ones. */
+            apiVersion?: string;
+            /** @description The component's observed conditions (Healthy). */
+            conditions?: components["schemas"]["io.k8s.api.core.v1.ComponentCondition"][];
+            /** @description The kind of this object, in CamelCase, matching the REST resource it is served from. Servers may infer it from the request path; it cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata. */
+            metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+        };
+        /** @description ComponentStatusList is a list of ComponentStatus objects. */
+        "io.k8s.api.core.v1.ComponentStatusList": {
+            /** @description The versioned schema of this object (group/version, or just the version for the core group). Servers convert known versions and may reject unknown ones. */
+            apiVersion?: string;
+            /** @description The ComponentStatus objects of the list. */
+            items: components["schemas"]["io.k8s.api.core.v1.ComponentStatus"][];
+            /** @description The kind of this object, in CamelCase, matching the REST resource it is served from. Servers may infer it from the request path; it cannot be updated. */
+            kind?: string;
+            /** @description List metadata: resourceVersion of the list and the continue token for paging. */
+            metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
         /** @description Non-confidential configuration data as key/value pairs, for pods and controllers to consume. */
         "io.k8s.api.core.v1.ConfigMap": {
             /** @description The versioned schema of this object (group/version, or just the version for the core group). Servers convert known versions and may reject unknown ones. */
@@ -2849,6 +2882,8 @@ export type Pod = components['schemas']["io.k8s.api.core.v1.Pod"];
 export type PodList = components['schemas']["io.k8s.api.core.v1.PodList"];
 export type Endpoints = components['schemas']["io.k8s.api.core.v1.Endpoints"];
 export type EndpointsList = components['schemas']["io.k8s.api.core.v1.EndpointsList"];
+export type ComponentStatus = components['schemas']["io.k8s.api.core.v1.ComponentStatus"];
+export type ComponentStatusList = components['schemas']["io.k8s.api.core.v1.ComponentStatusList"];
 export type ServiceAccount = components['schemas']["io.k8s.api.core.v1.ServiceAccount"];
 export type ServiceAccountList = components['schemas']["io.k8s.api.core.v1.ServiceAccountList"];
 export type Node = components['schemas']["io.k8s.api.core.v1.Node"];

@@ -9,5 +9,6 @@ export declare const PersistentVolumeClaim: SchemaFunction;
 export declare const PersistentVolume: SchemaFunction;
 export declare const Pod: SchemaFunction;
 export declare const Endpoints: SchemaFunction;
+export declare const ComponentStatus: SchemaFunction;
 export declare const ServiceAccount: SchemaFunction;
 export declare const Node: SchemaFunction;

@@ -15897,11 +15897,167 @@ validate456.errors = vErrors;
 return errors === 0;
 }
 
-export const ServiceAccount = validate468;
-const schema189 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ServiceAccount"};
-const schema190 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"secrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"automountServiceAccountToken":{"type":"boolean"}}};
+export const ComponentStatus = validate468;
+const schema189 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ComponentStatus"};
+const schema190 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ComponentCondition"}}}};
+const schema191 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"message":{"type":"string"},"error":{"type":"string"}}};
+
+function validate471(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err0 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+if(typeof data.status !== "string"){
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err3 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate471.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err0 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if(typeof data.kind !== "string"){
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+if(!(validate24(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+if(data.conditions !== undefined){
+let data3 = data.conditions;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate471(data3[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate471.errors : vErrors.concat(validate471.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate469.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate469(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate469.errors : vErrors.concat(validate469.errors);
+errors = vErrors.length;
+}
+validate468.errors = vErrors;
+return errors === 0;
+}
+
+export const ServiceAccount = validate474;
+const schema192 = {"$ref":"types#/definitions/io.k8s.api.core.v1.ServiceAccount"};
+const schema193 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"secrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ObjectReference"}},"imagePullSecrets":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.LocalObjectReference"}},"automountServiceAccountToken":{"type":"boolean"}}};
+
+function validate475(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16002,29 +16158,29 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate469.errors = vErrors;
+validate475.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate469(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate469.errors : vErrors.concat(validate469.errors);
+if(!(validate475(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate475.errors : vErrors.concat(validate475.errors);
 errors = vErrors.length;
 }
-validate468.errors = vErrors;
+validate474.errors = vErrors;
 return errors === 0;
 }
 
-export const Node = validate474;
-const schema191 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Node"};
-const schema192 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeStatus"}}};
-const schema193 = {"type":"object","properties":{"podCIDR":{"type":"string"},"podCIDRs":{"type":"array","items":{"type":"string"}},"providerID":{"type":"string"},"unschedulable":{"type":"boolean"},"taints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Taint"}},"configSource":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"externalID":{"type":"string"},"podPreemptionPolicy":{"$ref":"#/definitions/io.k8s.api.core.v1.NodePodPreemptionPolicy"}}};
-const schema194 = {"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"timeAdded":{"type":"string"}}};
+export const Node = validate480;
+const schema194 = {"$ref":"types#/definitions/io.k8s.api.core.v1.Node"};
+const schema195 = {"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSpec"},"status":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeStatus"}}};
+const schema196 = {"type":"object","properties":{"podCIDR":{"type":"string"},"podCIDRs":{"type":"array","items":{"type":"string"}},"providerID":{"type":"string"},"unschedulable":{"type":"boolean"},"taints":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.Taint"}},"configSource":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"externalID":{"type":"string"},"podPreemptionPolicy":{"$ref":"#/definitions/io.k8s.api.core.v1.NodePodPreemptionPolicy"}}};
+const schema197 = {"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string"},"effect":{"type":"string"},"timeAdded":{"type":"string"}}};
 
-function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16087,14 +16243,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate478.errors = vErrors;
+validate484.errors = vErrors;
 return errors === 0;
 }
 
-const schema195 = {"type":"object","properties":{"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapNodeConfigSource"}}};
-const schema196 = {"type":"object","properties":{"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"kubeletConfigKey":{"type":"string"}}};
+const schema198 = {"type":"object","properties":{"configMap":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMapNodeConfigSource"}}};
+const schema199 = {"type":"object","properties":{"namespace":{"type":"string"},"name":{"type":"string"},"uid":{"type":"string"},"resourceVersion":{"type":"string"},"kubeletConfigKey":{"type":"string"}}};
 
-function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate487(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16169,18 +16325,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate481.errors = vErrors;
+validate487.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate486(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.configMap !== undefined){
-if(!(validate481(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
-vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
+if(!(validate487(data.configMap, {instancePath:instancePath+"/configMap",parentData:data,parentDataProperty:"configMap",rootData}))){
+vErrors = vErrors === null ? validate487.errors : vErrors.concat(validate487.errors);
 errors = vErrors.length;
 }
 }
@@ -16195,13 +16351,13 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate480.errors = vErrors;
+validate486.errors = vErrors;
 return errors === 0;
 }
 
-const schema197 = {"type":"object","properties":{"disableResizePreemption":{"type":"array","items":{"type":"string"}}}};
+const schema200 = {"type":"object","properties":{"disableResizePreemption":{"type":"array","items":{"type":"string"}}}};
 
-function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16244,12 +16400,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate484.errors = vErrors;
+validate490.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate477(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate483(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16322,8 +16478,8 @@ let data5 = data.taints;
 if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate478(data5[i1], {instancePath:instancePath+"/taints/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate478.errors : vErrors.concat(validate478.errors);
+if(!(validate484(data5[i1], {instancePath:instancePath+"/taints/" + i1,parentData:data5,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate484.errors : vErrors.concat(validate484.errors);
 errors = vErrors.length;
 }
 }
@@ -16340,8 +16496,8 @@ errors++;
 }
 }
 if(data.configSource !== undefined){
-if(!(validate480(data.configSource, {instancePath:instancePath+"/configSource",parentData:data,parentDataProperty:"configSource",rootData}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate486(data.configSource, {instancePath:instancePath+"/configSource",parentData:data,parentDataProperty:"configSource",rootData}))){
+vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
 errors = vErrors.length;
 }
 }
@@ -16358,8 +16514,8 @@ errors++;
 }
 }
 if(data.podPreemptionPolicy !== undefined){
-if(!(validate484(data.podPreemptionPolicy, {instancePath:instancePath+"/podPreemptionPolicy",parentData:data,parentDataProperty:"podPreemptionPolicy",rootData}))){
-vErrors = vErrors === null ? validate484.errors : vErrors.concat(validate484.errors);
+if(!(validate490(data.podPreemptionPolicy, {instancePath:instancePath+"/podPreemptionPolicy",parentData:data,parentDataProperty:"podPreemptionPolicy",rootData}))){
+vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
 errors = vErrors.length;
 }
 }
@@ -16374,14 +16530,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate477.errors = vErrors;
+validate483.errors = vErrors;
 return errors === 0;
 }
 
-const schema198 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatable":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeCondition"}},"addresses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAddress"}},"daemonEndpoints":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeDaemonEndpoints"},"nodeInfo":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSystemInfo"},"images":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerImage"}},"volumesInUse":{"type":"array","items":{"type":"string"}},"volumesAttached":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.AttachedVolume"}},"config":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigStatus"},"runtimeHandlers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandler"}},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeFeatures"},"declaredFeatures":{"type":"array","items":{"type":"string"}}}};
-const schema199 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"lastHeartbeatTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}};
+const schema201 = {"type":"object","properties":{"capacity":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"allocatable":{"type":"object","additionalProperties":{"type":["string","number"],"format":"quantity"}},"phase":{"type":"string"},"conditions":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeCondition"}},"addresses":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeAddress"}},"daemonEndpoints":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeDaemonEndpoints"},"nodeInfo":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSystemInfo"},"images":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.ContainerImage"}},"volumesInUse":{"type":"array","items":{"type":"string"}},"volumesAttached":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.AttachedVolume"}},"config":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigStatus"},"runtimeHandlers":{"type":"array","items":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandler"}},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeFeatures"},"declaredFeatures":{"type":"array","items":{"type":"string"}}}};
+const schema202 = {"type":"object","properties":{"type":{"type":"string"},"status":{"type":"string"},"lastHeartbeatTime":{"type":"string"},"lastTransitionTime":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}};
 
-function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate494(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16468,13 +16624,13 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate488.errors = vErrors;
+validate494.errors = vErrors;
 return errors === 0;
 }
 
-const schema200 = {"type":"object","properties":{"type":{"type":"string"},"address":{"type":"string"}}};
+const schema203 = {"type":"object","properties":{"type":{"type":"string"},"address":{"type":"string"}}};
 
-function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16513,14 +16669,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate490.errors = vErrors;
+validate496.errors = vErrors;
 return errors === 0;
 }
 
-const schema201 = {"type":"object","properties":{"kubeletEndpoint":{"$ref":"#/definitions/io.k8s.api.core.v1.DaemonEndpoint"}}};
-const schema202 = {"type":"object","properties":{"Port":{"type":"integer"}}};
+const schema204 = {"type":"object","properties":{"kubeletEndpoint":{"$ref":"#/definitions/io.k8s.api.core.v1.DaemonEndpoint"}}};
+const schema205 = {"type":"object","properties":{"Port":{"type":"integer"}}};
 
-function validate493(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate499(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16548,18 +16704,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate493.errors = vErrors;
+validate499.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kubeletEndpoint !== undefined){
-if(!(validate493(data.kubeletEndpoint, {instancePath:instancePath+"/kubeletEndpoint",parentData:data,parentDataProperty:"kubeletEndpoint",rootData}))){
-vErrors = vErrors === null ? validate493.errors : vErrors.concat(validate493.errors);
+if(!(validate499(data.kubeletEndpoint, {instancePath:instancePath+"/kubeletEndpoint",parentData:data,parentDataProperty:"kubeletEndpoint",rootData}))){
+vErrors = vErrors === null ? validate499.errors : vErrors.concat(validate499.errors);
 errors = vErrors.length;
 }
 }
@@ -16574,14 +16730,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate492.errors = vErrors;
+validate498.errors = vErrors;
 return errors === 0;
 }
 
-const schema203 = {"type":"object","properties":{"machineID":{"type":"string"},"systemUUID":{"type":"string"},"bootID":{"type":"string"},"kernelVersion":{"type":"string"},"osImage":{"type":"string"},"containerRuntimeVersion":{"type":"string"},"kubeletVersion":{"type":"string"},"kubeProxyVersion":{"type":"string"},"operatingSystem":{"type":"string"},"architecture":{"type":"string"},"swap":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSwapStatus"}}};
-const schema204 = {"type":"object","properties":{"capacity":{"type":"integer"}}};
+const schema206 = {"type":"object","properties":{"machineID":{"type":"string"},"systemUUID":{"type":"string"},"bootID":{"type":"string"},"kernelVersion":{"type":"string"},"osImage":{"type":"string"},"containerRuntimeVersion":{"type":"string"},"kubeletVersion":{"type":"string"},"kubeProxyVersion":{"type":"string"},"operatingSystem":{"type":"string"},"architecture":{"type":"string"},"swap":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeSwapStatus"}}};
+const schema207 = {"type":"object","properties":{"capacity":{"type":"integer"}}};
 
-function validate497(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate503(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16609,12 +16765,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate497.errors = vErrors;
+validate503.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate502(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16739,8 +16895,8 @@ errors++;
 }
 }
 if(data.swap !== undefined){
-if(!(validate497(data.swap, {instancePath:instancePath+"/swap",parentData:data,parentDataProperty:"swap",rootData}))){
-vErrors = vErrors === null ? validate497.errors : vErrors.concat(validate497.errors);
+if(!(validate503(data.swap, {instancePath:instancePath+"/swap",parentData:data,parentDataProperty:"swap",rootData}))){
+vErrors = vErrors === null ? validate503.errors : vErrors.concat(validate503.errors);
 errors = vErrors.length;
 }
 }
@@ -16755,13 +16911,13 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate496.errors = vErrors;
+validate502.errors = vErrors;
 return errors === 0;
 }
 
-const schema205 = {"type":"object","properties":{"names":{"type":"array","items":{"type":"string"}},"sizeBytes":{"type":"integer"}}};
+const schema208 = {"type":"object","properties":{"names":{"type":"array","items":{"type":"string"}},"sizeBytes":{"type":"integer"}}};
 
-function validate500(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate506(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16817,13 +16973,13 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate500.errors = vErrors;
+validate506.errors = vErrors;
 return errors === 0;
 }
 
-const schema206 = {"type":"object","properties":{"name":{"type":"string"},"devicePath":{"type":"string"}}};
+const schema209 = {"type":"object","properties":{"name":{"type":"string"},"devicePath":{"type":"string"}}};
 
-function validate502(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate508(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16862,31 +17018,31 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate502.errors = vErrors;
+validate508.errors = vErrors;
 return errors === 0;
 }
 
-const schema207 = {"type":"object","properties":{"assigned":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"active":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"lastKnownGood":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"error":{"type":"string"}}};
+const schema210 = {"type":"object","properties":{"assigned":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"active":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"lastKnownGood":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeConfigSource"},"error":{"type":"string"}}};
 
-function validate504(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.assigned !== undefined){
-if(!(validate480(data.assigned, {instancePath:instancePath+"/assigned",parentData:data,parentDataProperty:"assigned",rootData}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate486(data.assigned, {instancePath:instancePath+"/assigned",parentData:data,parentDataProperty:"assigned",rootData}))){
+vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
 errors = vErrors.length;
 }
 }
 if(data.active !== undefined){
-if(!(validate480(data.active, {instancePath:instancePath+"/active",parentData:data,parentDataProperty:"active",rootData}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate486(data.active, {instancePath:instancePath+"/active",parentData:data,parentDataProperty:"active",rootData}))){
+vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
 errors = vErrors.length;
 }
 }
 if(data.lastKnownGood !== undefined){
-if(!(validate480(data.lastKnownGood, {instancePath:instancePath+"/lastKnownGood",parentData:data,parentDataProperty:"lastKnownGood",rootData}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate486(data.lastKnownGood, {instancePath:instancePath+"/lastKnownGood",parentData:data,parentDataProperty:"lastKnownGood",rootData}))){
+vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
 errors = vErrors.length;
 }
 }
@@ -16913,14 +17069,14 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate504.errors = vErrors;
+validate510.errors = vErrors;
 return errors === 0;
 }
 
-const schema208 = {"type":"object","properties":{"name":{"type":"string"},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"}}};
-const schema209 = {"type":"object","properties":{"recursiveReadOnlyMounts":{"type":"boolean"},"userNamespaces":{"type":"boolean"}}};
+const schema211 = {"type":"object","properties":{"name":{"type":"string"},"features":{"$ref":"#/definitions/io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"}}};
+const schema212 = {"type":"object","properties":{"recursiveReadOnlyMounts":{"type":"boolean"},"userNamespaces":{"type":"boolean"}}};
 
-function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate516(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16959,12 +17115,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate510.errors = vErrors;
+validate516.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate509(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate515(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -16981,8 +17137,8 @@ errors++;
 }
 }
 if(data.features !== undefined){
-if(!(validate510(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
-vErrors = vErrors === null ? validate510.errors : vErrors.concat(validate510.errors);
+if(!(validate516(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
+vErrors = vErrors === null ? validate516.errors : vErrors.concat(validate516.errors);
 errors = vErrors.length;
 }
 }
@@ -16997,13 +17153,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate509.errors = vErrors;
+validate515.errors = vErrors;
 return errors === 0;
 }
 
-const schema210 = {"type":"object","properties":{"supplementalGroupsPolicy":{"type":"boolean"}}};
+const schema213 = {"type":"object","properties":{"supplementalGroupsPolicy":{"type":"boolean"}}};
 
-function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate519(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -17030,12 +17186,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate513.errors = vErrors;
+validate519.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate487(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate493(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -17045,7 +17201,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
 if((typeof data1 !== "string") && (!(typeof data1 == "number"))){
-const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema198.properties.capacity.additionalProperties.type},message:"must be string,number"};
+const err0 = {instancePath:instancePath+"/capacity/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/capacity/additionalProperties/type",keyword:"type",params:{type: schema201.properties.capacity.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -17085,7 +17241,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 let data3 = data2[key1];
 if((typeof data3 !== "string") && (!(typeof data3 == "number"))){
-const err3 = {instancePath:instancePath+"/allocatable/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatable/additionalProperties/type",keyword:"type",params:{type: schema198.properties.allocatable.additionalProperties.type},message:"must be string,number"};
+const err3 = {instancePath:instancePath+"/allocatable/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/allocatable/additionalProperties/type",keyword:"type",params:{type: schema201.properties.allocatable.additionalProperties.type},message:"must be string,number"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -17136,8 +17292,8 @@ let data5 = data.conditions;
 if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate488(data5[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
+if(!(validate494(data5[i0], {instancePath:instancePath+"/conditions/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate494.errors : vErrors.concat(validate494.errors);
 errors = vErrors.length;
 }
 }
@@ -17158,8 +17314,8 @@ let data7 = data.addresses;
 if(Array.isArray(data7)){
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate490(data7[i1], {instancePath:instancePath+"/addresses/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
+if(!(validate496(data7[i1], {instancePath:instancePath+"/addresses/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
 errors = vErrors.length;
 }
 }
@@ -17176,14 +17332,14 @@ errors++;
 }
 }
 if(data.daemonEndpoints !== undefined){
-if(!(validate492(data.daemonEndpoints, {instancePath:instancePath+"/daemonEndpoints",parentData:data,parentDataProperty:"daemonEndpoints",rootData}))){
-vErrors = vErrors === null ? validate492.errors : vErrors.concat(validate492.errors);
+if(!(validate498(data.daemonEndpoints, {instancePath:instancePath+"/daemonEndpoints",parentData:data,parentDataProperty:"daemonEndpoints",rootData}))){
+vErrors = vErrors === null ? validate498.errors : vErrors.concat(validate498.errors);
 errors = vErrors.length;
 }
 }
 if(data.nodeInfo !== undefined){
-if(!(validate496(data.nodeInfo, {instancePath:instancePath+"/nodeInfo",parentData:data,parentDataProperty:"nodeInfo",rootData}))){
-vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
+if(!(validate502(data.nodeInfo, {instancePath:instancePath+"/nodeInfo",parentData:data,parentDataProperty:"nodeInfo",rootData}))){
+vErrors = vErrors === null ? validate502.errors : vErrors.concat(validate502.errors);
 errors = vErrors.length;
 }
 }
@@ -17192,8 +17348,8 @@ let data11 = data.images;
 if(Array.isArray(data11)){
 const len2 = data11.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate500(data11[i2], {instancePath:instancePath+"/images/" + i2,parentData:data11,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate500.errors : vErrors.concat(validate500.errors);
+if(!(validate506(data11[i2], {instancePath:instancePath+"/images/" + i2,parentData:data11,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate506.errors : vErrors.concat(validate506.errors);
 errors = vErrors.length;
 }
 }
@@ -17242,8 +17398,8 @@ let data15 = data.volumesAttached;
 if(Array.isArray(data15)){
 const len4 = data15.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate502(data15[i4], {instancePath:instancePath+"/volumesAttached/" + i4,parentData:data15,parentDataProperty:i4,rootData}))){
-vErrors = vErrors === null ? validate502.errors : vErrors.concat(validate502.errors);
+if(!(validate508(data15[i4], {instancePath:instancePath+"/volumesAttached/" + i4,parentData:data15,parentDataProperty:i4,rootData}))){
+vErrors = vErrors === null ? validate508.errors : vErrors.concat(validate508.errors);
 errors = vErrors.length;
 }
 }
@@ -17260,8 +17416,8 @@ errors++;
 }
 }
 if(data.config !== undefined){
-if(!(validate504(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate504.errors : vErrors.concat(validate504.errors);
+if(!(validate510(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate510.errors : vErrors.concat(validate510.errors);
 errors = vErrors.length;
 }
 }
@@ -17270,8 +17426,8 @@ let data18 = data.runtimeHandlers;
 if(Array.isArray(data18)){
 const len5 = data18.length;
 for(let i5=0; i5<len5; i5++){
-if(!(validate509(data18[i5], {instancePath:instancePath+"/runtimeHandlers/" + i5,parentData:data18,parentDataProperty:i5,rootData}))){
-vErrors = vErrors === null ? validate509.errors : vErrors.concat(validate509.errors);
+if(!(validate515(data18[i5], {instancePath:instancePath+"/runtimeHandlers/" + i5,parentData:data18,parentDataProperty:i5,rootData}))){
+vErrors = vErrors === null ? validate515.errors : vErrors.concat(validate515.errors);
 errors = vErrors.length;
 }
 }
@@ -17288,8 +17444,8 @@ errors++;
 }
 }
 if(data.features !== undefined){
-if(!(validate513(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
-vErrors = vErrors === null ? validate513.errors : vErrors.concat(validate513.errors);
+if(!(validate519(data.features, {instancePath:instancePath+"/features",parentData:data,parentDataProperty:"features",rootData}))){
+vErrors = vErrors === null ? validate519.errors : vErrors.concat(validate519.errors);
 errors = vErrors.length;
 }
 }
@@ -17332,12 +17488,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate487.errors = vErrors;
+validate493.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate475(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -17372,14 +17528,14 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate477(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate477.errors : vErrors.concat(validate477.errors);
+if(!(validate483(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate483.errors : vErrors.concat(validate483.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate487(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
-vErrors = vErrors === null ? validate487.errors : vErrors.concat(validate487.errors);
+if(!(validate493(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData}))){
+vErrors = vErrors === null ? validate493.errors : vErrors.concat(validate493.errors);
 errors = vErrors.length;
 }
 }
@@ -17394,19 +17550,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate475.errors = vErrors;
+validate481.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate475(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate475.errors : vErrors.concat(validate475.errors);
+if(!(validate481(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
 errors = vErrors.length;
 }
-validate474.errors = vErrors;
+validate480.errors = vErrors;
 return errors === 0;
 }
 

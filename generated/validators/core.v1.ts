@@ -2083,6 +2083,22 @@ const types: TypeTable = {
     ],
     hasDefaults: true,
   },
+  "io.k8s.api.core.v1.ComponentStatus": {
+    fields: {
+      "apiVersion": { shape: scalar },
+      "kind": { shape: scalar },
+      "metadata": { shape: ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta") },
+      "conditions": { shape: list(ref("io.k8s.api.core.v1.ComponentCondition")) },
+    },
+  },
+  "io.k8s.api.core.v1.ComponentCondition": {
+    fields: {
+      "type": { shape: scalar },
+      "status": { shape: scalar },
+      "message": { shape: scalar },
+      "error": { shape: scalar },
+    },
+  },
   "io.k8s.api.core.v1.ServiceAccount": {
     fields: {
       "apiVersion": { shape: scalar },
@@ -2326,6 +2342,15 @@ export const Endpoints: ObjectValidator = objectValidator({
   types,
   schema: schemas.Endpoints,
   namespaced: true,
+  nameFormat: "dns1123Subdomain",
+  updateOrder: "updateFirst",
+});
+
+export const ComponentStatus: ObjectValidator = objectValidator({
+  type: "io.k8s.api.core.v1.ComponentStatus",
+  types,
+  schema: schemas.ComponentStatus,
+  namespaced: false,
   nameFormat: "dns1123Subdomain",
   updateOrder: "updateFirst",
 });

@@ -5,7 +5,7 @@
 
 import type { GroupVersionModel, KindModel, Model, SubresourceModel } from '../model.js';
 import { groupVersionString } from '../model.js';
-import { reachable } from '../normalize.js';
+import { listed, reachable } from '../normalize.js';
 import { sourcesOf, type OutputFile } from '../output.js';
 import { tsModule } from './ts-source.js';
 import { groupAccessor, resourceAccessor, upperFirst } from './accessors.js';
@@ -61,8 +61,8 @@ function subresourceParts(model: Model, k: KindModel, sub: SubresourceModel, imp
 
 function resource(model: Model, k: KindModel): Emitted {
   const imports = new Set<string>([k.kind]);
-  const list = k.virtual ? `KubeList<${k.kind}>` : k.listKind;
-  if (!k.virtual) imports.add(k.listKind);
+  const list = listed(k) ? k.listKind : `KubeList<${k.kind}>`;
+  if (listed(k)) imports.add(k.listKind);
   const accessor = resourceAccessor(k);
   const typeName = `${upperFirst(accessor)}Client`;
   const subs = k.subresources.map((s) => ({ s, parts: subresourceParts(model, k, s, imports) })).filter((x) => x.parts);

@@ -7,7 +7,7 @@
 
 import ts from 'typescript';
 import type { KindModel, Model, SubresourceModel } from '../model.js';
-import { reachable } from '../normalize.js';
+import { listed, reachable } from '../normalize.js';
 import { headerComment, sourcesOf, type OutputFile } from '../output.js';
 import { emitOpenAPI } from './openapi.js';
 import { definitions } from './openapi-schemas.js';
@@ -44,7 +44,7 @@ export async function emitTypes(model: Model): Promise<OutputFile[]> {
     delete doc['//'];
     // Types only: the paths add nothing a client of these types needs.
     doc.paths = {};
-    const kindIds = gv.kinds.flatMap((k) => (k.virtual ? [k.type.id] : [k.type.id, k.listType.id]));
+    const kindIds = gv.kinds.flatMap((k) => (listed(k) ? [k.type.id, k.listType.id] : [k.type.id]));
     const aliased = new Set(kindIds.map(shortName));
     const subresourceIds = [
       ...new Set(gv.kinds.flatMap((k) => k.subresources.map((s) => subresourceTypeId(model, k, s)).filter((id): id is string => !!id && !kindIds.includes(id)))),

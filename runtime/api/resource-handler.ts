@@ -2,7 +2,8 @@
 // version and resource, checks the verb against the definition, and hands over to the verb's
 // handler. Paths and methods kube-apiserver has no route for get its router's 404 and 405
 // (routes.ts), or Go's plain-text 404 below groups it does not serve; every other failure leaves
-// as a Status. Virtual subresources (pods/eviction) go to their named handler.
+// as a Status. Virtual subresources (pods/eviction) go to their named handler, virtual kinds to
+// their operation (a review's create) or view (ComponentStatus's get and list).
 
 import type { UserInfo } from '../auth/user.js';
 import { badRequest, methodNotSupported } from '../errors/status-error.js';
@@ -19,6 +20,7 @@ import { listResource } from './handlers/list.js';
 import { patchResource } from './handlers/patch.js';
 import { updateResource } from './handlers/update.js';
 import { createVirtual } from './handlers/virtual-create.js';
+import { readVirtual } from './handlers/virtual-read.js';
 import { watchResource } from './handlers/watch.js';
 import { checkRoute, pathNotFound } from './routes.js';
 import { SUBRESOURCE_HANDLERS, type SubresourceHandler } from './subresources/index.js';
@@ -70,11 +72,16 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     try {
       if (!def) throw pathNotFound();
       checkRoute(def, info, request.method);
-      if (virtual) {
+      if (virtual?.view) {
+        if (!def.verbs.includes(info.verb as Verb)) throw methodNotSupported({ group: def.group, resource: def.plural }, info.verb);
+        checkNameParameter(info.name);
+        return await readVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.view);
+      }
+      if (virtual?.create) {
         // As kube-apiserver's review REST: an operation about the caller needs one.
         if (!user) throw badRequest('no user present on request');
         negotiator.checkAccept(accept, target);
-        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual, user, options.access?.());
+        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.create, user, options.access?.());
       }
       if (!store) throw pathNotFound();
       const verb = info.verb as Verb;

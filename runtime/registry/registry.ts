@@ -26,7 +26,7 @@ import type { ResourceStorage } from './resource-storage.js';
 import { Store } from './store.js';
 import { strategiesFor } from './strategies/index.js';
 import { registerStoredViews } from './stored-form.js';
-import { virtualResourceFor, type VirtualResource } from './virtual/index.js';
+import { virtualResourceFor, type VirtualContext, type VirtualResource } from './virtual/index.js';
 
 export interface ResourceRegistryOptions {
   /** Options of the watch caches; false serves every read and watch from the store. */
@@ -50,6 +50,8 @@ export interface ResourceRegistryOptions {
   serviceAccountAdmission?: boolean;
   /** Admission plugins the API adds after the registry's own (RBAC escalation prevention). */
   admission?: readonly AdmissionPlugin[];
+  /** What virtual views report on (ComponentStatus: the store); none for a bare registry. */
+  virtualContext?: VirtualContext;
 }
 
 export class ResourceRegistry {
@@ -87,7 +89,7 @@ export class ResourceRegistry {
     const admission = [...this.admissionPlugins(definitions, enabled, options.serviceAccountAdmission === true), ...(options.admission ?? [])];
     for (const def of definitions) {
       if (def.virtual) {
-        this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def));
+        this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def, options.virtualContext));
         continue;
       }
       const strategies = strategiesFor(def, enabled, options.onDeclarativeValidationMismatch);
@@ -172,7 +174,7 @@ export class ResourceRegistry {
     return this.stores.get(registryKey(group, version, plural));
   }
 
-  /** A virtual kind (nothing stored, create only) served at this group, version and plural. */
+  /** A virtual kind (nothing stored: an operation or a view) served at this group, version and plural. */
   virtualFor(group: string, version: string, plural: string): VirtualResource | undefined {
     return this.virtuals.get(registryKey(group, version, plural));
   }

@@ -28,7 +28,7 @@ export interface Predicate {
 export const keyMayMatch = (predicate: Predicate, key: string): boolean =>
   predicate.name === undefined || key.slice(key.lastIndexOf('/') + 1) === predicate.name;
 
-export function compilePredicate(strategy: Strategy, options: SelectionOptions): Predicate {
+export function compilePredicate(strategy: Pick<Strategy, 'selectableFields'>, options: SelectionOptions): Predicate {
   let labels;
   let fields;
   try {

@@ -13,7 +13,7 @@ import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
-import { withAudit, type AuditConfig } from './filters/audit.js';
+import { failedAuthenticationAudit, withAudit, type AuditConfig } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withDeprecation, type DeprecatedRequestLabels, type DeprecatedResources } from './filters/deprecation.js';
@@ -155,7 +155,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   app.use('*', withRequestInfo());
   if (options.drain) app.use('*', options.drain.middleware());
   app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
-  app.use('*', withAuthentication(options.authenticator, logger));
+  app.use('*', withAuthentication(options.authenticator, logger, options.audit && failedAuthenticationAudit(options.audit)));
   if (options.audit) app.use('*', withAudit(options.audit));
   app.use('*', withImpersonation(options.authorizer, logger));
   app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark));

@@ -26,8 +26,11 @@ export interface KubeVariables {
   auditAnnotations?: Record<string, string>;
   /** The request's Audit-Id (the client's, or one made for it); set only when auditing is on. */
   auditID?: string;
-  /** Set by the audit filter for audited requests: handlers pass it each decoded request object. */
-  auditRequestObject?: (obj: Record<string, unknown>) => void;
+  /**
+   * Set by the audit filter for audited requests: handlers pass it each decoded request object
+   * (kube's LogRequestObject), and a patch as JSON through its `patch` (LogRequestPatch).
+   */
+  auditRequestObject?: ((obj: Record<string, unknown>) => void) & { patch?: (json: () => unknown) => void };
 }
 
 /** Adds one annotation to the request's audit event; the first value of a key is kept, as kube keeps it. */

@@ -13,6 +13,7 @@ import type { Hono } from 'hono';
 import { internalError } from '../errors/status-error.js';
 import type { KubeEnv, Logger } from './context.js';
 import { statusResponse } from './status-response.js';
+import { whenResponseDone } from './response-done.js';
 
 export interface SecureServingOptions {
   app: Hono<KubeEnv>;
@@ -164,17 +165,18 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
   const endIfIdle = (socket: Socket) => {
     if (!http1Busy.get(socket)) socket.end();
   };
+  const responseDone = (socket: Socket) => {
+    const left = (http1Busy.get(socket) ?? 1) - 1;
+    if (left > 0) http1Busy.set(socket, left);
+    else http1Busy.delete(socket);
+    if (stopping) endIfIdle(socket);
+  };
   server.on('request', (req, res) => {
     if (req.httpVersionMajor !== 1) return;
     const socket = req.socket as Socket;
     http1Busy.set(socket, (http1Busy.get(socket) ?? 0) + 1);
     if (stopping) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      const left = (http1Busy.get(socket) ?? 1) - 1;
-      if (left > 0) http1Busy.set(socket, left);
-      else http1Busy.delete(socket);
-      if (stopping) endIfIdle(socket);
-    });
+    whenResponseDone(res, responseDone, socket);
   });
   // A broken client connection is that client's problem, never the process's.
   server.on('tlsClientError', (err) => logger.debug('TLS handshake error:', err.message));

@@ -61,9 +61,9 @@ const cases: [name: string, { from: string; to: string; want: string[] }][] = [
   [
     'virtual kind serving a stored verb',
     {
-      from: '    scope: Namespaced\n',
-      to: '    scope: Namespaced\n    virtual: true\n    strategy: widgetreview\n',
-      want: ['api-specs/demo/v1.yaml:11: kinds.Widget.verbs: a virtual kind serves only create (got get, list)'],
+      from: '    verbs: [get, list]\n',
+      to: '    verbs: [get, list, update]\n    virtual: true\n    strategy: widgetreview\n',
+      want: ['api-specs/demo/v1.yaml:9: kinds.Widget.verbs: a virtual kind serves create alone, or get and list (got get, list, update)'],
     },
   ],
   [

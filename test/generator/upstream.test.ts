@@ -76,8 +76,32 @@ const REMOVED_UPSTREAM_DISCOVERY: Record<string, { resources: Record<string, unk
   },
 };
 
+// ComponentStatus is not among the kinds the snapshot was taken for, so its facts are written here:
+// messages from kubernetes/api v0.33.0 core/v1/generated.proto, columns from kube 1.33's
+// pkg/printers/internalversion/printers.go (componentStatusColumnDefinitions).
+const CORE = 'k8s.io.api.core.v1';
+const rep = (name: string, number: number, type: string): UpstreamField => ({ name, number, type, label: 'repeated' });
+const COMPONENT_STATUS_MESSAGES: Record<string, { fields: UpstreamField[] }> = {
+  [`${CORE}.ComponentCondition`]: { fields: [opt('type', 1, 'string'), opt('status', 2, 'string'), opt('message', 3, 'string'), opt('error', 4, 'string')] },
+  [`${CORE}.ComponentStatus`]: { fields: [opt('metadata', 1, 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta'), rep('conditions', 2, `${CORE}.ComponentCondition`)] },
+  [`${CORE}.ComponentStatusList`]: { fields: [opt('metadata', 1, 'k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta'), rep('items', 2, `${CORE}.ComponentStatus`)] },
+};
+interface PrinterColumnFact {
+  name: string;
+  type: string;
+  format?: string;
+  priority: number;
+  description: string;
+}
+const COMPONENT_STATUS_COLUMNS: PrinterColumnFact[] = [
+  { name: 'Name', type: 'string', format: 'name', priority: 0, description: 'Object name (metadata.name).' },
+  { name: 'Status', type: 'string', priority: 0, description: 'Status of the component conditions' },
+  { name: 'Message', type: 'string', priority: 0, description: 'Message of the component conditions' },
+  { name: 'Error', type: 'string', priority: 0, description: 'Error of the component conditions' },
+];
+
 describe.runIf(present)('upstream facts', () => {
-  const protoFields = present ? { ...readJSON<Record<string, { fields: UpstreamField[] }>>('proto-fields.json'), ...REMOVED_UPSTREAM_MESSAGES, ...SUBRESOURCE_BODY_MESSAGES } : {};
+  const protoFields = present ? { ...readJSON<Record<string, { fields: UpstreamField[] }>>('proto-fields.json'), ...REMOVED_UPSTREAM_MESSAGES, ...SUBRESOURCE_BODY_MESSAGES, ...COMPONENT_STATUS_MESSAGES } : {};
   const model = buildModel(loadSpecs(join(ROOT, 'api-specs'), ROOT));
 
   it('every protobuf tag of every spec matches proto-fields.json (name, number, repeated/map, goPointer, jsonInline)', () => {
@@ -184,7 +208,7 @@ describe.runIf(present)('upstream facts', () => {
   });
 
   it('printer columns equal printer-columns.json (name, type, format, priority, description)', () => {
-    const upstream = readJSON<Record<string, { name: string; type: string; format?: string; priority: number; description: string }[]>>('printer-columns.json');
+    const upstream: Record<string, PrinterColumnFact[]> = { ...readJSON<Record<string, PrinterColumnFact[]>>('printer-columns.json'), componentstatuses: COMPONENT_STATUS_COLUMNS };
     for (const r of resources) {
       const key = r.group ? `${r.group}/${r.plural}` : r.plural;
       const ours = r.printerColumns.map(({ name, type, format, priority, description }) => ({ name, type, ...(format ? { format } : {}), priority, description }));

@@ -63,6 +63,24 @@ describe('deprecated metrics', () => {
   });
 });
 
+describe('stability levels in /metrics', () => {
+  /** The help text of each metric family, by name. */
+  const helps = (text: string) => new Map([...text.matchAll(/^# HELP (\S+) (.*)$/gm)].map((m) => [m[1], m[2]]));
+
+  it('every apiserver metric carries its level; process and runtime metrics as kube registers them', async () => {
+    const text = (await new ServerMetrics().render()).body;
+    const byName = helps(text);
+    const apiserver = [...byName].filter(([name]) => name.startsWith('apiserver_'));
+    expect(apiserver.length).toBeGreaterThanOrEqual(Object.keys(METRIC_DEFINITIONS).length - 1);
+    for (const [name, help] of apiserver) expect(help, name).toMatch(/^\[(STABLE|BETA|ALPHA)\] /);
+    // kube-apiserver: "[ALPHA] Start time of the process since unix epoch in seconds."; the other
+    // process metrics (and go_*, whose place the Node.js runtime's take) come from raw collectors.
+    expect(byName.get('process_start_time_seconds')).toBe('[ALPHA] Start time of the process since unix epoch in seconds.');
+    expect(byName.get('process_cpu_seconds_total')).toBe('Total user and system CPU time spent in seconds.');
+    expect(byName.get('nodejs_heap_size_used_bytes')).toMatch(/^[A-Z]/);
+  });
+});
+
 describe('recording functions for other features', () => {
   it('deprecatedApiRequested sets the gauge to 1 for its labels', async () => {
     const metrics = new ServerMetrics();

@@ -1,8 +1,11 @@
 // SIGTERM as kube-apiserver handles it: /readyz fails at once (the shutdown check) while the
 // server still serves through --shutdown-delay-duration; then the requests in flight finish, the
 // store closes last and nothing a client was told is stored gets lost. A closed stderr must not
-// keep the process alive or crash it.
+// keep the process alive or crash it. The watches ended at shutdown keep their connections for
+// --shutdown-watch-termination-grace-period, so a slow reader still gets every event and a clean
+// end (over HTTP/1.1 and HTTP/2); without it they are closed at once.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,4 +142,103 @@ describe('close()', () => {
     expect(await ended).toBe('end');
     await server.close();
   });
+});
+
+describe('--shutdown-watch-termination-grace-period', () => {
+  /** A ConfigMap near the 1 MiB limit, so a few of them outgrow what the sockets between client and server buffer. */
+  const bulky = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { blob: 'x'.repeat(700 * 1024) } });
+  const EVENTS = 20;
+
+  /**
+   * Opens a watch whose client stops reading, writes EVENTS bulky objects it must deliver, closes
+   * the server, and reads again 300 ms later: what the client then got, and how long close() took.
+   */
+  async function watchAcrossShutdown(graceMs: number, protocol: 'http/1.1' | 'h2') {
+    const dir = tempDir();
+    const server = await startServer({ storage: 'memory', dataDir: join(dir, 'data'), shutdownWatchTerminationGracePeriodMs: graceMs });
+    const creds = kubeconfigCredentials(server.kubeconfig);
+    const url = new URL('/api/v1/namespaces/default/configmaps?watch=1', server.url);
+    let received = '';
+    let paused!: () => void;
+    const open = new Promise<void>((resolve) => (paused = resolve));
+    let resume!: () => void;
+    const outcome = new Promise<'end' | 'aborted'>((resolve) => {
+      if (protocol === 'h2') {
+        // As client-go watches: one stream of an HTTP/2 connection.
+        const session = http2Connect(server.url, { ca: creds.ca, cert: creds.cert, key: creds.key });
+        session.on('error', () => resolve('aborted'));
+        const stream = session.request({ ':path': url.pathname + url.search });
+        stream.setEncoding('utf8');
+        stream.on('response', (headers) => {
+          expect(headers[':status']).toBe(200);
+          stream.pause();
+          resume = () => {
+            stream.on('data', (chunk: string) => (received += chunk));
+            stream.resume();
+          };
+          paused();
+        });
+        stream.on('end', () => {
+          resolve(stream.rstCode ? 'aborted' : 'end');
+          session.close();
+        });
+        stream.on('aborted', () => resolve('aborted'));
+        stream.on('error', () => resolve('aborted'));
+        stream.on('close', () => resolve(stream.rstCode ? 'aborted' : 'end'));
+        return;
+      }
+      const req = httpsRequest(url, { ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding('utf8');
+        res.pause();
+        resume = () => {
+          res.on('data', (chunk: string) => (received += chunk));
+          res.resume();
+        };
+        res.on('end', () => resolve('end'));
+        res.on('aborted', () => resolve('aborted'));
+        res.on('error', () => resolve('aborted'));
+        paused();
+      });
+      req.on('error', () => resolve('aborted'));
+      req.end();
+    });
+    await open;
+    for (let i = 0; i < EVENTS; i++) {
+      const res = await call(server.url, '/api/v1/namespaces/default/configmaps', creds, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bulky(`bulky-${i}`) });
+      expect(res.status).toBe(201);
+    }
+    // Let the watch write what it can before the server stops.
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const closed = server.close().then(() => Date.now() - started);
+    await new Promise((r) => setTimeout(r, 300));
+    resume();
+    const how = await outcome;
+    const closeMs = await closed;
+    // Whole lines only: a cut stream ends inside an event.
+    const events = received
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => JSON.parse(line) as { type: string; object: { metadata: { name: string } } })
+      // The watch starts with what is there already (the namespace's kube-root-ca.crt).
+      .filter((e) => e.object.metadata.name.startsWith('bulky-'));
+    return { how, closeMs, events };
+  }
+
+  for (const protocol of ['http/1.1', 'h2'] as const) {
+    it(`gives the ended watches the grace period to deliver what they hold, and closes as soon as they have (${protocol})`, async () => {
+      const { how, closeMs, events } = await watchAcrossShutdown(20_000, protocol);
+      expect(how).toBe('end');
+      expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(Array.from({ length: EVENTS }, (_, i) => `ADDED bulky-${i}`));
+      // The grace period is an upper bound, not a wait: the connection went once the stream was read.
+      expect(closeMs).toBeLessThan(15_000);
+    }, 60_000);
+
+    it(`closes the connections of ended watches at once without it, cutting what the client had not read (${protocol})`, async () => {
+      const { how, events } = await watchAcrossShutdown(0, protocol);
+      expect(how).toBe('aborted');
+      expect(events.length).toBeLessThan(EVENTS);
+    }, 60_000);
+  }
 });

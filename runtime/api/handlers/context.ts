@@ -63,7 +63,11 @@ export interface RequestContext {
   recordRequestObject?: RequestObjectRecorder;
 }
 
-export type RequestObjectRecorder = (obj: KubeObject) => void;
+/**
+ * Shown each decoded request object (kube's audit.LogRequestObject); `patch` is shown a patch
+ * body as JSON (LogRequestPatch), computed only if the audit level keeps request bodies.
+ */
+export type RequestObjectRecorder = ((obj: KubeObject) => void) & { patch?: (json: () => unknown) => void };
 
 export interface HandlerContext extends RequestContext {
   store: Store;

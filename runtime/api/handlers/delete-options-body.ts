@@ -76,6 +76,11 @@ function decodeJSON(bytes: Uint8Array): KubeObject {
   return parsed as KubeObject;
 }
 
+function withoutTypeMeta(obj: KubeObject): KubeObject {
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
+  return rest;
+}
+
 function decodeBody(ctx: HandlerContext, bytes: Uint8Array): KubeObject {
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
   // 415 for a media type the meta codecs do not read, as NegotiateInputSerializer answers.
@@ -98,6 +103,8 @@ function decodeBody(ctx: HandlerContext, bytes: Uint8Array): KubeObject {
   checkKind(typeof body.apiVersion === 'string' ? body.apiVersion : '', typeof body.kind === 'string' ? body.kind : '');
   const typeError = textual ? jsonDecodeError(DELETE_OPTIONS, body) : undefined;
   if (typeError) throw decodeFailure(typeError);
+  // kube logs the decoded options in the version the body named (meta.k8s.io/v1 when it named none).
+  ctx.recordRequestObject?.({ kind: 'DeleteOptions', apiVersion: typeof body.apiVersion === 'string' && body.apiVersion ? body.apiVersion : 'meta.k8s.io/v1', ...withoutTypeMeta(body) });
   return body;
 }
 

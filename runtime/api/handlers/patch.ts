@@ -22,7 +22,7 @@ import { carryLiteral, goJSONWithLiterals, overflowingNumber, recordNumberLitera
 import { goPrint, jsonDecodeError, typeMetaDecodeError, unstructuredConvertError } from '../../machinery/go-decode/index.js';
 import { scanJsonMembers, scanYamlDuplicates } from '../duplicate-fields.js';
 import { builtinPatchTypes, negotiatePatchType } from '../negotiation.js';
-import { jsonNestingBracket } from '../../machinery/nesting.js';
+import { jsonNestingBracket, parseYamlBounded } from '../../machinery/nesting.js';
 import { encodeJSON } from '../serializers.js';
 import { goJsonError, tooDeepJson } from '../../machinery/go-json.js';
 import { sortKeysDeep } from '../../machinery/go-format.js';
@@ -245,6 +245,28 @@ function strictDecodeApplyPatch(ctx: HandlerContext, body: Uint8Array, directive
   throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${lines.join('\n  ')}`);
 }
 
+/**
+ * What the audit log shows of an apply body: its YAML (or JSON, a subset) as JSON, as kube's
+ * patch handler transcodes it; a body that is no YAML is refused by apply itself, and logged as nothing.
+ */
+function applyBodyAsJson(body: Uint8Array): unknown {
+  try {
+    // Bounded: the text has not been checked yet, and composing a deep document recurses.
+    return parseYamlBounded(Buffer.from(body).toString('utf8'), { uniqueKeys: false, intAsBigInt: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON, merge or strategic merge patch as logged: its JSON, or nothing when it does not parse (the patch then fails). */
+function jsonPatchBody(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const options = writeOptions(ctx, 'PatchOptions');
   const directive = fieldValidation(ctx, 'PatchOptions');
@@ -258,6 +280,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
     const body = await readBody(ctx.request);
     const cbor = patchType === 'application/apply-patch+cbor';
     const config = cbor ? decodeCborApplyPatch(body) : body;
+    ctx.recordRequestObject?.patch?.(() => (cbor ? config : applyBodyAsJson(body)));
     const result = await applyToStore(ctx.store, ctx.info.namespace || undefined, ctx.info.name, config, {
       ...options,
       fieldManager: options.fieldManager ?? '',
@@ -282,6 +305,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const engine = PATCH_ENGINES[patchType];
   if (!engine) throw unsupportedMediaType(contentType ?? '', [...types]);
   const patch = await readBody(ctx.request);
+  ctx.recordRequestObject?.patch?.(() => jsonPatchBody(patch));
   const patched = await ctx.store.guaranteedUpdate(
     ctx.info.namespace || undefined,
     ctx.info.name,

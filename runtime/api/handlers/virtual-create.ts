@@ -7,14 +7,14 @@ import type { UserInfo } from '../../auth/user.js';
 import { badRequest, invalid } from '../../errors/status-error.js';
 import { recordUpdate } from '../../registry/apply/field-managers.js';
 import { isPlainObject, type KubeObject } from '../../machinery/object.js';
-import type { ServerAccess, VirtualResource } from '../../registry/virtual/index.js';
+import type { ServerAccess, VirtualCreate } from '../../registry/virtual/index.js';
 import type { RequestContext } from './context.js';
 import { fieldValidation, readObject, respond, writeOptions } from './context.js';
 
-export async function createVirtual(ctx: RequestContext, virtual: VirtualResource, user: UserInfo, access: ServerAccess | undefined): Promise<Response> {
+export async function createVirtual(ctx: RequestContext, create: VirtualCreate, user: UserInfo, access: ServerAccess | undefined): Promise<Response> {
   const options = writeOptions(ctx, 'CreateOptions');
   const obj = await readObject(ctx, fieldValidation(ctx, 'CreateOptions'));
-  const def = virtual.definition;
+  const def = ctx.store.definition;
   const causes = def.validator.validateFields(obj);
   // A wrongly typed field is refused as this server refuses it for every kind (kube-apiserver's decoder answers 400).
   if (causes.length) throw invalid(def.group, def.kind, postedName(obj), causes);
@@ -23,7 +23,7 @@ export async function createVirtual(ctx: RequestContext, virtual: VirtualResourc
   // As for every create, the writer is recorded in managedFields before the kind sees the object;
   // the reviews that answer with the posted object (the access and token reviews) keep it.
   const posted = recordUpdate(def, undefined, obj, { fieldManager: options.fieldManager, userAgent: options.userAgent });
-  const answer = await virtual.create(posted, {
+  const answer = await create(posted, {
     user,
     namespace,
     dryRun: options.dryRun === true,

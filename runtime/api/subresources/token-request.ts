@@ -169,6 +169,7 @@ export function tokenRequestHandler(options: TokenRequestOptions): SubresourceHa
   return async (ctx: HandlerContext): Promise<Response> => {
     writeOptions(ctx, 'CreateOptions');
     const request = decode(ctx, await readBody(ctx.request));
+    ctx.recordRequestObject?.(request);
     const name = ctx.info.name;
     const namespace = ctx.info.namespace;
     const meta = asObject(request.metadata);

@@ -1,7 +1,8 @@
-// Virtual kinds (SelfSubjectReview, TokenReview and the access reviews) stand for an operation,
-// not a stored object: a POST is decoded as usual and then answered by a handler that computes
-// the response from the posted object and the caller. Handlers are registered here by the name
-// the kind's spec gives in `strategy`; nothing of theirs ever reaches storage.
+// Virtual kinds are never stored. Most (SelfSubjectReview, TokenReview and the access reviews)
+// stand for an operation: a POST is decoded as usual and then answered by a handler that computes
+// the response from the posted object and the caller. A view (ComponentStatus) is computed anew
+// on each get and list. Handlers and views are registered here by the name the kind's spec gives
+// in `strategy`; nothing of theirs ever reaches storage.
 
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
@@ -9,6 +10,8 @@ import type { UserInfo } from '../../auth/user.js';
 import { internalError } from '../../errors/status-error.js';
 import type { ResourceDefinition } from '../definition.js';
 import type { KubeObject } from '../../machinery/object.js';
+import type { SelectionOptions } from '../selection.js';
+import { componentStatusView, type ProbedComponent } from './componentstatus.js';
 import { localSubjectAccessReview, selfSubjectAccessReview, subjectAccessReview } from './access-reviews.js';
 import { selfSubjectRulesReview } from './rules-review.js';
 import { selfSubjectReview } from './selfsubjectreview.js';
@@ -57,13 +60,34 @@ const HANDLERS: Record<string, VirtualCreate> = {
   selfsubjectrulesreview: selfSubjectRulesReview,
 };
 
-export interface VirtualResource {
-  definition: ResourceDefinition;
-  create: VirtualCreate;
+/** A kind computed on each read (get and list), with kube's list selectors applied to what it computes. */
+export interface VirtualView {
+  get(name: string): Promise<KubeObject>;
+  /** The <Kind>List; its metadata is empty, as nothing stored stands behind it. */
+  list(options: SelectionOptions): Promise<KubeObject>;
 }
 
-export function virtualResourceFor(def: ResourceDefinition): VirtualResource {
-  const create = def.strategy ? HANDLERS[def.strategy] : undefined;
-  if (!create) throw new Error(`${def.plural}: virtual kind without a known handler (strategy ${JSON.stringify(def.strategy ?? '')})`);
-  return { definition: def, create };
+/** What the views read from the running server. */
+export interface VirtualContext {
+  /** What ComponentStatus reports on (the store). */
+  components: readonly ProbedComponent[];
+}
+
+const VIEWS: Record<string, (context: VirtualContext) => VirtualView> = {
+  componentstatus: (context) => componentStatusView(context.components),
+};
+
+/** A virtual kind: an operation (`create`) or a view (`view`), as its spec's verbs say. */
+export interface VirtualResource {
+  definition: ResourceDefinition;
+  create?: VirtualCreate;
+  view?: VirtualView;
+}
+
+export function virtualResourceFor(def: ResourceDefinition, context: VirtualContext = { components: [] }): VirtualResource {
+  const name = def.strategy ?? '';
+  const operation = def.verbs.includes('create');
+  if (operation && Object.hasOwn(HANDLERS, name)) return { definition: def, create: HANDLERS[name] };
+  if (!operation && Object.hasOwn(VIEWS, name)) return { definition: def, view: VIEWS[name](context) };
+  throw new Error(`${def.plural}: virtual kind without a known handler (strategy ${JSON.stringify(name)})`);
 }

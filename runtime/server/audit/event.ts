@@ -3,7 +3,8 @@
 import type { Level, Stage } from './policy.js';
 
 export interface AuditUser {
-  username: string;
+  /** Absent only for a request that failed authentication (kube writes `user: {}`). */
+  username?: string;
   uid?: string;
   groups?: string[];
   extra?: Record<string, string[]>;

@@ -34,7 +34,7 @@ export interface AuditSink {
 export function legacyLine(ev: AuditEvent): string {
   const username = ev.user.username || '<none>';
   const groups = ev.user.username && ev.user.groups?.length ? ev.user.groups.map(goQuote).join(',') : '<none>';
-  const as = ev.impersonatedUser ? ev.impersonatedUser.username : '<self>';
+  const as = ev.impersonatedUser ? (ev.impersonatedUser.username ?? '') : '<self>';
   const asGroups = ev.impersonatedUser?.groups ? ev.impersonatedUser.groups.map(goQuote).join(',') : '<lookup>';
   const fields: [string, string][] = [
     ['id', ev.auditID],

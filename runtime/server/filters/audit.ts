@@ -8,13 +8,13 @@
 
 import { isIP } from 'node:net';
 import { internalError, isStatusError } from '../../errors/status-error.js';
-import { isLongRunning } from '../../machinery/request-info.js';
+import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js';
 import type { UserInfo } from '../../auth/user.js';
 import type { AuditEvent, AuditObjectReference, AuditResponseStatus, AuditUser } from '../audit/event.js';
 import { microTime } from '../audit/event.js';
 import type { AuditSink } from '../audit/log-backend.js';
 import { levelAtLeast, type PolicyRuleEvaluator, type RequestAuditConfig, type Stage } from '../audit/policy.js';
-import { requestTarget, type KubeContext, type KubeMiddleware } from '../context.js';
+import { connectionSocket, requestTarget, type KubeContext, type KubeMiddleware } from '../context.js';
 
 export interface AuditConfig {
   evaluate: PolicyRuleEvaluator;
@@ -26,7 +26,6 @@ const MAX_USER_AGENT_LENGTH = 1024;
 const USER_AGENT_TRUNCATED = '...TRUNCATED';
 /** Bodies larger than this are not copied into the event. */
 const MAX_CAPTURED_BODY_BYTES = 3 * 1024 * 1024;
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function auditUser(user: UserInfo): AuditUser {
   const out: AuditUser = { username: user.name };
@@ -57,6 +56,23 @@ function userAgent(c: KubeContext): string | undefined {
 }
 
 const isJSON = (contentType: string | null | undefined) => !!contentType && contentType.includes('json');
+
+/**
+ * A deep copy as JSON holds it; byte strings (from CBOR) become base64, as Go's json writes []byte.
+ * Undefined for what JSON cannot hold: recording never fails a request.
+ */
+function jsonCopy(value: unknown): unknown {
+  try {
+    // The holder's own member, before a Buffer's toJSON has turned it into a list of numbers.
+    const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      const own = this[key];
+      return own instanceof Uint8Array ? Buffer.from(own).toString('base64') : v;
+    });
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
 
 function withoutManagedFields(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
@@ -106,6 +122,90 @@ async function responseStatus(res: Response): Promise<AuditResponseStatus> {
   }
 }
 
+/** The objectRef kube's LogRequestMetadata starts from; every key present so the JSON keeps kube's order. */
+function objectRefOf(info: RequestInfo): AuditObjectReference | undefined {
+  if (!info.isResourceRequest) return undefined;
+  return {
+    resource: info.resource || undefined,
+    namespace: info.namespace || undefined,
+    name: info.name || undefined,
+    uid: undefined,
+    apiGroup: info.apiGroup || undefined,
+    apiVersion: info.apiVersion || undefined,
+    resourceVersion: undefined,
+    subresource: info.subresource || undefined,
+  };
+}
+
+/** Audits a request that failed authentication, given when it arrived; resolves once written (blocking modes). */
+export type FailedAuthenticationAudit = (c: KubeContext, received: number) => Promise<void>;
+
+/** getAuthMethods of kube's WithFailedAuthenticationAudit: the credentials the request tried. */
+function attemptedMethods(c: KubeContext): string {
+  const methods: string[] = [];
+  const authorization = c.req.header('authorization')?.trim() ?? '';
+  if (isBasicAuth(authorization)) methods.push('basic');
+  const parts = authorization.split(' ');
+  if (parts.length > 1 && parts[0].toLowerCase() === 'bearer') methods.push('bearer');
+  if (new URL(c.req.url).searchParams.get('access_token')?.trim()) methods.push('access_token');
+  const socket = connectionSocket(c);
+  if (socket && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) methods.push('x509');
+  return methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+}
+
+/** Go's Request.BasicAuth: `Basic` (any case), then base64 of `user:password`. */
+function isBasicAuth(authorization: string): boolean {
+  if (authorization.slice(0, 6).toLowerCase() !== 'basic ') return false;
+  const encoded = authorization.slice(6);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return false;
+  return Buffer.from(encoded, 'base64').toString('latin1').includes(':');
+}
+
+/**
+ * kube's WithFailedAuthenticationAudit: a request that failed authentication is audited at the
+ * level the policy gives a request without a user, in one event at ResponseStarted (its 401 is
+ * written at once; WithAudit, behind authentication, never sees it) whose user is empty and whose
+ * status says which credentials were tried. Called just before the 401 is answered.
+ */
+export function failedAuthenticationAudit(audit: AuditConfig): FailedAuthenticationAudit {
+  const blocking = audit.sink.mode !== 'batch';
+  return async (c, received) => {
+    const info = c.get('requestInfo');
+    const config = audit.evaluate({
+      user: { username: '', groups: [] },
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      apiGroup: info.apiGroup,
+      namespace: info.namespace,
+      resource: info.resource,
+      subresource: info.subresource,
+      name: info.name,
+    });
+    if (config.level === 'None' || config.omitStages.has('ResponseStarted')) return;
+    const objectRef = objectRefOf(info);
+    const ua = userAgent(c);
+    const event: AuditEvent = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: config.level,
+      auditID: c.get('auditID') ?? '',
+      stage: 'ResponseStarted',
+      requestURI: requestTarget(c),
+      verb: info.verb,
+      user: {},
+      sourceIPs: sourceIPs(c),
+      ...(ua !== undefined && { userAgent: ua }),
+      ...(objectRef && { objectRef }),
+      responseStatus: { metadata: {}, message: attemptedMethods(c), code: 401 },
+      requestReceivedTimestamp: microTime(received),
+      stageTimestamp: microTime(Date.now()),
+    };
+    const written = audit.sink.process(event);
+    if (blocking) await written;
+  };
+}
+
 export function withAudit(audit: AuditConfig): KubeMiddleware {
   const blocking = audit.sink.mode !== 'batch';
   const strict = audit.sink.mode === 'blocking-strict';
@@ -126,20 +226,7 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     });
     if (config.level === 'None') return next();
 
-    // Every key present from the start, so the JSON keeps kube's field order as the body fills them.
-    let objectRef: AuditObjectReference | undefined;
-    if (info.isResourceRequest) {
-      objectRef = {
-        resource: info.resource || undefined,
-        namespace: info.namespace || undefined,
-        name: info.name || undefined,
-        uid: undefined,
-        apiGroup: info.apiGroup || undefined,
-        apiVersion: info.apiVersion || undefined,
-        resourceVersion: undefined,
-        subresource: info.subresource || undefined,
-      };
-    }
+    const objectRef = objectRefOf(info);
     const ev = {
       auditID: c.get('auditID') ?? '',
       requestURI: requestTarget(c),
@@ -184,7 +271,8 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     // kube's LogRequestObject: the decoded object names what the URL did not (a create's name),
     // and is kept, as decoded, from Request on.
     let decoded: unknown;
-    c.set('auditRequestObject', (obj) => {
+    const keepsBodies = levelAtLeast(config.level, 'Request');
+    const record = (obj: Record<string, unknown>) => {
       const metadata = obj.metadata as { name?: string; namespace?: string; uid?: string; resourceVersion?: string } | undefined;
       if (objectRef && metadata) {
         if (metadata.namespace) objectRef.namespace ??= metadata.namespace;
@@ -192,17 +280,17 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
         if (metadata.uid) objectRef.uid ??= metadata.uid;
         if (metadata.resourceVersion) objectRef.resourceVersion ??= metadata.resourceVersion;
       }
-      if (levelAtLeast(config.level, 'Request')) decoded = JSON.parse(JSON.stringify(obj));
-    });
+      if (keepsBodies) decoded = jsonCopy(obj);
+    };
+    // kube's LogRequestPatch: the patch as the client sent it, in JSON (an apply body's YAML or CBOR transcoded).
+    const patch = (json: () => unknown) => {
+      if (keepsBodies) decoded = jsonCopy(json());
+    };
+
+    c.set('auditRequestObject', Object.assign(record, { patch }));
 
     const received$ = emit('RequestReceived');
     if (!(await settle(received$)) && strict) throw internalError(new Error('failed to store audit event'));
-
-    const wantRequest = levelAtLeast(config.level, 'Request') && BODY_METHODS.has(c.req.method);
-    const requestBody =
-      wantRequest && capturable(c.req.header('content-type'), c.req.header('content-length')) && c.req.raw.body
-        ? c.req.raw.clone().text()
-        : undefined;
 
     try {
       await next();
@@ -216,9 +304,8 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     if (c.error && !isStatusError(c.error)) return panic(c.error);
 
     ev.responseStatus = await responseStatus(c.res);
-    // The raw body stands in where no handler decoded one (patches, delete options).
-    const raw = await readJSON(requestBody, config);
-    ev.requestObject = decoded !== undefined ? (config.omitManagedFields ? withoutManagedFields(decoded) : decoded) : raw;
+    // Only what a handler decoded is logged, as kube logs it: a body nobody read (or could read) is not.
+    if (decoded !== undefined) ev.requestObject = config.omitManagedFields ? withoutManagedFields(decoded) : decoded;
 
     if (isLongRunning(info)) {
       await settle(emit('ResponseStarted'));

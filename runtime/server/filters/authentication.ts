@@ -4,9 +4,12 @@
 import { unauthorized } from '../../errors/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { connectionSocket, type KubeMiddleware, type Logger } from '../context.js';
+import type { FailedAuthenticationAudit } from './audit.js';
 
-export function withAuthentication(authenticator: Authenticator, logger: Logger): KubeMiddleware {
+/** `auditFailure`, when auditing, records each request refused here (kube's WithFailedAuthenticationAudit). */
+export function withAuthentication(authenticator: Authenticator, logger: Logger, auditFailure?: FailedAuthenticationAudit): KubeMiddleware {
   return async (c, next) => {
+    const received = Date.now();
     const info = c.get('requestInfo');
     const result = await authenticator.authenticate({
       header: (name) => c.req.header(name),
@@ -15,6 +18,7 @@ export function withAuthentication(authenticator: Authenticator, logger: Logger)
     });
     if (result.kind !== 'user') {
       if (result.kind === 'error') logger.debug(`Unable to authenticate the request: ${result.error}`);
+      await auditFailure?.(c, received);
       throw unauthorized();
     }
     c.set('user', result.user);

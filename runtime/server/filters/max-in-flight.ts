@@ -14,6 +14,7 @@ import type { Http2ServerResponse } from 'node:http2';
 import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeMiddleware } from '../context.js';
+import { whenResponseDone } from '../response-done.js';
 import { isLongRunning, isMutating, type RequestInfo } from '../../machinery/request-info.js';
 
 export interface InFlightLimits {
@@ -44,9 +45,9 @@ function isExempt(info: RequestInfo): boolean {
  * Calls `release` once, when the response is done (an HTTP/2 stream's: when the stream closes);
  * true if it will (false: the caller must).
  */
-function releaseWhenSent(outgoing: ServerResponse | Http2ServerResponse | undefined, release: () => void): boolean {
+function releaseWhenSent<T>(outgoing: ServerResponse | Http2ServerResponse | undefined, release: (value: T) => void, value: T): boolean {
   if (!outgoing || outgoing.writableFinished || ('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed)) return false;
-  outgoing.once('close', release);
+  whenResponseDone(outgoing, release, value);
   return true;
 }
 
@@ -71,6 +72,7 @@ export class InFlightWatermark {
 export function withMaxInFlight(limits: InFlightLimits, watermark?: InFlightWatermark): KubeMiddleware {
   const inFlight = { nonMutating: 0, mutating: 0 };
   if (watermark) watermark.current = inFlight;
+  const release = (kind: 'nonMutating' | 'mutating') => void inFlight[kind]--;
   return async (c, next) => {
     const info = c.get('requestInfo');
     if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return next();
@@ -83,8 +85,7 @@ export function withMaxInFlight(limits: InFlightLimits, watermark?: InFlightWate
       if (kind === 'mutating') watermark.mutating = Math.max(watermark.mutating, inFlight.mutating);
       else watermark.readOnly = Math.max(watermark.readOnly, inFlight.nonMutating);
     }
-    const release = () => void inFlight[kind]--;
-    const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release);
+    const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release, kind);
     // Serve after the event loop's turn, so every request that arrived in it has been counted
     // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -93,7 +94,7 @@ export function withMaxInFlight(limits: InFlightLimits, watermark?: InFlightWate
     try {
       await next();
     } finally {
-      release();
+      release(kind);
     }
   };
 }

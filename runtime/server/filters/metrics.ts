@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js';
 import type { KubeContext, KubeMiddleware } from '../context.js';
+import { whenResponseDone } from '../response-done.js';
 import type { RequestSeries, ServerMetrics } from '../metrics/server-metrics.js';
 
 /** The verb names kube's route instrumentation reports for RequestInfo's verbs. */
@@ -87,35 +88,57 @@ function unrecorded(info: RequestInfo, code: number, serves: ((group: string, ve
   return serves !== undefined && !serves(info.apiGroup, info.apiVersion, info.resource);
 }
 
+/** What recording a request needs once its response is done. */
+interface Pending {
+  c: KubeContext;
+  info: RequestInfo;
+  outgoing: ServerResponse | Http2ServerResponse;
+  start: number;
+  ended: (() => void) | undefined;
+}
+
 export function withMetrics(metrics: ServerMetrics, serves?: (group: string, version: string, resource: string) => boolean): KubeMiddleware {
-  return async (c, next) => {
+  // Made once: recorded when the response is written (a watch: when it ends), with what was sent.
+  const record = (p: Pending) => {
+    p.ended?.();
+    const code = p.outgoing.statusCode;
+    if (unrecorded(p.info, code, serves)) return;
+    const series = seriesFor(p.c, metrics, p.info);
+    metrics.requestDone(series, code, (performance.now() - p.start) / 1000, series.size ? writtenLength(p.outgoing) : undefined);
+  };
+  // Not async: a request served over the network passes through with no promise of its own.
+  return (c, next) => {
     const start = performance.now();
     const info = c.get('requestInfo');
     const longRunning = isLongRunning(info);
     const outgoing = c.env?.outgoing;
     if (writable(outgoing)) {
-      // Recorded once the response is written (a watch: once it ends), with what was sent.
-      let ended: (() => void) | undefined;
-      outgoing.once('close', () => {
-        ended?.();
-        const code = outgoing.statusCode;
-        if (unrecorded(info, code, serves)) return;
-        const series = seriesFor(c, metrics, info);
-        metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? writtenLength(outgoing) : undefined);
-      });
-      if (longRunning) ended = metrics.longRunningStarted(seriesFor(c, metrics, info));
+      const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
+      whenResponseDone(outgoing, record, { c, info, outgoing, start, ended });
       return next();
     }
-    // In-process (app.request): the handler's run and its Response.
-    const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
-    try {
-      await next();
-    } finally {
-      ended?.();
-    }
-    const code = c.res.status;
-    if (unrecorded(info, code, serves)) return;
-    const series = seriesFor(c, metrics, info);
-    metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? contentLength(c.res.headers.get('content-length')) : undefined);
+    return recordInProcess(c, next, metrics, serves, info, start, longRunning);
   };
+}
+
+/** In-process (app.request) there is no node response: the handler's run and its Response. */
+async function recordInProcess(
+  c: KubeContext,
+  next: () => Promise<void>,
+  metrics: ServerMetrics,
+  serves: ((group: string, version: string, resource: string) => boolean) | undefined,
+  info: RequestInfo,
+  start: number,
+  longRunning: boolean,
+): Promise<void> {
+  const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
+  try {
+    await next();
+  } finally {
+    ended?.();
+  }
+  const code = c.res.status;
+  if (unrecorded(info, code, serves)) return;
+  const series = seriesFor(c, metrics, info);
+  metrics.requestDone(series, code, (performance.now() - start) / 1000, series.size ? contentLength(c.res.headers.get('content-length')) : undefined);
 }

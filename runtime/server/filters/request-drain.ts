@@ -7,8 +7,12 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { isLongRunning } from '../../machinery/request-info.js';
 import type { KubeMiddleware } from '../context.js';
+import { whenResponseDone } from '../response-done.js';
 
 export class RequestDrain {
+  /** Made once: what a counted request's response runs when it is done. */
+  private static readonly release = (drain: RequestDrain) => drain.released();
+
   private inFlight = 0;
   private idle: (() => void)[] = [];
 
@@ -17,20 +21,19 @@ export class RequestDrain {
       if (isLongRunning(c.get('requestInfo'))) return next();
       this.inFlight++;
       const outgoing: ServerResponse | Http2ServerResponse | undefined = c.env?.outgoing;
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
-      };
       try {
         await next();
       } finally {
         const sending = outgoing && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
-        if (sending) outgoing.once('close', release);
-        else release();
+        if (sending) whenResponseDone(outgoing, RequestDrain.release, this);
+        else this.released();
       }
     };
+  }
+
+  /** One request fewer; the waiters hear of the last. */
+  private released(): void {
+    if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** Resolves true once no counted request is in flight, false if `timeoutMs` passes first. */

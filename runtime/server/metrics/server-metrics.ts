@@ -211,6 +211,11 @@ export class ServerMetrics implements ApiMetrics {
     this.authorizationConfigReloadTimestamp = new Gauge({ ...this.meta(d.authorizationConfigReloadTimestamp), labelNames: ['status', 'apiserver_id_hash'], registers });
     this.authorizationDecisions = new Counter({ ...this.meta(d.authorizationDecisions), labelNames: ['type', 'name', 'decision'], registers });
     collectDefaultMetrics({ register: this.registry });
+    // kube registers the process start time through its metrics framework (ALPHA) and the other
+    // process and runtime metrics as raw Prometheus collectors, whose help carries no level; the
+    // Node.js runtime's metrics stand where kube's go_* do.
+    const startTime = this.registry.getSingleMetric('process_start_time_seconds') as { help: string } | undefined;
+    if (startTime) startTime.help = annotatedHelp({ name: 'process_start_time_seconds', help: startTime.help, stabilityLevel: 'ALPHA' });
   }
 
   private meta(options: MetricOptions): { name: string; help: string } {
