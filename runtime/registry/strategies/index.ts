@@ -9,6 +9,7 @@ import { defaultStrategies, type ResourceStrategies, type Strategy } from '../st
 import { customResourceStrategies } from '../custom-resources/strategy.js';
 import { configMapStrategies } from './configmap.js';
 import { csiNodeStrategies } from './csinode.js';
+import { customResourceDefinitionStrategies } from './customresourcedefinition.js';
 import { endpointsStrategies } from './endpoints.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
@@ -49,6 +50,7 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   clusterrole: clusterRoleStrategies,
   csistoragecapacity: csiStorageCapacityStrategies,
   customresource: customResourceStrategies,
+  customresourcedefinition: customResourceDefinitionStrategies,
 };
 
 /**
