@@ -90,6 +90,7 @@ export function customResourceDefinitionStrategies(def: ResourceDefinition): Res
         validateUpdate: (obj, old) => [...def.validator.validateUpdate(obj, old), ...crdStatusUpdateCauses(obj)],
       },
     },
+    deletesWithoutGracePeriod: true,
     beforeDelete(existing) {
       if (metaOf(existing).deletionTimestamp) return { action: 'delete' };
       const marked = deepClone(existing);
