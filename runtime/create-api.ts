@@ -55,6 +55,9 @@ import { pathNotFound } from './api/routes.js';
 import { generatedPath } from './generated-files.js';
 import { CustomResourceServing } from './controllers/crd-serving.js';
 import { CRDFinalizer } from './controllers/crd-finalizer.js';
+import type { SchemaCompiler } from './registry/custom-resources/definition.js';
+import { compileSchema } from './validation/openapi-schema/index.js';
+import { compileRules } from './validation/kube-cel/index.js';
 import { deprecatedResourceKey } from './server/filters/deprecation.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
@@ -285,7 +288,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         for (const sub of def.subresources) deprecatedResources.set(deprecatedResourceKey(def.group, def.version, def.plural, sub.name), entry);
       }
     });
-    const customResources = new CustomResourceServing(registry);
+    const customResources = new CustomResourceServing(registry, compileCustomResourceSchema);
     customResources.start();
     const crdFinalizer = new CRDFinalizer(registry);
     crdFinalizer.start();
@@ -361,6 +364,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     };
   };
 }
+
+/** One version's schema compiled for serving its custom resources: structural checks, defaults, pruning, then its CEL rules. */
+const compileCustomResourceSchema: SchemaCompiler = (schema) => ({ schema: compileSchema(schema), rules: compileRules(schema, '').rules });
 
 /** kube's --etcd-healthcheck-timeout and --etcd-readycheck-timeout defaults. */
 const STORE_CHECK_TIMEOUT_MS = 2_000;

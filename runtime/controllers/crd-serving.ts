@@ -56,7 +56,15 @@ export class CustomResourceServing {
     const fingerprint = JSON.stringify([specOf(crd), statusOf(crd).acceptedNames ?? null, isConditionTrue(crd, 'Terminating')]);
     if (this.servedFrom.get(name) === fingerprint) return;
     this.servedFrom.set(name, fingerprint);
-    const definitions = customResourceDefinitions(crd, this.compile);
+    let definitions;
+    try {
+      definitions = customResourceDefinitions(crd, this.compile);
+    } catch {
+      // A schema that cannot be compiled was refused when the CRD was written; one stored
+      // before that check is not served rather than served unchecked.
+      this.unserve(name);
+      return;
+    }
     this.track(this.registry.serve(name, definitions));
   }
 

@@ -41,6 +41,11 @@ export interface ObjectValidator {
    * compared with the strategy's hand-written twins (runtime/registry/declarative.ts).
    */
   validateDeclaratively?(obj: Record<string, unknown>, old?: Record<string, unknown>): StatusCause[];
+  /**
+   * Kinds without a generated schema (custom resources): drops, in place, the fields their own
+   * schema does not know and returns their paths (`spec.foo`), for fieldValidation.
+   */
+  prune?(obj: Record<string, unknown>): string[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**

@@ -88,6 +88,7 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
         // Every version reads and writes the same objects, kept in the storage version's form.
         storedAs: { apiVersion: storedApiVersion, fieldRenames: {} },
         validator: customResourceValidator({ group: spec.group, version: version.name, kind: names.kind, namespaced, ...compiled }),
+        strategicMergePatch: false,
         ...(openAPISchema ? { openAPISchema } : {}),
         ...(terminating ? { createRefusal: 'create not allowed while custom resource definition is terminating' } : {}),
         ...(version.deprecated ? { deprecationWarning: version.deprecationWarning ?? `${spec.group}/${version.name} ${names.kind} is deprecated` } : {}),

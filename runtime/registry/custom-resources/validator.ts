@@ -73,7 +73,8 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
     applyDefaults(obj) {
       options.schema?.applyDefaults(obj);
     },
-    prune: (obj) => options.schema?.prune(obj) ?? [],
+    // kube names a pruned field without the schema walk's leading dot: `unknown field "spec.foo"`.
+    prune: (obj) => (options.schema?.prune(obj) ?? []).map((path) => (path.startsWith('.') ? path.slice(1) : path)),
     validate,
     validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     arrangeElementCauses: (_obj, causes) => causes,
