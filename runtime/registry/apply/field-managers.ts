@@ -24,7 +24,13 @@ function kindSchema(definition: ResourceDefinition): JsonSchema | undefined {
  * meta/v1 ObjectMeta, which it refers to among the generated components.
  */
 function customTypedSchema(definition: ResourceDefinition, schema: JsonSchema): TypedSchema {
-  const root: JsonSchema = { ...schema, type: 'object', properties: { ...schema.properties, metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' } } };
+  const properties = {
+    ...schema.properties,
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  };
+  const root: JsonSchema = { ...schema, type: 'object', properties };
   return new TypedSchema(new SchemaIndex({ ...generatedSchemaIndex().all(), [definition.openAPIName]: root }));
 }
 

@@ -49,7 +49,7 @@ export interface CustomResourceValidator extends ObjectValidator {
 
 export function customResourceValidator(options: CustomResourceValidatorOptions): CustomResourceValidator {
   const apiVersion = `${options.group}/${options.version}`;
-  const metaRules = { namespaced: options.namespaced, nameFormat: 'dns1123Subdomain' };
+  const metaRules = { namespaced: options.namespaced, nameFormat: 'dns1123Subdomain', kubeFinalizerNames: false };
   const typeMeta = (obj: Obj): StatusCause[] => {
     const causes: StatusCause[] = [];
     if (obj.kind !== options.kind) causes.push(fe.invalid('kind', obj.kind ?? '', `must be ${options.kind}`));
@@ -84,7 +84,7 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
       const old = withoutNulls(rawOld) as Obj;
       const wrongType = typeMeta(obj);
       if (wrongType.length) return wrongType;
-      return ruleCauses([...validateObjectMetaUpdate(obj, old), ...fieldCauses(obj)], obj, old);
+      return ruleCauses([...validateObjectMetaUpdate(obj, old, 'metadata', false), ...fieldCauses(obj)], obj, old);
     },
   };
 }
