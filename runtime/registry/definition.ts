@@ -15,7 +15,7 @@ export type Stability = 'alpha' | 'beta' | 'stable';
 /** A name rule for metadata.name, as kube-apiserver's per-resource ValidateObjectMeta uses. */
 export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
 
-/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age, printer. */
+/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age, printer, crdJSONPath. */
 export interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -30,6 +30,11 @@ export interface PrinterColumn {
   age?: string;
   /** A named cell function (runtime/api/printers) for a column no expression can compute. */
   printer?: string;
+  /**
+   * A CustomResourceDefinition's additionalPrinterColumns jsonPath, any kubectl JSONPath, evaluated
+   * as kube's CRD table convertor does: its first result, rendered by `type` (runtime/api/custom-resource-cells.ts).
+   */
+  crdJSONPath?: string;
 }
 
 export interface SubresourceDefinition {
