@@ -5,6 +5,7 @@
 
 // The validator's shape belongs to the validation floor below; generated validators import it from here.
 import type { ObjectValidator } from '../validation/object-validator.js';
+import type { CustomResourceSubresourceScale } from './crd-scale.js';
 
 export type { ObjectValidator };
 
@@ -48,6 +49,8 @@ export interface SubresourceDefinition {
   /** A virtual subresource, served by this named handler (runtime/api/subresources); nothing is stored. */
   handler?: string;
   verbs: Verb[];
+  /** The paths of a custom resource's `scale` subresource (a CRD's `subresources.scale`), for the `scale` handler. */
+  scale?: CustomResourceSubresourceScale;
 }
 
 export interface ResourceDefinition {
