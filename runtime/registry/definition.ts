@@ -109,4 +109,10 @@ export interface ResourceDefinition {
    */
   storedAs?: { apiVersion: string; fieldRenames: Record<string, string> };
   validator: ObjectValidator;
+  /** Creates are refused (405 MethodNotAllowed) with this message: kube's answer while a CRD is terminating. */
+  createRefusal?: string;
+  /** The version's openAPIV3Schema as its CustomResourceDefinition holds it, for the published OpenAPI. */
+  openAPISchema?: Record<string, unknown>;
+  /** Every request to the resource is answered with this warning (a CustomResourceDefinition version marked deprecated). */
+  deprecationWarning?: string;
 }

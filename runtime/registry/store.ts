@@ -428,7 +428,7 @@ export class Store {
       let marked: KubeObject | undefined;
       if (decision.action === 'update') {
         marked = decision.obj;
-        if (gcFinalizers) metaOf(marked).finalizers = gcFinalizers;
+        if (gcFinalizers && !decision.ownFinalizers) metaOf(marked).finalizers = gcFinalizers;
       } else if ((gcFinalizers ?? metaOf(existing).finalizers ?? []).length > 0) {
         // A deletion already pending changes only when this delete changes the finalizers.
         if (metaOf(existing).deletionTimestamp && !gcFinalizers) return { action: 'none', object: existing, deleted: false };

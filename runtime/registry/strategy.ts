@@ -37,7 +37,11 @@ export interface Strategy {
 }
 
 /** What a delete of an existing object should do instead of (or before) removing it. */
-export type DeleteDecision = { action: 'delete' } | { action: 'update'; obj: KubeObject } | { action: 'keep' };
+export type DeleteDecision =
+  | { action: 'delete' }
+  /** `ownFinalizers`: the kind set the finalizers itself and the propagation policy adds none (a CRD's first delete). */
+  | { action: 'update'; obj: KubeObject; ownFinalizers?: boolean }
+  | { action: 'keep' };
 
 export interface ResourceStrategies {
   main: Strategy;
