@@ -115,4 +115,6 @@ export interface ResourceDefinition {
   openAPISchema?: Record<string, unknown>;
   /** Every request to the resource is answered with this warning (a CustomResourceDefinition version marked deprecated). */
   deprecationWarning?: string;
+  /** A CustomResourceDefinition version's selectableFields: field selectors may name these paths (without their leading dot). */
+  selectableFields?: { jsonPath: string }[];
 }
