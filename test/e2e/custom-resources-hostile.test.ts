@@ -148,3 +148,40 @@ describe('custom resources with the rest of the server', () => {
     expect(res.json<Obj>().spec).toEqual({ size: 3 });
   });
 });
+
+describe('custom resources across a restart', () => {
+  it('are served again once /readyz passes (crd-informer-synced)', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { startServer } = await import('../../runtime/index.js');
+    const { call, kubeconfigCredentials } = await import('../support/https-client.js');
+    const dir = mkdtempSync(join(tmpdir(), 'crd-restart-'));
+    try {
+      const group = 'restart.example.com';
+      let server = await startServer({ port: 0, dataDir: dir, storage: 'sqlite' });
+      const send = async (method: string, path: string, body?: unknown) => {
+        const creds = kubeconfigCredentials(server.kubeconfig);
+        const res = await call(server.url, path, creds, { method, headers: body ? { 'content-type': 'application/json' } : {}, ...(body ? { body: JSON.stringify(body) } : {}) });
+        return { status: res.status, body: res.body.length ? (() => { try { return res.json<Obj>(); } catch { return {}; } })() : {} };
+      };
+      expect((await send('POST', CRDS, widgets(group))).status).toBe(201);
+      const current = (await send('GET', `${CRDS}/widgets.${group}`)).body;
+      current.status = { ...current.status, acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' }, conditions: [{ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+      await send('PUT', `${CRDS}/widgets.${group}/status`, current);
+      const base = `/apis/${group}/v1/namespaces/default/widgets`;
+      await until('served', async () => (await send('GET', base)).status === 200);
+      expect((await send('POST', base, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'kept' }, spec: { size: 1 } })).status).toBe(201);
+      await server.close();
+
+      server = await startServer({ port: 0, dataDir: dir, storage: 'sqlite' });
+      await until('ready', async () => (await send('GET', '/readyz')).status === 200);
+      const got = await send('GET', `${base}/kept`);
+      expect(got.status).toBe(200);
+      expect(got.body.spec).toEqual({ size: 1 });
+      await server.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
