@@ -1,0 +1,697 @@
+// Schema patterns as kube-apiserver runs them: Go's regexp package (RE2 syntax), whose matching
+// time is linear in the input. JavaScript's engine backtracks, so `(a+)+$` against a long string
+// would stall the event loop; here a pattern is parsed with Go's rules (and Go's error messages,
+// which a CRD write reports), compiled to a Thompson NFA and run as a Pike VM: every input
+// character is looked at once per program instruction, never more.
+
+export class GoRegexpError extends Error {
+  constructor(
+    readonly code: string,
+    readonly expr: string,
+  ) {
+    super(`error parsing regexp: ${code}: \`${expr}\``);
+  }
+}
+
+const ERR = {
+  invalidCharClass: 'invalid character class',
+  invalidCharRange: 'invalid character class range',
+  invalidEscape: 'invalid escape sequence',
+  invalidNamedCapture: 'invalid named capture',
+  invalidPerlOp: 'invalid or unsupported Perl syntax',
+  invalidRepeatOp: 'invalid nested repetition operator',
+  invalidRepeatSize: 'invalid repeat count',
+  missingBracket: 'missing closing ]',
+  missingParen: 'missing closing )',
+  missingRepeatArgument: 'missing argument to repetition operator',
+  trailingBackslash: 'trailing backslash at end of expression',
+  unexpectedParen: 'unexpected )',
+  nestingDepth: 'expression nests too deeply',
+  large: 'expression too large',
+} as const;
+
+/** Go's limits: repeat counts up to 1000, nesting up to 1000; the program size bound is ours (Go's is in bytes). */
+const MAX_REPEAT = 1000;
+const MAX_NESTING = 1000;
+const MAX_PROGRAM = 20000;
+
+/** A set of code points: sorted [lo, hi] pairs plus predicates for Unicode classes, maybe negated. */
+interface CharSet {
+  ranges: number[];
+  tests: RegExp[];
+  negate: boolean;
+}
+
+type Ast =
+  | { k: 'empty' }
+  | { k: 'char'; set: CharSet }
+  | { k: 'assert'; what: 'bot' | 'eot' | 'bol' | 'eol' | 'word' | 'nonword' }
+  | { k: 'cat'; subs: Ast[] }
+  | { k: 'alt'; subs: Ast[] }
+  | { k: 'rep'; sub: Ast; min: number; max: number };
+
+interface Flags {
+  i: boolean;
+  m: boolean;
+  s: boolean;
+}
+
+const isDigit = (c: string): boolean => c >= '0' && c <= '9';
+const isAlnum = (c: string): boolean => /^[0-9A-Za-z]$/.test(c);
+const isWordByte = (cp: number): boolean =>
+  (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) || cp === 95;
+
+const PERL_CLASSES: Record<string, number[]> = {
+  d: [48, 57],
+  s: [9, 10, 12, 13, 32, 32],
+  w: [48, 57, 65, 90, 95, 95, 97, 122],
+};
+
+const POSIX_CLASSES: Record<string, number[]> = {
+  alnum: [48, 57, 65, 90, 97, 122],
+  alpha: [65, 90, 97, 122],
+  ascii: [0, 127],
+  blank: [9, 9, 32, 32],
+  cntrl: [0, 31, 127, 127],
+  digit: [48, 57],
+  graph: [33, 126],
+  lower: [97, 122],
+  print: [32, 126],
+  punct: [33, 47, 58, 64, 91, 96, 123, 126],
+  space: [9, 13, 32, 32],
+  upper: [65, 90],
+  word: [48, 57, 65, 90, 95, 95, 97, 122],
+  xdigit: [48, 57, 65, 70, 97, 102],
+};
+
+/** Ranges of the complement of sorted, merged ranges over all code points. */
+function complement(ranges: number[]): number[] {
+  const merged = normalize(ranges);
+  const out: number[] = [];
+  let next = 0;
+  for (let i = 0; i < merged.length; i += 2) {
+    if (merged[i] > next) out.push(next, merged[i] - 1);
+    next = merged[i + 1] + 1;
+  }
+  if (next <= 0x10ffff) out.push(next, 0x10ffff);
+  return out;
+}
+
+function normalize(ranges: number[]): number[] {
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < ranges.length; i += 2) pairs.push([ranges[i], ranges[i + 1]]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [lo, hi] of pairs) {
+    const last = out.length - 1;
+    if (last > 0 && lo <= out[last] + 1) out[last] = Math.max(out[last], hi);
+    else out.push(lo, hi);
+  }
+  return out;
+}
+
+/** Adds the other-case forms of a set's ranges, as (?i) does (small ranges only; large ones hold both cases already in practice). */
+function foldRanges(ranges: number[]): number[] {
+  const out = [...ranges];
+  for (let i = 0; i < ranges.length; i += 2) {
+    if (ranges[i + 1] - ranges[i] > 2000) continue;
+    for (let cp = ranges[i]; cp <= ranges[i + 1]; cp++) {
+      const ch = String.fromCodePoint(cp);
+      for (const other of [ch.toLowerCase(), ch.toUpperCase()]) {
+        const o = other.codePointAt(0);
+        if (o !== undefined && [...other].length === 1 && o !== cp) out.push(o, o);
+      }
+    }
+  }
+  return out;
+}
+
+function unicodeClass(name: string): RegExp | undefined {
+  const candidates = name === 'Any' ? ['Any'] : [name, `Script=${name}`];
+  for (const c of candidates) {
+    try {
+      return new RegExp(`^\\p{${c}}$`, 'u');
+    } catch {
+      // not a property JavaScript knows under this spelling
+    }
+  }
+  return undefined;
+}
+
+class Parser {
+  private pos = 0;
+  private depth = 0;
+  constructor(private readonly src: string) {}
+
+  parse(): Ast {
+    const ast = this.alternation({ i: false, m: false, s: false });
+    if (this.pos < this.src.length) {
+      // Only an unmatched ')' stops an alternation early.
+      throw new GoRegexpError(ERR.unexpectedParen, this.src);
+    }
+    return ast;
+  }
+
+  private peek(): string {
+    return this.src[this.pos] ?? '';
+  }
+
+  private nextChar(): string {
+    const cp = this.src.codePointAt(this.pos);
+    if (cp === undefined) return '';
+    const ch = String.fromCodePoint(cp);
+    this.pos += ch.length;
+    return ch;
+  }
+
+  private alternation(flags: Flags): Ast {
+    if (++this.depth > MAX_NESTING) throw new GoRegexpError(ERR.nestingDepth, this.src);
+    const subs: Ast[] = [this.sequence(flags)];
+    while (this.peek() === '|') {
+      this.pos++;
+      subs.push(this.sequence(flags));
+    }
+    this.depth--;
+    return subs.length === 1 ? subs[0] : { k: 'alt', subs };
+  }
+
+  private sequence(flags: Flags): Ast {
+    const subs: Ast[] = [];
+    let lastRepeatStart = -1;
+    while (this.pos < this.src.length) {
+      const c = this.peek();
+      if (c === '|' || c === ')') break;
+      const opStart = this.pos;
+      const repeat = this.repeatOp();
+      if (repeat) {
+        const opText = this.src.slice(opStart, this.pos);
+        if (lastRepeatStart >= 0) throw new GoRegexpError(ERR.invalidRepeatOp, this.src.slice(lastRepeatStart, this.pos));
+        const prev = subs.pop();
+        if (!prev) throw new GoRegexpError(ERR.missingRepeatArgument, opText);
+        if (repeat.max > MAX_REPEAT || repeat.min > MAX_REPEAT || (repeat.max >= 0 && repeat.max < repeat.min)) {
+          throw new GoRegexpError(ERR.invalidRepeatSize, opText);
+        }
+        subs.push({ k: 'rep', sub: prev, min: repeat.min, max: repeat.max });
+        lastRepeatStart = opStart;
+        continue;
+      }
+      lastRepeatStart = -1;
+      const atom = this.atom(flags);
+      if (atom) subs.push(atom);
+    }
+    if (subs.length === 0) return { k: 'empty' };
+    return subs.length === 1 ? subs[0] : { k: 'cat', subs };
+  }
+
+  /** A repetition operator at the cursor (consumed, with its lazy `?`), or undefined. */
+  private repeatOp(): { min: number; max: number } | undefined {
+    const c = this.peek();
+    let op: { min: number; max: number } | undefined;
+    if (c === '*') op = { min: 0, max: -1 };
+    else if (c === '+') op = { min: 1, max: -1 };
+    else if (c === '?') op = { min: 0, max: 1 };
+    if (op) this.pos++;
+    else if (c === '{') {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.pos));
+      if (!m) return undefined;
+      const min = Number(m[1]);
+      const max = m[2] === undefined ? min : m[3] === '' ? -1 : Number(m[3]);
+      op = { min, max };
+      this.pos += m[0].length;
+    }
+    if (op && this.peek() === '?') this.pos++;
+    return op;
+  }
+
+  private atom(flags: Flags): Ast | undefined {
+    const c = this.peek();
+    switch (c) {
+      case '(':
+        return this.group(flags);
+      case '[':
+        return { k: 'char', set: this.charClass(flags) };
+      case '.': {
+        this.pos++;
+        return { k: 'char', set: { ranges: flags.s ? [0, 0x10ffff] : [0, 9, 11, 0x10ffff], tests: [], negate: false } };
+      }
+      case '^':
+        this.pos++;
+        return { k: 'assert', what: flags.m ? 'bol' : 'bot' };
+      case '$':
+        this.pos++;
+        return { k: 'assert', what: flags.m ? 'eol' : 'eot' };
+      case '\\':
+        return this.escapeAtom(flags);
+      default: {
+        const ch = this.nextChar();
+        return { k: 'char', set: literalSet(ch.codePointAt(0)!, flags) };
+      }
+    }
+  }
+
+  private group(flags: Flags): Ast | undefined {
+    const start = this.pos;
+    this.pos++;
+    const inner = { ...flags };
+    if (this.peek() === '?') {
+      const rest = this.src.slice(start);
+      const named = /^\(\?P?</.exec(rest);
+      if (named) {
+        const end = rest.indexOf('>');
+        if (end < 0) throw new GoRegexpError(ERR.invalidNamedCapture, rest);
+        const name = rest.slice(named[0].length, end);
+        if (!/^[A-Za-z0-9_]+$/.test(name)) throw new GoRegexpError(ERR.invalidNamedCapture, rest.slice(0, end + 1));
+        this.pos = start + end + 1;
+      } else {
+        this.pos++;
+        let negate = false;
+        let sawFlag = false;
+        for (;;) {
+          const f = this.nextChar();
+          if (f === '') throw new GoRegexpError(ERR.missingParen, this.src);
+          if (f === 'i' || f === 'm' || f === 's' || f === 'U') {
+            if (f !== 'U') inner[f] = !negate;
+            sawFlag = true;
+          } else if (f === '-' && !negate) {
+            negate = true;
+            sawFlag = false;
+          } else if ((f === ':' || f === ')') && !(negate && !sawFlag)) {
+            if (f === ')') {
+              // A bare flag group changes the flags for the rest of the enclosing group.
+              Object.assign(flags, inner);
+              return undefined;
+            }
+            break;
+          } else {
+            throw new GoRegexpError(ERR.invalidPerlOp, this.src.slice(start, this.pos));
+          }
+        }
+      }
+    }
+    const body = this.alternation(inner);
+    if (this.peek() !== ')') throw new GoRegexpError(ERR.missingParen, this.src);
+    this.pos++;
+    return body;
+  }
+
+  private escapeAtom(flags: Flags): Ast {
+    const start = this.pos;
+    const c = this.src[this.pos + 1];
+    if (c === undefined) throw new GoRegexpError(ERR.trailingBackslash, '');
+    switch (c) {
+      case 'A':
+        this.pos += 2;
+        return { k: 'assert', what: 'bot' };
+      case 'z':
+        this.pos += 2;
+        return { k: 'assert', what: 'eot' };
+      case 'b':
+        this.pos += 2;
+        return { k: 'assert', what: 'word' };
+      case 'B':
+        this.pos += 2;
+        return { k: 'assert', what: 'nonword' };
+      case 'Q': {
+        this.pos += 2;
+        const end = this.src.indexOf('\\E', this.pos);
+        const lit = end < 0 ? this.src.slice(this.pos) : this.src.slice(this.pos, end);
+        this.pos = end < 0 ? this.src.length : end + 2;
+        const subs: Ast[] = [...lit].map((ch) => ({ k: 'char', set: literalSet(ch.codePointAt(0)!, flags) }));
+        return subs.length === 1 ? subs[0] : { k: 'cat', subs };
+      }
+      default: {
+        const set = this.classEscape(flags);
+        if (set) return { k: 'char', set };
+        this.pos = start;
+        return { k: 'char', set: literalSet(this.escape(), flags) };
+      }
+    }
+  }
+
+  /** \d \s \w (and negations), \pX, \p{Name} at the cursor, consumed; undefined when it is another escape. */
+  private classEscape(flags: Flags): CharSet | undefined {
+    const c = this.src[this.pos + 1];
+    const lower = c.toLowerCase();
+    if ((lower === 'd' || lower === 's' || lower === 'w') && PERL_CLASSES[lower]) {
+      this.pos += 2;
+      return { ranges: [...PERL_CLASSES[lower]], tests: [], negate: c !== lower };
+    }
+    if (c === 'p' || c === 'P') {
+      const start = this.pos;
+      this.pos += 2;
+      let name: string;
+      if (this.peek() === '{') {
+        const end = this.src.indexOf('}', this.pos);
+        if (end < 0) throw new GoRegexpError(ERR.invalidCharRange, this.src.slice(start));
+        name = this.src.slice(this.pos + 1, end);
+        this.pos = end + 1;
+      } else {
+        name = this.nextChar();
+        if (name === '') throw new GoRegexpError(ERR.invalidCharRange, this.src.slice(start));
+      }
+      let negate = c === 'P';
+      if (name.startsWith('^')) {
+        negate = !negate;
+        name = name.slice(1);
+      }
+      const test = unicodeClass(name);
+      if (!test) throw new GoRegexpError(ERR.invalidCharRange, this.src.slice(start, this.pos));
+      return { ranges: [], tests: [test], negate };
+    }
+    return undefined;
+  }
+
+  /** One escaped character (Go's parseEscape): the code point, cursor past it. */
+  private escape(): number {
+    const start = this.pos;
+    this.pos++;
+    const c = this.nextChar();
+    if (c === '') throw new GoRegexpError(ERR.trailingBackslash, '');
+    const fail = (): never => {
+      throw new GoRegexpError(ERR.invalidEscape, this.src.slice(start, this.pos));
+    };
+    const cp = c.codePointAt(0)!;
+    if (cp < 0x80 && !isAlnum(c)) return cp;
+    if (c >= '1' && c <= '7' && !(this.peek() >= '0' && this.peek() <= '7')) fail();
+    if (c >= '0' && c <= '7') {
+      let r = cp - 48;
+      for (let i = 1; i < 3 && this.peek() >= '0' && this.peek() <= '7'; i++) r = r * 8 + this.nextChar().charCodeAt(0) - 48;
+      return r;
+    }
+    if (c === 'x') {
+      if (this.peek() === '{') {
+        const end = this.src.indexOf('}', this.pos);
+        const digits = end < 0 ? '' : this.src.slice(this.pos + 1, end);
+        if (!/^[0-9A-Fa-f]+$/.test(digits) || parseInt(digits, 16) > 0x10ffff) {
+          this.pos = end < 0 ? this.src.length : end + 1;
+          fail();
+        }
+        this.pos = end + 1;
+        return parseInt(digits, 16);
+      }
+      const two = this.src.slice(this.pos, this.pos + 2);
+      this.pos += Math.min(2, two.length);
+      if (!/^[0-9A-Fa-f]{2}$/.test(two)) fail();
+      return parseInt(two, 16);
+    }
+    const named: Record<string, number> = { a: 7, f: 12, t: 9, n: 10, r: 13, v: 11 };
+    if (named[c] !== undefined) return named[c];
+    return fail();
+  }
+
+  private charClass(flags: Flags): CharSet {
+    const start = this.pos;
+    this.pos++;
+    const set: CharSet = { ranges: [], tests: [], negate: false };
+    if (this.peek() === '^') {
+      set.negate = true;
+      this.pos++;
+    }
+    let first = true;
+    const missing = (): never => {
+      throw new GoRegexpError(ERR.missingBracket, this.src.slice(start));
+    };
+    while (first || this.peek() !== ']') {
+      if (this.pos >= this.src.length) missing();
+      first = false;
+      const rest = this.src.slice(this.pos);
+      const posix = /^\[:(\^?)([a-z]*):\]/.exec(rest);
+      if (posix) {
+        const ranges = POSIX_CLASSES[posix[2]];
+        if (!ranges) throw new GoRegexpError(ERR.invalidCharRange, posix[0]);
+        set.ranges.push(...(posix[1] ? complement(ranges) : ranges));
+        this.pos += posix[0].length;
+        continue;
+      }
+      if (rest[0] === '\\' && rest.length > 1) {
+        const inner = this.classEscape(flags);
+        if (inner) {
+          if (inner.tests.length > 0) {
+            // A negated Unicode class inside a class: keep it as its own predicate.
+            const [test] = inner.tests;
+            set.tests.push(inner.negate ? new RegExp(test.source.replace('^\\p{', '^\\P{'), test.flags) : test);
+          } else set.ranges.push(...(inner.negate ? complement(inner.ranges) : inner.ranges));
+          continue;
+        }
+      }
+      const rangeStart = this.pos;
+      const lo = this.classChar(missing);
+      let hi = lo;
+      if (this.peek() === '-' && this.src[this.pos + 1] !== undefined && this.src[this.pos + 1] !== ']') {
+        this.pos++;
+        hi = this.classChar(missing);
+        if (hi < lo) throw new GoRegexpError(ERR.invalidCharRange, this.src.slice(rangeStart, this.pos));
+      }
+      set.ranges.push(lo, hi);
+    }
+    this.pos++;
+    if (flags.i) set.ranges = foldRanges(set.ranges);
+    set.ranges = normalize(set.ranges);
+    return set;
+  }
+
+  private classChar(missing: () => never): number {
+    if (this.pos >= this.src.length) missing();
+    if (this.peek() === '\\') return this.escape();
+    return this.nextChar().codePointAt(0)!;
+  }
+}
+
+function literalSet(cp: number, flags: Flags): CharSet {
+  const ranges = flags.i ? normalize(foldRanges([cp, cp])) : [cp, cp];
+  return { ranges, tests: [], negate: false };
+}
+
+// The program: parallel arrays indexed by instruction.
+const OP_CHAR = 0;
+const OP_SPLIT = 1;
+const OP_JMP = 2;
+const OP_ASSERT = 3;
+const OP_MATCH = 4;
+const OP_NOP = 5;
+
+interface Program {
+  op: number[];
+  out: number[];
+  out1: number[];
+  set: (CharSet | undefined)[];
+  assert: (string | undefined)[];
+}
+
+class Compiler {
+  readonly prog: Program = { op: [], out: [], out1: [], set: [], assert: [] };
+
+  private emit(op: number, set?: CharSet, assert?: string): number {
+    if (this.prog.op.length >= MAX_PROGRAM) throw new GoRegexpError(ERR.large, '');
+    this.prog.op.push(op);
+    this.prog.out.push(-1);
+    this.prog.out1.push(-1);
+    this.prog.set.push(set);
+    this.prog.assert.push(assert);
+    return this.prog.op.length - 1;
+  }
+
+  /** Compiles `ast` so that it continues at `next`; returns its entry. Built back to front, so no patching. */
+  build(ast: Ast, next: number): number {
+    switch (ast.k) {
+      case 'empty':
+        return next;
+      case 'char': {
+        const pc = this.emit(OP_CHAR, ast.set);
+        this.prog.out[pc] = next;
+        return pc;
+      }
+      case 'assert': {
+        const pc = this.emit(OP_ASSERT, undefined, ast.what);
+        this.prog.out[pc] = next;
+        return pc;
+      }
+      case 'cat': {
+        let entry = next;
+        for (let i = ast.subs.length - 1; i >= 0; i--) entry = this.build(ast.subs[i], entry);
+        return entry;
+      }
+      case 'alt': {
+        let entry = this.build(ast.subs[ast.subs.length - 1], next);
+        for (let i = ast.subs.length - 2; i >= 0; i--) {
+          const pc = this.emit(OP_SPLIT);
+          this.prog.out[pc] = this.build(ast.subs[i], next);
+          this.prog.out1[pc] = entry;
+          entry = pc;
+        }
+        return entry;
+      }
+      case 'rep': {
+        let entry = next;
+        if (ast.max < 0) {
+          // x* loops through a split; x{n,} is n copies then x*.
+          const loop = this.emit(OP_SPLIT);
+          this.prog.out1[loop] = next;
+          const nop = this.emit(OP_NOP);
+          this.prog.out[nop] = loop;
+          this.prog.out[loop] = this.build(ast.sub, nop);
+          entry = loop;
+        } else {
+          for (let i = ast.max; i > ast.min; i--) {
+            const pc = this.emit(OP_SPLIT);
+            this.prog.out[pc] = this.build(ast.sub, entry);
+            this.prog.out1[pc] = next;
+            entry = pc;
+          }
+        }
+        for (let i = 0; i < ast.min; i++) entry = this.build(ast.sub, entry);
+        return entry;
+      }
+    }
+  }
+}
+
+function inSet(set: CharSet, cp: number): boolean {
+  let found = false;
+  const r = set.ranges;
+  for (let i = 0; i < r.length; i += 2) {
+    if (cp < r[i]) break;
+    if (cp <= r[i + 1]) {
+      found = true;
+      break;
+    }
+  }
+  if (!found && set.tests.length > 0) {
+    const ch = String.fromCodePoint(cp);
+    for (const t of set.tests) if (t.test(ch)) found = true;
+  }
+  return found !== set.negate;
+}
+
+export interface GoRegexp {
+  readonly source: string;
+  /** Whether the pattern matches anywhere in `s` (Go's MatchString). */
+  test(s: string): boolean;
+}
+
+/** Parses and compiles a pattern with Go's RE2 rules; throws GoRegexpError with Go's message. */
+export function compileGoRegexp(source: string): GoRegexp {
+  const ast = new Parser(source).parse();
+  const compiler = new Compiler();
+  const match = compiler.prog.op.length;
+  compiler.prog.op.push(OP_MATCH);
+  compiler.prog.out.push(-1);
+  compiler.prog.out1.push(-1);
+  compiler.prog.set.push(undefined);
+  compiler.prog.assert.push(undefined);
+  const start = compiler.build(ast, match);
+  const vm = newVM(compiler.prog, start);
+  return { source, test: (s) => run(vm, s) };
+}
+
+function assertHolds(what: string, prev: number, next: number): boolean {
+  switch (what) {
+    case 'bot':
+      return prev < 0;
+    case 'eot':
+      return next < 0;
+    case 'bol':
+      return prev < 0 || prev === 10;
+    case 'eol':
+      return next < 0 || next === 10;
+    case 'word':
+      return (prev >= 0 && isWordByte(prev)) !== (next >= 0 && isWordByte(next));
+    default:
+      return (prev >= 0 && isWordByte(prev)) === (next >= 0 && isWordByte(next));
+  }
+}
+
+interface VM {
+  prog: Program;
+  start: number;
+  clist: Int32Array;
+  nlist: Int32Array;
+  mark: Int32Array;
+  stack: Int32Array;
+  generation: number;
+}
+
+/** The VM's lists are allocated once per pattern and reused: matching allocates nothing. */
+function newVM(prog: Program, start: number): VM {
+  const n = prog.op.length;
+  return {
+    prog,
+    start,
+    clist: new Int32Array(n),
+    nlist: new Int32Array(n),
+    mark: new Int32Array(n).fill(-1),
+    stack: new Int32Array(n * 2 + 2),
+    generation: 0,
+  };
+}
+
+/**
+ * Follows the empty transitions from pc0, adding every character-consuming instruction reached
+ * to `list`; returns the new count, or -1 when the match instruction is reached.
+ */
+function addThread(vm: VM, list: Int32Array, count: number, pc0: number, prev: number, next: number): number {
+  const { prog, mark, stack, generation } = vm;
+  let sp = 0;
+  stack[sp++] = pc0;
+  while (sp > 0) {
+    const pc = stack[--sp];
+    if (pc < 0 || mark[pc] === generation) continue;
+    mark[pc] = generation;
+    switch (prog.op[pc]) {
+      case OP_MATCH:
+        return -1;
+      case OP_CHAR:
+        list[count++] = pc;
+        break;
+      case OP_SPLIT:
+        stack[sp++] = prog.out1[pc];
+        stack[sp++] = prog.out[pc];
+        break;
+      case OP_ASSERT:
+        if (assertHolds(prog.assert[pc]!, prev, next)) stack[sp++] = prog.out[pc];
+        break;
+      default:
+        stack[sp++] = prog.out[pc];
+    }
+  }
+  return count;
+}
+
+/** The Pike VM: the set of live instructions advances one code point at a time; a new thread starts at every position. */
+function run(vm: VM, s: string): boolean {
+  if (vm.generation > 0x3fffffff) {
+    vm.mark.fill(-1);
+    vm.generation = 0;
+  }
+  let clist = vm.clist;
+  let nlist = vm.nlist;
+  let ccount = 0;
+  let prev = -1;
+  let i = 0;
+  for (;;) {
+    const cp = i < s.length ? s.codePointAt(i)! : -1;
+    vm.generation++;
+    // The threads carried over are marked so the new start thread does not add them twice.
+    for (let k = 0; k < ccount; k++) vm.mark[clist[k]] = vm.generation;
+    ccount = addThread(vm, clist, ccount, vm.start, prev, cp);
+    if (ccount < 0) return true;
+    if (cp < 0) return false;
+    vm.generation++;
+    let ncount = 0;
+    const after = i + (cp > 0xffff ? 2 : 1);
+    const nextCp = after < s.length ? s.codePointAt(after)! : -1;
+    for (let k = 0; k < ccount; k++) {
+      const pc = clist[k];
+      if (inSet(vm.prog.set[pc]!, cp)) {
+        ncount = addThread(vm, nlist, ncount, vm.prog.out[pc], cp, nextCp);
+        if (ncount < 0) return true;
+      }
+    }
+    const tmp = clist;
+    clist = nlist;
+    nlist = tmp;
+    ccount = ncount;
+    prev = cp;
+    i = after;
+  }
+}

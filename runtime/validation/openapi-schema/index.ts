@@ -1,0 +1,79 @@
+// The openAPIV3Schema of a CustomResourceDefinition version: the checks a CRD write runs on it
+// (schemaCauses) and the compiled schema every custom resource request runs (compileSchema):
+// validation with kube-apiserver's causes, structural defaulting and pruning. Compiled once per
+// CRD change; the per-request walks allocate little beyond the causes they report.
+
+import type { StatusCause } from '../../errors/status-error.js';
+import { applyDefaultValues, pruneNonNullableNulls } from './defaults.js';
+import { validateEmbeddedResources } from './embedded.js';
+import { listTypesOf, validateListSetsAndMaps, type ListTypeFact } from './list-types.js';
+import { pruneObject } from './prune.js';
+import { validateSchema } from './schema-causes.js';
+import { SchemaTooDeepError, toNode, type SchemaNode } from './structural.js';
+import { SchemaValidator } from './validate.js';
+
+export type { ListTypeFact } from './list-types.js';
+export { MAX_SCHEMA_DEPTH } from './structural.js';
+
+/** One version's openAPIV3Schema as the CRD holds it (plain JSON). */
+export type JSONSchemaProps = Record<string, unknown>;
+
+/** CRD-write checks of a schema, kube's messages, paths below `fldPath` (e.g. `spec.versions[0].schema.openAPIV3Schema`). */
+export function schemaCauses(schema: JSONSchemaProps, fldPath: string, opts?: { statusEnabled?: boolean; requireStructural?: boolean }): StatusCause[] {
+  return validateSchema(schema, fldPath, { statusEnabled: opts?.statusEnabled ?? false, requireStructural: opts?.requireStructural ?? true });
+}
+
+export interface CompiledSchema {
+  /** Every schema rule over a whole custom resource (not metadata.name rules: the caller does ObjectMeta), kube's messages and paths from the root (`spec.replicas`). */
+  validate(obj: Record<string, unknown>): StatusCause[];
+  /** Structural defaulting in place (kube defaults on create, update and read from storage). */
+  applyDefaults(obj: Record<string, unknown>): void;
+  /**
+   * Drops fields the schema does not know (unless x-kubernetes-preserve-unknown-fields), in place; returns their paths
+   * (`.spec.foo`) for fieldValidation warnings/errors. kube's own texts name them without the leading dot
+   * (`unknown field "spec.foo"`): unknownFieldPath() gives that form.
+   */
+  prune(obj: Record<string, unknown>): string[];
+  /** Per path (`.spec.ports`, items `[]`, map values `{}`): list type, map keys and map type, for server-side apply. */
+  readonly listTypes: ReadonlyMap<string, ListTypeFact>;
+}
+
+/** `.spec.foo` → `spec.foo`, as kube's unknown-field warnings and strict errors print a pruned path. */
+export function unknownFieldPath(prunedPath: string): string {
+  return prunedPath.startsWith('.') ? prunedPath.slice(1) : prunedPath;
+}
+
+/** Compiled once per CRD change, never per request. A schema too deep to compile (schemaCauses refuses it) throws. */
+export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
+  let root: SchemaNode;
+  try {
+    root = toNode(schema);
+  } catch (err) {
+    if (err instanceof SchemaTooDeepError) throw new Error(`openAPIV3Schema cannot be compiled: ${err.message}`);
+    throw err;
+  }
+  const validator = new SchemaValidator('');
+  let listTypes: Map<string, ListTypeFact> | undefined;
+  return {
+    validate(obj) {
+      const out: StatusCause[] = [];
+      validator.validate(root, obj, '', out);
+      validateEmbeddedResources('', obj, root, out);
+      validateListSetsAndMaps('', root, obj, out);
+      return out;
+    },
+    applyDefaults(obj) {
+      pruneNonNullableNulls(obj, root);
+      applyDefaultValues(obj, root);
+    },
+    prune(obj) {
+      const pruned = pruneObject(obj, root);
+      pruneNonNullableNulls(obj, root);
+      return pruned.map((p) => `.${p}`);
+    },
+    get listTypes() {
+      listTypes ??= listTypesOf(root);
+      return listTypes;
+    },
+  };
+}
