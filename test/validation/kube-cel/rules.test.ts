@@ -1,0 +1,337 @@
+// x-kubernetes-validations through the compileRules contract: CRD-write verdicts (compile errors,
+// rule fields, cost limits) with kube's paths and texts, and evaluation of rules over custom
+// resources (messages, reasons, fieldPath, transition rules, optionalOldSelf, ratcheting,
+// messageExpression, the runtime budget).
+
+import { describe, expect, it } from 'vitest';
+import { compileRules, ruleValue } from '../../../runtime/validation/kube-cel/index.js';
+
+const ROOT = 'spec.versions[0].schema.openAPIV3Schema';
+
+/** A CR schema whose spec has the given properties and rules. */
+function crSchema(spec: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec } };
+}
+
+function compiled(spec: Record<string, unknown>) {
+  return compileRules(crSchema(spec), ROOT);
+}
+
+describe('compileRules at CRD write', () => {
+  it('accepts a schema without rules and reports it empty', () => {
+    const { causes, rules } = compiled({ type: 'object', properties: { a: { type: 'string' } } });
+    expect(causes).toEqual([]);
+    expect(rules.empty).toBe(true);
+    expect(rules.validate({ spec: { a: 'x' } })).toEqual([]);
+  });
+
+  it('refuses a rule naming a field the schema does not declare, with cel-go text', () => {
+    const rule = { rule: 'self.replicas > 1' };
+    const { causes } = compiled({ type: 'object', properties: { size: { type: 'integer' } }, 'x-kubernetes-validations': [rule] });
+    expect(causes).toHaveLength(1);
+    expect(causes[0].field).toBe(`${ROOT}.properties[spec].x-kubernetes-validations[0].rule`);
+    expect(causes[0].reason).toBe('FieldValueInvalid');
+    expect(causes[0].message).toBe(
+      `Invalid value: ${ruleValue(rule)}: compilation failed: ERROR: <input>:1:5: undefined field 'replicas'\n | self.replicas > 1\n | ....^`,
+    );
+    expect(ruleValue(rule)).toBe(
+      'apiextensions.ValidationRule{Rule:"self.replicas > 1", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}',
+    );
+  });
+
+  it('refuses a rule that is not a bool', () => {
+    const { causes } = compiled({ type: 'object', properties: { size: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.size + 1' }] });
+    expect(causes.map((c) => (c.message ?? '').split(': ').at(-1))).toEqual(['cel expression must evaluate to a bool']);
+  });
+
+  it('refuses mixed-type list literals (homogeneous aggregate literals)', () => {
+    const { causes } = compiled({ type: 'object', 'x-kubernetes-validations': [{ rule: "['a', 1].size() == 2" }] });
+    expect(causes).toHaveLength(1);
+    expect(causes[0].message).toContain('compilation failed: ERROR: <input>:1:');
+  });
+
+  it('checks the rule fields before compiling, with kube messages', () => {
+    const { causes } = compiled({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      'x-kubernetes-validations': [
+        { rule: '  ' },
+        { rule: 'true', message: '   ' },
+        { rule: 'true', message: 'two\nlines' },
+        { rule: 'true ||\nfalse' },
+        { rule: 'true', messageExpression: ' ' },
+        { rule: 'true', reason: 'FieldValueTooLong' },
+        { rule: 'true', fieldPath: '.b' },
+        { rule: 'true', fieldPath: '.a' },
+      ],
+    });
+    const at = `${ROOT}.properties[spec].x-kubernetes-validations`;
+    expect(causes).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value: rule is not specified', field: `${at}[0].rule` },
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "   ": message must be non-empty if specified', field: `${at}[1].message` },
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "two\\nlines": message must not contain line breaks', field: `${at}[2].message` },
+      { reason: 'FieldValueRequired', message: 'Required value: message must be specified if rule contains line breaks', field: `${at}[3].message` },
+      { reason: 'FieldValueRequired', message: 'Required value: messageExpression must be non-empty if specified', field: `${at}[4].messageExpression` },
+      {
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "FieldValueTooLong": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+        field: `${at}[5].reason`,
+      },
+      { reason: 'FieldValueInvalid', message: 'Invalid value: ".b": fieldPath must be a valid path', field: `${at}[6].fieldPath` },
+    ]);
+  });
+
+  it('refuses optionalOldSelf on a rule that does not use oldSelf', () => {
+    const { causes } = compiled({ type: 'object', 'x-kubernetes-validations': [{ rule: 'true', optionalOldSelf: true }] });
+    expect(causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: true: may not be set if oldSelf is not used in rule',
+        field: `${ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf`,
+      },
+    ]);
+  });
+
+  it('refuses messageExpression that does not compile or is not a string', () => {
+    const rule1 = { rule: 'true', messageExpression: 'self.nope' };
+    const rule2 = { rule: 'true', messageExpression: '1' };
+    const { causes } = compiled({ type: 'object', 'x-kubernetes-validations': [rule1, rule2] });
+    const at = `${ROOT}.properties[spec].x-kubernetes-validations`;
+    expect(causes[0].field).toBe(`${at}[0].messageExpression`);
+    expect(causes[0].message).toMatch(/^Invalid value: apiextensions\.ValidationRule\{.*\}: messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'/);
+    expect(causes[1]).toEqual({ reason: 'FieldValueInvalid', message: `Invalid value: ${ruleValue(rule2)}: messageExpression must evaluate to a string`, field: `${at}[1].messageExpression` });
+  });
+
+  it('refuses a quadratic rule over a list without maxItems, with kube cost message', () => {
+    const { causes } = compiled({
+      type: 'object',
+      properties: { names: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x == y))' }] } },
+    });
+    const at = `${ROOT}.properties[spec].properties[names]`;
+    expect(causes).toEqual([
+      {
+        reason: 'FieldValueForbidden',
+        message:
+          'Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+        field: `${at}.x-kubernetes-validations[0].rule`,
+      },
+      { reason: 'FieldValueForbidden', message: 'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema', field: `${at}.x-kubernetes-validations[0].rule` },
+      {
+        reason: 'FieldValueForbidden',
+        message:
+          'Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+        field: ROOT,
+      },
+    ]);
+  });
+
+  it('accepts the same rule once maxItems and maxLength bound it', () => {
+    const { causes } = compiled({
+      type: 'object',
+      properties: { names: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x == y))' }] } },
+    });
+    expect(causes).toEqual([]);
+  });
+
+  it('multiplies a rule cost by how often it can run (rules inside unbounded lists)', () => {
+    const rule = { rule: "self.name.matches('^[a-z]+$')" };
+    const item = { type: 'object', properties: { name: { type: 'string' } }, 'x-kubernetes-validations': [rule] };
+    const unbounded = compiled({ type: 'object', properties: { items: { type: 'array', items: item } } });
+    expect(unbounded.causes.some((c) => (c.message ?? '').startsWith('Forbidden: estimated rule cost exceeds budget by factor of'))).toBe(true);
+    const bounded = compiled({
+      type: 'object',
+      properties: { items: { type: 'array', maxItems: 10, items: { ...item, properties: { name: { type: 'string', maxLength: 63 } } } } },
+    });
+    expect(bounded.causes).toEqual([]);
+  });
+});
+
+describe('CompiledRules.validate', () => {
+  const replicas = {
+    type: 'object',
+    properties: { replicas: { type: 'integer' }, max: { type: 'integer' } },
+    'x-kubernetes-validations': [{ rule: 'self.replicas <= self.max', message: 'replicas must not exceed max' }],
+  };
+
+  it('reports a failing rule at its node with the schema type as value', () => {
+    const { causes, rules } = compiled(replicas);
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { replicas: 3, max: 5 } })).toEqual([]);
+    expect(rules.validate({ spec: { replicas: 6, max: 5 } })).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "object": replicas must not exceed max', field: 'spec' },
+    ]);
+  });
+
+  it('defaults the message to the failed rule', () => {
+    const { rules } = compiled({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.a != 'x'" }] });
+    expect(rules.validate({ spec: { a: 'x' } })).toEqual([{ reason: 'FieldValueInvalid', message: `Invalid value: "object": failed rule: self.a != 'x'`, field: 'spec' }]);
+  });
+
+  it('reports rules at the resource root at <nil>, and lets them read metadata.name', () => {
+    const schema = { ...crSchema({ type: 'object' }), 'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('ok-')", message: 'name must start with ok-' }] };
+    const { causes, rules } = compileRules(schema, ROOT);
+    expect(causes).toEqual([]);
+    expect(rules.validate({ metadata: { name: 'ok-1' } })).toEqual([]);
+    expect(rules.validate({ metadata: { name: 'bad' } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": name must start with ok-', field: '<nil>' }]);
+  });
+
+  it('maps reason and fieldPath to the cause', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { a: { type: 'string' }, m: { type: 'object', additionalProperties: { type: 'string' } } },
+      'x-kubernetes-validations': [
+        { rule: 'has(self.a)', reason: 'FieldValueRequired', fieldPath: '.a', message: 'a is required' },
+        { rule: 'false', reason: 'FieldValueForbidden', fieldPath: ".m['x.y']", message: 'no' },
+        { rule: 'false', reason: 'FieldValueDuplicate' },
+      ],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { m: {} } })).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value: a is required', field: 'spec.a' },
+      { reason: 'FieldValueForbidden', message: 'Forbidden: no', field: 'spec.m[x.y]' },
+      { reason: 'FieldValueDuplicate', message: 'Duplicate value: "object"', field: 'spec' },
+    ]);
+  });
+
+  it('uses messageExpression, and falls back to message when it fails', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      'x-kubernetes-validations': [
+        { rule: 'self.n < 10', messageExpression: "'n is ' + string(self.n) + ', must be below 10'" },
+        { rule: 'self.n < 10', message: 'fallback', messageExpression: "''" },
+        { rule: 'self.n < 10', message: 'fallback2', messageExpression: "string(self.n / 0)" },
+      ],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { n: 12 } }).map((c) => c.message)).toEqual([
+      'Invalid value: "object": n is 12, must be below 10',
+      'Invalid value: "object": fallback',
+      'Invalid value: "object": fallback2',
+    ]);
+  });
+
+  it('reports evaluation errors with the rule', () => {
+    const { rules } = compiled({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.a == 'x'" }] });
+    expect(rules.validate({ spec: {} })).toEqual([
+      { reason: 'FieldValueInvalid', message: `Invalid value: "object": no such key: a evaluating rule: self.a == 'x'`, field: 'spec' },
+    ]);
+  });
+
+  it('treats integers as int and numbers as double, escaping property names', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { 'max-size': { type: 'integer' }, ratio: { type: 'number' }, namespace: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: "self.max__dash__size == 3 && self.ratio == 0.5 && self.__namespace__ == 'ns'" }],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { 'max-size': 3, ratio: 0.5, namespace: 'ns' } })).toEqual([]);
+  });
+
+  it('ignores __proto__ and other unknown keys in the object', () => {
+    const { rules } = compiled({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.a == 'x'" }] });
+    const hostile = JSON.parse('{"spec": {"a": "x", "__proto__": {"a": "y"}, "constructor": 1}}');
+    expect(rules.validate(hostile)).toEqual([]);
+    const mapSchema = compiled({ type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-validations': [{ rule: "self.all(k, self[k] == 'v')" }] });
+    expect(mapSchema.rules.validate(JSON.parse('{"spec": {"__proto__": "v", "x": "v"}}'))).toEqual([]);
+    expect(mapSchema.rules.validate(JSON.parse('{"spec": {"__proto__": "w"}}'))).toHaveLength(1);
+  });
+});
+
+describe('transition rules', () => {
+  const immutable = {
+    type: 'object',
+    properties: { name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'Value is immutable' }] } },
+  };
+
+  it('run only on update, where an old value exists', () => {
+    const { causes, rules } = compiled(immutable);
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { name: 'a' } })).toEqual([]);
+    expect(rules.validate({ spec: { name: 'a' } }, { spec: { name: 'a' } })).toEqual([]);
+    expect(rules.validate({ spec: { name: 'b' } }, { spec: { name: 'a' } })).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "string": Value is immutable', field: 'spec.name' },
+    ]);
+    expect(rules.validate({ spec: { name: 'b' } }, { spec: {} })).toEqual([]);
+  });
+
+  it('with optionalOldSelf run on create too, with oldSelf an optional', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: "oldSelf.hasValue() ? oldSelf.value().name == self.name : self.name.startsWith('x')", optionalOldSelf: true, message: 'bad' }],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { name: 'xa' } })).toEqual([]);
+    expect(rules.validate({ spec: { name: 'ya' } })).toHaveLength(1);
+    expect(rules.validate({ spec: { name: 'ya' } }, { spec: { name: 'ya' } })).toEqual([]);
+    expect(rules.validate({ spec: { name: 'xa' } }, { spec: { name: 'xb' } })).toHaveLength(1);
+  });
+
+  it('correlate list-type=map items by their keys', () => {
+    const { rules } = compiled({
+      type: 'object',
+      properties: {
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, port: { type: 'integer' } },
+            'x-kubernetes-validations': [{ rule: 'self.port == oldSelf.port', message: 'port is immutable' }],
+          },
+        },
+      },
+    });
+    const old = { spec: { ports: [{ name: 'a', port: 1 }, { name: 'b', port: 2 }] } };
+    expect(rules.validate({ spec: { ports: [{ name: 'b', port: 2 }, { name: 'a', port: 1 }, { name: 'c', port: 9 }] } }, old)).toEqual([]);
+    expect(rules.validate({ spec: { ports: [{ name: 'b', port: 3 }] } }, old)).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "object": port is immutable', field: 'spec.ports[0]' },
+    ]);
+  });
+
+  it('ratchet errors of values that did not change (CRDValidationRatcheting)', () => {
+    const { rules } = compiled({ type: 'object', properties: { a: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != 'bad'" }] }, b: { type: 'string' } } });
+    const old = { spec: { a: 'bad', b: '1' } };
+    const unchanged = rules.validateWithWarnings({ spec: { a: 'bad', b: '2' } }, old);
+    expect(unchanged.causes).toEqual([]);
+    expect(unchanged.warnings).toEqual([`spec.a: Invalid value: "string": failed rule: self != 'bad'`]);
+    expect(rules.validate({ spec: { a: 'bad' } })).toHaveLength(1);
+  });
+});
+
+describe('runtime cost', () => {
+  it('stops a rule that loops over a large list with the per-call limit error', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { xs: { type: 'array', maxItems: 10000, items: { type: 'integer' } }, after: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: 'self.xs.all(x, self.xs.all(y, x + y >= 0))', message: 'nested' }, { rule: 'false', message: 'never reached' }],
+    });
+    // kube refuses such a CRD at write; a stored one is still stopped at run time.
+    expect(causes[0].message).toMatch(/^Forbidden: estimated rule cost exceeds budget by factor of /);
+    const xs = Array.from({ length: 10000 }, (_, i) => i);
+    const started = Date.now();
+    expect(rules.validate({ spec: { xs } })).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: nested`,
+        field: 'spec',
+      },
+    ]);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('stops all rules once the per-object budget is spent', () => {
+    const item = { type: 'object', properties: { s: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.s != 'x'" }] };
+    const { rules } = compiled({ type: 'object', properties: { items: { type: 'array', items: item } } });
+    // Each evaluation reads a million characters (100,000 units); the 10,000,000 budget ends near the 100th item.
+    const s = 'a'.repeat(1_000_000);
+    const items = Array.from({ length: 150 }, () => ({ s }));
+    const result = rules.validate({ spec: { items } });
+    expect(result).toHaveLength(1);
+    expect(result[0].message).toBe('Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
+    expect(result[0].field).toMatch(/^spec\.items\[\d+\]$/);
+  });
+});
