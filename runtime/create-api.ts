@@ -53,6 +53,12 @@ import { LazyRoot } from './api/protobuf/index.js';
 import { createResourceHandler } from './api/resource-handler.js';
 import { pathNotFound } from './api/routes.js';
 import { generatedPath } from './generated-files.js';
+import { CustomResourceServing } from './controllers/crd-serving.js';
+import { CRDFinalizer } from './controllers/crd-finalizer.js';
+import type { SchemaCompiler } from './registry/custom-resources/definition.js';
+import { compileSchema } from './validation/openapi-schema/index.js';
+import { compileRules } from './validation/kube-cel/index.js';
+import { deprecatedResourceKey } from './server/filters/deprecation.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -229,7 +235,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       bootstrapTokens: { logger: context.logger, cluster: servingUrl.then((server) => ({ server, caPem: context.rootCa ?? '' })) },
     });
 
-    const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
+    let byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
     const root = new LazyRoot(DESCRIPTORS);
     const negotiator = createNegotiator({
@@ -259,10 +265,33 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const servedResources = new Set(definitions.flatMap((d) => served(d).map((r) => `${d.group}/${d.version}/${r}`)));
     const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`), root);
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
+    const deprecatedResources = lifecycle.deprecatedResources(definitions);
 
     // kube-apiserver's router has a web service at /api and at /apis/<group> of every served group:
     // a path below one that no route has is its 404 Status, elsewhere Go's plain-text 404.
-    const servedGroups = new Set(definitions.map((d) => d.group).filter((g) => g !== ''));
+    let servedGroups = new Set(definitions.map((d) => d.group).filter((g) => g !== ''));
+
+    // What is built from the served resources follows the custom resources as they come and go.
+    registry.onChange(({ added, removed }) => {
+      const all = registry.definitions;
+      byTarget = new Map(all.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
+      servedGroups = new Set(all.map((d) => d.group).filter((g) => g !== ''));
+      discovery.setCustomResources(registry.addedDefinitions);
+      openapi.setCustomResources(registry.addedDefinitions);
+      for (const def of removed) {
+        for (const r of served(def)) deprecatedResources.delete(`${def.group}/${def.version}/${r}`);
+      }
+      for (const def of added) {
+        if (def.deprecationWarning === undefined) continue;
+        const entry = { warning: def.deprecationWarning, removedRelease: '' };
+        deprecatedResources.set(deprecatedResourceKey(def.group, def.version, def.plural), entry);
+        for (const sub of def.subresources) deprecatedResources.set(deprecatedResourceKey(def.group, def.version, def.plural, sub.name), entry);
+      }
+    });
+    const customResources = new CustomResourceServing(registry, compileCustomResourceSchema);
+    customResources.start();
+    const crdFinalizer = new CRDFinalizer(registry);
+    crdFinalizer.start();
     const claimedByRouter = (path: string): boolean => {
       const segments = path.split('/').filter((s) => s !== '');
       return (segments[0] === 'api' && segments.length > 1) || (segments[0] === 'apis' && segments.length > 1 && servedGroups.has(segments[1]));
@@ -273,7 +302,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const tokenAuthenticators = [...(bootstrapTokens ? [bootstrapTokens] : []), ...(serviceAccounts ? [serviceAccounts.authenticator] : [])];
 
     return {
-      deprecatedResources: lifecycle.deprecatedResources(definitions),
+      deprecatedResources,
       objectCounts: () => registry.objectCounts(),
       serves: (group, version, resource) => registry.storeFor(group, version, resource) !== undefined || registry.virtualFor(group, version, resource) !== undefined,
       tokenAuthenticators,
@@ -324,6 +353,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       async close() {
         rbacPolicy.close();
         nodeGraph?.close();
+        customResources.close();
+        crdFinalizer.close();
         controllers.close();
         await controllers.idle();
         await registry.namespaceDeleter?.idle();
@@ -333,6 +364,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     };
   };
 }
+
+/** One version's schema compiled for serving its custom resources: structural checks, defaults, pruning, then its CEL rules. */
+const compileCustomResourceSchema: SchemaCompiler = (schema) => ({ schema: compileSchema(schema), rules: compileRules(schema, '').rules });
 
 /** kube's --etcd-healthcheck-timeout and --etcd-readycheck-timeout defaults. */
 const STORE_CHECK_TIMEOUT_MS = 2_000;

@@ -5,7 +5,7 @@
 // as a Status. Virtual subresources (pods/eviction) go to their named handler.
 
 import type { UserInfo } from '../auth/user.js';
-import { badRequest, methodNotSupported } from '../errors/status-error.js';
+import { StatusError, badRequest, methodNotSupported } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { ServerAccess } from '../registry/virtual/index.js';
@@ -57,7 +57,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
   // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
   // below anything else nothing answers but Go's plain-text NotFound.
-  const servedGroups = new Set(options.registry.definitions.map((d) => d.group));
+  // Custom resources come and go: the set follows the registry.
+  let servedGroups = new Set(options.registry.definitions.map((d) => d.group));
+  options.registry.onChange(() => (servedGroups = new Set(options.registry.definitions.map((d) => d.group))));
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
   return async (request, info, user, recordRequestObject) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
@@ -96,6 +98,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       } else if (!def.verbs.includes(verb)) {
         // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
         throw methodNotSupported({ group: def.group, resource: def.plural }, verb);
+      } else if (verb === 'create' && def.createRefusal !== undefined) {
+        const refused = methodNotSupported({ group: def.group, resource: def.plural }, verb);
+        throw new StatusError(refused.code, refused.reason, def.createRefusal, refused.details);
       }
       if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
       checkNameParameter(info.name);

@@ -6,6 +6,7 @@
 import { withDeclarativeValidation, type DeclarativeMismatchReporter } from '../declarative.js';
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { customResourceStrategies } from '../custom-resources/strategy.js';
 import { configMapStrategies } from './configmap.js';
 import { csiNodeStrategies } from './csinode.js';
 import { customResourceDefinitionStrategies } from './customresourcedefinition.js';
@@ -48,6 +49,7 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   pod: podStrategies,
   clusterrole: clusterRoleStrategies,
   csistoragecapacity: csiStorageCapacityStrategies,
+  customresource: customResourceStrategies,
   customresourcedefinition: customResourceDefinitionStrategies,
 };
 

@@ -1,0 +1,64 @@
+// kube's customResourceStrategy and its status strategy (apiextensions-apiserver
+// pkg/registry/customresource/strategy.go, status_strategy.go). With the status subresource, the
+// main endpoint drops status on create and keeps the stored status on update, and the status
+// endpoint changes nothing but status (metadata included: all of it is the stored object's).
+// Any change outside metadata bumps metadata.generation, so status writes through the main
+// endpoint of a kind without the subresource bump it too.
+
+import { deepClone, deepEqual, metaOf, type KubeObject } from '../../machinery/object.js';
+import type { ResourceDefinition } from '../definition.js';
+import { defaultStrategy, hasStatusSubresource, type ResourceStrategies, type Strategy } from '../strategy.js';
+
+function nonMetadata(obj: KubeObject): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obj)) if (key !== 'metadata') out[key] = value;
+  return out;
+}
+
+function bumpGenerationOnChange(obj: KubeObject, old: KubeObject): void {
+  const generation = metaOf(old).generation ?? 0;
+  if (!deepEqual(nonMetadata(obj), nonMetadata(old))) metaOf(obj).generation = generation + 1;
+  else if (metaOf(old).generation === undefined) delete metaOf(obj).generation;
+  else metaOf(obj).generation = generation;
+}
+
+export function customResourceStrategies(def: ResourceDefinition): ResourceStrategies {
+  const base = defaultStrategy(def);
+  const withStatus = hasStatusSubresource(def);
+  const main: Strategy = {
+    ...base,
+    prepareForCreate(obj) {
+      if (withStatus) delete obj.status;
+      def.validator.applyDefaults(obj);
+      metaOf(obj).generation = 1;
+    },
+    prepareForUpdate(obj, old) {
+      def.validator.applyDefaults(obj);
+      if (withStatus) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = deepClone(old.status);
+      }
+      bumpGenerationOnChange(obj, old);
+    },
+  };
+  const subresources: Record<string, Strategy> = {};
+  if (withStatus) {
+    subresources.status = {
+      ...main,
+      prepareForUpdate(obj, old) {
+        const status = obj.status;
+        const { resourceVersion, managedFields } = metaOf(obj);
+        for (const key of Object.keys(obj)) delete obj[key];
+        Object.assign(obj, deepClone(old));
+        const meta = metaOf(obj);
+        meta.resourceVersion = resourceVersion;
+        if (managedFields === undefined) delete meta.managedFields;
+        else meta.managedFields = managedFields;
+        if (status === undefined) delete obj.status;
+        else obj.status = status;
+        def.validator.applyDefaults(obj);
+      },
+    };
+  }
+  return { main, subresources };
+}
