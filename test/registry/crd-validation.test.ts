@@ -197,6 +197,26 @@ const cases: [string, Obj, Partial<Cause>[]][] = [
     ],
   ],
   [
+    'a schema rule (crd-schema) of the one version: at spec.validation',
+    widget((c) => delete c.spec.versions[0].schema.openAPIV3Schema.properties.spec.type),
+    [{ field: 'spec.validation.openAPIV3Schema.properties[spec].type', reason: 'FieldValueRequired', message: 'Required value: must not be empty for specified object fields' }],
+  ],
+  [
+    'a CEL rule that does not compile (crd-cel) and a schema rule, in two differing versions',
+    widget((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'self.nope > 1' }];
+      c.spec.versions.push({ name: 'v2', served: true, storage: false, schema: schema() });
+      delete c.spec.versions[1].schema.openAPIV3Schema.properties.status.type;
+    }),
+    [
+      {
+        field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+        message: expect.stringMatching(/^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.nope > 1".*compilation failed: ERROR: <input>:1:5: undefined field 'nope'/s) as unknown as string,
+      },
+      { field: 'spec.versions[1].schema.openAPIV3Schema.properties[status].type', reason: 'FieldValueRequired', message: 'Required value: must not be empty for specified object fields' },
+    ],
+  ],
+  [
     'preserveUnknownFields true',
     widget((c) => (c.spec.preserveUnknownFields = true)),
     [{ field: 'spec.preserveUnknownFields', message: 'Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead' }],
