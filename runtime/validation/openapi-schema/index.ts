@@ -26,6 +26,13 @@ export function schemaCauses(schema: JSONSchemaProps, fldPath: string, opts?: { 
 export interface CompiledSchema {
   /** Every schema rule over a whole custom resource (not metadata.name rules: the caller does ObjectMeta), kube's messages and paths from the root (`spec.replicas`). */
   validate(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * validate() on update: errors of values left as they were stored are dropped (kube's validation
+   * ratcheting, CRDValidationRatcheting, on by default in 1.33), so an object stored under an older,
+   * looser schema can still be changed elsewhere. Duplicates of list sets and maps and embedded
+   * resources are checked in full, as kube checks them on update.
+   */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /** Structural defaulting in place (kube defaults on create, update and read from storage). */
   applyDefaults(obj: Record<string, unknown>): void;
   /**
@@ -58,6 +65,13 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
     validate(obj) {
       const out: StatusCause[] = [];
       validator.validate(root, obj, '', out);
+      validateEmbeddedResources('', obj, root, out);
+      validateListSetsAndMaps('', root, obj, out);
+      return out;
+    },
+    validateUpdate(obj, old) {
+      const out: StatusCause[] = [];
+      validator.validate(root, obj, '', out, { value: old });
       validateEmbeddedResources('', obj, root, out);
       validateListSetsAndMaps('', root, obj, out);
       return out;

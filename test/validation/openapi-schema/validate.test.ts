@@ -226,8 +226,12 @@ describe('embedded resources', () => {
 
   it('requires apiVersion and kind, and checks their form', () => {
     expect(validate(s, { template: { metadata: { name: 'x' } } })).toEqual([
-      { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value: must not be empty' },
-      { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value: must not be empty' },
+      { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value' },
+      { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value' },
+    ]);
+    expect(validate(s, { template: { apiVersion: '', kind: '' } })).toEqual([
+      { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value' },
+      { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value' },
     ]);
     expect(validate(s, { template: { apiVersion: 'a/b/c', kind: 'Not_A_Kind' } })).toEqual([
       invalid('spec.template.apiVersion', 'Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c'),
@@ -237,5 +241,50 @@ describe('embedded resources', () => {
       ),
     ]);
     expect(validate(s, { template: { apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } } })).toEqual([]);
+  });
+
+  it('checks their metadata with ObjectMeta\'s rules, names as path segments (no name is fine)', () => {
+    expect(validate(s, { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels: { app: 'web' } } } })).toEqual([]);
+    expect(validate(s, { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a/b', labels: { 'bad key!': 'x' } } } })).toEqual([
+      invalid('spec.template.metadata.name', `Invalid value: "a/b": may not contain '/'`),
+      invalid(
+        'spec.template.metadata.labels',
+        `Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ),
+    ]);
+  });
+});
+
+describe('validation ratcheting on update', () => {
+  const s = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', maxLength: 3 },
+      size: { type: 'integer', maximum: 5 },
+      ports: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } },
+      },
+    },
+  };
+  const compiled = compileSchema(root(s));
+
+  it('lets values stored under a looser schema stay while other fields change', () => {
+    const old = cr({ name: 'toolong', size: 1, ports: [{ name: 'a', port: 500 }] });
+    const updated = cr({ name: 'toolong', size: 2, ports: [{ name: 'b', port: 1 }, { name: 'a', port: 500 }] });
+    expect(compiled.validateUpdate(updated, old)).toEqual([]);
+  });
+
+  it('still refuses values that changed, and new items of a map list', () => {
+    const old = cr({ name: 'toolong', size: 1, ports: [{ name: 'a', port: 500 }] });
+    const updated = cr({ name: 'longer!', size: 9, ports: [{ name: 'a', port: 501 }, { name: 'c', port: 700 }] });
+    expect(compiled.validateUpdate(updated, old)).toEqual([
+      { reason: 'FieldValueTooLong', field: 'spec.name', message: 'Too long: may not be more than 3 bytes' },
+      invalid('spec.size', 'Invalid value: 9: spec.size in body should be less than or equal to 5'),
+      invalid('spec.ports[0].port', 'Invalid value: 501: spec.ports[0].port in body should be less than or equal to 100'),
+      invalid('spec.ports[1].port', 'Invalid value: 700: spec.ports[1].port in body should be less than or equal to 100'),
+    ]);
   });
 });
