@@ -45,6 +45,11 @@ export interface CompiledSchema {
   readonly listTypes: ReadonlyMap<string, ListTypeFact>;
 }
 
+/** The list types of a schema without compiling the rest (see CompiledSchema.listTypes). */
+export function schemaListTypes(schema: JSONSchemaProps): ReadonlyMap<string, ListTypeFact> {
+  return listTypesOf(toNode(schema));
+}
+
 /** `.spec.foo` → `spec.foo`, as kube's unknown-field warnings and strict errors print a pruned path. */
 export function unknownFieldPath(prunedPath: string): string {
   return prunedPath.startsWith('.') ? prunedPath.slice(1) : prunedPath;

@@ -3,7 +3,7 @@
 // apimachinery's field errors, as apiextensions-apiserver converts them.
 
 import { describe, expect, it } from 'vitest';
-import { compileSchema, type JSONSchemaProps } from '../../../runtime/validation/openapi-schema/index.js';
+import { compileSchema, schemaListTypes, type JSONSchemaProps } from '../../../runtime/validation/openapi-schema/index.js';
 
 const root = (spec: JSONSchemaProps, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
   type: 'object',
@@ -218,6 +218,21 @@ describe('list types', () => {
     const facts = compileSchema(root(ports)).listTypes;
     expect(facts.get('.spec.ports')).toEqual({ listType: 'map', listMapKeys: ['name'] });
     expect(facts.get('.spec.tags')).toEqual({ listType: 'set' });
+    expect(schemaListTypes(root(ports))).toEqual(facts);
+    const nested = schemaListTypes(
+      root({
+        type: 'object',
+        properties: {
+          byName: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'string' } } },
+          matrix: { type: 'array', items: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'integer' } } },
+        },
+      }),
+    );
+    expect([...nested]).toEqual([
+      ['.spec.byName', { mapType: 'atomic' }],
+      ['.spec.byName{}', { listType: 'atomic' }],
+      ['.spec.matrix[]', { listType: 'set' }],
+    ]);
   });
 });
 
