@@ -37,7 +37,7 @@ export interface CompiledSchema {
   applyDefaults(obj: Record<string, unknown>): void;
   /**
    * Drops fields the schema does not know (unless x-kubernetes-preserve-unknown-fields), in place; returns their paths
-   * (`.spec.foo`) for fieldValidation warnings/errors. kube's own texts name them without the leading dot
+   * (`.spec.foo`, sorted as kube sorts them) for fieldValidation warnings/errors. kube's own texts name them without the leading dot
    * (`unknown field "spec.foo"`): unknownFieldPath() gives that form.
    */
   prune(obj: Record<string, unknown>): string[];
@@ -86,7 +86,8 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       applyDefaultValues(obj, root);
     },
     prune(obj) {
-      const pruned = pruneObject(obj, root);
+      // Sorted, as kube's pruning returns them (and so its warnings list them).
+      const pruned = pruneObject(obj, root).sort();
       pruneNonNullableNulls(obj, root);
       return pruned.map((p) => `.${p}`);
     },
