@@ -152,7 +152,7 @@ describe('value rules', () => {
     ]);
   });
 
-  it('formats kube validates, and ignores the ones it strips (int32, date-time)', () => {
+  it('formats kube validates (names without their dashes), and ignores the ones it strips (int32)', () => {
     const s = {
       type: 'object',
       properties: { ip: { type: 'string', format: 'ipv4' }, mail: { type: 'string', format: 'email' }, n: { type: 'integer', format: 'int32' }, t: { type: 'string', format: 'date-time' } },
@@ -160,8 +160,9 @@ describe('value rules', () => {
     expect(validate(s, { ip: '300.1.1.1', mail: 'nobody', n: 2 ** 40, t: 'yesterday' })).toEqual([
       { reason: 'FieldValueTypeInvalid', field: 'spec.ip', message: 'Invalid value: "300.1.1.1": spec.ip in body must be of type ipv4: "300.1.1.1"' },
       { reason: 'FieldValueTypeInvalid', field: 'spec.mail', message: 'Invalid value: "nobody": spec.mail in body must be of type email: "nobody"' },
+      { reason: 'FieldValueTypeInvalid', field: 'spec.t', message: 'Invalid value: "yesterday": spec.t in body must be of type date-time: "yesterday"' },
     ]);
-    expect(validate(s, { ip: '10.0.0.1', mail: 'a@example.com' })).toEqual([]);
+    expect(validate(s, { ip: '10.0.0.1', mail: 'a@example.com', t: '2024-02-29T10:00:00Z' })).toEqual([]);
   });
 
   it('anyOf failing names the field in a composite cause at <nil>, then the closest branch', () => {
