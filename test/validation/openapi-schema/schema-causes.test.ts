@@ -175,6 +175,14 @@ describe('defaults', () => {
     ]);
   });
 
+  it('of embedded resources must name apiVersion and kind before anything else is checked', () => {
+    const t = { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { data: { type: 'integer' } }, default: { data: 'x' } };
+    expect(causes(withSpec({ type: 'object', properties: { t } }))).toEqual([
+      { reason: 'FieldValueRequired', field: `${P}.properties[spec].properties[t].default.apiVersion`, message: 'Required value' },
+      { reason: 'FieldValueRequired', field: `${P}.properties[spec].properties[t].default.kind`, message: 'Required value' },
+    ]);
+  });
+
   it('are only checked once the schema is structural', () => {
     expect(causes(withSpec({ properties: { replicas: { type: 'integer', default: 'one' } } }))).toEqual([
       required('.properties[spec].type', 'must not be empty for specified object fields'),
