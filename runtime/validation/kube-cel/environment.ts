@@ -4,7 +4,8 @@
 // regex, urls, quantity, ip, cidr, format). Built once; callers clone it and add their variables.
 
 import { Environment } from '@marcbachmann/cel-js';
-import { eachNode, type CelNode } from './runtime-cost.js';
+import { eachNode, isNode, type CelNode } from './runtime-cost.js';
+import { regexProblem } from './re2.js';
 import { registerStrings } from './library/strings.js';
 import { registerLists } from './library/lists.js';
 import { registerRegex } from './library/regex.js';
@@ -50,6 +51,7 @@ function celGoSummary(summary: string): string {
 }
 
 interface LocatedError {
+  name?: string;
   message?: string;
   summary?: string;
   range?: { start: number; end: number };
@@ -60,7 +62,8 @@ interface LocatedError {
 export function celGoIssue(err: unknown, source: string): string {
   const e = (err ?? {}) as LocatedError;
   const firstLine = (e.message ?? String(err)).split('\n')[0];
-  const summary = celGoSummary(e.summary ?? firstLine);
+  // cel-go reports what its parser refuses as a syntax error.
+  const summary = e.name === 'ParseError' ? `Syntax error: ${e.summary ?? firstLine}` : celGoSummary(e.summary ?? firstLine);
   let offset = e.range?.start ?? e.node?.range?.start ?? e.node?.pos;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
   // cel-go places a field selection's errors at its dot, cel-js at the field name.
@@ -112,4 +115,31 @@ export function parseRule(env: Environment, source: string): ReturnType<Environm
   const program = env.parse(source);
   relaxHas(program.ast);
   return program;
+}
+
+/** cel-go's wording of a runtime error. */
+export function celGoEvalError(err: unknown): string {
+  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  const noKey = /^No such key: (.*)$/.exec(text);
+  if (noKey) return `no such key: ${noKey[1]}`;
+  return text;
+}
+
+/**
+ * A constant matches() pattern that Go's regexp would not compile, as cel-go's ValidateRegexLiterals
+ * reports it (`invalid matches argument`), or that cannot run here without the risk of exponential
+ * backtracking, with the reason. find/findAll patterns are checked when they run, as in kube.
+ */
+export function unsafeRegexLiteral(root: unknown, source: string): string | undefined {
+  let problem: string | undefined;
+  eachNode(root, (n) => {
+    if (problem || (n.op !== 'rcall' && n.op !== 'call')) return;
+    const args = n.args as unknown[];
+    if (args[0] !== 'matches') return;
+    const pattern = n.op === 'rcall' ? (args[2] as unknown[])[0] : (args[1] as unknown[])[1];
+    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
+    const why = regexProblem(pattern.args);
+    if (why) problem = celGoIssue({ summary: why.unsafe ? why.message : 'invalid matches argument', node: pattern }, source);
+  });
+  return problem;
 }

@@ -15,12 +15,11 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { baseEnvironment, celGoIssue, kubeEnvironment, parseRule } from './environment.js';
+import { baseEnvironment, celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
 import { estimateCost } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
-import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, isNode, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
-import { regexProblem } from './re2.js';
+import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
 
 /** StaticEstimatedCostLimit: the most one rule may be estimated to cost, times how often it can run. */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -201,21 +200,6 @@ function usesVariable(root: unknown, name: string): boolean {
   return found;
 }
 
-/** A regular expression given to matches/find/findAll that could not run safely, described. */
-function unsafeRegex(root: unknown): string | undefined {
-  let problem: string | undefined;
-  eachNode(root, (n) => {
-    if (problem || (n.op !== 'rcall' && n.op !== 'call')) return;
-    const args = n.args as unknown[];
-    if (!['matches', 'find', 'findAll'].includes(args[0] as string)) return;
-    const pattern = n.op === 'rcall' ? (args[2] as unknown[])[0] : (args[1] as unknown[])[1];
-    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
-    const why = regexProblem(pattern.args);
-    if (why) problem = why;
-  });
-  return problem;
-}
-
 /** Parses and type-checks `source`; returns the checked program or cel-go's issue text. */
 function check(env: Environment, source: string): { program: ReturnType<Environment['parse']>; type: string } | { error: string } {
   let program: ReturnType<Environment['parse']>;
@@ -226,8 +210,8 @@ function check(env: Environment, source: string): { program: ReturnType<Environm
   }
   const checked = program.check();
   if (!checked.valid) return { error: celGoIssue(checked.error, source) };
-  const unsafe = unsafeRegex(program.ast);
-  if (unsafe) return { error: `ERROR: <input>:1:1: ${unsafe}` };
+  const unsafe = unsafeRegexLiteral(program.ast, source);
+  if (unsafe) return { error: unsafe };
   return { program, type: checked.type ?? '' };
 }
 
@@ -416,14 +400,6 @@ function causeForReason(path: string, value: unknown, detail: string, reason: st
   }
 }
 
-/** cel-go's wording of a runtime error. */
-function evalErrorText(err: unknown): string {
-  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  const noKey = /^No such key: (.*)$/.exec(text);
-  if (noKey) return `no such key: ${noKey[1]}`;
-  return text;
-}
-
 class RuleSet implements CompiledRules {
   readonly empty: boolean;
   constructor(private readonly root: NodeValidator | undefined) {
@@ -513,7 +489,7 @@ class RuleSet implements CompiledRules {
           run.causes.push(fe.invalid(fieldPath, type, `'${COST_LIMIT_MESSAGE}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`));
           return false;
         }
-        const text = evalErrorText(result.error);
+        const text = celGoEvalError(result.error);
         if (text.startsWith('no such overload')) {
           run.causes.push(fe.invalid(fieldPath, type, `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`));
         } else {
