@@ -38,7 +38,11 @@ export function kubeEnvironment(): Environment {
 
 /** cel-go's wording of a cel-js message, where the two differ. */
 function celGoSummary(summary: string): string {
-  let m = /^No such key: (.*)$/.exec(summary);
+  let m = /^Exceeded maxDepth \((\d+)\)$/.exec(summary);
+  if (m) return `expression recursion limit exceeded: ${m[1]}`;
+  // A tree too deep for the type checker's recursion.
+  if (summary === 'Maximum call stack size exceeded') return 'max recursion depth exceeded';
+  m = /^No such key: (.*)$/.exec(summary);
   if (m) return `undefined field '${m[1]}'`;
   m = /^Unknown variable: (.*)$/.exec(summary);
   if (m) return `undeclared reference to '${m[1]}' (in container '')`;
@@ -60,10 +64,13 @@ interface LocatedError {
 
 /** An error of cel-js as cel-go's issues print: `ERROR: <input>:1:6: <message>` and the caret lines. */
 export function celGoIssue(err: unknown, source: string): string {
+  if (err instanceof ExpressionTooLarge) return `ERROR: <input>:-1:0: ${err.message}`;
   const e = (err ?? {}) as LocatedError;
   const firstLine = (e.message ?? String(err)).split('\n')[0];
+  const raw = e.summary ?? firstLine;
+  const mapped = celGoSummary(raw);
   // cel-go reports what its parser refuses as a syntax error.
-  const summary = e.name === 'ParseError' ? `Syntax error: ${e.summary ?? firstLine}` : celGoSummary(e.summary ?? firstLine);
+  const summary = mapped === raw && e.name === 'ParseError' ? `Syntax error: ${raw}` : mapped;
   let offset = e.range?.start ?? e.node?.range?.start ?? e.node?.pos;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
   // cel-go places a field selection's errors at its dot, cel-js at the field name.
@@ -110,8 +117,17 @@ export function relaxHas(root: unknown): void {
   });
 }
 
+/** cel-go's parser refuses longer expressions. */
+export const EXPRESSION_SIZE_CODE_POINT_LIMIT = 100_000;
+
+class ExpressionTooLarge extends Error {}
+
 /** Parses with `env`, accepting what cel-go's parser accepts where cel-js is narrower. */
 export function parseRule(env: Environment, source: string): ReturnType<Environment['parse']> {
+  const size = Array.from(source).length;
+  if (size > EXPRESSION_SIZE_CODE_POINT_LIMIT) {
+    throw new ExpressionTooLarge(`expression code point size exceeds limit: size: ${size}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`);
+  }
   const program = env.parse(source);
   relaxHas(program.ast);
   return program;

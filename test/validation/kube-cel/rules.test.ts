@@ -335,3 +335,64 @@ describe('runtime cost', () => {
     expect(result[0].field).toMatch(/^spec\.items\[\d+\]$/);
   });
 });
+
+describe('hostile rules and objects', () => {
+  const messageOf = (rule: string): string => {
+    const { causes } = compiled({ type: 'object', 'x-kubernetes-validations': [{ rule }] });
+    expect(causes).toHaveLength(1);
+    return (causes[0].message ?? '').split('}: ').slice(1).join('}: ');
+  };
+
+  it('refuses deeply nested expressions with cel-go recursion errors', () => {
+    expect(messageOf(`${'('.repeat(5000)}true${')'.repeat(5000)}`)).toMatch(/^compilation failed: ERROR: <input>:1:\d+: expression recursion limit exceeded: 250/);
+    expect(messageOf(Array.from({ length: 5000 }, () => 'true').join(' && '))).toMatch(/^compilation failed: ERROR: <input>:1:1: max recursion depth exceeded/);
+  });
+
+  it('refuses expressions beyond cel-go size limit', () => {
+    expect(messageOf(`'${'a'.repeat(100_001)}' != ''`)).toBe('compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100009, limit 100000');
+  });
+
+  it('refuses a constant matches() pattern Go would not compile', () => {
+    expect(messageOf("'a'.matches('[a')")).toBe("compilation failed: ERROR: <input>:1:13: invalid matches argument\n | 'a'.matches('[a')\n | ............^");
+  });
+
+  it('runs a catastrophic pattern over a long value in linear time', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { s: { type: 'string', maxLength: 100000 } },
+      'x-kubernetes-validations': [{ rule: "!self.s.matches('^(a+)+$')", message: 'all a' }],
+    });
+    expect(causes).toEqual([]);
+    const started = Date.now();
+    expect(rules.validate({ spec: { s: `${'a'.repeat(99_999)}b` } })).toEqual([]);
+    expect(rules.validate({ spec: { s: 'a'.repeat(100_000) } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": all a', field: 'spec' }]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('does not let `|| true` hide a spent budget', () => {
+    const { rules } = compiled({
+      type: 'object',
+      properties: { xs: { type: 'array', maxItems: 5000, items: { type: 'string', maxLength: 10 } } },
+      'x-kubernetes-validations': [{ rule: "self.xs.all(x, self.xs.all(y, x != y + 'z')) || true", message: 'm' }],
+    });
+    const xs = Array.from({ length: 5000 }, (_, i) => String(i));
+    expect(rules.validate({ spec: { xs } })).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: m`,
+        field: 'spec',
+      },
+    ]);
+  });
+
+  it('stops rules that build huge strings', () => {
+    const { rules } = compiled({
+      type: 'object',
+      properties: { xs: { type: 'array', maxItems: 5000, items: { type: 'string', maxLength: 10 } }, s: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: 'self.xs.map(x, self.s + self.s + self.s).size() > 0' }],
+    });
+    const result = rules.validate({ spec: { xs: Array.from({ length: 5000 }, () => 'x'), s: 'a'.repeat(100_000) } });
+    expect(result).toHaveLength(1);
+    expect(result[0].message).toContain('operation cancelled: actual cost limit exceeded');
+  });
+});
