@@ -77,7 +77,15 @@ const argsOf = (n: CelNode): unknown[] => (Array.isArray(n.args) ? (n.args as un
 const cmpSize = (e: Est): number => (e.scalar ? 1 : e.size);
 
 class Estimator {
+  /** The first presence test or optional selection of a field the schema does not declare. */
+  undefinedField?: { node: CelNode; name: string };
+
   constructor(private readonly self: DeclNode) {}
+
+  /** cel-go refuses has(x.f) and x.?f when x is an object without f; cel-js does not look. */
+  private checkField(node: CelNode, decl: DeclNode | undefined, name: string): void {
+    if (!this.undefinedField && decl?.kind === 'object' && !decl.fields?.has(name)) this.undefinedField = { node, name };
+  }
 
   est(node: unknown, scope: Scope): Est {
     if (!isNode(node)) return { cost: 0, size: MAX };
@@ -95,6 +103,7 @@ class Estimator {
       case '.':
       case '.?': {
         const operand = this.est(a[0], scope);
+        if (node.op === '.?') this.checkField(node, operand.decl, a[1] as string);
         return known(this.field(operand.decl, a[1] as string), add(operand.cost, 1));
       }
       case '[]':
@@ -210,6 +219,7 @@ class Estimator {
       // Presence tests cost nothing beyond their operand (PresenceTestHasCost(false)).
       const sel = args[0];
       const operand = isNode(sel) && sel.op === '.' ? this.est(argsOf(sel)[0], scope) : this.est(sel, scope);
+      if (isNode(sel) && sel.op === '.') this.checkField(sel, operand.decl, argsOf(sel)[1] as string);
       return { cost: operand.cost, size: 1, scalar: true };
     }
     if (name === 'bind' && isNode(receiver) && receiver.op === 'id' && receiver.args === 'cel' && isNode(args[0])) {
@@ -321,7 +331,16 @@ class Estimator {
   }
 }
 
-/** The estimated maximum cost of a parsed rule over a node declared as `self`. */
-export function estimateCost(ast: unknown, self: DeclNode): number {
-  return new Estimator(self).est(ast, new Map()).cost;
+export interface Analysis {
+  /** The estimated maximum cost. */
+  cost: number;
+  /** A field that has() or `.?` names on an object that does not declare it. */
+  undefinedField?: { node: CelNode; name: string };
+}
+
+/** The estimated maximum cost of a parsed rule over a node declared as `self`, and what cel-go's checker would refuse beyond cel-js's. */
+export function analyzeRule(ast: unknown, self: DeclNode): Analysis {
+  const estimator = new Estimator(self);
+  const cost = estimator.est(ast, new Map()).cost;
+  return { cost, undefinedField: estimator.undefinedField };
 }

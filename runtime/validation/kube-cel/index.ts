@@ -16,7 +16,7 @@ import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
 import { baseEnvironment, celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
-import { estimateCost } from './cost-estimate.js';
+import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
 import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
@@ -316,9 +316,18 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
       } else if (result.type !== 'bool') {
         causes.push(invalidRule(`${at}.rule`, r, 'cel expression must evaluate to a bool'));
       } else {
-        compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
-        compiled.program = evaluationProgram(source, optional);
-        ruleCost = estimateCost(result.program.ast, selfDecl);
+        const analysis = analyzeRule(result.program.ast, selfDecl);
+        if (analysis.undefinedField) {
+          const { node, name } = analysis.undefinedField;
+          // cel-go places the error at the selection's dot, which follows the operand.
+          const operand = (node.args as { range?: { end: number } }[])[0];
+          const dot = operand?.range?.end ?? node.pos ?? 0;
+          causes.push(invalidRule(`${at}.rule`, r, `compilation failed: ${celGoIssue({ summary: `No such key: ${name}`, range: { start: dot, end: dot } }, source)}`));
+        } else {
+          compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
+          compiled.program = evaluationProgram(source, optional);
+          ruleCost = analysis.cost;
+        }
       }
       const expressionCost = ruleCost * maxCardinality;
       if (expressionCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.rule`, costErrorMessage('estimated rule cost', expressionCost, STATIC_ESTIMATED_COST_LIMIT)));
@@ -329,7 +338,7 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         else if (msg.type !== 'string') causes.push(invalidRule(`${at}.messageExpression`, r, 'messageExpression must evaluate to a string'));
         else {
           compiled.message = evaluationProgram(r.messageExpression, optional);
-          const msgCost = estimateCost(msg.program.ast, selfDecl);
+          const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
         }

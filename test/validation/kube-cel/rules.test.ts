@@ -39,6 +39,17 @@ describe('compileRules at CRD write', () => {
     );
   });
 
+  it('refuses has() and optional selection of undeclared fields, as cel-go does', () => {
+    const spec = { type: 'object', properties: { size: { type: 'integer' }, m: { type: 'object', additionalProperties: { type: 'string' } } } };
+    const ok = compiled({ ...spec, 'x-kubernetes-validations': [{ rule: "has(self.size) && has(self.m.anyKey) && self.?size.orValue(0) >= 0 && self.m.?k.orValue('') == ''" }] });
+    expect(ok.causes).toEqual([]);
+    for (const [rule, column] of [['has(self.sise)', 9], ['self.?sise.orValue(1) == 1', 5]] as const) {
+      const { causes } = compiled({ ...spec, 'x-kubernetes-validations': [{ rule }] });
+      expect(causes).toHaveLength(1);
+      expect(causes[0].message).toContain(`compilation failed: ERROR: <input>:1:${column}: undefined field 'sise'`);
+    }
+  });
+
   it('refuses a rule that is not a bool', () => {
     const { causes } = compiled({ type: 'object', properties: { size: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.size + 1' }] });
     expect(causes.map((c) => (c.message ?? '').split(': ').at(-1))).toEqual(['cel expression must evaluate to a bool']);
