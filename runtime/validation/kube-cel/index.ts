@@ -53,6 +53,8 @@ type Evaluate = (vars: Record<string, unknown>) => unknown;
 interface CompiledRule {
   rule: ValidationRule;
   usesOldSelf: boolean;
+  /** The messageExpression reads oldSelf. */
+  messageUsesOldSelf?: boolean;
   program?: Evaluate;
   message?: Evaluate;
   /** The normalized fieldPath, below the node. */
@@ -338,6 +340,7 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         else if (msg.type !== 'string') causes.push(invalidRule(`${at}.messageExpression`, r, 'messageExpression must evaluate to a string'));
         else {
           compiled.message = evaluationProgram(r.messageExpression, optional);
+          compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
           const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
@@ -475,18 +478,22 @@ class RuleSet implements CompiledRules {
       run.causes.push(fe.invalid(fieldPath, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
       return false;
     }
-    let vars: Record<string, unknown> | undefined;
-    let optionalVars: Record<string, unknown> | undefined;
-    const selfValue = (): unknown => (vars ??= { self: celValue(value, node.decl), oldSelf: old === undefined ? undefined : celValue(old, node.decl) }).self;
+    // The CEL values are built once per node, and oldSelf only for a rule that reads it.
+    let self: unknown;
+    let oldSelf: unknown;
+    const activationFor = (compiled: CompiledRule): Record<string, unknown> => {
+      self ??= celValue(value, node.decl);
+      if (!compiled.usesOldSelf && !compiled.messageUsesOldSelf) return { self };
+      if (old !== undefined) oldSelf ??= celValue(old, node.decl);
+      if (compiled.rule.optionalOldSelf === true) return { self, oldSelf: old === undefined ? Optional.none() : Optional.of(oldSelf) };
+      return old === undefined ? { self } : { self, oldSelf };
+    };
     for (const compiled of node.rules) {
       const { rule } = compiled;
       if (!compiled.program) continue;
       const optional = rule.optionalOldSelf === true;
       if (compiled.usesOldSelf && old === undefined && !optional) continue;
-      selfValue();
-      const activation = optional
-        ? (optionalVars ??= { self: vars?.self, oldSelf: old === undefined ? Optional.none() : Optional.of(vars?.oldSelf) })
-        : (vars as Record<string, unknown>);
+      const activation = activationFor(compiled);
       const result = runMetered(PER_CALL_LIMIT, () => compiled.program?.(activation));
       if (result.cost > run.remaining) {
         run.causes.push(fe.invalid(fieldPath, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));

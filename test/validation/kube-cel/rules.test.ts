@@ -222,6 +222,35 @@ describe('CompiledRules.validate', () => {
     ]);
   });
 
+  it('gives messageExpression oldSelf on update', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.n >= oldSelf.n', messageExpression: "'n may not go down from ' + string(oldSelf.n)" }],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { n: 1 } }, { spec: { n: 4 } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": n may not go down from 4', field: 'spec' }]);
+  });
+
+  it('types date-time as timestamp, duration as duration and byte as bytes', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { at: { type: 'string', format: 'date-time' }, every: { type: 'string', format: 'duration' }, blob: { type: 'string', format: 'byte' } },
+      'x-kubernetes-validations': [
+        { rule: "self.at > timestamp('2020-01-01T00:00:00Z')", message: 'too early' },
+        { rule: "self.every <= duration('1h')", message: 'too long' },
+        { rule: 'size(self.blob) == 5', message: 'five bytes' },
+      ],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { at: '2024-05-01T10:00:00Z', every: '30m', blob: 'aGVsbG8=' } })).toEqual([]);
+    expect(rules.validate({ spec: { at: '2019-05-01T10:00:00Z', every: '2h', blob: 'aGk=' } }).map((c) => c.message)).toEqual([
+      'Invalid value: "object": too early',
+      'Invalid value: "object": too long',
+      'Invalid value: "object": five bytes',
+    ]);
+  });
+
   it('reports evaluation errors with the rule', () => {
     const { rules } = compiled({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.a == 'x'" }] });
     expect(rules.validate({ spec: {} })).toEqual([
