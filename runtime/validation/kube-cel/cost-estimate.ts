@@ -7,7 +7,6 @@
 // pattern length. Only the maximum is kept; kube's verdicts use only the maximum.
 
 import type { DeclNode } from './decl.js';
-import { MAX_REQUEST_SIZE_BYTES } from './decl.js';
 import { isNode, type CelNode } from './runtime-cost.js';
 
 /** math.MaxUint64: what cel-go saturates at, and the size of a value it knows nothing about. */
@@ -58,9 +57,9 @@ function elementOf(e: Est): Est {
   return known(d, 0);
 }
 
-/** The loop variable of a comprehension over `range`: list items, or map keys. */
+/** The loop variable of a comprehension over `range`: list items, or map keys (kube declares keys without a size). */
 function iterationVariable(range: Est): Est {
-  if (range.decl?.kind === 'map') return { cost: 0, size: MAX_REQUEST_SIZE_BYTES - 2 };
+  if (range.decl?.kind === 'map') return { cost: 0, size: 0 };
   if (range.decl?.kind === 'list') return elementOf(range);
   return { cost: 0, size: MAX };
 }
@@ -104,6 +103,12 @@ class Estimator {
       case '.?': {
         const operand = this.est(a[0], scope);
         if (node.op === '.?') this.checkField(node, operand.decl, a[1] as string);
+        if (operand.decl?.kind === 'map') {
+          // kube's size estimator finds map values by index (`m['k']`), not by selection
+          // (`m.k`): cel-go then knows only the type, a size of 1 for scalars and none otherwise.
+          const scalar = ['int', 'double', 'bool', 'duration', 'timestamp'].includes(operand.decl.elem?.kind ?? '');
+          return { cost: add(operand.cost, 1), size: scalar ? 1 : MAX, scalar };
+        }
         return known(this.field(operand.decl, a[1] as string), add(operand.cost, 1));
       }
       case '[]':
@@ -132,6 +137,8 @@ class Estimator {
       }
       case '!_':
       case '-_': {
+        // cel-go's parser reads `-1.0` as one literal.
+        if (node.op === '-_' && isNode(node.args) && node.args.op === 'value') return { cost: 0, size: 1, scalar: true };
         const x = this.est(node.args, scope);
         return { cost: add(x.cost, 1), size: 1, scalar: true };
       }
