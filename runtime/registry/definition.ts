@@ -5,6 +5,7 @@
 
 // The validator's shape belongs to the validation floor below; generated validators import it from here.
 import type { ObjectValidator } from '../validation/object-validator.js';
+import type { StorageConversion } from './converting-storage.js';
 import type { CustomResourceSubresourceScale } from './crd-scale.js';
 
 export type { ObjectValidator };
@@ -117,6 +118,8 @@ export interface ResourceDefinition {
   openAPISchema?: Record<string, unknown>;
   /** Every request to the resource is answered with this warning (a CustomResourceDefinition version marked deprecated). */
   deprecationWarning?: string;
+  /** Objects are converted by a call out between the storage version and this one (a CRD's conversion webhook). */
+  conversion?: StorageConversion;
   /** A CustomResourceDefinition version's selectableFields: field selectors may name these paths (without their leading dot). */
   selectableFields?: { jsonPath: string }[];
 }

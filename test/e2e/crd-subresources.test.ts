@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { createCRD } from '../support/crds.js';
 import { useMemoryServer, type TestServer } from '../support/memory-server.js';
 import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
@@ -17,37 +18,6 @@ const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1';
 
 function upstream(file: string): JsonObject {
   return parse(readFileSync(join(UPSTREAM_DIR, 'crds', file), 'utf8'));
-}
-
-async function servedWithin(probe: string, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    if ((await server.raw('GET', probe)).status === 200) return true;
-  }
-  return false;
-}
-
-/**
- * Creates the CRD and waits until its resource is served. Where no establishing controller runs,
- * the test writes the status that controller would (names accepted, Established).
- */
-async function createCRD(crd: JsonObject, probe: string): Promise<void> {
-  const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-  const created = await server.send<JsonObject>('POST', path, crd);
-  expect(created.status, JSON.stringify(created.body).slice(0, 500)).toBe(201);
-  if (await servedWithin(probe, 2000)) return;
-  const current = (await server.send<JsonObject>('GET', `${path}/${crd.metadata.name}`)).body;
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  current.status = {
-    ...current.status,
-    acceptedNames: current.spec.names,
-    conditions: [
-      { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: now },
-      { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: now },
-    ],
-  };
-  const established = await server.send<JsonObject>('PUT', `${path}/${crd.metadata.name}/status`, current);
-  expect(established.status, JSON.stringify(established.body).slice(0, 500)).toBe(200);
-  if (!(await servedWithin(probe, 5000))) throw new Error(`${probe} was never served`);
 }
 
 async function table(path: string, accept = TABLE): Promise<JsonObject> {
@@ -61,7 +31,7 @@ describe.runIf(upstreamAvailable())('custom resources: printer columns, selectab
   const rollouts = '/apis/argoproj.io/v1alpha1/namespaces/default/rollouts';
 
   it('serves the Certificate Table with its printer columns, -o wide ones at priority 1', async () => {
-    await createCRD(upstream('cert-manager.io_certificates.yaml'), certs);
+    await createCRD(server, upstream('cert-manager.io_certificates.yaml'), certs);
     const sample = upstream('cert-manager.io_certificates.sample.yaml');
     expect((await server.send<JsonObject>('POST', certs, sample)).status).toBe(201);
     const got = await table(certs);
@@ -116,7 +86,7 @@ describe.runIf(upstreamAvailable())('custom resources: printer columns, selectab
 
   it('serves the Rollout\'s scale subresource: GET, PUT and PATCH through the custom resource', async () => {
     const crd = upstream('argoproj.io_rollouts.yaml');
-    await createCRD(crd, rollouts);
+    await createCRD(server, crd, rollouts);
     const sample = upstream('argoproj.io_rollouts.sample.yaml');
     const name = sample.metadata.name;
     const created = await server.send<JsonObject>('POST', rollouts, sample);

@@ -17,6 +17,7 @@ import { deepClone } from '../../machinery/object.js';
 import { goQuote } from '../../machinery/go-format.js';
 import { goUnmarshalObjectError } from '../../machinery/go-json.js';
 import { validateAnnotations, validateLabels } from '../../validation/object-meta.js';
+import type { ObjectConverter } from '../converting-storage.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -300,3 +301,32 @@ class AnswerError extends Error {}
 export function convertObjects(webhook: ConversionWebhook, objects: JsonObject[], desiredAPIVersion: string): Promise<JsonObject[]> {
   return webhook.convert(objects, desiredAPIVersion);
 }
+
+/**
+ * The conversion of a CRD whose `spec.conversion.strategy` is Webhook: its webhook (one client for
+ * every served version), or undefined for any other strategy. A clientConfig that cannot be used
+ * fails each conversion with its reason rather than the CRD's serving.
+ */
+export function webhookConversionOf(crd: JsonObject, options: ConversionWebhookOptions = {}): ObjectConverter | undefined {
+  const spec = isObject(crd.spec) ? crd.spec : {};
+  const conversion = isObject(spec.conversion) ? spec.conversion : {};
+  if (conversion.strategy !== 'Webhook') return undefined;
+  const webhook = isObject(conversion.webhook) ? conversion.webhook : {};
+  const meta = isObject(crd.metadata) ? crd.metadata : {};
+  let converter: ConversionWebhook;
+  try {
+    converter = new ConversionWebhook(
+      {
+        crdName: str(meta.name),
+        clientConfig: (isObject(webhook.clientConfig) ? webhook.clientConfig : {}) as WebhookClientConfig,
+        conversionReviewVersions: Array.isArray(webhook.conversionReviewVersions) ? webhook.conversionReviewVersions.map(String) : [],
+      },
+      options,
+    );
+  } catch (e) {
+    const err = e instanceof StatusError ? e : failure(String((e as Error).message ?? e));
+    return () => Promise.reject(err);
+  }
+  return (objects, toApiVersion) => converter.convert(objects, toApiVersion);
+}
+

@@ -10,6 +10,7 @@ import { customResourcePrinterColumns } from '../crd-printer-columns.js';
 import type { CustomResourceSubresourceScale } from '../crd-scale.js';
 import type { ResourceDefinition, SubresourceDefinition, Verb } from '../definition.js';
 import { isConditionTrue, servedNames, specOf, storageVersionOf, type CRDVersion } from './crd.js';
+import { webhookConversionOf } from './conversion-webhook.js';
 import { customResourceValidator, type RuleChecks, type SchemaChecks } from './validator.js';
 
 /** The strategy module of custom resources (strategies/index.ts). */
@@ -44,6 +45,8 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
   const storedApiVersion = `${spec.group}/${storage}`;
   // kube keeps serving a terminating CRD's instances for reads and deletes, refusing new ones.
   const terminating = isConditionTrue(crd, 'Terminating');
+  // One webhook client for every version; the storage version itself needs no conversion.
+  const webhook = webhookConversionOf(crd);
   return (spec.versions ?? [])
     .filter((v) => v.served)
     .map((version): ResourceDefinition => {
@@ -82,6 +85,7 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
         strategicMergePatch: false,
         ...(openAPISchema ? { openAPISchema } : {}),
         ...(version.selectableFields?.length ? { selectableFields: version.selectableFields } : {}),
+        ...(webhook && version.name !== storage ? { conversion: { storageApiVersion: storedApiVersion, convert: webhook } } : {}),
         ...(terminating ? { createRefusal: 'create not allowed while custom resource definition is terminating' } : {}),
         ...(version.deprecated ? { deprecationWarning: version.deprecationWarning ?? `${spec.group}/${version.name} ${names.kind} is deprecated` } : {}),
       };
