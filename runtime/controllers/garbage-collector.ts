@@ -68,29 +68,27 @@ export class GarbageCollector {
   /** Follows the objects of a store's storage prefix, once per prefix (every version of a kind shares them). */
   private follow(store: Store): void {
     if (this.informers.has(store.definition.storagePrefix)) return;
-    {
-      const { apiVersion } = store;
-      const kind = store.definition.kind;
-      // Transient: the graph keeps identities and references, never objects, so following every
-      // kind must not make the watch cache keep every object decoded.
-      const informer = new Informer(store, {
-        onList: (objects) => {
-          const present = new Set(objects.map((o) => metaOf(o).uid));
-          // Deletions missed while the watch was down are caught up here.
-          for (const node of [...this.graph.nodes.values()]) {
-            if (!node.virtual && node.identity.kind === kind && this.byKind.get(`${node.identity.apiVersion}/${kind}`)?.definition.storagePrefix === store.definition.storagePrefix && !present.has(node.identity.uid)) {
-              this.schedule(this.graph.forget({ metadata: { uid: node.identity.uid } }));
-            }
+    const { apiVersion } = store;
+    const kind = store.definition.kind;
+    // Transient: the graph keeps identities and references, never objects, so following every
+    // kind must not make the watch cache keep every object decoded.
+    const informer = new Informer(store, {
+      onList: (objects) => {
+        const present = new Set(objects.map((o) => metaOf(o).uid));
+        // Deletions missed while the watch was down are caught up here.
+        for (const node of [...this.graph.nodes.values()]) {
+          if (!node.virtual && node.identity.kind === kind && this.byKind.get(`${node.identity.apiVersion}/${kind}`)?.definition.storagePrefix === store.definition.storagePrefix && !present.has(node.identity.uid)) {
+            this.schedule(this.graph.forget({ metadata: { uid: node.identity.uid } }));
           }
-          for (const obj of objects) this.schedule(this.graph.observe(obj, apiVersion, kind));
-        },
-        onAdd: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
-        onUpdate: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
-        onDelete: (obj) => this.schedule(this.graph.forget(obj)),
-      }, undefined, true);
-      this.informers.set(store.definition.storagePrefix, informer);
-      void informer.start();
-    }
+        }
+        for (const obj of objects) this.schedule(this.graph.observe(obj, apiVersion, kind));
+      },
+      onAdd: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
+      onUpdate: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
+      onDelete: (obj) => this.schedule(this.graph.forget(obj)),
+    }, undefined, true);
+    this.informers.set(store.definition.storagePrefix, informer);
+    void informer.start();
   }
 
   async idle(): Promise<void> {

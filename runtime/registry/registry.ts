@@ -230,8 +230,12 @@ export class ResourceRegistry {
     const before = this.dynamic.get(owner);
     if (!before && definitions.length === 0) return;
     const ownKeys = new Set(before?.keys ?? []);
+    // kube-apiserver's own web service for a group version answers every path below it, so a
+    // CRD's resource in a group version a built-in kind serves is never reached there.
+    const builtInGroupVersions = new Set(this.builtIn.map((d) => `${d.group}/${d.version}`));
     const admitted = definitions.filter((def) => {
       const key = registryKey(def.group, def.version, def.plural);
+      if (builtInGroupVersions.has(`${def.group}/${def.version}`)) return false;
       return !this.virtuals.has(key) && (!this.stores.has(key) || ownKeys.has(key));
     });
     if (this.cacher) for (const prefix of new Set(admitted.map((d) => collectionPrefix(d)))) await this.cacher.addPrefix(prefix);

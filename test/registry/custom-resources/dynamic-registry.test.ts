@@ -122,6 +122,14 @@ describe.each(cases)('custom resources on %s storage through %s', (_n, _c, makeS
     expect(registry.storeFor('', 'v1', 'configmaps')).toBe(builtIn);
     expect(registry.addedDefinitions).toEqual([]);
   });
+
+  it('serves nothing of a CRD in a group version a built-in kind serves (kube-apiserver\'s web service answers there)', async () => {
+    const crd = crontabCRD({ plural: 'widgets', versions: [{ name: 'v1', served: true, storage: true }] });
+    const defs = customResourceDefinitions(crd).map((d) => ({ ...d, group: '' }));
+    await registry.serve('widgets.x', defs);
+    expect(registry.storeFor('', 'v1', 'widgets')).toBeUndefined();
+    expect(registry.addedDefinitions).toEqual([]);
+  });
 });
 
 describe('a custom resource definition', () => {
