@@ -75,6 +75,7 @@ export class OpenAPIDocuments {
   private v2?: Document;
   private v3?: Map<string, Document>;
   private builtInV3?: Map<string, Document>;
+  private generatedV2?: Record<string, unknown>;
   /** The custom resources published now; their documents are built on first request after a change. */
   private custom: readonly ResourceDefinition[] = [];
 
@@ -186,7 +187,8 @@ export class OpenAPIDocuments {
   private v2Response(accept: string | undefined): OpenAPIResponse {
     const form = negotiateV2(accept);
     if (!form) throw notAcceptable(['application/json', MEDIA_TYPE_OPENAPI_V2_PROTOBUF]);
-    const v2 = (this.v2 ??= this.servedV2(load(join(GENERATED, 'v2/swagger.json')).doc));
+    // The generated document is read once; a change of the custom resources only rebuilds what is served.
+    const v2 = (this.v2 ??= this.servedV2((this.generatedV2 ??= load(join(GENERATED, 'v2/swagger.json')).doc)));
     // Both forms share the JSON's ETag, as kube-apiserver's do; Vary keeps caches apart.
     if (form === 'json') return json(v2.body, v2.etag, { vary: 'Accept' });
     // Copied into a buffer of its own: protobufjs may hand back a view into a shared pool.
