@@ -71,7 +71,7 @@ export class CustomResourceServing {
       this.unserve(name);
       return;
     }
-    this.track(this.registry.serve(name, definitions));
+    this.track(this.registry.serve(name, definitions), name);
   }
 
   private unserve(name: string): void {
@@ -79,8 +79,11 @@ export class CustomResourceServing {
     this.track(this.registry.unserve(name));
   }
 
-  private track(change: Promise<void>): void {
-    // A failed change leaves the previous serving in place; the next change of the CRD retries.
-    this.pending = Promise.all([this.pending, change.catch(() => undefined)]);
+  private track(change: Promise<void>, name?: string): void {
+    // A failed change leaves the previous serving in place; the next event of the CRD (or relist) retries.
+    const settled = change.catch(() => {
+      if (name !== undefined) this.servedFrom.delete(name);
+    });
+    this.pending = Promise.all([this.pending, settled]);
   }
 }

@@ -214,3 +214,32 @@ describe('custom resources as CBOR (CBORServingAndStorage on)', () => {
     expect(read.json<Obj>().spec).toEqual({ size: 2 });
   });
 });
+
+describe('a CRD being deleted', () => {
+  const server2 = useMemoryServer();
+
+  it('refuses new instances while an instance held by its own finalizer keeps it terminating, and goes once that instance goes', async () => {
+    const group = 'terminating.example.com';
+    const crd = widgets(group);
+    expect((await server2.send<Obj>('POST', CRDS, crd)).status).toBe(201);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    await until('served', async () => (await server2.raw('GET', base)).status === 200);
+    const held = await server2.send<Obj>('POST', base, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    expect(held.status).toBe(201);
+
+    expect((await server2.send('DELETE', `${CRDS}/widgets.${group}`)).status).toBe(200);
+    await until('creates refused', async () => (await server2.send('POST', base, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'late' } })).status === 405);
+    const refused = await server2.send<Obj>('POST', base, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'late' } });
+    expect(refused.body).toMatchObject({ reason: 'MethodNotAllowed', message: 'create not allowed while custom resource definition is terminating' });
+    // Reads still work, and the held instance is marked for deletion.
+    const marked = await server2.send<Obj>('GET', `${base}/held`);
+    expect(marked.body.metadata.deletionTimestamp).toBeDefined();
+    const crdNow = (await server2.send<Obj>('GET', `${CRDS}/widgets.${group}`)).body;
+    expect(crdNow.status.conditions.find((c: Obj) => c.type === 'Terminating')).toMatchObject({ status: 'True', reason: 'InstanceDeletionInProgress' });
+
+    const released = await server2.raw('PATCH', `${base}/held`, JSON.stringify([{ op: 'remove', path: '/metadata/finalizers' }]), { 'content-type': 'application/json-patch+json' });
+    expect([200, 404]).toContain(released.status);
+    await until('the CRD gone', async () => (await server2.send('GET', `${CRDS}/widgets.${group}`)).status === 404, 20_000);
+    expect((await server2.raw('GET', base)).status).toBe(404);
+  }, 30_000);
+});
