@@ -22,9 +22,13 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const nonEmptyObject = (v: unknown): v is Raw => isObject(v) && Object.keys(v).length > 0;
 const nonEmptyArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0;
 
+/** The x-kubernetes-validations rules of `schema` over `value`, causes under `fldPath` (kube-cel's, given by the caller). */
+export type DefaultRules = (schema: Raw, value: unknown, fldPath: string) => StatusCause[];
+
 export interface SchemaCheckOptions {
   statusEnabled: boolean;
   requireStructural: boolean;
+  defaultRules?: DefaultRules;
 }
 
 /** The JSON names of the fields kube allows at the root when the status subresource is on (allowedFieldsAtRootSchema). */
@@ -72,7 +76,7 @@ export function validateSchema(schema: Raw, fldPath: string, opts: SchemaCheckOp
     const structural = [...structuralInvariants(schema, 'root', fldPath), ...rootCompleteness(schema, fldPath)];
     structural.sort((a, b) => (c.errorText(a) < c.errorText(b) ? -1 : c.errorText(a) > c.errorText(b) ? 1 : 0));
     if (structural.length > 0) causes.push(...structural);
-    else causes.push(...defaultCauses(schema, root, fldPath, true, false));
+    else causes.push(...defaultCauses(schema, root, fldPath, true, false, opts.defaultRules));
   }
   causes.push(...openAPISchemaCauses(schema, fldPath, { allowDefaults: true, defaultsReason: '', insideMeta: false }, true));
   return causes;
@@ -102,7 +106,7 @@ function rootWithStatusCauses(schema: Raw, fldPath: string): StatusCause[] {
  * Every default must validate against its own schema and survive pruning unchanged; the root
  * counts as a resource, as embedded resources do (their apiVersion, kind and metadata are kept).
  */
-function defaultCauses(raw: Raw, node: SchemaNode, path: string, resourceRoot: boolean, insideMeta: boolean): StatusCause[] {
+function defaultCauses(raw: Raw, node: SchemaNode, path: string, resourceRoot: boolean, insideMeta: boolean, rules?: DefaultRules): StatusCause[] {
   const errs: StatusCause[] = [];
   const embedded = resourceRoot || node.embeddedResource;
   if (node.default && !insideMeta) {
@@ -114,15 +118,17 @@ function defaultCauses(raw: Raw, node: SchemaNode, path: string, resourceRoot: b
     const found: StatusCause[] = [];
     validateEmbeddedResources(`${path}.default`, value, node, found);
     if (found.length === 0) new SchemaValidator(`${path}.default`).validate(node, value, '', found);
+    // A default that passes the schema must also pass the schema's CEL rules.
+    if (found.length === 0 && rules) found.push(...rules(raw, value, `${path}.default`));
     errs.push(...found);
   }
-  if (isObject(raw.items) && node.items) errs.push(...defaultCauses(raw.items, node.items, `${path}.items`, false, insideMeta));
+  if (isObject(raw.items) && node.items) errs.push(...defaultCauses(raw.items, node.items, `${path}.items`, false, insideMeta, rules));
   if (isObject(raw.properties) && node.properties) {
     for (const [key, prop] of node.properties) {
       const rawProp = raw.properties[key];
       if (!isObject(rawProp)) continue;
       const meta = embedded && META_FIELDS.has(key);
-      errs.push(...defaultCauses(rawProp, prop, `${path}.properties[${key}]`, false, node.embeddedResource ? meta : insideMeta || meta));
+      errs.push(...defaultCauses(rawProp, prop, `${path}.properties[${key}]`, false, node.embeddedResource ? meta : insideMeta || meta, rules));
     }
   }
   return errs;
