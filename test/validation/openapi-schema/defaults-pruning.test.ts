@@ -74,11 +74,11 @@ describe('applyDefaults', () => {
 describe('prune', () => {
   const compiled = compileSchema(schema);
 
-  it('drops unknown fields and names them, keeping apiVersion, kind and metadata of the root', () => {
+  it('drops unknown fields and names them in sorted order, keeping apiVersion, kind and metadata of the root', () => {
     const obj = cr({ replicas: 2, extra: 1, strategy: { type: 'A', bogus: true }, ports: [{ port: 1, x: 1 }] });
     (obj.metadata as Record<string, unknown>).unknownMeta = 1;
     obj.status = { phase: 'x' };
-    expect(compiled.prune(obj)).toEqual(['.spec.extra', '.spec.strategy.bogus', '.spec.ports[0].x', '.status']);
+    expect(compiled.prune(obj)).toEqual(['.spec.extra', '.spec.ports[0].x', '.spec.strategy.bogus', '.status']);
     expect(obj).toEqual({
       apiVersion: 'example.com/v1',
       kind: 'Widget',
@@ -96,7 +96,7 @@ describe('prune', () => {
 
   it('keeps apiVersion, kind and metadata of embedded resources, and prunes the rest by their schema', () => {
     const obj = cr({ template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 'a', y: 'b' }, other: 1 } });
-    expect(compiled.prune(obj)).toEqual(['.spec.template.spec.y', '.spec.template.other']);
+    expect(compiled.prune(obj)).toEqual(['.spec.template.other', '.spec.template.spec.y']);
     expect((obj.spec as Record<string, unknown>).template).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 'a' } });
   });
 

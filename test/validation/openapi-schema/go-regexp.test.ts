@@ -55,6 +55,8 @@ describe("Go's parse errors", () => {
     ['*a', 'missing argument to repetition operator: `*`'],
     ['x{1001}', 'invalid repeat count: `{1001}`'],
     ['x{3,2}', 'invalid repeat count: `{3,2}`'],
+    ['(a{1000}){2}', 'invalid repeat count: `{2}`'],
+    ['((a{10}){10}){11}', 'invalid repeat count: `{11}`'],
     ['\\8', 'invalid escape sequence: `\\8`'],
     ['(a)\\1', 'invalid escape sequence: `\\1`'],
     ['(?=a)', 'invalid or unsupported Perl syntax: `(?=`'],
@@ -65,6 +67,10 @@ describe("Go's parse errors", () => {
     ['a\\', 'trailing backslash at end of expression: ``'],
   ])('%s', (pattern, message) => {
     expect(() => compileGoRegexp(pattern)).toThrow(`error parsing regexp: ${message}`);
+  });
+
+  it('accepts nested counts whose product stays within 1000', () => {
+    expect(compileGoRegexp('^((a{10}){10}){10}$').test('a'.repeat(1000))).toBe(true);
   });
 
   it('accepts what JavaScript would not, such as a literal { and possessive-free Go syntax', () => {
