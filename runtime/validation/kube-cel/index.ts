@@ -125,6 +125,8 @@ interface RuleSite {
   path: string;
   /** How many times the node's rules can run per object; undefined when unbounded. */
   cardinality?: number;
+  /** The highest ancestor below which old values do not correlate (items of lists that are not list-type=map, properties of atomic maps). */
+  uncorrelatable?: string;
   validator: NodeValidator;
 }
 
@@ -137,7 +139,7 @@ function maxElements(s: Schema): number | undefined {
 }
 
 /** Walks the schema as kube's CELSchemaContext does, building the validator tree and the rule sites. */
-function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[]): NodeValidator | undefined {
+function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[], uncorrelatable?: string): NodeValidator | undefined {
   const node: NodeValidator = { schema, decl, rules: [], properties: new Map() };
   let any = false;
   const childCardinality = cardinality === undefined ? undefined : ((m) => (m === undefined ? undefined : cardinality * m))(maxElements(schema));
@@ -146,7 +148,8 @@ function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinal
     const child = obj(value);
     if (!child) continue;
     const fieldDecl = [...(decl?.fields?.values() ?? [])].find((f) => f.jsonName === name)?.decl;
-    const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites);
+    const atomicMap = schema['x-kubernetes-map-type'] === 'atomic';
+    const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites, uncorrelatable ?? (atomicMap ? path : undefined));
     if (v) {
       node.properties.set(name, v);
       any = true;
@@ -154,16 +157,17 @@ function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinal
   }
   const items = obj(schema.items);
   if (items) {
-    node.items = walk(items, childDecl(items, decl?.kind === 'list' ? decl.elem : undefined), `${path}.items`, childCardinality, sites);
+    const byKey = schema['x-kubernetes-list-type'] === 'map';
+    node.items = walk(items, childDecl(items, decl?.kind === 'list' ? decl.elem : undefined), `${path}.items`, childCardinality, sites, uncorrelatable ?? (byKey ? undefined : path));
     any ||= node.items !== undefined;
   }
   const additional = obj(schema.additionalProperties);
   if (additional) {
-    node.additionalProperties = walk(additional, childDecl(additional, decl?.kind === 'map' ? decl.elem : undefined), `${path}.additionalProperties`, childCardinality, sites);
+    node.additionalProperties = walk(additional, childDecl(additional, decl?.kind === 'map' ? decl.elem : undefined), `${path}.additionalProperties`, childCardinality, sites, uncorrelatable);
     any ||= node.additionalProperties !== undefined;
   }
   if (rulesOf(schema).length > 0) {
-    sites.push({ schema, decl, path, cardinality, validator: node });
+    sites.push({ schema, decl, path, cardinality, uncorrelatable, validator: node });
     any = true;
   }
   return any ? node : undefined;
@@ -346,7 +350,9 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
           total.observe(`${at}.messageExpression`, msgCost);
         }
       }
-      if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && compiled.program) {
+      if (compiled.usesOldSelf && site.uncorrelatable !== undefined) {
+        causes.push(fe.invalid(`${at}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${site.uncorrelatable}`));
+      } else if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && compiled.program) {
         causes.push(fe.invalid(`${at}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
       }
       if (r.fieldPath) {

@@ -92,6 +92,44 @@ describe('compileRules at CRD write', () => {
     ]);
   });
 
+  it('refuses oldSelf below lists that do not correlate items and below atomic maps', () => {
+    const transition = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] };
+    const { causes } = compiled({
+      type: 'object',
+      properties: {
+        atomic: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10, ...transition } },
+        set: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 10, ...transition } },
+        keyed: {
+          type: 'array',
+          maxItems: 10,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 10 } }, ...transition },
+        },
+        frozen: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { a: { type: 'string', maxLength: 10, ...transition } } },
+        labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 10, ...transition } },
+      },
+    });
+    const at = `${ROOT}.properties[spec].properties`;
+    expect(causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}[atomic]`,
+        field: `${at}[atomic].items.x-kubernetes-validations[0].rule`,
+      },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}[set]`,
+        field: `${at}[set].items.x-kubernetes-validations[0].rule`,
+      },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}[frozen]`,
+        field: `${at}[frozen].properties[a].x-kubernetes-validations[0].rule`,
+      },
+    ]);
+  });
+
   it('refuses optionalOldSelf on a rule that does not use oldSelf', () => {
     const { causes } = compiled({ type: 'object', 'x-kubernetes-validations': [{ rule: 'true', optionalOldSelf: true }] });
     expect(causes).toEqual([
