@@ -74,6 +74,18 @@ interface NodeValidator {
 const obj = (v: unknown): Schema | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Schema) : undefined);
 const rulesOf = (s: Schema): ValidationRule[] => (Array.isArray(s['x-kubernetes-validations']) ? (s['x-kubernetes-validations'] as ValidationRule[]) : []);
 
+const BLOCKING_REASONS = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/**
+ * hasBlockingErr (customresource strategy): when the schema validation of a custom resource
+ * found a wrong type, a missing required field, an unsupported enum value or a length or count
+ * beyond its maximum, kube does not run the rules and adds this cause instead.
+ */
+export function rulesBlockedBy(schemaCauses: readonly StatusCause[]): StatusCause | undefined {
+  if (!schemaCauses.some((c) => BLOCKING_REASONS.has(c.reason ?? ''))) return undefined;
+  return fe.invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation');
+}
+
 /** Go's %#v of an apiextensions.ValidationRule, the value kube's compile errors echo. */
 export function ruleValue(r: ValidationRule): string {
   const ptr = (type: string, set: boolean): string => `(*${type})(${set ? '0xc000000000' : 'nil'})`;

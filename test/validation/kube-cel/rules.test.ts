@@ -4,7 +4,7 @@
 // messageExpression, the runtime budget).
 
 import { describe, expect, it } from 'vitest';
-import { compileRules, ruleValue } from '../../../runtime/validation/kube-cel/index.js';
+import { compileRules, ruleValue, rulesBlockedBy } from '../../../runtime/validation/kube-cel/index.js';
 
 const ROOT = 'spec.versions[0].schema.openAPIV3Schema';
 
@@ -472,5 +472,16 @@ describe('hostile rules and objects', () => {
     const result = rules.validate({ spec: { xs: Array.from({ length: 5000 }, () => 'x'), s: 'a'.repeat(100_000) } });
     expect(result).toHaveLength(1);
     expect(result[0].message).toContain('operation cancelled: actual cost limit exceeded');
+  });
+});
+
+describe('rulesBlockedBy', () => {
+  it('stops the rules after blocking schema errors, as kube does', () => {
+    expect(rulesBlockedBy([{ reason: 'FieldValueInvalid', message: 'Invalid value: "x": y', field: 'spec.a' }])).toBeUndefined();
+    expect(rulesBlockedBy([{ reason: 'FieldValueTypeInvalid', message: 'Invalid value: "x": spec.a in body must be of type integer: "string"', field: 'spec.a' }])).toEqual({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      field: '<nil>',
+    });
   });
 });
