@@ -15,7 +15,7 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { baseEnvironment, celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
+import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
 import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
@@ -154,12 +154,15 @@ function maxElements(s: Schema): number | undefined {
 function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[], uncorrelatable?: string): NodeValidator | undefined {
   const node: NodeValidator = { schema, decl, rules: [], properties: new Map() };
   let any = false;
-  const childCardinality = cardinality === undefined ? undefined : ((m) => (m === undefined ? undefined : cardinality * m))(maxElements(schema));
+  const elements = maxElements(schema);
+  const childCardinality = cardinality !== undefined && elements !== undefined ? cardinality * elements : undefined;
+  // A child the parent's declaration does not expose (an unescapable name, say) gets one of its own, as in kube.
   const childDecl = (child: Schema, fromParent: DeclNode | undefined): DeclNode | undefined => fromParent ?? schemaDecl(child, isEmbedded(child));
+  const fieldDecls = new Map([...(decl?.fields?.values() ?? [])].map((f) => [f.jsonName, f.decl]));
   for (const [name, value] of Object.entries(obj(schema.properties) ?? {})) {
     const child = obj(value);
     if (!child) continue;
-    const fieldDecl = [...(decl?.fields?.values() ?? [])].find((f) => f.jsonName === name)?.decl;
+    const fieldDecl = fieldDecls.get(name);
     const atomicMap = schema['x-kubernetes-map-type'] === 'atomic';
     const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites, uncorrelatable ?? (atomicMap ? path : undefined));
     if (v) {
@@ -198,7 +201,6 @@ function objectDecls(d: DeclNode | undefined, out: DeclNode[], seen: Set<DeclNod
 let evalEnvs: { plain: Environment; optional: Environment } | undefined;
 function evaluationEnvironments(): { plain: Environment; optional: Environment } {
   if (!evalEnvs) {
-    baseEnvironment();
     const plain = kubeEnvironment();
     plain.registerVariable('self', 'dyn');
     plain.registerVariable('oldSelf', 'dyn');
@@ -233,16 +235,21 @@ function check(env: Environment, source: string): { program: ReturnType<Environm
   return { program, type: checked.type ?? '' };
 }
 
-/** A program for evaluation: parsed in the dynamic environment, checked, and metered. */
-function evaluationProgram(source: string, optionalOldSelf: boolean): Evaluate | undefined {
+/**
+ * A program for evaluation: parsed in the dynamic environment, checked, and metered. An
+ * expression the typed check accepted is expected to build here; if one does not, it is refused
+ * at CRD write rather than skipped at run time.
+ */
+function evaluationProgram(source: string, optionalOldSelf: boolean): Evaluate | { error: string } {
   const envs = evaluationEnvironments();
   try {
     const program = parseRule(optionalOldSelf ? envs.optional : envs.plain, source);
-    if (!program.check().valid) return undefined;
+    const checked = program.check();
+    if (!checked.valid) return { error: celGoIssue(checked.error, source) };
     instrument(program.ast);
     return (vars) => program(vars);
-  } catch {
-    return undefined;
+  } catch (err) {
+    return { error: celGoIssue(err, source) };
   }
 }
 
@@ -343,7 +350,9 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
           causes.push(invalidRule(`${at}.rule`, r, `compilation failed: ${celGoIssue({ summary: `No such key: ${name}`, range: { start: dot, end: dot } }, source)}`));
         } else {
           compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
-          compiled.program = evaluationProgram(source, optional);
+          const program = evaluationProgram(source, optional);
+          if (typeof program === 'function') compiled.program = program;
+          else causes.push(invalidRule(`${at}.rule`, r, `program instantiation failed: ${program.error}`));
           ruleCost = analysis.cost;
         }
       }
@@ -355,7 +364,9 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         if ('error' in msg) causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression compilation failed: ${msg.error}`));
         else if (msg.type !== 'string') causes.push(invalidRule(`${at}.messageExpression`, r, 'messageExpression must evaluate to a string'));
         else {
-          compiled.message = evaluationProgram(r.messageExpression, optional);
+          const program = evaluationProgram(r.messageExpression, optional);
+          if (typeof program === 'function') compiled.message = program;
+          else causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression instantiation failed: ${program.error}`));
           compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
           const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
