@@ -465,7 +465,6 @@ class RuleSet implements CompiledRules {
     if (value === undefined || value === null) return true;
     if (old === null) old = undefined;
     if (!this.expressions(node, path, value, old, correlation, run, isRoot)) return false;
-    const at = path === '' ? '' : path;
     if (Array.isArray(value)) {
       if (!node.items) return true;
       for (let i = 0; i < value.length; i++) {
@@ -473,7 +472,7 @@ class RuleSet implements CompiledRules {
         const c: Correlation = correlation.current
           ? { current: oldItem !== undefined ? { old: oldItem, value: value[i] } : undefined, parent: correlation.current }
           : correlation;
-        if (!this.visit(node.items, `${at}[${i}]`, value[i], oldItem, c, run)) return false;
+        if (!this.visit(node.items, `${path}[${i}]`, value[i], oldItem, c, run)) return false;
       }
       return true;
     }
@@ -488,12 +487,12 @@ class RuleSet implements CompiledRules {
     };
     if (node.additionalProperties) {
       for (const k of Object.keys(record)) {
-        if (!this.visit(node.additionalProperties, `${at}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
+        if (!this.visit(node.additionalProperties, `${path}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
       }
     }
     for (const [k, sub] of node.properties) {
       if (!Object.prototype.hasOwnProperty.call(record, k)) continue;
-      if (!this.visit(sub, child(at, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
+      if (!this.visit(sub, child(path, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
     }
     return true;
   }
@@ -543,7 +542,7 @@ class RuleSet implements CompiledRules {
         continue;
       }
       if (result.value === true) continue;
-      const at = compiled.fieldPath ? child(path === '' ? '' : path, compiled.fieldPath).replace(/^\./, '') : fieldPath;
+      const at = compiled.fieldPath ? child(path, compiled.fieldPath) : fieldPath;
       const report = (cause: StatusCause): void => {
         if (!compiled.usesOldSelf && shouldRatchet(correlation)) run.warnings.push(`${cause.field}: ${cause.message}`);
         else run.causes.push(cause);
