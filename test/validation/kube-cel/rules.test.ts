@@ -370,6 +370,33 @@ describe('transition rules', () => {
     ]);
   });
 
+  it('compare set and map lists without regard to order, as kube does', () => {
+    const immutable = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] };
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: {
+        set: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 10 }, ...immutable },
+        keyed: {
+          type: 'array',
+          maxItems: 10,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 10 }, v: { type: 'integer' } } },
+          ...immutable,
+        },
+        atomic: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10 }, ...immutable },
+      },
+      'x-kubernetes-validations': [{ rule: "self.set[0] == 'b'", message: 'first is b' }],
+    });
+    expect(causes).toEqual([]);
+    const old = { spec: { set: ['a', 'b'], keyed: [{ k: 'x', v: 1 }, { k: 'y', v: 2 }], atomic: ['a', 'b'] } };
+    const reordered = { spec: { set: ['b', 'a'], keyed: [{ k: 'y', v: 2 }, { k: 'x', v: 1 }], atomic: ['b', 'a'] } };
+    // Only the atomic list changed; indexing still sees the order as written.
+    expect(rules.validate(reordered, old)).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "array": immutable', field: 'spec.atomic' }]);
+    const changed = { spec: { set: ['b', 'c'], keyed: [{ k: 'y', v: 3 }, { k: 'x', v: 1 }], atomic: ['a', 'b'] } };
+    expect(rules.validate(changed, old).map((c) => c.field)).toEqual(['spec.set', 'spec.keyed']);
+  });
+
   it('ratchet errors of values that did not change (CRDValidationRatcheting)', () => {
     const { rules } = compiled({ type: 'object', properties: { a: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != 'bad'" }] }, b: { type: 'string' } } });
     const old = { spec: { a: 'bad', b: '1' } };
