@@ -15,12 +15,11 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { baseEnvironment, celGoIssue, kubeEnvironment, parseRule } from './environment.js';
-import { estimateCost } from './cost-estimate.js';
+import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
+import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
-import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, isNode, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
-import { regexProblem } from './re2.js';
+import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
 
 /** StaticEstimatedCostLimit: the most one rule may be estimated to cost, times how often it can run. */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -54,6 +53,8 @@ type Evaluate = (vars: Record<string, unknown>) => unknown;
 interface CompiledRule {
   rule: ValidationRule;
   usesOldSelf: boolean;
+  /** The messageExpression reads oldSelf. */
+  messageUsesOldSelf?: boolean;
   program?: Evaluate;
   message?: Evaluate;
   /** The normalized fieldPath, below the node. */
@@ -72,6 +73,18 @@ interface NodeValidator {
 
 const obj = (v: unknown): Schema | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Schema) : undefined);
 const rulesOf = (s: Schema): ValidationRule[] => (Array.isArray(s['x-kubernetes-validations']) ? (s['x-kubernetes-validations'] as ValidationRule[]) : []);
+
+const BLOCKING_REASONS = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/**
+ * hasBlockingErr (customresource strategy): when the schema validation of a custom resource
+ * found a wrong type, a missing required field, an unsupported enum value or a length or count
+ * beyond its maximum, kube does not run the rules and adds this cause instead.
+ */
+export function rulesBlockedBy(schemaCauses: readonly StatusCause[]): StatusCause | undefined {
+  if (!schemaCauses.some((c) => BLOCKING_REASONS.has(c.reason ?? ''))) return undefined;
+  return fe.invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation');
+}
 
 /** Go's %#v of an apiextensions.ValidationRule, the value kube's compile errors echo. */
 export function ruleValue(r: ValidationRule): string {
@@ -124,6 +137,8 @@ interface RuleSite {
   path: string;
   /** How many times the node's rules can run per object; undefined when unbounded. */
   cardinality?: number;
+  /** The highest ancestor below which old values do not correlate (items of lists that are not list-type=map, properties of atomic maps). */
+  uncorrelatable?: string;
   validator: NodeValidator;
 }
 
@@ -136,16 +151,20 @@ function maxElements(s: Schema): number | undefined {
 }
 
 /** Walks the schema as kube's CELSchemaContext does, building the validator tree and the rule sites. */
-function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[]): NodeValidator | undefined {
+function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[], uncorrelatable?: string): NodeValidator | undefined {
   const node: NodeValidator = { schema, decl, rules: [], properties: new Map() };
   let any = false;
-  const childCardinality = cardinality === undefined ? undefined : ((m) => (m === undefined ? undefined : cardinality * m))(maxElements(schema));
+  const elements = maxElements(schema);
+  const childCardinality = cardinality !== undefined && elements !== undefined ? cardinality * elements : undefined;
+  // A child the parent's declaration does not expose (an unescapable name, say) gets one of its own, as in kube.
   const childDecl = (child: Schema, fromParent: DeclNode | undefined): DeclNode | undefined => fromParent ?? schemaDecl(child, isEmbedded(child));
+  const fieldDecls = new Map([...(decl?.fields?.values() ?? [])].map((f) => [f.jsonName, f.decl]));
   for (const [name, value] of Object.entries(obj(schema.properties) ?? {})) {
     const child = obj(value);
     if (!child) continue;
-    const fieldDecl = [...(decl?.fields?.values() ?? [])].find((f) => f.jsonName === name)?.decl;
-    const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites);
+    const fieldDecl = fieldDecls.get(name);
+    const atomicMap = schema['x-kubernetes-map-type'] === 'atomic';
+    const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites, uncorrelatable ?? (atomicMap ? path : undefined));
     if (v) {
       node.properties.set(name, v);
       any = true;
@@ -153,16 +172,17 @@ function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinal
   }
   const items = obj(schema.items);
   if (items) {
-    node.items = walk(items, childDecl(items, decl?.kind === 'list' ? decl.elem : undefined), `${path}.items`, childCardinality, sites);
+    const byKey = schema['x-kubernetes-list-type'] === 'map';
+    node.items = walk(items, childDecl(items, decl?.kind === 'list' ? decl.elem : undefined), `${path}.items`, childCardinality, sites, uncorrelatable ?? (byKey ? undefined : path));
     any ||= node.items !== undefined;
   }
   const additional = obj(schema.additionalProperties);
   if (additional) {
-    node.additionalProperties = walk(additional, childDecl(additional, decl?.kind === 'map' ? decl.elem : undefined), `${path}.additionalProperties`, childCardinality, sites);
+    node.additionalProperties = walk(additional, childDecl(additional, decl?.kind === 'map' ? decl.elem : undefined), `${path}.additionalProperties`, childCardinality, sites, uncorrelatable);
     any ||= node.additionalProperties !== undefined;
   }
   if (rulesOf(schema).length > 0) {
-    sites.push({ schema, decl, path, cardinality, validator: node });
+    sites.push({ schema, decl, path, cardinality, uncorrelatable, validator: node });
     any = true;
   }
   return any ? node : undefined;
@@ -181,7 +201,6 @@ function objectDecls(d: DeclNode | undefined, out: DeclNode[], seen: Set<DeclNod
 let evalEnvs: { plain: Environment; optional: Environment } | undefined;
 function evaluationEnvironments(): { plain: Environment; optional: Environment } {
   if (!evalEnvs) {
-    baseEnvironment();
     const plain = kubeEnvironment();
     plain.registerVariable('self', 'dyn');
     plain.registerVariable('oldSelf', 'dyn');
@@ -201,21 +220,6 @@ function usesVariable(root: unknown, name: string): boolean {
   return found;
 }
 
-/** A regular expression given to matches/find/findAll that could not run safely, described. */
-function unsafeRegex(root: unknown): string | undefined {
-  let problem: string | undefined;
-  eachNode(root, (n) => {
-    if (problem || (n.op !== 'rcall' && n.op !== 'call')) return;
-    const args = n.args as unknown[];
-    if (!['matches', 'find', 'findAll'].includes(args[0] as string)) return;
-    const pattern = n.op === 'rcall' ? (args[2] as unknown[])[0] : (args[1] as unknown[])[1];
-    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
-    const why = regexProblem(pattern.args);
-    if (why) problem = why;
-  });
-  return problem;
-}
-
 /** Parses and type-checks `source`; returns the checked program or cel-go's issue text. */
 function check(env: Environment, source: string): { program: ReturnType<Environment['parse']>; type: string } | { error: string } {
   let program: ReturnType<Environment['parse']>;
@@ -226,21 +230,26 @@ function check(env: Environment, source: string): { program: ReturnType<Environm
   }
   const checked = program.check();
   if (!checked.valid) return { error: celGoIssue(checked.error, source) };
-  const unsafe = unsafeRegex(program.ast);
-  if (unsafe) return { error: `ERROR: <input>:1:1: ${unsafe}` };
+  const unsafe = unsafeRegexLiteral(program.ast, source);
+  if (unsafe) return { error: unsafe };
   return { program, type: checked.type ?? '' };
 }
 
-/** A program for evaluation: parsed in the dynamic environment, checked, and metered. */
-function evaluationProgram(source: string, optionalOldSelf: boolean): Evaluate | undefined {
+/**
+ * A program for evaluation: parsed in the dynamic environment, checked, and metered. An
+ * expression the typed check accepted is expected to build here; if one does not, it is refused
+ * at CRD write rather than skipped at run time.
+ */
+function evaluationProgram(source: string, optionalOldSelf: boolean): Evaluate | { error: string } {
   const envs = evaluationEnvironments();
   try {
     const program = parseRule(optionalOldSelf ? envs.optional : envs.plain, source);
-    if (!program.check().valid) return undefined;
+    const checked = program.check();
+    if (!checked.valid) return { error: celGoIssue(checked.error, source) };
     instrument(program.ast);
     return (vars) => program(vars);
-  } catch {
-    return undefined;
+  } catch (err) {
+    return { error: celGoIssue(err, source) };
   }
 }
 
@@ -332,9 +341,20 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
       } else if (result.type !== 'bool') {
         causes.push(invalidRule(`${at}.rule`, r, 'cel expression must evaluate to a bool'));
       } else {
-        compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
-        compiled.program = evaluationProgram(source, optional);
-        ruleCost = estimateCost(result.program.ast, selfDecl);
+        const analysis = analyzeRule(result.program.ast, selfDecl);
+        if (analysis.undefinedField) {
+          const { node, name } = analysis.undefinedField;
+          // cel-go places the error at the selection's dot, which follows the operand.
+          const operand = (node.args as { range?: { end: number } }[])[0];
+          const dot = operand?.range?.end ?? node.pos ?? 0;
+          causes.push(invalidRule(`${at}.rule`, r, `compilation failed: ${celGoIssue({ summary: `No such key: ${name}`, range: { start: dot, end: dot } }, source)}`));
+        } else {
+          compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
+          const program = evaluationProgram(source, optional);
+          if (typeof program === 'function') compiled.program = program;
+          else causes.push(invalidRule(`${at}.rule`, r, `program instantiation failed: ${program.error}`));
+          ruleCost = analysis.cost;
+        }
       }
       const expressionCost = ruleCost * maxCardinality;
       if (expressionCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.rule`, costErrorMessage('estimated rule cost', expressionCost, STATIC_ESTIMATED_COST_LIMIT)));
@@ -344,13 +364,18 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         if ('error' in msg) causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression compilation failed: ${msg.error}`));
         else if (msg.type !== 'string') causes.push(invalidRule(`${at}.messageExpression`, r, 'messageExpression must evaluate to a string'));
         else {
-          compiled.message = evaluationProgram(r.messageExpression, optional);
-          const msgCost = estimateCost(msg.program.ast, selfDecl);
+          const program = evaluationProgram(r.messageExpression, optional);
+          if (typeof program === 'function') compiled.message = program;
+          else causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression instantiation failed: ${program.error}`));
+          compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
+          const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
         }
       }
-      if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && compiled.program) {
+      if (compiled.usesOldSelf && site.uncorrelatable !== undefined) {
+        causes.push(fe.invalid(`${at}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${site.uncorrelatable}`));
+      } else if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && compiled.program) {
         causes.push(fe.invalid(`${at}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
       }
       if (r.fieldPath) {
@@ -416,14 +441,6 @@ function causeForReason(path: string, value: unknown, detail: string, reason: st
   }
 }
 
-/** cel-go's wording of a runtime error. */
-function evalErrorText(err: unknown): string {
-  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  const noKey = /^No such key: (.*)$/.exec(text);
-  if (noKey) return `no such key: ${noKey[1]}`;
-  return text;
-}
-
 class RuleSet implements CompiledRules {
   readonly empty: boolean;
   constructor(private readonly root: NodeValidator | undefined) {
@@ -448,7 +465,6 @@ class RuleSet implements CompiledRules {
     if (value === undefined || value === null) return true;
     if (old === null) old = undefined;
     if (!this.expressions(node, path, value, old, correlation, run, isRoot)) return false;
-    const at = path === '' ? '' : path;
     if (Array.isArray(value)) {
       if (!node.items) return true;
       for (let i = 0; i < value.length; i++) {
@@ -456,7 +472,7 @@ class RuleSet implements CompiledRules {
         const c: Correlation = correlation.current
           ? { current: oldItem !== undefined ? { old: oldItem, value: value[i] } : undefined, parent: correlation.current }
           : correlation;
-        if (!this.visit(node.items, `${at}[${i}]`, value[i], oldItem, c, run)) return false;
+        if (!this.visit(node.items, `${path}[${i}]`, value[i], oldItem, c, run)) return false;
       }
       return true;
     }
@@ -471,12 +487,12 @@ class RuleSet implements CompiledRules {
     };
     if (node.additionalProperties) {
       for (const k of Object.keys(record)) {
-        if (!this.visit(node.additionalProperties, `${at}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
+        if (!this.visit(node.additionalProperties, `${path}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
       }
     }
     for (const [k, sub] of node.properties) {
       if (!Object.prototype.hasOwnProperty.call(record, k)) continue;
-      if (!this.visit(sub, child(at, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
+      if (!this.visit(sub, child(path, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
     }
     return true;
   }
@@ -490,18 +506,22 @@ class RuleSet implements CompiledRules {
       run.causes.push(fe.invalid(fieldPath, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
       return false;
     }
-    let vars: Record<string, unknown> | undefined;
-    let optionalVars: Record<string, unknown> | undefined;
-    const selfValue = (): unknown => (vars ??= { self: celValue(value, node.decl), oldSelf: old === undefined ? undefined : celValue(old, node.decl) }).self;
+    // The CEL values are built once per node, and oldSelf only for a rule that reads it.
+    let self: unknown;
+    let oldSelf: unknown;
+    const activationFor = (compiled: CompiledRule): Record<string, unknown> => {
+      self ??= celValue(value, node.decl);
+      if (!compiled.usesOldSelf && !compiled.messageUsesOldSelf) return { self };
+      if (old !== undefined) oldSelf ??= celValue(old, node.decl);
+      if (compiled.rule.optionalOldSelf === true) return { self, oldSelf: old === undefined ? Optional.none() : Optional.of(oldSelf) };
+      return old === undefined ? { self } : { self, oldSelf };
+    };
     for (const compiled of node.rules) {
       const { rule } = compiled;
       if (!compiled.program) continue;
       const optional = rule.optionalOldSelf === true;
       if (compiled.usesOldSelf && old === undefined && !optional) continue;
-      selfValue();
-      const activation = optional
-        ? (optionalVars ??= { self: vars?.self, oldSelf: old === undefined ? Optional.none() : Optional.of(vars?.oldSelf) })
-        : (vars as Record<string, unknown>);
+      const activation = activationFor(compiled);
       const result = runMetered(PER_CALL_LIMIT, () => compiled.program?.(activation));
       if (result.cost > run.remaining) {
         run.causes.push(fe.invalid(fieldPath, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
@@ -513,7 +533,7 @@ class RuleSet implements CompiledRules {
           run.causes.push(fe.invalid(fieldPath, type, `'${COST_LIMIT_MESSAGE}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`));
           return false;
         }
-        const text = evalErrorText(result.error);
+        const text = celGoEvalError(result.error);
         if (text.startsWith('no such overload')) {
           run.causes.push(fe.invalid(fieldPath, type, `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`));
         } else {
@@ -522,7 +542,7 @@ class RuleSet implements CompiledRules {
         continue;
       }
       if (result.value === true) continue;
-      const at = compiled.fieldPath ? child(path === '' ? '' : path, compiled.fieldPath).replace(/^\./, '') : fieldPath;
+      const at = compiled.fieldPath ? child(path, compiled.fieldPath) : fieldPath;
       const report = (cause: StatusCause): void => {
         if (!compiled.usesOldSelf && shouldRatchet(correlation)) run.warnings.push(`${cause.field}: ${cause.message}`);
         else run.causes.push(cause);
