@@ -324,7 +324,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
           });
         },
       },
-      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph),
+      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph, () => customResources.synced),
       useAuthorizer(chain) {
         authorizer = chain;
       },
@@ -377,13 +377,20 @@ const STORE_CHECK_TIMEOUT_MS = 2_000;
  * reachable); `informer-sync` until the informers the authorizers read have listed;
  * `poststarthook/rbac/bootstrap-roles`, which ran before the server listened.
  */
-function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Partial<HealthChecks> {
+function storeHealthChecks(storage: Storage, informersSynced: () => boolean, crdsServed: () => boolean): Partial<HealthChecks> {
   const reachable = () => storage.healthCheck?.(STORE_CHECK_TIMEOUT_MS);
   const etcd: HealthCheck = { name: 'etcd', check: reachable };
   const bootstrapRoles: HealthCheck = { name: 'poststarthook/rbac/bootstrap-roles', check: () => {} };
+  // kube's apiextensions post-start hook: custom resources stored before a restart are served again.
+  const crdInformerSynced: HealthCheck = {
+    name: 'poststarthook/crd-informer-synced',
+    check: () => {
+      if (!crdsServed()) throw new Error('not finished');
+    },
+  };
   return {
-    livez: [etcd, bootstrapRoles],
-    healthz: [etcd, bootstrapRoles],
+    livez: [etcd, crdInformerSynced, bootstrapRoles],
+    healthz: [etcd, crdInformerSynced, bootstrapRoles],
     readyz: [
       etcd,
       { name: 'etcd-readiness', check: reachable },
@@ -393,6 +400,7 @@ function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Pa
           if (!informersSynced()) throw new Error('informers not started yet');
         },
       },
+      crdInformerSynced,
       bootstrapRoles,
     ],
   };

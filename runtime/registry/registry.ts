@@ -16,6 +16,7 @@ import { CacherStorage } from './cacher/cacher-storage.js';
 import { decodeFromCache } from './cacher/serialization-cache.js';
 import { Codec } from './codec.js';
 import type { ResourceDefinition } from './definition.js';
+import { ConvertingStorage } from './converting-storage.js';
 import { DirectStorage } from './direct-storage.js';
 import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
@@ -239,7 +240,8 @@ export class ResourceRegistry {
       const key = registryKey(def.group, def.version, def.plural);
       registerStoredViews([def]);
       const strategies = strategiesFor(def, this.gateEnabled, this.reportMismatch);
-      const resourceStorage = this.resourceStorage(this.storage, new Codec(def, strategies.defaultOnRead));
+      const plain = this.resourceStorage(this.storage, new Codec(def, strategies.defaultOnRead));
+      const resourceStorage = def.conversion ? new ConvertingStorage(plain, def.conversion) : plain;
       this.stores.set(key, new Store({ storage: resourceStorage, definition: def, strategies, namespaces: this.lookupNamespace, admission: this.admission }));
       keys.push(key);
     }

@@ -31,7 +31,7 @@ const MAX_SUBRESOURCE_NAME_LENGTH = 256;
 const asStrMap = (v: unknown): Record<string, string> => asObject(v) as Record<string, string>;
 const sortedKeys = (o: Obj): string[] => Object.keys(o).sort();
 
-function validateLabels(labels: Record<string, string>, path: string): StatusCause[] {
+export function validateLabels(labels: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of sortedKeys(labels)) {
     for (const msg of isQualifiedName(key)) causes.push(fe.invalid(path, key, msg));
@@ -40,7 +40,7 @@ function validateLabels(labels: Record<string, string>, path: string): StatusCau
   return causes;
 }
 
-function validateAnnotations(annotations: Record<string, string>, path: string): StatusCause[] {
+export function validateAnnotations(annotations: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let size = 0;
   for (const key of sortedKeys(annotations)) {

@@ -158,7 +158,7 @@ export const PATCH_ENGINES: Record<string, PatchEngine> = {
  * The 422 kube-apiserver sends when the patched document cannot become the object: an Invalid
  * with no kind or name, on the field "patch", quoting the patched JSON.
  */
-function invalidPatch(patchedJS: string, why: string): StatusError {
+export function invalidPatch(patchedJS: string, why: string): StatusError {
   const detail = `Invalid value: ${JSON.stringify(patchedJS)}: ${why}`;
   return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
     causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],

@@ -6,8 +6,11 @@
 
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../machinery/object.js';
-import type { PrinterColumn, ResourceDefinition, SubresourceDefinition, Verb } from '../definition.js';
+import { customResourcePrinterColumns } from '../crd-printer-columns.js';
+import type { CustomResourceSubresourceScale } from '../crd-scale.js';
+import type { ResourceDefinition, SubresourceDefinition, Verb } from '../definition.js';
 import { isConditionTrue, servedNames, specOf, storageVersionOf, type CRDVersion } from './crd.js';
+import { webhookConversionOf } from './conversion-webhook.js';
 import { customResourceValidator, type RuleChecks, type SchemaChecks } from './validator.js';
 
 /** The strategy module of custom resources (strategies/index.ts). */
@@ -31,19 +34,6 @@ export function openAPIDefinitionName(group: string, version: string, kind: stri
   return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
 }
 
-const COLUMN_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'date']);
-
-function printerColumns(version: CRDVersion): PrinterColumn[] {
-  return (version.additionalPrinterColumns ?? []).map((c) => ({
-    name: c.name,
-    type: (COLUMN_TYPES.has(c.type) ? c.type : 'string') as PrinterColumn['type'],
-    ...(c.format ? { format: c.format } : {}),
-    priority: c.priority ?? 0,
-    description: c.description ?? '',
-    jsonPath: c.jsonPath,
-  }));
-}
-
 /** The definitions of every served version of `crd`; `compile` builds each version's checks. */
 export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompiler): ResourceDefinition[] {
   const spec = specOf(crd);
@@ -55,11 +45,15 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
   const storedApiVersion = `${spec.group}/${storage}`;
   // kube keeps serving a terminating CRD's instances for reads and deletes, refusing new ones.
   const terminating = isConditionTrue(crd, 'Terminating');
+  // One webhook client for every version; the storage version itself needs no conversion.
+  const webhook = webhookConversionOf(crd);
   return (spec.versions ?? [])
     .filter((v) => v.served)
     .map((version): ResourceDefinition => {
       const subresources: SubresourceDefinition[] = [];
       if (version.subresources?.status) subresources.push({ name: 'status', kind: names.kind, verbs: ['get', 'patch', 'update'] });
+      const scale = version.subresources?.scale as CustomResourceSubresourceScale | undefined;
+      if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', handler: 'scale', verbs: ['get', 'patch', 'update'], scale });
       const openAPISchema = version.schema?.openAPIV3Schema;
       const compiled = openAPISchema && compile ? compile(openAPISchema) : {};
       return {
@@ -75,7 +69,7 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
         categories: names.categories ?? [],
         stability: 'stable',
         subresources,
-        printerColumns: printerColumns(version),
+        printerColumns: customResourcePrinterColumns(version.additionalPrinterColumns),
         nameFormat: 'dns1123Subdomain',
         storageVersionHash: hash,
         protobufType: '',
@@ -90,6 +84,8 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
         validator: customResourceValidator({ group: spec.group, version: version.name, kind: names.kind, namespaced, ...compiled }),
         strategicMergePatch: false,
         ...(openAPISchema ? { openAPISchema } : {}),
+        ...(version.selectableFields?.length ? { selectableFields: version.selectableFields } : {}),
+        ...(webhook && version.name !== storage ? { conversion: { storageApiVersion: storedApiVersion, convert: webhook } } : {}),
         ...(terminating ? { createRefusal: 'create not allowed while custom resource definition is terminating' } : {}),
         ...(version.deprecated ? { deprecationWarning: version.deprecationWarning ?? `${spec.group}/${version.name} ${names.kind} is deprecated` } : {}),
       };

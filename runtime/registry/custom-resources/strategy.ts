@@ -6,6 +6,8 @@
 // endpoint of a kind without the subresource bump it too.
 
 import { deepClone, deepEqual, metaOf, type KubeObject } from '../../machinery/object.js';
+import { customResourceSelectableFields } from '../crd-selectable-fields.js';
+import { scaleSpecCauses, scaleStatusCauses } from '../crd-scale.js';
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategy, hasStatusSubresource, type ResourceStrategies, type Strategy } from '../strategy.js';
 
@@ -25,8 +27,12 @@ function bumpGenerationOnChange(obj: KubeObject, old: KubeObject): void {
 export function customResourceStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategy(def);
   const withStatus = hasStatusSubresource(def);
+  const scale = def.subresources.find((s) => s.name === 'scale')?.scale;
   const main: Strategy = {
     ...base,
+    validate: (obj) => [...base.validate(obj), ...scaleSpecCauses(obj, scale), ...scaleStatusCauses(obj, scale)],
+    validateUpdate: (obj, old) => [...base.validateUpdate(obj, old), ...scaleSpecCauses(obj, scale), ...scaleStatusCauses(obj, scale)],
+    selectableFields: customResourceSelectableFields(def.namespaced, def.selectableFields),
     prepareForCreate(obj) {
       if (withStatus) delete obj.status;
       def.validator.applyDefaults(obj);
@@ -45,6 +51,8 @@ export function customResourceStrategies(def: ResourceDefinition): ResourceStrat
   if (withStatus) {
     subresources.status = {
       ...main,
+      // A status write is checked for the status scale paths only (ValidateStatusUpdate).
+      validateUpdate: (obj, old) => [...base.validateUpdate(obj, old), ...scaleStatusCauses(obj, scale)],
       prepareForUpdate(obj, old) {
         const status = obj.status;
         const { resourceVersion, managedFields } = metaOf(obj);
@@ -60,5 +68,10 @@ export function customResourceStrategies(def: ResourceDefinition): ResourceStrat
       },
     };
   }
-  return { main, subresources };
+  // Scale writes change the custom resource through its own strategy, as kube's ScaleREST does.
+  if (scale) subresources.scale = main;
+  // kube's storage codec for custom resources runs the structural defaulter on every object it
+  // reads, so objects stored before a default was added to the schema are read with it.
+  const defaultOnRead = (obj: KubeObject): void => def.validator.applyDefaults(obj);
+  return { main, subresources, defaultOnRead };
 }
