@@ -55,6 +55,9 @@ import { pathNotFound } from './api/routes.js';
 import { generatedPath } from './generated-files.js';
 import { CustomResourceServing } from './controllers/crd-serving.js';
 import { CRDFinalizer } from './controllers/crd-finalizer.js';
+import type { SchemaCompiler } from './registry/custom-resources/definition.js';
+import { compileSchema } from './validation/openapi-schema/index.js';
+import { compileRules } from './validation/kube-cel/index.js';
 import { deprecatedResourceKey } from './server/filters/deprecation.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
@@ -285,7 +288,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         for (const sub of def.subresources) deprecatedResources.set(deprecatedResourceKey(def.group, def.version, def.plural, sub.name), entry);
       }
     });
-    const customResources = new CustomResourceServing(registry);
+    const customResources = new CustomResourceServing(registry, compileCustomResourceSchema);
     customResources.start();
     const crdFinalizer = new CRDFinalizer(registry);
     crdFinalizer.start();
@@ -321,7 +324,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
           });
         },
       },
-      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph),
+      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph, () => customResources.synced),
       useAuthorizer(chain) {
         authorizer = chain;
       },
@@ -362,6 +365,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   };
 }
 
+/** One version's schema compiled for serving its custom resources: structural checks, defaults, pruning, then its CEL rules. */
+const compileCustomResourceSchema: SchemaCompiler = (schema) => ({ schema: compileSchema(schema), rules: compileRules(schema, '').rules });
+
 /** kube's --etcd-healthcheck-timeout and --etcd-readycheck-timeout defaults. */
 const STORE_CHECK_TIMEOUT_MS = 2_000;
 
@@ -371,13 +377,20 @@ const STORE_CHECK_TIMEOUT_MS = 2_000;
  * reachable); `informer-sync` until the informers the authorizers read have listed;
  * `poststarthook/rbac/bootstrap-roles`, which ran before the server listened.
  */
-function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Partial<HealthChecks> {
+function storeHealthChecks(storage: Storage, informersSynced: () => boolean, crdsServed: () => boolean): Partial<HealthChecks> {
   const reachable = () => storage.healthCheck?.(STORE_CHECK_TIMEOUT_MS);
   const etcd: HealthCheck = { name: 'etcd', check: reachable };
   const bootstrapRoles: HealthCheck = { name: 'poststarthook/rbac/bootstrap-roles', check: () => {} };
+  // kube's apiextensions post-start hook: custom resources stored before a restart are served again.
+  const crdInformerSynced: HealthCheck = {
+    name: 'poststarthook/crd-informer-synced',
+    check: () => {
+      if (!crdsServed()) throw new Error('not finished');
+    },
+  };
   return {
-    livez: [etcd, bootstrapRoles],
-    healthz: [etcd, bootstrapRoles],
+    livez: [etcd, crdInformerSynced, bootstrapRoles],
+    healthz: [etcd, crdInformerSynced, bootstrapRoles],
     readyz: [
       etcd,
       { name: 'etcd-readiness', check: reachable },
@@ -387,6 +400,7 @@ function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Pa
           if (!informersSynced()) throw new Error('informers not started yet');
         },
       },
+      crdInformerSynced,
       bootstrapRoles,
     ],
   };

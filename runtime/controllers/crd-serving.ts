@@ -16,6 +16,8 @@ export class CustomResourceServing {
   /** What each served CRD was last served from, so status-only changes compile nothing. */
   private readonly servedFrom = new Map<string, string>();
   private pending: Promise<unknown> = Promise.resolve();
+  /** True once the CRDs of the first list are served (kube's crd-informer-synced post-start hook). */
+  synced = false;
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -24,12 +26,16 @@ export class CustomResourceServing {
 
   start(): void {
     const crds = this.registry.storeFor(CRD_GROUP, 'v1', CRD_PLURAL);
-    if (!crds) return;
+    if (!crds) {
+      this.synced = true;
+      return;
+    }
     this.informer = new Informer(crds, {
       onList: (all) => {
         const present = new Set(all.map((crd) => metaOf(crd).name ?? ''));
         for (const name of [...this.servedFrom.keys()]) if (!present.has(name)) this.unserve(name);
         for (const crd of all) this.sync(crd);
+        void this.idle().then(() => (this.synced = true));
       },
       onAdd: (crd) => this.sync(crd),
       onUpdate: (crd) => this.sync(crd),
@@ -56,7 +62,15 @@ export class CustomResourceServing {
     const fingerprint = JSON.stringify([specOf(crd), statusOf(crd).acceptedNames ?? null, isConditionTrue(crd, 'Terminating')]);
     if (this.servedFrom.get(name) === fingerprint) return;
     this.servedFrom.set(name, fingerprint);
-    const definitions = customResourceDefinitions(crd, this.compile);
+    let definitions;
+    try {
+      definitions = customResourceDefinitions(crd, this.compile);
+    } catch {
+      // A schema that cannot be compiled was refused when the CRD was written; one stored
+      // before that check is not served rather than served unchecked.
+      this.unserve(name);
+      return;
+    }
     this.track(this.registry.serve(name, definitions));
   }
 

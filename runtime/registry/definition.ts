@@ -112,6 +112,8 @@ export interface ResourceDefinition {
   validator: ObjectValidator;
   /** Creates are refused (405 MethodNotAllowed) with this message: kube's answer while a CRD is terminating. */
   createRefusal?: string;
+  /** false: no strategic merge patch (custom resources have no Go types to carry patch strategies); absent: true. */
+  strategicMergePatch?: false;
   /** The version's openAPIV3Schema as its CustomResourceDefinition holds it, for the published OpenAPI. */
   openAPISchema?: Record<string, unknown>;
   /** Every request to the resource is answered with this warning (a CustomResourceDefinition version marked deprecated). */

@@ -53,6 +53,11 @@ export interface ResourceStrategies {
    */
   beforeDelete?(existing: KubeObject, options: DeleteOptions): DeleteDecision;
   /**
+   * An object marked for deletion without a grace period (a CRD's first delete sets none) goes
+   * once its last finalizer is removed, as upstream's ShouldDeleteDuringUpdate lets it.
+   */
+  deletesWithoutGracePeriod?: boolean;
+  /**
    * The module clears feature-gated fields itself, by rules of its own, so the generic per-field
    * drop of the spec's `featureGate` markers is not applied on top (Pod: kube decides per feature).
    */

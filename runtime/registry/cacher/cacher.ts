@@ -239,7 +239,7 @@ export class Cacher {
     const revision = event.kv.modRevision;
     if (revision <= this.progress) return;
     const cache = this.route(event.kv.key);
-    const pending = cache && this.loading.get(cache);
+    const pending = cache && this.loading.size > 0 ? this.loading.get(cache) : undefined;
     if (pending) pending.push(event);
     else cache?.apply(event);
     this.progress = revision;

@@ -82,6 +82,7 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
         // Every version reads and writes the same objects, kept in the storage version's form.
         storedAs: { apiVersion: storedApiVersion, fieldRenames: {} },
         validator: customResourceValidator({ group: spec.group, version: version.name, kind: names.kind, namespaced, ...compiled }),
+        strategicMergePatch: false,
         ...(openAPISchema ? { openAPISchema } : {}),
         ...(version.selectableFields?.length ? { selectableFields: version.selectableFields } : {}),
         ...(webhook && version.name !== storage ? { conversion: { storageApiVersion: storedApiVersion, convert: webhook } } : {}),

@@ -70,5 +70,8 @@ export function customResourceStrategies(def: ResourceDefinition): ResourceStrat
   }
   // Scale writes change the custom resource through its own strategy, as kube's ScaleREST does.
   if (scale) subresources.scale = main;
-  return { main, subresources };
+  // kube's storage codec for custom resources runs the structural defaulter on every object it
+  // reads, so objects stored before a default was added to the schema are read with it.
+  const defaultOnRead = (obj: KubeObject): void => def.validator.applyDefaults(obj);
+  return { main, subresources, defaultOnRead };
 }

@@ -49,7 +49,7 @@ export interface CustomResourceValidator extends ObjectValidator {
 
 export function customResourceValidator(options: CustomResourceValidatorOptions): CustomResourceValidator {
   const apiVersion = `${options.group}/${options.version}`;
-  const metaRules = { namespaced: options.namespaced, nameFormat: 'dns1123Subdomain' };
+  const metaRules = { namespaced: options.namespaced, nameFormat: 'dns1123Subdomain', kubeFinalizerNames: false };
   const typeMeta = (obj: Obj): StatusCause[] => {
     const causes: StatusCause[] = [];
     if (obj.kind !== options.kind) causes.push(fe.invalid('kind', obj.kind ?? '', `must be ${options.kind}`));
@@ -73,7 +73,8 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
     applyDefaults(obj) {
       options.schema?.applyDefaults(obj);
     },
-    prune: (obj) => options.schema?.prune(obj) ?? [],
+    // kube names a pruned field without the schema walk's leading dot: `unknown field "spec.foo"`.
+    prune: (obj) => (options.schema?.prune(obj) ?? []).map((path) => (path.startsWith('.') ? path.slice(1) : path)),
     validate,
     validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
     arrangeElementCauses: (_obj, causes) => causes,
@@ -83,7 +84,7 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
       const old = withoutNulls(rawOld) as Obj;
       const wrongType = typeMeta(obj);
       if (wrongType.length) return wrongType;
-      return ruleCauses([...validateObjectMetaUpdate(obj, old), ...fieldCauses(obj)], obj, old);
+      return ruleCauses([...validateObjectMetaUpdate(obj, old, 'metadata', false), ...fieldCauses(obj)], obj, old);
     },
   };
 }

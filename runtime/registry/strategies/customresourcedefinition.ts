@@ -7,13 +7,16 @@
 //   generation on a spec change; the status endpoint keeps the stored spec;
 // - the first delete marks the definition (deletionTimestamp, the cleanup finalizer, condition
 //   Terminating) instead of removing it: the custom resources go first;
-// - ValidateCustomResourceDefinition and its update and status variants (crd/validation.ts).
+// - ValidateCustomResourceDefinition and its update and status variants (crd/validation.ts),
+//   with the schema's own rules from openapi-schema and its CEL rules from kube-cel.
 // Neither endpoint takes a write without metadata.resourceVersion (AllowUnconditionalUpdate false).
 
 import type { ResourceDefinition } from '../definition.js';
 import { asObject, asObjectList, asString, deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategy, statusStrategy, type ResourceStrategies, type Strategy } from '../strategy.js';
-import { crdCauses, crdStatusUpdateCauses, crdUpdateCauses, withNameCauses } from './crd/validation.js';
+import { crdCauses, crdStatusUpdateCauses, crdUpdateCauses, withNameCauses, type SchemaChecks } from './crd/validation.js';
+import { schemaCauses } from '../../validation/openapi-schema/index.js';
+import { compileRules } from '../../validation/kube-cel/index.js';
 import { setCondition } from './crd/conditions.js';
 
 /** The finalizer the definition's cleanup runs under: its custom resources are deleted first. */
@@ -44,6 +47,16 @@ function recordStorageVersion(obj: KubeObject): void {
   obj.status = status;
 }
 
+/**
+ * A version's openAPIV3Schema: the structural and OpenAPI rules (crd-schema), then, on a schema
+ * they pass, its x-kubernetes-validations compiled and costed (crd-cel), as kube builds the CEL
+ * context only for a valid structural schema.
+ */
+const schemaChecks: SchemaChecks = (schema, fldPath, { statusEnabled }) => {
+  const causes = schemaCauses(schema, fldPath, { statusEnabled, requireStructural: true });
+  return causes.length > 0 ? causes : compileRules(schema, fldPath).causes;
+};
+
 export function customResourceDefinitionStrategies(def: ResourceDefinition): ResourceStrategies {
   const base = defaultStrategy(def);
   const applyDefaults = (obj: KubeObject): void => {
@@ -66,14 +79,14 @@ export function customResourceDefinitionStrategies(def: ResourceDefinition): Res
       def.validator.applyDefaults(obj);
       metaOf(obj).generation = 1;
     },
-    validate: (obj) => withNameCauses(def.validator.validate(obj), obj, crdCauses(obj)),
+    validate: (obj) => withNameCauses(def.validator.validate(obj), obj, () => crdCauses(obj, schemaChecks)),
     prepareForUpdate(obj, old) {
       applyDefaults(obj);
       obj.status = deepClone(old.status ?? {});
       if (!deepEqual(obj.spec, old.spec)) metaOf(obj).generation = (metaOf(old).generation ?? 0) + 1;
       recordStorageVersion(obj);
     },
-    validateUpdate: (obj, old) => withNameCauses(def.validator.validateUpdate(obj, old), obj, crdUpdateCauses(obj, old)),
+    validateUpdate: (obj, old) => withNameCauses(def.validator.validateUpdate(obj, old), obj, () => crdUpdateCauses(obj, old, schemaChecks)),
     allowUnconditionalUpdate: () => false,
   };
   const status = statusStrategy(def, main);
@@ -90,6 +103,7 @@ export function customResourceDefinitionStrategies(def: ResourceDefinition): Res
         validateUpdate: (obj, old) => [...def.validator.validateUpdate(obj, old), ...crdStatusUpdateCauses(obj)],
       },
     },
+    deletesWithoutGracePeriod: true,
     beforeDelete(existing) {
       if (metaOf(existing).deletionTimestamp) return { action: 'delete' };
       const marked = deepClone(existing);

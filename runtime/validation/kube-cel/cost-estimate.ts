@@ -7,7 +7,6 @@
 // pattern length. Only the maximum is kept; kube's verdicts use only the maximum.
 
 import type { DeclNode } from './decl.js';
-import { MAX_REQUEST_SIZE_BYTES } from './decl.js';
 import { isNode, type CelNode } from './runtime-cost.js';
 
 /** math.MaxUint64: what cel-go saturates at, and the size of a value it knows nothing about. */
@@ -58,9 +57,9 @@ function elementOf(e: Est): Est {
   return known(d, 0);
 }
 
-/** The loop variable of a comprehension over `range`: list items, or map keys. */
+/** The loop variable of a comprehension over `range`: list items, or map keys (kube declares keys without a size). */
 function iterationVariable(range: Est): Est {
-  if (range.decl?.kind === 'map') return { cost: 0, size: MAX_REQUEST_SIZE_BYTES - 2 };
+  if (range.decl?.kind === 'map') return { cost: 0, size: 0 };
   if (range.decl?.kind === 'list') return elementOf(range);
   return { cost: 0, size: MAX };
 }
@@ -77,7 +76,15 @@ const argsOf = (n: CelNode): unknown[] => (Array.isArray(n.args) ? (n.args as un
 const cmpSize = (e: Est): number => (e.scalar ? 1 : e.size);
 
 class Estimator {
+  /** The first presence test or optional selection of a field the schema does not declare. */
+  undefinedField?: { node: CelNode; name: string };
+
   constructor(private readonly self: DeclNode) {}
+
+  /** cel-go refuses has(x.f) and x.?f when x is an object without f; cel-js does not look. */
+  private checkField(node: CelNode, decl: DeclNode | undefined, name: string): void {
+    if (!this.undefinedField && decl?.kind === 'object' && !decl.fields?.has(name)) this.undefinedField = { node, name };
+  }
 
   est(node: unknown, scope: Scope): Est {
     if (!isNode(node)) return { cost: 0, size: MAX };
@@ -95,6 +102,13 @@ class Estimator {
       case '.':
       case '.?': {
         const operand = this.est(a[0], scope);
+        if (node.op === '.?') this.checkField(node, operand.decl, a[1] as string);
+        if (operand.decl?.kind === 'map') {
+          // kube's size estimator finds map values by index (`m['k']`), not by selection
+          // (`m.k`): cel-go then knows only the type, a size of 1 for scalars and none otherwise.
+          const scalar = ['int', 'double', 'bool', 'duration', 'timestamp'].includes(operand.decl.elem?.kind ?? '');
+          return { cost: add(operand.cost, 1), size: scalar ? 1 : MAX, scalar };
+        }
         return known(this.field(operand.decl, a[1] as string), add(operand.cost, 1));
       }
       case '[]':
@@ -123,6 +137,8 @@ class Estimator {
       }
       case '!_':
       case '-_': {
+        // cel-go's parser reads `-1.0` as one literal.
+        if (node.op === '-_' && isNode(node.args) && node.args.op === 'value') return { cost: 0, size: 1, scalar: true };
         const x = this.est(node.args, scope);
         return { cost: add(x.cost, 1), size: 1, scalar: true };
       }
@@ -210,6 +226,7 @@ class Estimator {
       // Presence tests cost nothing beyond their operand (PresenceTestHasCost(false)).
       const sel = args[0];
       const operand = isNode(sel) && sel.op === '.' ? this.est(argsOf(sel)[0], scope) : this.est(sel, scope);
+      if (isNode(sel) && sel.op === '.') this.checkField(sel, operand.decl, argsOf(sel)[1] as string);
       return { cost: operand.cost, size: 1, scalar: true };
     }
     if (name === 'bind' && isNode(receiver) && receiver.op === 'id' && receiver.args === 'cel' && isNode(args[0])) {
@@ -321,7 +338,16 @@ class Estimator {
   }
 }
 
-/** The estimated maximum cost of a parsed rule over a node declared as `self`. */
-export function estimateCost(ast: unknown, self: DeclNode): number {
-  return new Estimator(self).est(ast, new Map()).cost;
+export interface Analysis {
+  /** The estimated maximum cost. */
+  cost: number;
+  /** A field that has() or `.?` names on an object that does not declare it. */
+  undefinedField?: { node: CelNode; name: string };
+}
+
+/** The estimated maximum cost of a parsed rule over a node declared as `self`, and what cel-go's checker would refuse beyond cel-js's. */
+export function analyzeRule(ast: unknown, self: DeclNode): Analysis {
+  const estimator = new Estimator(self);
+  const cost = estimator.est(ast, new Map()).cost;
+  return { cost, undefinedField: estimator.undefinedField };
 }

@@ -4,7 +4,8 @@
 // regex, urls, quantity, ip, cidr, format). Built once; callers clone it and add their variables.
 
 import { Environment } from '@marcbachmann/cel-js';
-import { eachNode, type CelNode } from './runtime-cost.js';
+import { eachNode, isNode, type CelNode } from './runtime-cost.js';
+import { regexProblem } from './re2.js';
 import { registerStrings } from './library/strings.js';
 import { registerLists } from './library/lists.js';
 import { registerRegex } from './library/regex.js';
@@ -37,7 +38,11 @@ export function kubeEnvironment(): Environment {
 
 /** cel-go's wording of a cel-js message, where the two differ. */
 function celGoSummary(summary: string): string {
-  let m = /^No such key: (.*)$/.exec(summary);
+  let m = /^Exceeded maxDepth \((\d+)\)$/.exec(summary);
+  if (m) return `expression recursion limit exceeded: ${m[1]}`;
+  // A tree too deep for the type checker's recursion.
+  if (summary === 'Maximum call stack size exceeded') return 'max recursion depth exceeded';
+  m = /^No such key: (.*)$/.exec(summary);
   if (m) return `undefined field '${m[1]}'`;
   m = /^Unknown variable: (.*)$/.exec(summary);
   if (m) return `undeclared reference to '${m[1]}' (in container '')`;
@@ -50,6 +55,7 @@ function celGoSummary(summary: string): string {
 }
 
 interface LocatedError {
+  name?: string;
   message?: string;
   summary?: string;
   range?: { start: number; end: number };
@@ -58,9 +64,13 @@ interface LocatedError {
 
 /** An error of cel-js as cel-go's issues print: `ERROR: <input>:1:6: <message>` and the caret lines. */
 export function celGoIssue(err: unknown, source: string): string {
+  if (err instanceof ExpressionTooLarge) return `ERROR: <input>:-1:0: ${err.message}`;
   const e = (err ?? {}) as LocatedError;
   const firstLine = (e.message ?? String(err)).split('\n')[0];
-  const summary = celGoSummary(e.summary ?? firstLine);
+  const raw = e.summary ?? firstLine;
+  const mapped = celGoSummary(raw);
+  // cel-go reports what its parser refuses as a syntax error.
+  const summary = mapped === raw && e.name === 'ParseError' ? `Syntax error: ${raw}` : mapped;
   let offset = e.range?.start ?? e.node?.range?.start ?? e.node?.pos;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
   // cel-go places a field selection's errors at its dot, cel-js at the field name.
@@ -107,9 +117,45 @@ export function relaxHas(root: unknown): void {
   });
 }
 
+/** cel-go's parser refuses longer expressions. */
+export const EXPRESSION_SIZE_CODE_POINT_LIMIT = 100_000;
+
+class ExpressionTooLarge extends Error {}
+
 /** Parses with `env`, accepting what cel-go's parser accepts where cel-js is narrower. */
 export function parseRule(env: Environment, source: string): ReturnType<Environment['parse']> {
+  const size = Array.from(source).length;
+  if (size > EXPRESSION_SIZE_CODE_POINT_LIMIT) {
+    throw new ExpressionTooLarge(`expression code point size exceeds limit: size: ${size}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`);
+  }
   const program = env.parse(source);
   relaxHas(program.ast);
   return program;
+}
+
+/** cel-go's wording of a runtime error. */
+export function celGoEvalError(err: unknown): string {
+  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  const noKey = /^No such key: (.*)$/.exec(text);
+  if (noKey) return `no such key: ${noKey[1]}`;
+  return text;
+}
+
+/**
+ * A constant matches() pattern that Go's regexp would not compile, as cel-go's ValidateRegexLiterals
+ * reports it (`invalid matches argument`), or that cannot run here without the risk of exponential
+ * backtracking, with the reason. find/findAll patterns are checked when they run, as in kube.
+ */
+export function unsafeRegexLiteral(root: unknown, source: string): string | undefined {
+  let problem: string | undefined;
+  eachNode(root, (n) => {
+    if (problem || (n.op !== 'rcall' && n.op !== 'call')) return;
+    const args = n.args as unknown[];
+    if (args[0] !== 'matches') return;
+    const pattern = n.op === 'rcall' ? (args[2] as unknown[])[0] : (args[1] as unknown[])[1];
+    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
+    const why = regexProblem(pattern.args);
+    if (why) problem = celGoIssue({ summary: why.unsafe ? why.message : 'invalid matches argument', node: pattern }, source);
+  });
+  return problem;
 }

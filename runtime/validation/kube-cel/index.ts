@@ -15,12 +15,11 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { baseEnvironment, celGoIssue, kubeEnvironment, parseRule } from './environment.js';
-import { estimateCost } from './cost-estimate.js';
+import { baseEnvironment, celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
+import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
-import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, isNode, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
-import { regexProblem } from './re2.js';
+import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
 
 /** StaticEstimatedCostLimit: the most one rule may be estimated to cost, times how often it can run. */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -54,6 +53,8 @@ type Evaluate = (vars: Record<string, unknown>) => unknown;
 interface CompiledRule {
   rule: ValidationRule;
   usesOldSelf: boolean;
+  /** The messageExpression reads oldSelf. */
+  messageUsesOldSelf?: boolean;
   program?: Evaluate;
   message?: Evaluate;
   /** The normalized fieldPath, below the node. */
@@ -201,21 +202,6 @@ function usesVariable(root: unknown, name: string): boolean {
   return found;
 }
 
-/** A regular expression given to matches/find/findAll that could not run safely, described. */
-function unsafeRegex(root: unknown): string | undefined {
-  let problem: string | undefined;
-  eachNode(root, (n) => {
-    if (problem || (n.op !== 'rcall' && n.op !== 'call')) return;
-    const args = n.args as unknown[];
-    if (!['matches', 'find', 'findAll'].includes(args[0] as string)) return;
-    const pattern = n.op === 'rcall' ? (args[2] as unknown[])[0] : (args[1] as unknown[])[1];
-    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
-    const why = regexProblem(pattern.args);
-    if (why) problem = why;
-  });
-  return problem;
-}
-
 /** Parses and type-checks `source`; returns the checked program or cel-go's issue text. */
 function check(env: Environment, source: string): { program: ReturnType<Environment['parse']>; type: string } | { error: string } {
   let program: ReturnType<Environment['parse']>;
@@ -226,8 +212,8 @@ function check(env: Environment, source: string): { program: ReturnType<Environm
   }
   const checked = program.check();
   if (!checked.valid) return { error: celGoIssue(checked.error, source) };
-  const unsafe = unsafeRegex(program.ast);
-  if (unsafe) return { error: `ERROR: <input>:1:1: ${unsafe}` };
+  const unsafe = unsafeRegexLiteral(program.ast, source);
+  if (unsafe) return { error: unsafe };
   return { program, type: checked.type ?? '' };
 }
 
@@ -332,9 +318,18 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
       } else if (result.type !== 'bool') {
         causes.push(invalidRule(`${at}.rule`, r, 'cel expression must evaluate to a bool'));
       } else {
-        compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
-        compiled.program = evaluationProgram(source, optional);
-        ruleCost = estimateCost(result.program.ast, selfDecl);
+        const analysis = analyzeRule(result.program.ast, selfDecl);
+        if (analysis.undefinedField) {
+          const { node, name } = analysis.undefinedField;
+          // cel-go places the error at the selection's dot, which follows the operand.
+          const operand = (node.args as { range?: { end: number } }[])[0];
+          const dot = operand?.range?.end ?? node.pos ?? 0;
+          causes.push(invalidRule(`${at}.rule`, r, `compilation failed: ${celGoIssue({ summary: `No such key: ${name}`, range: { start: dot, end: dot } }, source)}`));
+        } else {
+          compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
+          compiled.program = evaluationProgram(source, optional);
+          ruleCost = analysis.cost;
+        }
       }
       const expressionCost = ruleCost * maxCardinality;
       if (expressionCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.rule`, costErrorMessage('estimated rule cost', expressionCost, STATIC_ESTIMATED_COST_LIMIT)));
@@ -345,7 +340,8 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         else if (msg.type !== 'string') causes.push(invalidRule(`${at}.messageExpression`, r, 'messageExpression must evaluate to a string'));
         else {
           compiled.message = evaluationProgram(r.messageExpression, optional);
-          const msgCost = estimateCost(msg.program.ast, selfDecl);
+          compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
+          const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
         }
@@ -416,14 +412,6 @@ function causeForReason(path: string, value: unknown, detail: string, reason: st
   }
 }
 
-/** cel-go's wording of a runtime error. */
-function evalErrorText(err: unknown): string {
-  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  const noKey = /^No such key: (.*)$/.exec(text);
-  if (noKey) return `no such key: ${noKey[1]}`;
-  return text;
-}
-
 class RuleSet implements CompiledRules {
   readonly empty: boolean;
   constructor(private readonly root: NodeValidator | undefined) {
@@ -490,18 +478,22 @@ class RuleSet implements CompiledRules {
       run.causes.push(fe.invalid(fieldPath, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
       return false;
     }
-    let vars: Record<string, unknown> | undefined;
-    let optionalVars: Record<string, unknown> | undefined;
-    const selfValue = (): unknown => (vars ??= { self: celValue(value, node.decl), oldSelf: old === undefined ? undefined : celValue(old, node.decl) }).self;
+    // The CEL values are built once per node, and oldSelf only for a rule that reads it.
+    let self: unknown;
+    let oldSelf: unknown;
+    const activationFor = (compiled: CompiledRule): Record<string, unknown> => {
+      self ??= celValue(value, node.decl);
+      if (!compiled.usesOldSelf && !compiled.messageUsesOldSelf) return { self };
+      if (old !== undefined) oldSelf ??= celValue(old, node.decl);
+      if (compiled.rule.optionalOldSelf === true) return { self, oldSelf: old === undefined ? Optional.none() : Optional.of(oldSelf) };
+      return old === undefined ? { self } : { self, oldSelf };
+    };
     for (const compiled of node.rules) {
       const { rule } = compiled;
       if (!compiled.program) continue;
       const optional = rule.optionalOldSelf === true;
       if (compiled.usesOldSelf && old === undefined && !optional) continue;
-      selfValue();
-      const activation = optional
-        ? (optionalVars ??= { self: vars?.self, oldSelf: old === undefined ? Optional.none() : Optional.of(vars?.oldSelf) })
-        : (vars as Record<string, unknown>);
+      const activation = activationFor(compiled);
       const result = runMetered(PER_CALL_LIMIT, () => compiled.program?.(activation));
       if (result.cost > run.remaining) {
         run.causes.push(fe.invalid(fieldPath, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
@@ -513,7 +505,7 @@ class RuleSet implements CompiledRules {
           run.causes.push(fe.invalid(fieldPath, type, `'${COST_LIMIT_MESSAGE}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`));
           return false;
         }
-        const text = evalErrorText(result.error);
+        const text = celGoEvalError(result.error);
         if (text.startsWith('no such overload')) {
           run.causes.push(fe.invalid(fieldPath, type, `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`));
         } else {

@@ -11,6 +11,8 @@ import v8 from 'node:v8';
 v8.setFlagsFromString('--enable-experimental-regexp-engine');
 
 export class RegexError extends Error {}
+/** A valid Go pattern that cannot be run here without the risk of exponential backtracking. */
+export class UnsafeRegexError extends RegexError {}
 
 const POSIX_CLASSES: Record<string, string> = {
   alnum: '0-9A-Za-z',
@@ -148,7 +150,7 @@ export function compileRE2(pattern: string, extraFlags = ''): RegExp {
     const message = err instanceof Error ? err.message : String(err);
     if (!/linear time/.test(message)) throw new RegexError(`error parsing regexp: ${message.replace(/^Invalid regular expression: /, '')}`);
     const risk = backtrackingRisk(source);
-    if (risk) throw new RegexError(`pattern ${JSON.stringify(pattern)} refused: ${risk}`);
+    if (risk) throw new UnsafeRegexError(`pattern ${JSON.stringify(pattern)} refused: ${risk}`);
     re = new RegExp(source, `${flags}${extraFlags}`);
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -156,12 +158,12 @@ export function compileRE2(pattern: string, extraFlags = ''): RegExp {
   return new RegExp(re);
 }
 
-/** Why a pattern cannot be used, or undefined when it can. */
-export function regexProblem(pattern: string): string | undefined {
+/** Why a pattern cannot be used, or undefined when it can; `unsafe` when Go would accept it. */
+export function regexProblem(pattern: string): { message: string; unsafe: boolean } | undefined {
   try {
     compileRE2(pattern);
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return { message: err instanceof Error ? err.message : String(err), unsafe: err instanceof UnsafeRegexError };
   }
 }

@@ -49,24 +49,32 @@ export interface CelNode {
 export const isNode = (v: unknown): v is CelNode =>
   typeof v === 'object' && v !== null && typeof (v as CelNode).op === 'string' && typeof (v as CelNode).meta === 'object';
 
-/** Calls `fn` once for every node reachable from `value`: arguments, macro expansions, comprehension parts. */
-export function eachNode(value: unknown, fn: (node: CelNode) => void, seen = new Set<unknown>()): void {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return;
-  seen.add(value);
-  if (Array.isArray(value)) {
-    for (const v of value) eachNode(v, fn, seen);
-    return;
-  }
-  if (!isNode(value)) return;
-  fn(value);
-  const { alternate, macro } = value.meta;
-  if (alternate) eachNode(alternate, fn, seen);
-  if (macro) eachNode(macro.args, fn, seen);
-  const args = value.args;
-  if (value.op === 'comprehension' && typeof args === 'object' && args !== null) {
-    for (const v of Object.values(args as Record<string, unknown>)) if (isNode(v)) eachNode(v, fn, seen);
-  } else {
-    eachNode(args, fn, seen);
+/**
+ * Calls `fn` once for every node reachable from `value`: arguments, macro expansions,
+ * comprehension parts. Iterative, so a long `a && b && ...` chain cannot exhaust the stack.
+ */
+export function eachNode(value: unknown, fn: (node: CelNode) => void): void {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+      continue;
+    }
+    if (!isNode(v)) continue;
+    fn(v);
+    const { alternate, macro } = v.meta;
+    const args = v.args;
+    if (v.op === 'comprehension' && typeof args === 'object' && args !== null) {
+      for (const x of Object.values(args as Record<string, unknown>)) if (isNode(x)) stack.push(x);
+    } else {
+      stack.push(args);
+    }
+    if (macro) stack.push(macro.args);
+    if (alternate) stack.push(alternate);
   }
 }
 
@@ -142,8 +150,11 @@ export function runMetered(limit: number, evaluate: () => unknown): MeteredResul
   meter.used = 0;
   try {
     const value = evaluate();
+    // CEL absorbs errors in `||`, `&&` and comprehensions (`true || error` is true); running out
+    // of budget is not such an error: cel-go interrupts the whole evaluation.
+    if (meter.remaining < 0) return { error: new CostLimitExceeded(), cost: meter.used };
     return { value, cost: meter.used };
   } catch (error) {
-    return { error, cost: meter.used };
+    return { error: meter.remaining < 0 ? new CostLimitExceeded() : error, cost: meter.used };
   }
 }

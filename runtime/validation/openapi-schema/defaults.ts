@@ -12,13 +12,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const nonNullableNull = (v: unknown, s: SchemaNode | undefined): boolean => v === null && s !== undefined && !s.nullable;
 
 export function pruneNonNullableNulls(x: unknown, s: SchemaNode | undefined): void {
+  // Without a schema no null can be judged, at any depth below.
+  if (!s) return;
   if (Array.isArray(x)) {
     for (const item of x) pruneNonNullableNulls(item, s?.items);
     return;
   }
   if (!isObject(x)) return;
   for (const key of Object.keys(x)) {
-    const schema = s && propertySchema(s, key);
+    const schema = propertySchema(s, key);
     if (nonNullableNull(x[key], schema) && !schema!.default) delete x[key];
     else pruneNonNullableNulls(x[key], schema);
   }

@@ -1,9 +1,11 @@
 // Embedded resources (x-kubernetes-embedded-resource): kube-apiserver requires their apiVersion and
 // kind and checks their form (apiextensions-apiserver pkg/apiserver/schema/objectmeta validation),
-// with paths in field.Path notation. Their metadata is the caller's, as the root's is.
+// with paths in field.Path notation, and their metadata with ObjectMeta's rules (names as path
+// segments). The root's own apiVersion, kind and metadata are the caller's.
 
 import type { StatusCause } from '../../errors/status-error.js';
 import { regexError } from '../../machinery/formats.js';
+import { validateObjectMeta } from '../object-meta.js';
 import * as c from './causes.js';
 import type { SchemaNode } from './structural.js';
 
@@ -47,23 +49,30 @@ export function validateEmbeddedResources(path: string, x: unknown, s: SchemaNod
 }
 
 function validateEmbeddedResource(path: string, x: Record<string, unknown>, out: StatusCause[]): void {
-  if (!Object.hasOwn(x, 'apiVersion')) out.push(c.required(`${path}.apiVersion`, 'must not be empty'));
-  if (!Object.hasOwn(x, 'kind')) out.push(c.required(`${path}.kind`, 'must not be empty'));
-  if (Object.hasOwn(x, 'apiVersion')) {
-    const apiVersion = x.apiVersion;
-    const field = `${path}.apiVersion`;
-    if (typeof apiVersion !== 'string') out.push(c.invalid(field, apiVersion, 'must be a string'));
-    else if (apiVersion === '') out.push(c.invalid(field, apiVersion, 'must not be empty'));
-    else if (apiVersion.split('/').length > 2) out.push(c.invalid(field, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
-  }
-  if (Object.hasOwn(x, 'kind')) {
-    const kind = x.kind;
-    const field = `${path}.kind`;
-    if (typeof kind !== 'string') out.push(c.invalid(field, kind, 'must be a string'));
-    else if (kind === '') out.push(c.invalid(field, kind, 'must not be empty'));
-    else {
-      const errs = dns1035LabelErrors(kind.toLowerCase());
-      if (errs.length > 0) out.push(c.invalid(field, kind, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+  if (!Object.hasOwn(x, 'apiVersion')) out.push(c.required(`${path}.apiVersion`));
+  if (!Object.hasOwn(x, 'kind')) out.push(c.required(`${path}.kind`));
+  for (const key of Object.keys(x)) {
+    if (key === 'apiVersion') {
+      const apiVersion = x.apiVersion;
+      const field = `${path}.apiVersion`;
+      if (typeof apiVersion !== 'string') out.push(c.invalid(field, apiVersion, 'must be a string'));
+      else if (apiVersion === '') out.push(c.required(field));
+      else if (apiVersion.split('/').length > 2) out.push(c.invalid(field, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
+    } else if (key === 'kind') {
+      const kind = x.kind;
+      const field = `${path}.kind`;
+      if (typeof kind !== 'string') out.push(c.invalid(field, kind, 'must be a string'));
+      else if (kind === '') out.push(c.required(field));
+      else {
+        const errs = dns1035LabelErrors(kind.toLowerCase());
+        if (errs.length > 0) out.push(c.invalid(field, kind, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+      }
+    } else if (key === 'metadata' && isObject(x.metadata)) {
+      // ObjectMeta's rules with names as path segments; a missing name stands in as kube's "fakename".
+      const meta = { ...x.metadata };
+      if (typeof meta.name !== 'string' || meta.name === '') meta.name = 'fakename';
+      const namespaced = typeof meta.namespace === 'string' && meta.namespace !== '';
+      out.push(...validateObjectMeta({ metadata: meta }, { namespaced, nameFormat: 'pathSegment' }, `${path}.metadata`));
     }
   }
 }

@@ -191,7 +191,10 @@ class Parser {
         if (repeat.max > MAX_REPEAT || repeat.min > MAX_REPEAT || (repeat.max >= 0 && repeat.max < repeat.min)) {
           throw new GoRegexpError(ERR.invalidRepeatSize, opText);
         }
-        subs.push({ k: 'rep', sub: prev, min: repeat.min, max: repeat.max });
+        const rep: Ast = { k: 'rep', sub: prev, min: repeat.min, max: repeat.max };
+        // Go bounds the product of nested counted repetitions, so (a{1000}){1000} is refused.
+        if ((repeat.min >= 2 || repeat.max >= 2) && !repeatIsValid(rep, MAX_REPEAT)) throw new GoRegexpError(ERR.invalidRepeatSize, opText);
+        subs.push(rep);
         lastRepeatStart = opStart;
         continue;
       }
@@ -455,6 +458,20 @@ class Parser {
     if (this.peek() === '\\') return this.escape();
     return this.nextChar().codePointAt(0)!;
   }
+}
+
+/** Go's repeatIsValid: the counts of repetitions nested inside each other multiply to at most n. */
+function repeatIsValid(ast: Ast, n: number): boolean {
+  if (ast.k === 'rep') {
+    const m = ast.max < 0 ? ast.min : ast.max;
+    if (ast.max !== 0) {
+      if (m > n) return false;
+      if (m > 0) n = Math.floor(n / m);
+    }
+    return repeatIsValid(ast.sub, n);
+  }
+  if (ast.k === 'cat' || ast.k === 'alt') return ast.subs.every((sub) => repeatIsValid(sub, n));
+  return true;
 }
 
 function literalSet(cp: number, flags: Flags): CharSet {

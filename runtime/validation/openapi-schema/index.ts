@@ -26,16 +26,28 @@ export function schemaCauses(schema: JSONSchemaProps, fldPath: string, opts?: { 
 export interface CompiledSchema {
   /** Every schema rule over a whole custom resource (not metadata.name rules: the caller does ObjectMeta), kube's messages and paths from the root (`spec.replicas`). */
   validate(obj: Record<string, unknown>): StatusCause[];
+  /**
+   * validate() on update: errors of values left as they were stored are dropped (kube's validation
+   * ratcheting, CRDValidationRatcheting, on by default in 1.33), so an object stored under an older,
+   * looser schema can still be changed elsewhere. Duplicates of list sets and maps and embedded
+   * resources are checked in full, as kube checks them on update.
+   */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /** Structural defaulting in place (kube defaults on create, update and read from storage). */
   applyDefaults(obj: Record<string, unknown>): void;
   /**
    * Drops fields the schema does not know (unless x-kubernetes-preserve-unknown-fields), in place; returns their paths
-   * (`.spec.foo`) for fieldValidation warnings/errors. kube's own texts name them without the leading dot
+   * (`.spec.foo`, sorted as kube sorts them) for fieldValidation warnings/errors. kube's own texts name them without the leading dot
    * (`unknown field "spec.foo"`): unknownFieldPath() gives that form.
    */
   prune(obj: Record<string, unknown>): string[];
   /** Per path (`.spec.ports`, items `[]`, map values `{}`): list type, map keys and map type, for server-side apply. */
   readonly listTypes: ReadonlyMap<string, ListTypeFact>;
+}
+
+/** The list types of a schema without compiling the rest (see CompiledSchema.listTypes). */
+export function schemaListTypes(schema: JSONSchemaProps): ReadonlyMap<string, ListTypeFact> {
+  return listTypesOf(toNode(schema));
 }
 
 /** `.spec.foo` → `spec.foo`, as kube's unknown-field warnings and strict errors print a pruned path. */
@@ -62,12 +74,20 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       validateListSetsAndMaps('', root, obj, out);
       return out;
     },
+    validateUpdate(obj, old) {
+      const out: StatusCause[] = [];
+      validator.validate(root, obj, '', out, { value: old });
+      validateEmbeddedResources('', obj, root, out);
+      validateListSetsAndMaps('', root, obj, out);
+      return out;
+    },
     applyDefaults(obj) {
       pruneNonNullableNulls(obj, root);
       applyDefaultValues(obj, root);
     },
     prune(obj) {
-      const pruned = pruneObject(obj, root);
+      // Sorted, as kube's pruning returns them (and so its warnings list them).
+      const pruned = pruneObject(obj, root).sort();
       pruneNonNullableNulls(obj, root);
       return pruned.map((p) => `.${p}`);
     },

@@ -1,34 +1,101 @@
 // Plain JSON values as decoded request bodies hold them: strict equality (an empty list is not an
-// absent one, as Go's reflect.DeepEqual sees decoded values) and copies, both safe for keys such
-// as `__proto__`.
+// absent one, as Go's reflect.DeepEqual sees decoded values), copies and a canonical text, all safe
+// for keys such as `__proto__`. Bodies may nest 10000 levels (the decoder's limit), deeper than
+// recursion is safe, so these walk with explicit stacks.
+
+type Obj = Record<string, unknown>;
+
+const isContainer = (v: unknown): v is Obj | unknown[] => typeof v === 'object' && v !== null;
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
+  const stack: [unknown, unknown][] = [[a, b]];
+  while (stack.length > 0) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (!isContainer(x) || !isContainer(y)) return false;
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]]);
+      continue;
+    }
+    const keys = Object.keys(x);
+    if (keys.length !== Object.keys(y).length) return false;
+    for (const k of keys) {
+      if (!Object.hasOwn(y, k)) return false;
+      stack.push([(x as Obj)[k], (y as Obj)[k]]);
+    }
   }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = Object.keys(ao);
-  if (keys.length !== Object.keys(bo).length) return false;
-  for (const k of keys) if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
   return true;
+}
+
+/** obj[key] = value, without the `__proto__` setter. */
+export function setOwn(obj: Obj, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
 /** A deep copy; own keys are defined, never assigned, so `__proto__` stays a key. */
 export function jsonCopy<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(jsonCopy) as T;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) setOwn(out, k, jsonCopy((value as Record<string, unknown>)[k]));
-  return out as T;
+  if (!isContainer(value)) return value;
+  const root: Obj | unknown[] = Array.isArray(value) ? [] : {};
+  const stack: [Obj | unknown[], Obj | unknown[]][] = [[value, root]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop()!;
+    if (Array.isArray(from)) {
+      const target = to as unknown[];
+      for (let i = 0; i < from.length; i++) {
+        const v = from[i];
+        if (isContainer(v)) {
+          const copy = Array.isArray(v) ? [] : {};
+          target[i] = copy;
+          stack.push([v, copy]);
+        } else target[i] = v;
+      }
+      continue;
+    }
+    for (const k of Object.keys(from)) {
+      const v = from[k];
+      if (isContainer(v)) {
+        const copy = Array.isArray(v) ? [] : {};
+        setOwn(to as Obj, k, copy);
+        stack.push([v, copy]);
+      } else setOwn(to as Obj, k, v);
+    }
+  }
+  return root as T;
 }
 
-/** obj[key] = value, without the `__proto__` setter. */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
+/** Punctuation waiting on canonicalJSON's stack between the values still to write. */
+class Text {
+  constructor(readonly text: string) {}
+}
+
+/** JSON with object keys sorted (Go's json.Marshal of a decoded value), so equal values give equal text. */
+export function canonicalJSON(value: unknown): string {
+  const parts: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item instanceof Text) {
+      parts.push(item.text);
+    } else if (Array.isArray(item)) {
+      parts.push('[');
+      stack.push(new Text(']'));
+      for (let i = item.length - 1; i >= 0; i--) {
+        stack.push(item[i]);
+        if (i > 0) stack.push(new Text(','));
+      }
+    } else if (isContainer(item)) {
+      const keys = Object.keys(item).sort();
+      parts.push('{');
+      stack.push(new Text('}'));
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push((item as Obj)[keys[i]]);
+        stack.push(new Text(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`));
+      }
+    } else {
+      parts.push(JSON.stringify(item) ?? 'null');
+    }
+  }
+  return parts.join('');
 }

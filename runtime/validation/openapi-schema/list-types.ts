@@ -5,6 +5,7 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import * as c from './causes.js';
+import { canonicalJSON } from './json.js';
 import type { SchemaNode } from './structural.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -35,16 +36,8 @@ function validateArray(path: string, s: SchemaNode, list: unknown[], out: Status
 /** A scalar's identity, or a compound's JSON (Go's json.Marshal sorts map keys), so equal values share one key. */
 function identity(v: unknown): string {
   if (v === UNSPECIFIED) return 'u';
-  if (typeof v === 'object' && v !== null) return `c${JSON.stringify(sortKeys(v))}`;
+  if (typeof v === 'object' && v !== null) return `c${canonicalJSON(v)}`;
   return `${typeof v}:${String(v)}`;
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (!isObject(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) Object.defineProperty(out, k, { value: sortKeys(v[k]), enumerable: true });
-  return out;
 }
 
 const UNSPECIFIED = Symbol('unspecified key');

@@ -28,18 +28,15 @@ function pruneValue(x: unknown, s: SchemaNode | undefined, path: string, embedde
     skipPrune(x, s, path, embedded || s.embeddedResource, pruned);
     return;
   }
+  if (!s) {
+    pruneAll(x, path, pruned);
+    return;
+  }
   if (Array.isArray(x)) {
-    for (let i = 0; i < x.length; i++) pruneValue(x[i], s?.items, `${path}[${i}]`, s?.items?.embeddedResource ?? false, pruned);
+    for (let i = 0; i < x.length; i++) pruneValue(x[i], s.items, `${path}[${i}]`, s.items?.embeddedResource ?? false, pruned);
     return;
   }
   if (!isObject(x)) return;
-  if (!s) {
-    for (const key of Object.keys(x)) {
-      pruned.push(join(path, key));
-      delete x[key];
-    }
-    return;
-  }
   const keepMeta = embedded || s.embeddedResource;
   for (const key of Object.keys(x)) {
     if (keepMeta && META_FIELDS.has(key)) continue;
@@ -51,6 +48,25 @@ function pruneValue(x: unknown, s: SchemaNode | undefined, path: string, embedde
     } else {
       pruned.push(join(path, key));
       delete x[key];
+    }
+  }
+}
+
+/**
+ * Where no schema applies every field of every object goes, in lists of lists too. Such lists may
+ * nest as deep as the body (10000 levels), so this walks with a stack rather than recursion.
+ */
+function pruneAll(x: unknown, path: string, pruned: string[]): void {
+  const stack: [unknown, string][] = [[x, path]];
+  while (stack.length > 0) {
+    const [value, at] = stack.pop()!;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${at}[${i}]`]);
+    } else if (isObject(value)) {
+      for (const key of Object.keys(value)) {
+        pruned.push(join(at, key));
+        delete value[key];
+      }
     }
   }
 }

@@ -10,6 +10,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as c from './causes.js';
 import { compileGoRegexp, GoRegexpError } from './go-regexp.js';
+import { validateEmbeddedResources } from './embedded.js';
 import { jsonCopy, jsonEqual } from './json.js';
 import { pruneAt } from './prune.js';
 import { MAX_SCHEMA_DEPTH, SchemaTooDeepError, toNode, type SchemaNode } from './structural.js';
@@ -280,8 +281,10 @@ function defaultCauses(raw: Raw, node: SchemaNode, path: string, resourceRoot: b
     const pruned = jsonCopy(value);
     pruneAt(pruned, node, embedded);
     if (!jsonEqual(pruned, value)) errs.push(c.invalid(`${path}.default`, value, 'must not have unknown fields'));
+    // Embedded resources in the default first; only a default whose resources are well-formed is validated further.
     const found: StatusCause[] = [];
-    new SchemaValidator(`${path}.default`).validate(node, value, '', found);
+    validateEmbeddedResources(`${path}.default`, value, node, found);
+    if (found.length === 0) new SchemaValidator(`${path}.default`).validate(node, value, '', found);
     errs.push(...found);
   }
   if (isObject(raw.items) && node.items) errs.push(...defaultCauses(raw.items, node.items, `${path}.items`, false, insideMeta));

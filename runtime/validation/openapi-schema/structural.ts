@@ -2,6 +2,7 @@
 // validation, defaulting and pruning of each request walk plain fields instead of re-reading JSON.
 // Property names live in Maps: a property called `__proto__` or `constructor` is just a name.
 
+import { formatCheck } from './formats.js';
 import { compileGoRegexp, type GoRegexp } from './go-regexp.js';
 
 /**
@@ -68,9 +69,72 @@ export class SchemaTooDeepError extends Error {
   }
 }
 
+/** Where schemas sit inside a schema: by name (properties, ...), by index (allOf, ...) or alone (not, ...). */
+const SCHEMA_KEYS: Record<string, 'named' | 'listed' | 'single'> = {
+  properties: 'named',
+  definitions: 'named',
+  dependencies: 'named',
+  patternProperties: 'named',
+  allOf: 'listed',
+  anyOf: 'listed',
+  oneOf: 'listed',
+  items: 'listed',
+  additionalProperties: 'single',
+  additionalItems: 'single',
+  not: 'single',
+};
+
+/** Calls visit for every schema held directly inside `schema`, with the path segment that leads to it. */
+function forEachSubschema(schema: Raw, visit: (sub: unknown, segment: () => string) => void): void {
+  for (const key in schema) {
+    if (!Object.hasOwn(SCHEMA_KEYS, key)) continue;
+    const kind = SCHEMA_KEYS[key];
+    const held = schema[key];
+    if (kind === 'named' && isObject(held)) for (const k of Object.keys(held)) visit(held[k], () => `.${key}[${k}]`);
+    else if (Array.isArray(held)) for (let i = 0; i < held.length; i++) visit(held[i], () => `.${key}[${i}]`);
+    else if (isObject(held)) visit(held, () => `.${key}`);
+  }
+}
+
+/**
+ * The path (below `path`) of the first schema nested deeper than MAX_SCHEMA_DEPTH, through any
+ * key that holds schemas, or undefined. Walks with a stack, so any depth is safe to ask about;
+ * paths are only spelled out for the schemas on the way to a failure.
+ */
+export function tooDeepAt(raw: unknown, path: string): string | undefined {
+  interface Frame {
+    schema: unknown;
+    depth: number;
+    parent?: Frame;
+    segment?: () => string;
+  }
+  const stack: Frame[] = [{ schema: raw, depth: 0 }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (!isObject(frame.schema)) continue;
+    if (frame.depth > MAX_SCHEMA_DEPTH) {
+      const segments: string[] = [];
+      for (let f: Frame | undefined = frame; f?.segment; f = f.parent) segments.push(f.segment());
+      return path + segments.reverse().join('');
+    }
+    forEachSubschema(frame.schema, (sub, segment) => stack.push({ schema: sub, depth: frame.depth + 1, parent: frame, segment }));
+  }
+  return undefined;
+}
+
+function nodeList(v: unknown, depth: number): SchemaNode[] | undefined {
+  if (!Array.isArray(v) || v.length === 0) return undefined;
+  const out: SchemaNode[] = [];
+  for (const x of v) out.push(toNode(x, depth));
+  return out;
+}
+
 /** Reads a schema into nodes. Throws SchemaTooDeepError past MAX_SCHEMA_DEPTH. */
 export function toNode(raw: unknown, depth = 0, path = ''): SchemaNode {
-  if (depth > MAX_SCHEMA_DEPTH) throw new SchemaTooDeepError(path);
+  if (depth === 0) {
+    const deep = tooDeepAt(raw, path);
+    if (deep !== undefined) throw new SchemaTooDeepError(deep);
+  }
   const s = isObject(raw) ? raw : {};
   const next = depth + 1;
   const type = str(s.type);
@@ -78,20 +142,29 @@ export function toNode(raw: unknown, depth = 0, path = ''): SchemaNode {
   let properties: Map<string, SchemaNode> | undefined;
   if (isObject(s.properties)) {
     properties = new Map();
-    for (const key of Object.keys(s.properties)) properties.set(key, toNode(s.properties[key], next, `${path}.properties[${key}]`));
+    for (const key of Object.keys(s.properties)) properties.set(key, toNode(s.properties[key], next));
   }
   let additionalProperties: SchemaNode | boolean | undefined;
   if (typeof s.additionalProperties === 'boolean') additionalProperties = s.additionalProperties;
-  else if (isObject(s.additionalProperties)) additionalProperties = toNode(s.additionalProperties, next, `${path}.additionalProperties`);
-  const list = (key: string): SchemaNode[] | undefined => {
-    const v = s[key];
-    return Array.isArray(v) && v.length > 0 ? v.map((x, i) => toNode(x, next, `${path}.${key}[${i}]`)) : undefined;
-  };
+  else if (isObject(s.additionalProperties)) additionalProperties = toNode(s.additionalProperties, next);
   const pattern = typeof s.pattern === 'string' && s.pattern !== '' ? s.pattern : undefined;
-  const node: SchemaNode = {
+  // kube strips the formats it does not validate before building its validator.
+  const rawFormat = str(s.format);
+  const format = formatCheck(rawFormat) ? rawFormat : '';
+  const allOf = nodeList(s.allOf, next);
+  const anyOf = nodeList(s.anyOf, next);
+  const oneOf = nodeList(s.oneOf, next);
+  const not = isObject(s.not) ? toNode(s.not, next) : undefined;
+  const enumValues = Array.isArray(s.enum) && s.enum.length > 0 ? s.enum : undefined;
+  const maxLength = num(s.maxLength);
+  const minLength = num(s.minLength);
+  const maximum = num(s.maximum);
+  const minimum = num(s.minimum);
+  const multipleOf = num(s.multipleOf);
+  return {
     type,
     nullable: s.nullable === true,
-    format: str(s.format),
+    format,
     intOrString,
     preserveUnknownFields: s['x-kubernetes-preserve-unknown-fields'] === true,
     embeddedResource: s['x-kubernetes-embedded-resource'] === true,
@@ -100,14 +173,14 @@ export function toNode(raw: unknown, depth = 0, path = ''): SchemaNode {
     mapType: typeof s['x-kubernetes-map-type'] === 'string' ? s['x-kubernetes-map-type'] : undefined,
     // A null default is no default: the CRD's JSON field decodes null as unset.
     default: s.default !== undefined && s.default !== null ? { value: s.default } : undefined,
-    enum: Array.isArray(s.enum) && s.enum.length > 0 ? s.enum : undefined,
-    maximum: num(s.maximum),
+    enum: enumValues,
+    maximum,
     exclusiveMaximum: s.exclusiveMaximum === true,
-    minimum: num(s.minimum),
+    minimum,
     exclusiveMinimum: s.exclusiveMinimum === true,
-    multipleOf: num(s.multipleOf),
-    maxLength: num(s.maxLength),
-    minLength: num(s.minLength),
+    multipleOf,
+    maxLength,
+    minLength,
     pattern,
     regexp: pattern === undefined ? undefined : compileOrUndefined(pattern),
     maxItems: num(s.maxItems),
@@ -117,29 +190,30 @@ export function toNode(raw: unknown, depth = 0, path = ''): SchemaNode {
     required: Array.isArray(s.required) && s.required.length > 0 ? s.required.filter((k): k is string => typeof k === 'string') : undefined,
     properties,
     additionalProperties,
-    items: isObject(s.items) ? toNode(s.items, next, `${path}.items`) : undefined,
-    allOf: list('allOf'),
-    anyOf: list('anyOf'),
-    oneOf: list('oneOf'),
-    not: isObject(s.not) ? toNode(s.not, next, `${path}.not`) : undefined,
-    types: intOrString ? ['integer', 'string'] : type ? [type] : [],
-    hasValueChecks: false,
+    items: isObject(s.items) ? toNode(s.items, next) : undefined,
+    allOf,
+    anyOf,
+    oneOf,
+    not,
+    types: intOrString ? INT_OR_STRING : type ? [type] : NO_TYPES,
+    hasValueChecks:
+      enumValues !== undefined ||
+      format !== '' ||
+      pattern !== undefined ||
+      maxLength !== undefined ||
+      minLength !== undefined ||
+      maximum !== undefined ||
+      minimum !== undefined ||
+      multipleOf !== undefined ||
+      allOf !== undefined ||
+      anyOf !== undefined ||
+      oneOf !== undefined ||
+      not !== undefined,
   };
-  (node as { hasValueChecks: boolean }).hasValueChecks =
-    node.enum !== undefined ||
-    node.format !== '' ||
-    node.pattern !== undefined ||
-    node.maxLength !== undefined ||
-    node.minLength !== undefined ||
-    node.maximum !== undefined ||
-    node.minimum !== undefined ||
-    node.multipleOf !== undefined ||
-    node.allOf !== undefined ||
-    node.anyOf !== undefined ||
-    node.oneOf !== undefined ||
-    node.not !== undefined;
-  return node;
 }
+
+const INT_OR_STRING: readonly string[] = ['integer', 'string'];
+const NO_TYPES: readonly string[] = [];
 
 function compileOrUndefined(pattern: string): GoRegexp | undefined {
   try {

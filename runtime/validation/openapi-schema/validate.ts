@@ -41,6 +41,25 @@ function enumTexts(values: readonly unknown[]): string[] {
   return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'null'));
 }
 
+/** The stored value at the place being validated, on update. */
+export interface Old {
+  value: unknown;
+}
+
+/**
+ * The stored item a new item of a list-type map corresponds to: the one with the same keys (only
+ * map lists correlate items; an atomic or set list item has no old counterpart of its own).
+ */
+function oldListMapItem(oldItems: unknown[], item: unknown, keys: readonly string[]): Old | undefined {
+  if (!isObject(item) || keys.length === 0) return undefined;
+  for (const candidate of oldItems) {
+    if (isObject(candidate) && keys.every((k) => Object.hasOwn(item, k) === Object.hasOwn(candidate, k) && jsonEqual(item[k], candidate[k]))) {
+      return { value: candidate };
+    }
+  }
+  return undefined;
+}
+
 export class SchemaValidator {
   /** @param base the field path the names are under ('' for a custom resource, whose root errors kube reports at `<nil>`). */
   constructor(private readonly base: string) {}
@@ -56,7 +75,23 @@ export class SchemaValidator {
     return c.invalid(this.base || '<nil>', '', message);
   }
 
-  validate(node: SchemaNode, value: unknown, name: string, out: StatusCause[]): void {
+  /**
+   * Checks `value` against `node`. With `old` (on update, the value at the same place in the stored
+   * object, when there is one) errors of a value equal to its old value are dropped: kube's
+   * validation ratcheting, so objects stored under an older, looser schema can still be updated
+   * elsewhere.
+   */
+  validate(node: SchemaNode, value: unknown, name: string, out: StatusCause[], old?: Old): void {
+    if (old === undefined) {
+      this.check(node, value, name, out, undefined);
+      return;
+    }
+    const before = out.length;
+    this.check(node, value, name, out, old);
+    if (out.length > before && jsonEqual(value, old.value)) out.length = before;
+  }
+
+  private check(node: SchemaNode, value: unknown, name: string, out: StatusCause[], old: Old | undefined): void {
     if (value === null || value === undefined) {
       if (node.types.length > 0 && !node.nullable) {
         out.push(c.typeInvalid(this.field(name), 'null', `${name} in body must be of type ${node.types.join(',')}: "null"`));
@@ -67,13 +102,13 @@ export class SchemaValidator {
     const type = schemaType(value);
     if (node.types.length > 0 || node.format !== '') this.checkType(node, value, type, name, out);
     if (node.hasValueChecks) {
-      if (node.allOf || node.anyOf || node.oneOf || node.not) this.checkJunctors(node, value, name, out);
+      if (node.allOf || node.anyOf || node.oneOf || node.not) this.checkJunctors(node, value, name, out, old);
       if (type === 'string') this.checkString(node, value as string, name, out);
       else if (type === 'integer' || type === 'number') this.checkNumber(node, value as number, name, out);
     }
-    if (type === 'array') this.checkArray(node, value as unknown[], name, out);
+    if (type === 'array') this.checkArray(node, value as unknown[], name, out, old);
     if (node.enum && !node.enum.some((e) => jsonEqual(e, value))) out.push(c.notSupported(this.field(name), value, enumTexts(node.enum)));
-    if (type === 'object') this.checkObject(node, value as Record<string, unknown>, name, out);
+    if (type === 'object') this.checkObject(node, value as Record<string, unknown>, name, out, old);
   }
 
   private checkType(node: SchemaNode, value: unknown, type: string, name: string, out: StatusCause[]): void {
@@ -90,14 +125,14 @@ export class SchemaValidator {
     }
   }
 
-  private checkJunctors(node: SchemaNode, value: unknown, name: string, out: StatusCause[]): void {
+  private checkJunctors(node: SchemaNode, value: unknown, name: string, out: StatusCause[], old: Old | undefined): void {
     const path = goQuote(name);
     if (node.anyOf) {
       let best: StatusCause[] | undefined;
       let passed = false;
       for (const branch of node.anyOf) {
         const errs: StatusCause[] = [];
-        this.validate(branch, value, name, errs);
+        this.validate(branch, value, name, errs, old);
         if (errs.length === 0) {
           passed = true;
           break;
@@ -115,7 +150,7 @@ export class SchemaValidator {
       let best: StatusCause[] | undefined;
       for (const branch of node.oneOf) {
         const errs: StatusCause[] = [];
-        this.validate(branch, value, name, errs);
+        this.validate(branch, value, name, errs, old);
         if (errs.length === 0) valid++;
         else if (valid === 0 && (!best || errs.length < best.length)) best = errs;
       }
@@ -129,7 +164,7 @@ export class SchemaValidator {
       let valid = 0;
       for (const branch of node.allOf) {
         const before = out.length;
-        this.validate(branch, value, name, out);
+        this.validate(branch, value, name, out, old);
         if (out.length === before) valid++;
       }
       if (valid !== node.allOf.length) {
@@ -138,7 +173,7 @@ export class SchemaValidator {
     }
     if (node.not) {
       const errs: StatusCause[] = [];
-      this.validate(node.not, value, name, errs);
+      this.validate(node.not, value, name, errs, old);
       if (errs.length === 0) out.push(this.composite(`${path} must not validate the schema (not)`));
     }
   }
@@ -197,15 +232,23 @@ export class SchemaValidator {
     }
   }
 
-  private checkArray(node: SchemaNode, value: unknown[], name: string, out: StatusCause[]): void {
-    if (node.items) for (let i = 0; i < value.length; i++) this.validate(node.items, value[i], `${name}[${i}]`, out);
+  private checkArray(node: SchemaNode, value: unknown[], name: string, out: StatusCause[], old: Old | undefined): void {
+    if (node.items) {
+      const items = node.items;
+      const oldItems = old && Array.isArray(old.value) && node.listType === 'map' ? old.value : undefined;
+      for (let i = 0; i < value.length; i++) {
+        this.validate(items, value[i], `${name}[${i}]`, out, oldItems && oldListMapItem(oldItems, value[i], node.listMapKeys ?? []));
+      }
+    }
     if (node.minItems !== undefined && value.length < node.minItems) {
       out.push(c.invalid(this.field(name), value.length, `${name} in body should have at least ${node.minItems} items`));
     }
     if (node.maxItems !== undefined && value.length > node.maxItems) out.push(c.tooMany(this.field(name), value.length, node.maxItems));
   }
 
-  private checkObject(node: SchemaNode, value: Record<string, unknown>, name: string, out: StatusCause[]): void {
+  private checkObject(node: SchemaNode, value: Record<string, unknown>, name: string, out: StatusCause[], old: Old | undefined): void {
+    const oldObj = old && isObject(old.value) ? old.value : undefined;
+    const oldAt = (key: string): Old | undefined => (oldObj && Object.hasOwn(oldObj, key) ? { value: oldObj[key] } : undefined);
     if (node.minProperties !== undefined || node.maxProperties !== undefined || node.additionalProperties !== undefined) {
       const keys = Object.keys(value);
       if (node.minProperties !== undefined && keys.length < node.minProperties) {
@@ -218,12 +261,12 @@ export class SchemaValidator {
           if (!node.properties?.has(key)) out.push(c.invalid(this.field(name), key, `${name}.${key} in body is a forbidden property`));
         }
       } else if (isObject(extra)) {
-        for (const key of keys) if (!node.properties?.has(key)) this.validate(extra as SchemaNode, value[key], `${name}.${key}`, out);
+        for (const key of keys) if (!node.properties?.has(key)) this.validate(extra as SchemaNode, value[key], `${name}.${key}`, out, oldAt(key));
       }
     }
     if (node.properties) {
       for (const [key, child] of node.properties) {
-        if (Object.hasOwn(value, key)) this.validate(child, value[key], name ? `${name}.${key}` : key, out);
+        if (Object.hasOwn(value, key)) this.validate(child, value[key], name ? `${name}.${key}` : key, out, oldAt(key));
       }
     }
     if (node.required) {

@@ -39,6 +39,17 @@ describe('compileRules at CRD write', () => {
     );
   });
 
+  it('refuses has() and optional selection of undeclared fields, as cel-go does', () => {
+    const spec = { type: 'object', properties: { size: { type: 'integer' }, m: { type: 'object', additionalProperties: { type: 'string' } } } };
+    const ok = compiled({ ...spec, 'x-kubernetes-validations': [{ rule: "has(self.size) && has(self.m.anyKey) && self.?size.orValue(0) >= 0 && self.m.?k.orValue('') == ''" }] });
+    expect(ok.causes).toEqual([]);
+    for (const [rule, column] of [['has(self.sise)', 9], ['self.?sise.orValue(1) == 1', 5]] as const) {
+      const { causes } = compiled({ ...spec, 'x-kubernetes-validations': [{ rule }] });
+      expect(causes).toHaveLength(1);
+      expect(causes[0].message).toContain(`compilation failed: ERROR: <input>:1:${column}: undefined field 'sise'`);
+    }
+  });
+
   it('refuses a rule that is not a bool', () => {
     const { causes } = compiled({ type: 'object', properties: { size: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.size + 1' }] });
     expect(causes.map((c) => (c.message ?? '').split(': ').at(-1))).toEqual(['cel expression must evaluate to a bool']);
@@ -211,6 +222,35 @@ describe('CompiledRules.validate', () => {
     ]);
   });
 
+  it('gives messageExpression oldSelf on update', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.n >= oldSelf.n', messageExpression: "'n may not go down from ' + string(oldSelf.n)" }],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { n: 1 } }, { spec: { n: 4 } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": n may not go down from 4', field: 'spec' }]);
+  });
+
+  it('types date-time as timestamp, duration as duration and byte as bytes', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { at: { type: 'string', format: 'date-time' }, every: { type: 'string', format: 'duration' }, blob: { type: 'string', format: 'byte' } },
+      'x-kubernetes-validations': [
+        { rule: "self.at > timestamp('2020-01-01T00:00:00Z')", message: 'too early' },
+        { rule: "self.every <= duration('1h')", message: 'too long' },
+        { rule: 'size(self.blob) == 5', message: 'five bytes' },
+      ],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { at: '2024-05-01T10:00:00Z', every: '30m', blob: 'aGVsbG8=' } })).toEqual([]);
+    expect(rules.validate({ spec: { at: '2019-05-01T10:00:00Z', every: '2h', blob: 'aGk=' } }).map((c) => c.message)).toEqual([
+      'Invalid value: "object": too early',
+      'Invalid value: "object": too long',
+      'Invalid value: "object": five bytes',
+    ]);
+  });
+
   it('reports evaluation errors with the rule', () => {
     const { rules } = compiled({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.a == 'x'" }] });
     expect(rules.validate({ spec: {} })).toEqual([
@@ -333,5 +373,66 @@ describe('runtime cost', () => {
     expect(result).toHaveLength(1);
     expect(result[0].message).toBe('Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
     expect(result[0].field).toMatch(/^spec\.items\[\d+\]$/);
+  });
+});
+
+describe('hostile rules and objects', () => {
+  const messageOf = (rule: string): string => {
+    const { causes } = compiled({ type: 'object', 'x-kubernetes-validations': [{ rule }] });
+    expect(causes).toHaveLength(1);
+    return (causes[0].message ?? '').split('}: ').slice(1).join('}: ');
+  };
+
+  it('refuses deeply nested expressions with cel-go recursion errors', () => {
+    expect(messageOf(`${'('.repeat(5000)}true${')'.repeat(5000)}`)).toMatch(/^compilation failed: ERROR: <input>:1:\d+: expression recursion limit exceeded: 250/);
+    expect(messageOf(Array.from({ length: 5000 }, () => 'true').join(' && '))).toMatch(/^compilation failed: ERROR: <input>:1:1: max recursion depth exceeded/);
+  });
+
+  it('refuses expressions beyond cel-go size limit', () => {
+    expect(messageOf(`'${'a'.repeat(100_001)}' != ''`)).toBe('compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100009, limit 100000');
+  });
+
+  it('refuses a constant matches() pattern Go would not compile', () => {
+    expect(messageOf("'a'.matches('[a')")).toBe("compilation failed: ERROR: <input>:1:13: invalid matches argument\n | 'a'.matches('[a')\n | ............^");
+  });
+
+  it('runs a catastrophic pattern over a long value in linear time', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { s: { type: 'string', maxLength: 100000 } },
+      'x-kubernetes-validations': [{ rule: "!self.s.matches('^(a+)+$')", message: 'all a' }],
+    });
+    expect(causes).toEqual([]);
+    const started = Date.now();
+    expect(rules.validate({ spec: { s: `${'a'.repeat(99_999)}b` } })).toEqual([]);
+    expect(rules.validate({ spec: { s: 'a'.repeat(100_000) } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": all a', field: 'spec' }]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('does not let `|| true` hide a spent budget', () => {
+    const { rules } = compiled({
+      type: 'object',
+      properties: { xs: { type: 'array', maxItems: 5000, items: { type: 'string', maxLength: 10 } } },
+      'x-kubernetes-validations': [{ rule: "self.xs.all(x, self.xs.all(y, x != y + 'z')) || true", message: 'm' }],
+    });
+    const xs = Array.from({ length: 5000 }, (_, i) => String(i));
+    expect(rules.validate({ spec: { xs } })).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: m`,
+        field: 'spec',
+      },
+    ]);
+  });
+
+  it('stops rules that build huge strings', () => {
+    const { rules } = compiled({
+      type: 'object',
+      properties: { xs: { type: 'array', maxItems: 5000, items: { type: 'string', maxLength: 10 } }, s: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: 'self.xs.map(x, self.s + self.s + self.s).size() > 0' }],
+    });
+    const result = rules.validate({ spec: { xs: Array.from({ length: 5000 }, () => 'x'), s: 'a'.repeat(100_000) } });
+    expect(result).toHaveLength(1);
+    expect(result[0].message).toContain('operation cancelled: actual cost limit exceeded');
   });
 });

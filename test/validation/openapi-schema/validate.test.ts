@@ -3,7 +3,7 @@
 // apimachinery's field errors, as apiextensions-apiserver converts them.
 
 import { describe, expect, it } from 'vitest';
-import { compileSchema, type JSONSchemaProps } from '../../../runtime/validation/openapi-schema/index.js';
+import { compileSchema, schemaListTypes, type JSONSchemaProps } from '../../../runtime/validation/openapi-schema/index.js';
 
 const root = (spec: JSONSchemaProps, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
   type: 'object',
@@ -152,7 +152,7 @@ describe('value rules', () => {
     ]);
   });
 
-  it('formats kube validates, and ignores the ones it strips (int32, date-time)', () => {
+  it('formats kube validates (names without their dashes), and ignores the ones it strips (int32)', () => {
     const s = {
       type: 'object',
       properties: { ip: { type: 'string', format: 'ipv4' }, mail: { type: 'string', format: 'email' }, n: { type: 'integer', format: 'int32' }, t: { type: 'string', format: 'date-time' } },
@@ -160,8 +160,9 @@ describe('value rules', () => {
     expect(validate(s, { ip: '300.1.1.1', mail: 'nobody', n: 2 ** 40, t: 'yesterday' })).toEqual([
       { reason: 'FieldValueTypeInvalid', field: 'spec.ip', message: 'Invalid value: "300.1.1.1": spec.ip in body must be of type ipv4: "300.1.1.1"' },
       { reason: 'FieldValueTypeInvalid', field: 'spec.mail', message: 'Invalid value: "nobody": spec.mail in body must be of type email: "nobody"' },
+      { reason: 'FieldValueTypeInvalid', field: 'spec.t', message: 'Invalid value: "yesterday": spec.t in body must be of type date-time: "yesterday"' },
     ]);
-    expect(validate(s, { ip: '10.0.0.1', mail: 'a@example.com' })).toEqual([]);
+    expect(validate(s, { ip: '10.0.0.1', mail: 'a@example.com', t: '2024-02-29T10:00:00Z' })).toEqual([]);
   });
 
   it('anyOf failing names the field in a composite cause at <nil>, then the closest branch', () => {
@@ -218,6 +219,21 @@ describe('list types', () => {
     const facts = compileSchema(root(ports)).listTypes;
     expect(facts.get('.spec.ports')).toEqual({ listType: 'map', listMapKeys: ['name'] });
     expect(facts.get('.spec.tags')).toEqual({ listType: 'set' });
+    expect(schemaListTypes(root(ports))).toEqual(facts);
+    const nested = schemaListTypes(
+      root({
+        type: 'object',
+        properties: {
+          byName: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'string' } } },
+          matrix: { type: 'array', items: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'integer' } } },
+        },
+      }),
+    );
+    expect([...nested]).toEqual([
+      ['.spec.byName', { mapType: 'atomic' }],
+      ['.spec.byName{}', { listType: 'atomic' }],
+      ['.spec.matrix[]', { listType: 'set' }],
+    ]);
   });
 });
 
@@ -226,8 +242,12 @@ describe('embedded resources', () => {
 
   it('requires apiVersion and kind, and checks their form', () => {
     expect(validate(s, { template: { metadata: { name: 'x' } } })).toEqual([
-      { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value: must not be empty' },
-      { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value: must not be empty' },
+      { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value' },
+      { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value' },
+    ]);
+    expect(validate(s, { template: { apiVersion: '', kind: '' } })).toEqual([
+      { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value' },
+      { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value' },
     ]);
     expect(validate(s, { template: { apiVersion: 'a/b/c', kind: 'Not_A_Kind' } })).toEqual([
       invalid('spec.template.apiVersion', 'Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c'),
@@ -237,5 +257,50 @@ describe('embedded resources', () => {
       ),
     ]);
     expect(validate(s, { template: { apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } } })).toEqual([]);
+  });
+
+  it('checks their metadata with ObjectMeta\'s rules, names as path segments (no name is fine)', () => {
+    expect(validate(s, { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels: { app: 'web' } } } })).toEqual([]);
+    expect(validate(s, { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a/b', labels: { 'bad key!': 'x' } } } })).toEqual([
+      invalid('spec.template.metadata.name', `Invalid value: "a/b": may not contain '/'`),
+      invalid(
+        'spec.template.metadata.labels',
+        `Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ),
+    ]);
+  });
+});
+
+describe('validation ratcheting on update', () => {
+  const s = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', maxLength: 3 },
+      size: { type: 'integer', maximum: 5 },
+      ports: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } },
+      },
+    },
+  };
+  const compiled = compileSchema(root(s));
+
+  it('lets values stored under a looser schema stay while other fields change', () => {
+    const old = cr({ name: 'toolong', size: 1, ports: [{ name: 'a', port: 500 }] });
+    const updated = cr({ name: 'toolong', size: 2, ports: [{ name: 'b', port: 1 }, { name: 'a', port: 500 }] });
+    expect(compiled.validateUpdate(updated, old)).toEqual([]);
+  });
+
+  it('still refuses values that changed, and new items of a map list', () => {
+    const old = cr({ name: 'toolong', size: 1, ports: [{ name: 'a', port: 500 }] });
+    const updated = cr({ name: 'longer!', size: 9, ports: [{ name: 'a', port: 501 }, { name: 'c', port: 700 }] });
+    expect(compiled.validateUpdate(updated, old)).toEqual([
+      { reason: 'FieldValueTooLong', field: 'spec.name', message: 'Too long: may not be more than 3 bytes' },
+      invalid('spec.size', 'Invalid value: 9: spec.size in body should be less than or equal to 5'),
+      invalid('spec.ports[0].port', 'Invalid value: 501: spec.ports[0].port in body should be less than or equal to 100'),
+      invalid('spec.ports[1].port', 'Invalid value: 700: spec.ports[1].port in body should be less than or equal to 100'),
+    ]);
   });
 });

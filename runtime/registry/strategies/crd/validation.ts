@@ -189,12 +189,17 @@ function nameCauses(obj: KubeObject): StatusCause[] {
   return causes;
 }
 
-/** The CRD's own causes placed after the generated validator's metadata causes, as kube reports them. */
-export function withNameCauses(generated: StatusCause[], obj: KubeObject, own: StatusCause[]): StatusCause[] {
+/**
+ * The CRD's own causes placed after the generated validator's metadata causes, as kube reports
+ * them. A member of the wrong JSON type is a decoding error in kube, before any rule runs: then
+ * those causes alone are the answer (`own` is computed only when needed).
+ */
+export function withNameCauses(generated: StatusCause[], obj: KubeObject, own: () => StatusCause[]): StatusCause[] {
+  if (generated.some((c) => c.reason === 'FieldValueTypeInvalid')) return generated;
   const isMeta = (c: StatusCause): boolean => (c.field ?? '').startsWith('metadata.');
   let split = 0;
   while (split < generated.length && isMeta(generated[split])) split++;
-  return [...generated.slice(0, split), ...nameCauses(obj), ...generated.slice(split), ...own];
+  return [...generated.slice(0, split), ...nameCauses(obj), ...generated.slice(split), ...own()];
 }
 
 function statusCauses(obj: KubeObject): StatusCause[] {
