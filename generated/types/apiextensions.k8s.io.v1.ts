@@ -289,11 +289,11 @@ export interface components {
             "x-kubernetes-validations"?: components["schemas"]["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule"][];
         };
         /** @description A schema, or a list of schemas. */
-        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": unknown;
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": components["schemas"]["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"] | components["schemas"]["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"][];
         /** @description A schema, or a boolean (true allows anything, false nothing). */
-        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": unknown;
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": components["schemas"]["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"] | boolean;
         /** @description A schema, or a list of property names. */
-        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": unknown;
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": components["schemas"]["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"] | string[];
         /** @description A field a field selector may name. */
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField": {
             /** @description Path of a string, integer or boolean field, without array notation (`.spec.color`). */

@@ -35,6 +35,11 @@ export class CRDEstablishingController {
     this.informer.close();
   }
 
+  /** QueueCRD: looks at the CRD now, as kube's CRD handler asks once it sees the names accepted. */
+  queueCRD(name: string): void {
+    this.enqueue(name);
+  }
+
   private enqueue(name: string): void {
     void this.queue.enqueue(`crd-establishing:${name}`, () => this.sync(name));
   }

@@ -39,6 +39,8 @@ export class CRDNamingController {
   constructor(
     private readonly store: Store,
     private readonly queue: KeyedQueue,
+    /** Told of a CRD whose names were just accepted (the establishing controller's QueueCRD). */
+    private readonly onNamesAccepted: (name: string) => void = () => {},
   ) {
     const seen = (crd: KubeObject): void => {
       this.remember(crd);
@@ -161,6 +163,7 @@ export class CRDNamingController {
     setCondition(crd, established);
     try {
       this.remember(await this.store.update(undefined, name, crd, { subresource: 'status' }));
+      if (namesAccepted.status === 'True') this.onNamesAccepted(name);
     } catch (e) {
       // Gone or changed meanwhile: the informer's next event brings it back here.
       if (isStatusError(e) && (e.code === 404 || e.code === 409)) return;

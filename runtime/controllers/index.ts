@@ -89,8 +89,9 @@ export function startControllers(registry: ResourceRegistry, options: Controller
   const collector = enabled.has('garbage-collector-controller') ? new GarbageCollector(registry) : undefined;
   collector?.start();
   const crds = registry.storeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-  const naming = crds && enabled.has('crd-naming-controller') ? new CRDNamingController(crds, queue) : undefined;
   const establishing = crds && enabled.has('crd-establishing-controller') ? new CRDEstablishingController(crds, queue) : undefined;
+  // Names just accepted are worth establishing at once, not after the write's watch event comes back.
+  const naming = crds && enabled.has('crd-naming-controller') ? new CRDNamingController(crds, queue, (name) => establishing?.queueCRD(name)) : undefined;
   void naming?.start();
   void establishing?.start();
   return {

@@ -107,6 +107,38 @@ describe.runIf(upstreamAvailable())('a stored CRD read as JSON, protobuf and YAM
     expect(parse(yaml.text)).toEqual(json);
   });
 
+  it('refuses a protobuf body whose schemas nest deeper than a JSON body may, and stays up', async () => {
+    const varint = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n > 127; n >>>= 7) out.push((n & 0x7f) | 0x80);
+      return [...out, n];
+    };
+    const wrap = (tag: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([tag, ...varint(body.length)]), body]);
+    // JSONSchemaProps{not: {not: ... {type: "object"}}}, built inside out (field 28, tag 0xe2 0x01).
+    const nested = (depth: number): Buffer => {
+      const leaf = [0x2a, 0x06, ...Buffer.from('object')];
+      const lengths = [leaf.length];
+      for (let i = 0; i < depth; i++) lengths.push(lengths[i] + 2 + varint(lengths[i]).length);
+      const out: number[] = [];
+      for (let i = depth - 1; i >= 0; i--) out.push(0xe2, 0x01, ...varint(lengths[i]));
+      return Buffer.from([...out, ...leaf]);
+    };
+    const Unknown = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+    for (const depth of [300, 200_000]) {
+      const version = Buffer.concat([wrap(0x0a, Buffer.from('v1')), Buffer.from([0x10, 1, 0x18, 1]), wrap(0x22, wrap(0x0a, nested(depth)))]);
+      const names = Buffer.concat([wrap(0x0a, Buffer.from('deeps')), wrap(0x22, Buffer.from('Deep'))]);
+      const spec = Buffer.concat([wrap(0x0a, Buffer.from('example.com')), wrap(0x1a, names), wrap(0x22, Buffer.from('Namespaced')), wrap(0x3a, version)]);
+      const raw = Buffer.concat([wrap(0x0a, wrap(0x0a, Buffer.from('deeps.example.com'))), wrap(0x12, spec)]);
+      const unknown = Unknown.encode(Unknown.fromObject({ typeMeta: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, raw })).finish();
+      const body = Buffer.concat([Buffer.from('k8s\0', 'latin1'), unknown]);
+      const res = await wire.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { headers: { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/json' }, body });
+      expect(res.status, res.text).toBe(400);
+      expect(res.json<{ message: string }>().message).toBe('unable to decode CustomResourceDefinition from protobuf: exceeded max depth of 256');
+    }
+    expect((await wire.call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/deeps.example.com')).status).toBe(404);
+    expect((await wire.call('GET', '/readyz')).status).toBe(200);
+  });
+
   it('takes a protobuf body', async () => {
     const widget = {
       apiVersion: 'apiextensions.k8s.io/v1',

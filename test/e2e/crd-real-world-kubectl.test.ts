@@ -1,8 +1,8 @@
 // The real-world CRDs of ../shared/upstream/crds with kubectl 1.33, as against kube-apiserver
 // 1.33 (crds/README.md): each is applied (the Rollout, whose last-applied annotation would exceed
 // 256 KiB, refused by client-side apply with kube's 422 and taken by server-side apply), becomes
-// Established with kube's conditions, and serves its sample: created, listed, watched, applied
-// again, deleted. Deleting the CRD takes its instances with it.
+// Established with kube's conditions, and serves its sample: created, read with the CRD's printer
+// columns, listed, watched, applied again, deleted. Deleting the CRD takes its instances with it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -12,9 +12,13 @@ import { UPSTREAM_DIR, upstreamAvailable } from '../support/upstream.js';
 
 const kubectl133 = kubectlVersions().find((v) => v.version === '1.33')?.path;
 
+interface Column {
+  name: string;
+  priority?: number;
+}
 interface CRD {
   metadata: { name: string };
-  spec: { group: string; scope: string; names: { plural: string; kind: string }; versions: { name: string; served: boolean; storage: boolean }[] };
+  spec: { group: string; scope: string; names: { plural: string; kind: string }; versions: { name: string; served: boolean; storage: boolean; additionalPrinterColumns?: Column[] }[] };
 }
 interface Sample {
   apiVersion: string;
@@ -77,6 +81,15 @@ describe.runIf(kubectl133 && upstreamAvailable())('real-world CRDs with kubectl 
     expect(created.stderr).toBe('');
     expect(created.stdout.trim()).toBe(`${ref} created`);
     if (pruned) expect((await run(['get', resource, sample.metadata.name, '-o', 'jsonpath={.spec}'])).stdout).toBe('{}');
+
+    // kubectl's table has the served version's printer columns of priority 0 after NAME, or AGE alone.
+    const version = crd.spec.versions.find((v) => sample.apiVersion.endsWith(`/${v.name}`))!;
+    const columns = (version.additionalPrinterColumns ?? []).filter((c) => !c.priority).map((c) => c.name.toUpperCase());
+    const table = await run(['get', resource, sample.metadata.name]);
+    expect(table.stderr).toBe('');
+    const [header, row] = table.stdout.split('\n');
+    expect(header.trim().split(/\s{2,}/)).toEqual(['NAME', ...(columns.length ? columns : ['AGE'])]);
+    expect(row.startsWith(`${sample.metadata.name} `)).toBe(true);
 
     const listed = await run(['get', resource, '-o', 'name']);
     expect(listed.stdout.trim()).toBe(ref);

@@ -146,3 +146,60 @@ describe('CustomResourceDefinition lifecycle', () => {
     expect((await server.send('GET', `${CRDS}/limes.example.com`)).status).toBe(404);
   });
 });
+
+describe('CustomResourceDefinition rules that wait for Established', () => {
+  // These run with the controllers, which establish the definitions as kube-apiserver does.
+  const live = useMemoryServer();
+  const established = async (name: string): Promise<Obj> => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const obj = (await live.send<Obj>('GET', `${CRDS}/${name}`)).body;
+      const ok = (obj.status?.conditions ?? []).some((c: Obj) => c.type === 'Established' && c.status === 'True');
+      if (ok || Date.now() > deadline) return obj;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  it('scope and kind become immutable once Established', async () => {
+    expect((await live.send('POST', CRDS, crd('melons'))).status).toBe(201);
+    const obj = await established('melons.example.com');
+    obj.spec.scope = 'Cluster';
+    obj.spec.names.kind = 'Melonn';
+    obj.spec.names.listKind = 'MelonnList';
+    const res = await live.send<Obj>('PUT', `${CRDS}/melons.example.com`, obj);
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([
+      expect.objectContaining({ field: 'spec.scope', message: 'Invalid value: "Cluster": field is immutable' }),
+      expect.objectContaining({ field: 'spec.names.kind', message: 'Invalid value: "Melonn": field is immutable' }),
+    ]);
+  });
+
+  it('an invalid conversion CA bundle is refused once Established, and keeps a new CRD from being Established', async () => {
+    const webhook = (caBundle: string): Obj => ({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://convert.example.com/crd', caBundle }, conversionReviewVersions: ['v1'] } });
+    const bad = Buffer.from('not a certificate').toString('base64');
+    // On create an invalid bundle is allowed (kube allows it until Established) ...
+    expect((await live.send('POST', CRDS, crd('grapes', { spec: { ...crd('grapes').spec, conversion: webhook(bad) } }))).status).toBe(201);
+    const deadline = Date.now() + 10_000;
+    let grapes: Obj;
+    do {
+      grapes = (await live.send<Obj>('GET', `${CRDS}/grapes.example.com`)).body;
+      await new Promise((r) => setTimeout(r, 25));
+    } while (!(grapes.status?.conditions ?? []).some((c: Obj) => c.type === 'Established' && c.reason === 'InvalidCABundle') && Date.now() < deadline);
+    // ... but the establishing controller will not serve it.
+    expect((grapes.status.conditions as Obj[]).find((c) => c.type === 'Established')).toEqual(
+      expect.objectContaining({ status: 'False', reason: 'InvalidCABundle', message: 'The conversion webhook CABundle is invalid' }),
+    );
+
+    expect((await live.send('POST', CRDS, crd('berries'))).status).toBe(201);
+    const berries = await established('berries.example.com');
+    berries.spec.conversion = webhook(bad);
+    const res = await live.send<Obj>('PUT', `${CRDS}/berries.example.com`, berries);
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.conversion.webhookClientConfig.caBundle',
+        message: `Invalid value: []byte{${[...Buffer.from('not a certificate')].map((b) => `0x${b.toString(16)}`).join(', ')}}: unable to load root certificates: unable to parse bytes as PEM block`,
+      }),
+    ]);
+  });
+});

@@ -217,6 +217,11 @@ const cases: [string, Obj, Partial<Cause>[]][] = [
     ],
   ],
   [
+    'a default that breaks its own CEL rule (kube validates defaults with the rules too)',
+    widget((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size = { type: 'integer', default: 0, 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'must be positive' }] })),
+    [{ field: 'spec.validation.openAPIV3Schema.properties[spec].properties[size].default', reason: 'FieldValueInvalid', message: 'Invalid value: "integer": must be positive' }],
+  ],
+  [
     'preserveUnknownFields true',
     widget((c) => (c.spec.preserveUnknownFields = true)),
     [{ field: 'spec.preserveUnknownFields', message: 'Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead' }],

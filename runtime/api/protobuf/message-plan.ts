@@ -356,3 +356,36 @@ export function decodeMessage(root: protobuf.Root, messageName: string, body: Ui
   planFor(root, messageName).read(body, obj);
   return obj;
 }
+
+const recursive = new WeakMap<protobuf.Root, Map<string, boolean>>();
+
+/**
+ * Whether a message can hold a message that holds itself (a CRD's JSONSchemaProps): only such a
+ * body can nest without bound on the wire, so only its decoded form needs a depth check.
+ */
+export function messageMayRecurse(root: protobuf.Root, messageName: string): boolean {
+  const key = messageName.startsWith('.') ? messageName.slice(1) : messageName;
+  let known = recursive.get(root);
+  if (!known) recursive.set(root, (known = new Map()));
+  const cached = known.get(key);
+  if (cached !== undefined) return cached;
+  root.resolveAll();
+  // Depth-first over the message graph: an edge back to a message still being visited is a cycle.
+  const visiting = new Set<protobuf.Type>();
+  const done = new Set<protobuf.Type>();
+  const cyclic = (type: protobuf.Type): boolean => {
+    if (visiting.has(type)) return true;
+    if (done.has(type)) return false;
+    visiting.add(type);
+    for (const field of type.fieldsArray) {
+      const next = field.resolvedType;
+      if (next instanceof protobuf.Type && cyclic(next)) return true;
+    }
+    visiting.delete(type);
+    done.add(type);
+    return false;
+  };
+  const found = cyclic(root.lookupType(key));
+  known.set(key, found);
+  return found;
+}

@@ -15,7 +15,7 @@ import type { ResourceDefinition } from '../definition.js';
 import { asObject, asObjectList, asString, deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategy, statusStrategy, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { crdCauses, crdStatusUpdateCauses, crdUpdateCauses, withNameCauses, type SchemaChecks } from './crd/validation.js';
-import { schemaCauses } from '../../validation/openapi-schema/index.js';
+import { schemaCauses, type DefaultRules } from '../../validation/openapi-schema/index.js';
 import { compileRules } from '../../validation/kube-cel/index.js';
 import { setCondition } from './crd/conditions.js';
 
@@ -48,12 +48,26 @@ function recordStorageVersion(obj: KubeObject): void {
 }
 
 /**
+ * A default must also meet the x-kubernetes-validations of its schema (kube's ValidateDefaults
+ * runs the CEL validator over it): the node's rules, reported below the default's path. Their
+ * compile errors are the node's own, reported once by the schema's compileRules.
+ */
+const defaultRules: DefaultRules = (schema, value, fldPath) => {
+  const { rules } = compileRules(schema, fldPath);
+  if (rules.empty) return [];
+  return rules.validate(value as Record<string, unknown>).map((c) => {
+    const rel = c.field === undefined || c.field === '' || c.field === '<nil>' ? '' : c.field;
+    return { ...c, field: rel === '' ? fldPath : rel.startsWith('[') ? `${fldPath}${rel}` : `${fldPath}.${rel}` };
+  });
+};
+
+/**
  * A version's openAPIV3Schema: the structural and OpenAPI rules (crd-schema), then, on a schema
  * they pass, its x-kubernetes-validations compiled and costed (crd-cel), as kube builds the CEL
  * context only for a valid structural schema.
  */
 const schemaChecks: SchemaChecks = (schema, fldPath, { statusEnabled }) => {
-  const causes = schemaCauses(schema, fldPath, { statusEnabled, requireStructural: true });
+  const causes = schemaCauses(schema, fldPath, { statusEnabled, requireStructural: true, defaultRules });
   return causes.length > 0 ? causes : compileRules(schema, fldPath).causes;
 };
 

@@ -15,7 +15,7 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { baseEnvironment, celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
+import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
 import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
@@ -74,6 +74,18 @@ interface NodeValidator {
 const obj = (v: unknown): Schema | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Schema) : undefined);
 const rulesOf = (s: Schema): ValidationRule[] => (Array.isArray(s['x-kubernetes-validations']) ? (s['x-kubernetes-validations'] as ValidationRule[]) : []);
 
+const BLOCKING_REASONS = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/**
+ * hasBlockingErr (customresource strategy): when the schema validation of a custom resource
+ * found a wrong type, a missing required field, an unsupported enum value or a length or count
+ * beyond its maximum, kube does not run the rules and adds this cause instead.
+ */
+export function rulesBlockedBy(schemaCauses: readonly StatusCause[]): StatusCause | undefined {
+  if (!schemaCauses.some((c) => BLOCKING_REASONS.has(c.reason ?? ''))) return undefined;
+  return fe.invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation');
+}
+
 /** Go's %#v of an apiextensions.ValidationRule, the value kube's compile errors echo. */
 export function ruleValue(r: ValidationRule): string {
   const ptr = (type: string, set: boolean): string => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
@@ -125,6 +137,8 @@ interface RuleSite {
   path: string;
   /** How many times the node's rules can run per object; undefined when unbounded. */
   cardinality?: number;
+  /** The highest ancestor below which old values do not correlate (items of lists that are not list-type=map, properties of atomic maps). */
+  uncorrelatable?: string;
   validator: NodeValidator;
 }
 
@@ -137,16 +151,20 @@ function maxElements(s: Schema): number | undefined {
 }
 
 /** Walks the schema as kube's CELSchemaContext does, building the validator tree and the rule sites. */
-function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[]): NodeValidator | undefined {
+function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinality: number | undefined, sites: RuleSite[], uncorrelatable?: string): NodeValidator | undefined {
   const node: NodeValidator = { schema, decl, rules: [], properties: new Map() };
   let any = false;
-  const childCardinality = cardinality === undefined ? undefined : ((m) => (m === undefined ? undefined : cardinality * m))(maxElements(schema));
+  const elements = maxElements(schema);
+  const childCardinality = cardinality !== undefined && elements !== undefined ? cardinality * elements : undefined;
+  // A child the parent's declaration does not expose (an unescapable name, say) gets one of its own, as in kube.
   const childDecl = (child: Schema, fromParent: DeclNode | undefined): DeclNode | undefined => fromParent ?? schemaDecl(child, isEmbedded(child));
+  const fieldDecls = new Map([...(decl?.fields?.values() ?? [])].map((f) => [f.jsonName, f.decl]));
   for (const [name, value] of Object.entries(obj(schema.properties) ?? {})) {
     const child = obj(value);
     if (!child) continue;
-    const fieldDecl = [...(decl?.fields?.values() ?? [])].find((f) => f.jsonName === name)?.decl;
-    const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites);
+    const fieldDecl = fieldDecls.get(name);
+    const atomicMap = schema['x-kubernetes-map-type'] === 'atomic';
+    const v = walk(child, childDecl(child, fieldDecl), `${path}.properties[${name}]`, childCardinality, sites, uncorrelatable ?? (atomicMap ? path : undefined));
     if (v) {
       node.properties.set(name, v);
       any = true;
@@ -154,16 +172,17 @@ function walk(schema: Schema, decl: DeclNode | undefined, path: string, cardinal
   }
   const items = obj(schema.items);
   if (items) {
-    node.items = walk(items, childDecl(items, decl?.kind === 'list' ? decl.elem : undefined), `${path}.items`, childCardinality, sites);
+    const byKey = schema['x-kubernetes-list-type'] === 'map';
+    node.items = walk(items, childDecl(items, decl?.kind === 'list' ? decl.elem : undefined), `${path}.items`, childCardinality, sites, uncorrelatable ?? (byKey ? undefined : path));
     any ||= node.items !== undefined;
   }
   const additional = obj(schema.additionalProperties);
   if (additional) {
-    node.additionalProperties = walk(additional, childDecl(additional, decl?.kind === 'map' ? decl.elem : undefined), `${path}.additionalProperties`, childCardinality, sites);
+    node.additionalProperties = walk(additional, childDecl(additional, decl?.kind === 'map' ? decl.elem : undefined), `${path}.additionalProperties`, childCardinality, sites, uncorrelatable);
     any ||= node.additionalProperties !== undefined;
   }
   if (rulesOf(schema).length > 0) {
-    sites.push({ schema, decl, path, cardinality, validator: node });
+    sites.push({ schema, decl, path, cardinality, uncorrelatable, validator: node });
     any = true;
   }
   return any ? node : undefined;
@@ -182,7 +201,6 @@ function objectDecls(d: DeclNode | undefined, out: DeclNode[], seen: Set<DeclNod
 let evalEnvs: { plain: Environment; optional: Environment } | undefined;
 function evaluationEnvironments(): { plain: Environment; optional: Environment } {
   if (!evalEnvs) {
-    baseEnvironment();
     const plain = kubeEnvironment();
     plain.registerVariable('self', 'dyn');
     plain.registerVariable('oldSelf', 'dyn');
@@ -217,16 +235,21 @@ function check(env: Environment, source: string): { program: ReturnType<Environm
   return { program, type: checked.type ?? '' };
 }
 
-/** A program for evaluation: parsed in the dynamic environment, checked, and metered. */
-function evaluationProgram(source: string, optionalOldSelf: boolean): Evaluate | undefined {
+/**
+ * A program for evaluation: parsed in the dynamic environment, checked, and metered. An
+ * expression the typed check accepted is expected to build here; if one does not, it is refused
+ * at CRD write rather than skipped at run time.
+ */
+function evaluationProgram(source: string, optionalOldSelf: boolean): Evaluate | { error: string } {
   const envs = evaluationEnvironments();
   try {
     const program = parseRule(optionalOldSelf ? envs.optional : envs.plain, source);
-    if (!program.check().valid) return undefined;
+    const checked = program.check();
+    if (!checked.valid) return { error: celGoIssue(checked.error, source) };
     instrument(program.ast);
     return (vars) => program(vars);
-  } catch {
-    return undefined;
+  } catch (err) {
+    return { error: celGoIssue(err, source) };
   }
 }
 
@@ -327,7 +350,9 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
           causes.push(invalidRule(`${at}.rule`, r, `compilation failed: ${celGoIssue({ summary: `No such key: ${name}`, range: { start: dot, end: dot } }, source)}`));
         } else {
           compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
-          compiled.program = evaluationProgram(source, optional);
+          const program = evaluationProgram(source, optional);
+          if (typeof program === 'function') compiled.program = program;
+          else causes.push(invalidRule(`${at}.rule`, r, `program instantiation failed: ${program.error}`));
           ruleCost = analysis.cost;
         }
       }
@@ -339,14 +364,18 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         if ('error' in msg) causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression compilation failed: ${msg.error}`));
         else if (msg.type !== 'string') causes.push(invalidRule(`${at}.messageExpression`, r, 'messageExpression must evaluate to a string'));
         else {
-          compiled.message = evaluationProgram(r.messageExpression, optional);
+          const program = evaluationProgram(r.messageExpression, optional);
+          if (typeof program === 'function') compiled.message = program;
+          else causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression instantiation failed: ${program.error}`));
           compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
           const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
         }
       }
-      if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && compiled.program) {
+      if (compiled.usesOldSelf && site.uncorrelatable !== undefined) {
+        causes.push(fe.invalid(`${at}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${site.uncorrelatable}`));
+      } else if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && compiled.program) {
         causes.push(fe.invalid(`${at}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
       }
       if (r.fieldPath) {
@@ -436,7 +465,6 @@ class RuleSet implements CompiledRules {
     if (value === undefined || value === null) return true;
     if (old === null) old = undefined;
     if (!this.expressions(node, path, value, old, correlation, run, isRoot)) return false;
-    const at = path === '' ? '' : path;
     if (Array.isArray(value)) {
       if (!node.items) return true;
       for (let i = 0; i < value.length; i++) {
@@ -444,7 +472,7 @@ class RuleSet implements CompiledRules {
         const c: Correlation = correlation.current
           ? { current: oldItem !== undefined ? { old: oldItem, value: value[i] } : undefined, parent: correlation.current }
           : correlation;
-        if (!this.visit(node.items, `${at}[${i}]`, value[i], oldItem, c, run)) return false;
+        if (!this.visit(node.items, `${path}[${i}]`, value[i], oldItem, c, run)) return false;
       }
       return true;
     }
@@ -459,12 +487,12 @@ class RuleSet implements CompiledRules {
     };
     if (node.additionalProperties) {
       for (const k of Object.keys(record)) {
-        if (!this.visit(node.additionalProperties, `${at}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
+        if (!this.visit(node.additionalProperties, `${path}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
       }
     }
     for (const [k, sub] of node.properties) {
       if (!Object.prototype.hasOwnProperty.call(record, k)) continue;
-      if (!this.visit(sub, child(at, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
+      if (!this.visit(sub, child(path, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
     }
     return true;
   }
@@ -514,7 +542,7 @@ class RuleSet implements CompiledRules {
         continue;
       }
       if (result.value === true) continue;
-      const at = compiled.fieldPath ? child(path === '' ? '' : path, compiled.fieldPath).replace(/^\./, '') : fieldPath;
+      const at = compiled.fieldPath ? child(path, compiled.fieldPath) : fieldPath;
       const report = (cause: StatusCause): void => {
         if (!compiled.usesOldSelf && shouldRatchet(correlation)) run.warnings.push(`${cause.field}: ${cause.message}`);
         else run.causes.push(cause);

@@ -7,6 +7,7 @@
 // cut short whatever they range over. The same wrapping makes matches() run RE2-safe (re2.ts).
 
 import { compileRE2, RegexError } from './re2.js';
+import { orderListsForEquality } from './list-equality.js';
 
 /** celconfig.PerCallLimit: the runtime cost one expression may spend. */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -135,6 +136,7 @@ function meterNode(node: CelNode): void {
 /** Instruments a parsed and checked tree so that evaluating it charges the meter. */
 export function instrument(root: unknown): void {
   eachNode(root, meterNode);
+  orderListsForEquality(root, eachNode);
 }
 
 export interface MeteredResult {

@@ -6,6 +6,7 @@
 import { Duration } from './cel-classes.js';
 import { parseGoDurationNs } from '../../machinery/duration.js';
 import type { DeclNode } from './decl.js';
+import { tagList } from './list-equality.js';
 
 /** A JSON number as CEL sees it without a schema: integral numbers are ints. */
 function dynNumber(n: number): bigint | number {
@@ -55,7 +56,7 @@ export function celValue(v: unknown, d: DeclNode | undefined): unknown {
       return out;
     }
     case 'list':
-      return Array.isArray(v) ? v.map((x) => celValue(x, d.elem)) : dynValue(v);
+      return Array.isArray(v) ? tagList(v.map((x) => celValue(x, d.elem)), d.schema['x-kubernetes-list-type']) : dynValue(v);
     case 'int':
       return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : dynValue(v);
     case 'double':

@@ -71,8 +71,9 @@ function validateEmbeddedResource(path: string, x: Record<string, unknown>, out:
       // ObjectMeta's rules with names as path segments; a missing name stands in as kube's "fakename".
       const meta = { ...x.metadata };
       if (typeof meta.name !== 'string' || meta.name === '') meta.name = 'fakename';
-      const namespaced = typeof meta.namespace === 'string' && meta.namespace !== '';
-      out.push(...validateObjectMeta({ metadata: meta }, { namespaced, nameFormat: 'pathSegment' }, `${path}.metadata`));
+      // apimachinery's ObjectMeta rules, without core's standard-finalizer rule (kubeFinalizerNames: false).
+      const rules = { namespaced: typeof meta.namespace === 'string' && meta.namespace !== '', nameFormat: 'pathSegment', kubeFinalizerNames: false };
+      out.push(...validateObjectMeta({ metadata: meta }, rules, `${path}.metadata`));
     }
   }
 }

@@ -8,19 +8,32 @@ import { applyDefaultValues, pruneNonNullableNulls } from './defaults.js';
 import { validateEmbeddedResources } from './embedded.js';
 import { listTypesOf, validateListSetsAndMaps, type ListTypeFact } from './list-types.js';
 import { pruneObject } from './prune.js';
-import { validateSchema } from './schema-causes.js';
+import { validateSchema, type DefaultRules } from './schema-causes.js';
 import { SchemaTooDeepError, toNode, type SchemaNode } from './structural.js';
 import { SchemaValidator } from './validate.js';
 
 export type { ListTypeFact } from './list-types.js';
+export type { DefaultRules } from './schema-causes.js';
 export { MAX_SCHEMA_DEPTH } from './structural.js';
 
 /** One version's openAPIV3Schema as the CRD holds it (plain JSON). */
 export type JSONSchemaProps = Record<string, unknown>;
 
-/** CRD-write checks of a schema, kube's messages, paths below `fldPath` (e.g. `spec.versions[0].schema.openAPIV3Schema`). */
-export function schemaCauses(schema: JSONSchemaProps, fldPath: string, opts?: { statusEnabled?: boolean; requireStructural?: boolean }): StatusCause[] {
-  return validateSchema(schema, fldPath, { statusEnabled: opts?.statusEnabled ?? false, requireStructural: opts?.requireStructural ?? true });
+/**
+ * CRD-write checks of a schema, kube's messages, paths below `fldPath` (e.g. `spec.versions[0].schema.openAPIV3Schema`).
+ * `defaultRules`, when given, runs the x-kubernetes-validations of a schema node over its default (kube checks
+ * defaults against CEL rules too, once they pass the schema); the causes it returns are reported as they are.
+ */
+export function schemaCauses(
+  schema: JSONSchemaProps,
+  fldPath: string,
+  opts?: { statusEnabled?: boolean; requireStructural?: boolean; defaultRules?: DefaultRules },
+): StatusCause[] {
+  return validateSchema(schema, fldPath, {
+    statusEnabled: opts?.statusEnabled ?? false,
+    requireStructural: opts?.requireStructural ?? true,
+    defaultRules: opts?.defaultRules,
+  });
 }
 
 export interface CompiledSchema {

@@ -139,6 +139,9 @@ describe('urls', () => {
     "url('https://example.com/').getPort() == ''",
     "url('https://example.com/path').getEscapedPath() == '/path'",
     "url('https://example.com').getEscapedPath() == ''",
+    "url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'",
+    "url('https://example.com/path?key with spaces=value with spaces').getQuery() == {'key with spaces': ['value with spaces']}",
+    "url('https://example.com/path').getQuery() == {}",
     "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}",
     "url('https://example.com/path?').getQuery() == {}",
   ]);

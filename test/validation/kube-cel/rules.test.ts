@@ -4,7 +4,7 @@
 // messageExpression, the runtime budget).
 
 import { describe, expect, it } from 'vitest';
-import { compileRules, ruleValue } from '../../../runtime/validation/kube-cel/index.js';
+import { compileRules, ruleValue, rulesBlockedBy } from '../../../runtime/validation/kube-cel/index.js';
 
 const ROOT = 'spec.versions[0].schema.openAPIV3Schema';
 
@@ -89,6 +89,44 @@ describe('compileRules at CRD write', () => {
         field: `${at}[5].reason`,
       },
       { reason: 'FieldValueInvalid', message: 'Invalid value: ".b": fieldPath must be a valid path', field: `${at}[6].fieldPath` },
+    ]);
+  });
+
+  it('refuses oldSelf below lists that do not correlate items and below atomic maps', () => {
+    const transition = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] };
+    const { causes } = compiled({
+      type: 'object',
+      properties: {
+        atomic: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10, ...transition } },
+        set: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 10, ...transition } },
+        keyed: {
+          type: 'array',
+          maxItems: 10,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 10 } }, ...transition },
+        },
+        frozen: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { a: { type: 'string', maxLength: 10, ...transition } } },
+        labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 10, ...transition } },
+      },
+    });
+    const at = `${ROOT}.properties[spec].properties`;
+    expect(causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}[atomic]`,
+        field: `${at}[atomic].items.x-kubernetes-validations[0].rule`,
+      },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}[set]`,
+        field: `${at}[set].items.x-kubernetes-validations[0].rule`,
+      },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}[frozen]`,
+        field: `${at}[frozen].properties[a].x-kubernetes-validations[0].rule`,
+      },
     ]);
   });
 
@@ -332,6 +370,33 @@ describe('transition rules', () => {
     ]);
   });
 
+  it('compare set and map lists without regard to order, as kube does', () => {
+    const immutable = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] };
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: {
+        set: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 10 }, ...immutable },
+        keyed: {
+          type: 'array',
+          maxItems: 10,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 10 }, v: { type: 'integer' } } },
+          ...immutable,
+        },
+        atomic: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10 }, ...immutable },
+      },
+      'x-kubernetes-validations': [{ rule: "self.set[0] == 'b'", message: 'first is b' }],
+    });
+    expect(causes).toEqual([]);
+    const old = { spec: { set: ['a', 'b'], keyed: [{ k: 'x', v: 1 }, { k: 'y', v: 2 }], atomic: ['a', 'b'] } };
+    const reordered = { spec: { set: ['b', 'a'], keyed: [{ k: 'y', v: 2 }, { k: 'x', v: 1 }], atomic: ['b', 'a'] } };
+    // Only the atomic list changed; indexing still sees the order as written.
+    expect(rules.validate(reordered, old)).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "array": immutable', field: 'spec.atomic' }]);
+    const changed = { spec: { set: ['b', 'c'], keyed: [{ k: 'y', v: 3 }, { k: 'x', v: 1 }], atomic: ['a', 'b'] } };
+    expect(rules.validate(changed, old).map((c) => c.field)).toEqual(['spec.set', 'spec.keyed']);
+  });
+
   it('ratchet errors of values that did not change (CRDValidationRatcheting)', () => {
     const { rules } = compiled({ type: 'object', properties: { a: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != 'bad'" }] }, b: { type: 'string' } } });
     const old = { spec: { a: 'bad', b: '1' } };
@@ -434,5 +499,16 @@ describe('hostile rules and objects', () => {
     const result = rules.validate({ spec: { xs: Array.from({ length: 5000 }, () => 'x'), s: 'a'.repeat(100_000) } });
     expect(result).toHaveLength(1);
     expect(result[0].message).toContain('operation cancelled: actual cost limit exceeded');
+  });
+});
+
+describe('rulesBlockedBy', () => {
+  it('stops the rules after blocking schema errors, as kube does', () => {
+    expect(rulesBlockedBy([{ reason: 'FieldValueInvalid', message: 'Invalid value: "x": y', field: 'spec.a' }])).toBeUndefined();
+    expect(rulesBlockedBy([{ reason: 'FieldValueTypeInvalid', message: 'Invalid value: "x": spec.a in body must be of type integer: "string"', field: 'spec.a' }])).toEqual({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      field: '<nil>',
+    });
   });
 });

@@ -183,6 +183,19 @@ describe('defaults', () => {
     ]);
   });
 
+  it('that pass the schema go to the caller\'s CEL rules, with the default\'s path', () => {
+    const seen: [unknown, unknown, string][] = [];
+    const schema = withSpec({ type: 'object', properties: { a: { type: 'integer', default: 'x' }, b: { type: 'integer', default: 3, 'x-kubernetes-validations': [{ rule: 'self < 3' }] } } });
+    const got = schemaCauses(schema, P, {
+      defaultRules: (s, value, path) => {
+        seen.push([s['x-kubernetes-validations'], value, path]);
+        return [{ reason: 'FieldValueInvalid', field: path, message: 'Invalid value: "integer": failed rule: self < 3' }];
+      },
+    });
+    expect(seen).toEqual([[[{ rule: 'self < 3' }], 3, `${P}.properties[spec].properties[b].default`]]);
+    expect(got.map((c) => c.field)).toEqual([`${P}.properties[spec].properties[a].default`, `${P}.properties[spec].properties[b].default`]);
+  });
+
   it('are only checked once the schema is structural', () => {
     expect(causes(withSpec({ properties: { replicas: { type: 'integer', default: 'one' } } }))).toEqual([
       required('.properties[spec].type', 'must not be empty for specified object fields'),

@@ -304,3 +304,52 @@ describe('validation ratcheting on update', () => {
     ]);
   });
 });
+
+describe("kube's own custom resource validation cases (its noxu schema)", () => {
+  const noxu = compileSchema({
+    type: 'object',
+    required: ['alpha', 'beta'],
+    properties: {
+      alpha: { type: 'string', pattern: '^[a-zA-Z0-9_]*$' },
+      beta: { type: 'number', minimum: 10 },
+      gamma: { type: 'string', enum: ['foo', 'bar', 'baz'] },
+      delta: { 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ type: 'string', maxLength: 5 }, { type: 'number', minimum: 0 }] },
+    },
+  });
+  const instance = (changes: Record<string, unknown>) => ({
+    apiVersion: 'mygroup.example.com/v1beta1',
+    kind: 'WishIHadChosenNoxu',
+    metadata: { namespace: 'not-the-default', name: 'foo' },
+    alpha: 'foo_123',
+    beta: 10,
+    gamma: 'bar',
+    delta: 'hello',
+    ...changes,
+  });
+
+  it('accepts the valid instance', () => {
+    expect(noxu.validate(instance({}))).toEqual([]);
+  });
+
+  it.each([
+    ['bad alpha', { alpha: 'foo_123!' }, [invalid('alpha', `Invalid value: "foo_123!": alpha in body should match '^[a-zA-Z0-9_]*$'`)]],
+    ['bad beta', { beta: 5 }, [invalid('beta', 'Invalid value: 5: beta in body should be greater than or equal to 10')]],
+    ['bad gamma', { gamma: 'qux' }, [{ reason: 'FieldValueNotSupported', field: 'gamma', message: 'Unsupported value: "qux": supported values: "foo", "bar", "baz"' }]],
+    [
+      'bad delta',
+      { delta: 'foobarbaz' },
+      [invalid('<nil>', 'Invalid value: "": "delta" must validate at least one schema (anyOf)'), { reason: 'FieldValueTooLong', field: 'delta', message: 'Too long: may not be more than 5 bytes' }],
+    ],
+    [
+      'absent alpha and beta',
+      { alpha: undefined, beta: undefined },
+      [
+        { reason: 'FieldValueRequired', field: 'alpha', message: 'Required value' },
+        { reason: 'FieldValueRequired', field: 'beta', message: 'Required value' },
+      ],
+    ],
+  ])('%s', (_name, changes, causes) => {
+    const obj = JSON.parse(JSON.stringify(instance(changes))) as Record<string, unknown>;
+    expect(noxu.validate(obj)).toEqual(causes);
+  });
+});

@@ -20,9 +20,10 @@ const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/s;
 
 /** url.ParseRequestURI, as far as rules can tell: undefined when Go refuses the string. */
 export function parseRequestURI(s: string): KubeURL | undefined {
-  if (s === '' || /[\s\x00-\x1f\x7f]/.test(s)) return undefined;
+  // Go refuses control characters anywhere; spaces are fine outside the host.
+  if (s === '' || /[\x00-\x1f\x7f]/.test(s)) return undefined;
   const hash = s.indexOf('#');
-  const text = hash >= 0 ? s : s;
+  const text = hash >= 0 ? s.slice(0, hash) : s;
   let scheme = '';
   let rest = text;
   if (!text.startsWith('/')) {
@@ -49,7 +50,12 @@ export function parseRequestURI(s: string): KubeURL | undefined {
     return new KubeURL(scheme, '', '', rawQuery);
   }
   if (/%(?![0-9a-fA-F]{2})/.test(rest)) return undefined;
-  return new KubeURL(scheme, host, rest, rawQuery);
+  return new KubeURL(scheme, host, escapePath(rest), rawQuery);
+}
+
+/** URL.EscapedPath: characters a path may not hold as they are, percent-encoded. */
+function escapePath(path: string): string {
+  return path.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
 }
 
 function hostname(u: KubeURL): string {
