@@ -142,7 +142,7 @@ export class SchemaValidator {
       }
       if (!passed) {
         out.push(this.composite(`${path} must validate at least one schema (anyOf)`));
-        if (best) out.push(...best);
+        if (best) c.appendAll(out, best);
       }
     }
     if (node.oneOf) {
@@ -157,7 +157,7 @@ export class SchemaValidator {
       if (valid !== 1) {
         const detail = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
         out.push(this.composite(`${path} must validate one and only one schema (oneOf). ${detail}`));
-        if (valid === 0 && best) out.push(...best);
+        if (valid === 0 && best) c.appendAll(out, best);
       }
     }
     if (node.allOf) {

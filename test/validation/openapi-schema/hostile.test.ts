@@ -132,3 +132,17 @@ describe('a typical object', () => {
     for (let round = 0; round < 1000; round++) expect(compiled.validate({ spec: value })).toEqual([]);
   });
 });
+
+describe('many causes', () => {
+  it('200,000 properties without a type give 200,000 causes, not a stack overflow', () => {
+    const props: Record<string, JSONSchemaProps> = {};
+    for (let i = 0; i < 200_000; i++) props[`p${i}`] = {};
+    const causes = schemaCauses({ type: 'object', properties: { spec: { type: 'object', properties: props } } }, P);
+    expect(causes).toHaveLength(200_000);
+    expect(causes[0]).toEqual({
+      reason: 'FieldValueRequired',
+      field: `${P}.properties[spec].properties[p0].type`,
+      message: 'Required value: must not be empty for specified object fields',
+    });
+  }, 60_000);
+});
