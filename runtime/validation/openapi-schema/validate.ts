@@ -12,7 +12,7 @@ import { goQuote } from '../../machinery/go-format.js';
 import * as c from './causes.js';
 import { formatCheck } from './formats.js';
 import { goFloat, goNumber, isGoInt } from './go-print.js';
-import { jsonEqual } from './json.js';
+import { goMarshal, jsonEqual } from './json.js';
 import type { SchemaNode } from './structural.js';
 
 const FLOAT_INT_LIMIT = 2 ** 53;
@@ -36,9 +36,9 @@ function inferredFormat(type: string): string {
   return type === 'integer' ? 'int64' : type === 'number' ? 'float64' : '';
 }
 
-/** The enum's values as NotSupported lists them: strings as they are, anything else as JSON. */
+/** The enum's values as NotSupported lists them: strings as they are, anything else as Go's json.Marshal writes it. */
 function enumTexts(values: readonly unknown[]): string[] {
-  return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'null'));
+  return values.map((v) => (typeof v === 'string' ? v : goMarshal(v)));
 }
 
 /** The stored value at the place being validated, on update. */

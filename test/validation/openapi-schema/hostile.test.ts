@@ -146,3 +146,16 @@ describe('many causes', () => {
     });
   }, 60_000);
 });
+
+describe('deep values in messages', () => {
+  it('an enum of values nested 10,000 levels is listed in the Unsupported value cause', () => {
+    let deep: unknown = 'x<y';
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const compiled = compileSchema({ type: 'object', properties: { spec: { type: 'object', properties: { v: { 'x-kubernetes-preserve-unknown-fields': true, enum: [deep, { a: 1 }] } } } } });
+    const [cause] = compiled.validate({ spec: { v: 1 } });
+    expect(cause.reason).toBe('FieldValueNotSupported');
+    expect(cause.message).toContain(`"[[[`);
+    expect(cause.message).toContain('x\\\\u003cy');
+    expect(cause.message?.endsWith(`, "{\\"a\\":1}"`)).toBe(true);
+  });
+});
