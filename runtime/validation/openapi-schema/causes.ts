@@ -47,3 +47,9 @@ export function duplicate(field: string, value: unknown): StatusCause {
 export function errorText(cause: StatusCause): string {
   return `${cause.field ?? ''}: ${cause.message ?? ''}`;
 }
+
+/** target.push(...items) without the spread: a list of causes may be longer than a call's argument limit. */
+export function appendAll<T>(target: T[], items: readonly T[]): T[] {
+  for (const item of items) target.push(item);
+  return target;
+}

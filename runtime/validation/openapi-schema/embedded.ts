@@ -73,7 +73,7 @@ function validateEmbeddedResource(path: string, x: Record<string, unknown>, out:
       if (typeof meta.name !== 'string' || meta.name === '') meta.name = 'fakename';
       // apimachinery's ObjectMeta rules, without core's standard-finalizer rule (kubeFinalizerNames: false).
       const rules = { namespaced: typeof meta.namespace === 'string' && meta.namespace !== '', nameFormat: 'pathSegment', kubeFinalizerNames: false };
-      out.push(...validateObjectMeta({ metadata: meta }, rules, `${path}.metadata`));
+      c.appendAll(out, validateObjectMeta({ metadata: meta }, rules, `${path}.metadata`));
     }
   }
 }

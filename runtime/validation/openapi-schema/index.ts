@@ -63,6 +63,19 @@ export function schemaListTypes(schema: JSONSchemaProps): ReadonlyMap<string, Li
   return listTypesOf(toNode(schema));
 }
 
+/** Whether any node of the schema (through properties, items and additionalProperties, where values are walked) has `test`. */
+function someNode(root: SchemaNode, test: (n: SchemaNode) => boolean): boolean {
+  const stack: SchemaNode[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (test(n)) return true;
+    if (n.properties) for (const child of n.properties.values()) stack.push(child);
+    if (n.items) stack.push(n.items);
+    if (typeof n.additionalProperties === 'object') stack.push(n.additionalProperties);
+  }
+  return false;
+}
+
 /** `.spec.foo` → `spec.foo`, as kube's unknown-field warnings and strict errors print a pruned path. */
 export function unknownFieldPath(prunedPath: string): string {
   return prunedPath.startsWith('.') ? prunedPath.slice(1) : prunedPath;
@@ -79,19 +92,24 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   }
   const validator = new SchemaValidator('');
   let listTypes: Map<string, ListTypeFact> | undefined;
+  // The two extra walks of validate only run for schemas that have something for them to find.
+  const hasEmbedded = someNode(root, (n) => n.embeddedResource);
+  const hasSetsOrMaps = someNode(root, (n) => n.listType === 'set' || n.listType === 'map');
+  const extraChecks = (obj: Record<string, unknown>, out: StatusCause[]): void => {
+    if (hasEmbedded) validateEmbeddedResources('', obj, root, out);
+    if (hasSetsOrMaps) validateListSetsAndMaps('', root, obj, out);
+  };
   return {
     validate(obj) {
       const out: StatusCause[] = [];
       validator.validate(root, obj, '', out);
-      validateEmbeddedResources('', obj, root, out);
-      validateListSetsAndMaps('', root, obj, out);
+      extraChecks(obj, out);
       return out;
     },
     validateUpdate(obj, old) {
       const out: StatusCause[] = [];
       validator.validate(root, obj, '', out, { value: old });
-      validateEmbeddedResources('', obj, root, out);
-      validateListSetsAndMaps('', root, obj, out);
+      extraChecks(obj, out);
       return out;
     },
     applyDefaults(obj) {

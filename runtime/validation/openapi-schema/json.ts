@@ -99,3 +99,8 @@ export function canonicalJSON(value: unknown): string {
   }
   return parts.join('');
 }
+
+/** Go's json.Marshal of a decoded value: canonicalJSON with <, > and & escaped as Go escapes them. */
+export function goMarshal(value: unknown): string {
+  return canonicalJSON(value).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -70,15 +70,17 @@ export function validateSchema(schema: Raw, fldPath: string, opts: SchemaCheckOp
     throw err;
   }
   const causes: StatusCause[] = [];
-  if (opts.statusEnabled) causes.push(...rootWithStatusCauses(schema, fldPath));
+  if (opts.statusEnabled) c.appendAll(causes, rootWithStatusCauses(schema, fldPath));
   if (schema.nullable === true) causes.push(c.forbidden(`${fldPath}.nullable`, 'nullable cannot be true at the root'));
   if (opts.requireStructural) {
     const structural = [...structuralInvariants(schema, 'root', fldPath), ...rootCompleteness(schema, fldPath)];
-    structural.sort((a, b) => (c.errorText(a) < c.errorText(b) ? -1 : c.errorText(a) > c.errorText(b) ? 1 : 0));
-    if (structural.length > 0) causes.push(...structural);
-    else causes.push(...defaultCauses(schema, root, fldPath, true, false, opts.defaultRules));
+    // Sorted by their whole text, as kube sorts them (its walk over Go maps has no order of its own).
+    const texts = new Map(structural.map((cause) => [cause, c.errorText(cause)]));
+    structural.sort((a, b) => (texts.get(a)! < texts.get(b)! ? -1 : texts.get(a)! > texts.get(b)! ? 1 : 0));
+    if (structural.length > 0) c.appendAll(causes, structural);
+    else c.appendAll(causes, defaultCauses(schema, root, fldPath, true, false, opts.defaultRules));
   }
-  causes.push(...openAPISchemaCauses(schema, fldPath, { allowDefaults: true, defaultsReason: '', insideMeta: false }, true));
+  c.appendAll(causes, openAPISchemaCauses(schema, fldPath, { allowDefaults: true, defaultsReason: '', insideMeta: false }, true));
   return causes;
 }
 
@@ -119,16 +121,16 @@ function defaultCauses(raw: Raw, node: SchemaNode, path: string, resourceRoot: b
     validateEmbeddedResources(`${path}.default`, value, node, found);
     if (found.length === 0) new SchemaValidator(`${path}.default`).validate(node, value, '', found);
     // A default that passes the schema must also pass the schema's CEL rules.
-    if (found.length === 0 && rules) found.push(...rules(raw, value, `${path}.default`));
-    errs.push(...found);
+    if (found.length === 0 && rules) c.appendAll(found, rules(raw, value, `${path}.default`));
+    c.appendAll(errs, found);
   }
-  if (isObject(raw.items) && node.items) errs.push(...defaultCauses(raw.items, node.items, `${path}.items`, false, insideMeta, rules));
+  if (isObject(raw.items) && node.items) c.appendAll(errs, defaultCauses(raw.items, node.items, `${path}.items`, false, insideMeta, rules));
   if (isObject(raw.properties) && node.properties) {
     for (const [key, prop] of node.properties) {
       const rawProp = raw.properties[key];
       if (!isObject(rawProp)) continue;
       const meta = embedded && META_FIELDS.has(key);
-      errs.push(...defaultCauses(rawProp, prop, `${path}.properties[${key}]`, false, node.embeddedResource ? meta : insideMeta || meta, rules));
+      c.appendAll(errs, defaultCauses(rawProp, prop, `${path}.properties[${key}]`, false, node.embeddedResource ? meta : insideMeta || meta, rules));
     }
   }
   return errs;
@@ -164,7 +166,7 @@ function openAPISchemaCauses(schema: unknown, path: string, ctx: Context, isRoot
       errs.push(c.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
     }
     const sub = ctx.insideMeta ? forbidDefaults(ctx, 'inside additionalProperties applying to object metadata') : ctx;
-    errs.push(...openAPISchemaCauses(extra, `${path}.additionalProperties`, sub, false));
+    c.appendAll(errs, openAPISchemaCauses(extra, `${path}.additionalProperties`, sub, false));
   }
   if (isObject(schema.properties)) {
     const embedded = schema['x-kubernetes-embedded-resource'] === true;
@@ -174,26 +176,26 @@ function openAPISchemaCauses(schema: unknown, path: string, ctx: Context, isRoot
         sub = { ...sub, insideMeta: true };
         if (isRoot) sub = forbidDefaults(sub, `in top-level ${key}`);
       }
-      errs.push(...openAPISchemaCauses(schema.properties[key], `${path}.properties[${key}]`, sub, false));
+      c.appendAll(errs, openAPISchemaCauses(schema.properties[key], `${path}.properties[${key}]`, sub, false));
     }
   }
-  errs.push(...openAPISchemaCauses(schema.not, `${path}.not`, ctx, false));
+  c.appendAll(errs, openAPISchemaCauses(schema.not, `${path}.not`, ctx, false));
   for (const key of ['allOf', 'oneOf', 'anyOf']) {
     const list = schema[key];
-    if (Array.isArray(list)) list.forEach((x, i) => errs.push(...openAPISchemaCauses(x, `${path}.${key}[${i}]`, ctx, false)));
+    if (Array.isArray(list)) list.forEach((x, i) => c.appendAll(errs, openAPISchemaCauses(x, `${path}.${key}[${i}]`, ctx, false)));
   }
   if (isObject(schema.definitions)) {
-    for (const key of Object.keys(schema.definitions)) errs.push(...openAPISchemaCauses(schema.definitions[key], `${path}.definitions[${key}]`, ctx, false));
+    for (const key of Object.keys(schema.definitions)) c.appendAll(errs, openAPISchemaCauses(schema.definitions[key], `${path}.definitions[${key}]`, ctx, false));
   }
-  if (isObject(schema.items)) errs.push(...openAPISchemaCauses(schema.items, `${path}.items`, ctx, false));
-  else if (Array.isArray(schema.items)) schema.items.forEach((x, i) => errs.push(...openAPISchemaCauses(x, `${path}.items[${i}]`, ctx, false)));
+  if (isObject(schema.items)) c.appendAll(errs, openAPISchemaCauses(schema.items, `${path}.items`, ctx, false));
+  else if (Array.isArray(schema.items)) schema.items.forEach((x, i) => c.appendAll(errs, openAPISchemaCauses(x, `${path}.items[${i}]`, ctx, false)));
   if (isObject(schema.dependencies)) {
-    for (const key of Object.keys(schema.dependencies)) errs.push(...openAPISchemaCauses(schema.dependencies[key], `${path}.dependencies[${key}]`, ctx, false));
+    for (const key of Object.keys(schema.dependencies)) c.appendAll(errs, openAPISchemaCauses(schema.dependencies[key], `${path}.dependencies[${key}]`, ctx, false));
   }
   if (schema['x-kubernetes-preserve-unknown-fields'] === false) {
     errs.push(c.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
   }
-  errs.push(...mapAndListTypeCauses(schema, type, path));
+  c.appendAll(errs, mapAndListTypeCauses(schema, type, path));
   return errs;
 }
 
@@ -275,7 +277,7 @@ function mapAndListTypeCauses(schema: Raw, type: string, path: string): StatusCa
       }
     }
   }
-  errs.push(...mapListKeysMapSetCauses(items, typeof listType === 'string' ? listType : undefined, keys, path));
+  c.appendAll(errs, mapListKeysMapSetCauses(items, typeof listType === 'string' ? listType : undefined, keys, path));
   return errs;
 }
 

@@ -31,16 +31,16 @@ export function structuralInvariants(s: Raw, lvl: Level, path: string): StatusCa
   const errs: StatusCause[] = [];
   const type = str(s.type);
   if (type === 'array' && s.items === undefined) errs.push(c.required(`${path}.items`, 'must be specified'));
-  if (isObject(s.items)) errs.push(...structuralInvariants(s.items, 'item', `${path}.items`));
+  if (isObject(s.items)) c.appendAll(errs, structuralInvariants(s.items, 'item', `${path}.items`));
   if (isObject(s.properties)) {
     for (const key of Object.keys(s.properties)) {
       const prop = s.properties[key];
-      if (isObject(prop)) errs.push(...structuralInvariants(prop, 'field', `${path}.properties[${key}]`));
+      if (isObject(prop)) c.appendAll(errs, structuralInvariants(prop, 'field', `${path}.properties[${key}]`));
     }
   }
   if (s.additionalProperties !== undefined && s.additionalProperties !== null) {
     if (lvl === 'root') errs.push(c.forbidden(`${path}.additionalProperties`, 'must not be used at the root'));
-    if (isObject(s.additionalProperties)) errs.push(...structuralInvariants(s.additionalProperties, 'field', `${path}.additionalProperties`));
+    if (isObject(s.additionalProperties)) c.appendAll(errs, structuralInvariants(s.additionalProperties, 'field', `${path}.additionalProperties`));
   }
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
@@ -52,7 +52,7 @@ export function structuralInvariants(s: Raw, lvl: Level, path: string): StatusCa
 
   const skipAnyOf = isIntOrStringAnyOf(s.anyOf);
   const skipFirstAllOfAnyOf = Array.isArray(s.allOf) && s.allOf.length >= 1 && isObject(s.allOf[0]) && isIntOrStringAnyOf(s.allOf[0].anyOf);
-  errs.push(...valueValidationRules(s, skipAnyOf, skipFirstAllOfAnyOf, lvl, path));
+  c.appendAll(errs, valueValidationRules(s, skipAnyOf, skipFirstAllOfAnyOf, lvl, path));
 
   const checkMetadata = lvl === 'root' || embedded;
   if (embedded && type !== 'object') {
@@ -74,7 +74,7 @@ export function structuralInvariants(s: Raw, lvl: Level, path: string): StatusCa
     }
   }
   if (Object.hasOwn(props, 'metadata') && isObject(props.metadata)) {
-    errs.push(...metadataInvariants(props.metadata, checkMetadata, lvl, `${path}.properties[metadata]`));
+    c.appendAll(errs, metadataInvariants(props.metadata, checkMetadata, lvl, `${path}.properties[metadata]`));
   }
   if (embedded && !preserve && !nonEmptyObject(s.properties)) {
     errs.push(c.required(`${path}.properties`, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
@@ -102,13 +102,13 @@ function metadataInvariants(s: Raw, checkMetadata: boolean, lvl: Level, path: st
 function valueValidationRules(v: Raw, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, lvl: Level, path: string): StatusCause[] {
   const errs: StatusCause[] = [];
   if (!skipAnyOf && Array.isArray(v.anyOf)) {
-    v.anyOf.forEach((x, i) => errs.push(...nestedValueValidationRules(x, false, lvl, `${path}.anyOf[${i}]`)));
+    v.anyOf.forEach((x, i) => c.appendAll(errs, nestedValueValidationRules(x, false, lvl, `${path}.anyOf[${i}]`)));
   }
   if (Array.isArray(v.allOf)) {
-    v.allOf.forEach((x, i) => errs.push(...nestedValueValidationRules(x, skipFirstAllOfAnyOf && i === 0, lvl, `${path}.allOf[${i}]`)));
+    v.allOf.forEach((x, i) => c.appendAll(errs, nestedValueValidationRules(x, skipFirstAllOfAnyOf && i === 0, lvl, `${path}.allOf[${i}]`)));
   }
-  if (Array.isArray(v.oneOf)) v.oneOf.forEach((x, i) => errs.push(...nestedValueValidationRules(x, false, lvl, `${path}.oneOf[${i}]`)));
-  if (v.not !== undefined && v.not !== null) errs.push(...nestedValueValidationRules(v.not, false, lvl, `${path}.not`));
+  if (Array.isArray(v.oneOf)) v.oneOf.forEach((x, i) => c.appendAll(errs, nestedValueValidationRules(x, false, lvl, `${path}.oneOf[${i}]`)));
+  if (v.not !== undefined && v.not !== null) c.appendAll(errs, nestedValueValidationRules(v.not, false, lvl, `${path}.not`));
   if (typeof v.pattern === 'string' && v.pattern !== '') {
     try {
       compileGoRegexp(v.pattern);
@@ -124,10 +124,10 @@ function nestedValueValidationRules(raw: unknown, skipAnyOf: boolean, lvl: Level
   if (!isObject(raw)) return [];
   const v = raw;
   const errs: StatusCause[] = [];
-  errs.push(...valueValidationRules(v, skipAnyOf, false, lvl, path));
-  if (isObject(v.items)) errs.push(...nestedValueValidationRules(v.items, false, lvl, `${path}.items`));
+  c.appendAll(errs, valueValidationRules(v, skipAnyOf, false, lvl, path));
+  if (isObject(v.items)) c.appendAll(errs, nestedValueValidationRules(v.items, false, lvl, `${path}.items`));
   if (isObject(v.properties)) {
-    for (const key of Object.keys(v.properties)) errs.push(...nestedValueValidationRules(v.properties[key], false, 'field', `${path}.properties[${key}]`));
+    for (const key of Object.keys(v.properties)) c.appendAll(errs, nestedValueValidationRules(v.properties[key], false, 'field', `${path}.properties[${key}]`));
   }
   if (str(v.type) !== '') errs.push(c.forbidden(`${path}.type`, 'must be empty to be structural'));
   if (v.additionalProperties !== undefined && v.additionalProperties !== null) errs.push(c.forbidden(`${path}.additionalProperties`, 'must be undefined to be structural'));
@@ -157,10 +157,10 @@ export function rootCompleteness(schema: Raw, path: string): StatusCause[] {
 function valueValidationCompleteness(v: Raw, st: Raw | undefined, sPath: string, vPath: string): StatusCause[] {
   if (!st) return [c.required(sPath, `because it is defined in ${vPath}`)];
   const errs: StatusCause[] = [];
-  if (isObject(v.not)) errs.push(...nestedCompleteness(v.not, st, sPath, `${vPath}.not`));
+  if (isObject(v.not)) c.appendAll(errs, nestedCompleteness(v.not, st, sPath, `${vPath}.not`));
   for (const key of ['allOf', 'anyOf', 'oneOf']) {
     const list = v[key];
-    if (Array.isArray(list)) list.forEach((x, i) => isObject(x) && errs.push(...nestedCompleteness(x, st, sPath, `${vPath}.${key}[${i}]`)));
+    if (Array.isArray(list)) list.forEach((x, i) => isObject(x) && c.appendAll(errs, nestedCompleteness(x, st, sPath, `${vPath}.${key}[${i}]`)));
   }
   return errs;
 }
@@ -168,7 +168,7 @@ function valueValidationCompleteness(v: Raw, st: Raw | undefined, sPath: string,
 function nestedCompleteness(v: Raw, st: Raw | undefined, sPath: string, vPath: string): StatusCause[] {
   if (!st) return [c.required(sPath, `because it is defined in ${vPath}`)];
   const errs = valueValidationCompleteness(v, st, sPath, vPath);
-  if (isObject(v.items)) errs.push(...nestedCompleteness(v.items, isObject(st.items) ? st.items : undefined, `${sPath}.items`, `${vPath}.items`));
+  if (isObject(v.items)) c.appendAll(errs, nestedCompleteness(v.items, isObject(st.items) ? st.items : undefined, `${sPath}.items`, `${vPath}.items`));
   if (isObject(v.properties)) {
     const sProps = isObject(st.properties) ? st.properties : {};
     for (const key of Object.keys(v.properties)) {
@@ -177,7 +177,7 @@ function nestedCompleteness(v: Raw, st: Raw | undefined, sPath: string, vPath: s
       if (!Object.hasOwn(sProps, key)) {
         errs.push(c.required(`${sPath}.properties[${key}]`, `because it is defined in ${vPath}.properties[${key}]`));
       } else {
-        errs.push(...nestedCompleteness(vFld, isObject(sProps[key]) ? sProps[key] : undefined, `${sPath}.properties[${key}]`, `${vPath}.properties[${key}]`));
+        c.appendAll(errs, nestedCompleteness(vFld, isObject(sProps[key]) ? sProps[key] : undefined, `${sPath}.properties[${key}]`, `${vPath}.properties[${key}]`));
       }
     }
   }

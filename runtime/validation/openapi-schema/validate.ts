@@ -12,7 +12,7 @@ import { goQuote } from '../../machinery/go-format.js';
 import * as c from './causes.js';
 import { formatCheck } from './formats.js';
 import { goFloat, goNumber, isGoInt } from './go-print.js';
-import { jsonEqual } from './json.js';
+import { goMarshal, jsonEqual } from './json.js';
 import type { SchemaNode } from './structural.js';
 
 const FLOAT_INT_LIMIT = 2 ** 53;
@@ -36,9 +36,9 @@ function inferredFormat(type: string): string {
   return type === 'integer' ? 'int64' : type === 'number' ? 'float64' : '';
 }
 
-/** The enum's values as NotSupported lists them: strings as they are, anything else as JSON. */
+/** The enum's values as NotSupported lists them: strings as they are, anything else as Go's json.Marshal writes it. */
 function enumTexts(values: readonly unknown[]): string[] {
-  return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'null'));
+  return values.map((v) => (typeof v === 'string' ? v : goMarshal(v)));
 }
 
 /** The stored value at the place being validated, on update. */
@@ -142,7 +142,7 @@ export class SchemaValidator {
       }
       if (!passed) {
         out.push(this.composite(`${path} must validate at least one schema (anyOf)`));
-        if (best) out.push(...best);
+        if (best) c.appendAll(out, best);
       }
     }
     if (node.oneOf) {
@@ -157,7 +157,7 @@ export class SchemaValidator {
       if (valid !== 1) {
         const detail = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
         out.push(this.composite(`${path} must validate one and only one schema (oneOf). ${detail}`));
-        if (valid === 0 && best) out.push(...best);
+        if (valid === 0 && best) c.appendAll(out, best);
       }
     }
     if (node.allOf) {

@@ -132,3 +132,30 @@ describe('a typical object', () => {
     for (let round = 0; round < 1000; round++) expect(compiled.validate({ spec: value })).toEqual([]);
   });
 });
+
+describe('many causes', () => {
+  it('200,000 properties without a type give 200,000 causes, not a stack overflow', () => {
+    const props: Record<string, JSONSchemaProps> = {};
+    for (let i = 0; i < 200_000; i++) props[`p${i}`] = {};
+    const causes = schemaCauses({ type: 'object', properties: { spec: { type: 'object', properties: props } } }, P);
+    expect(causes).toHaveLength(200_000);
+    expect(causes[0]).toEqual({
+      reason: 'FieldValueRequired',
+      field: `${P}.properties[spec].properties[p0].type`,
+      message: 'Required value: must not be empty for specified object fields',
+    });
+  }, 60_000);
+});
+
+describe('deep values in messages', () => {
+  it('an enum of values nested 10,000 levels is listed in the Unsupported value cause', () => {
+    let deep: unknown = 'x<y';
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const compiled = compileSchema({ type: 'object', properties: { spec: { type: 'object', properties: { v: { 'x-kubernetes-preserve-unknown-fields': true, enum: [deep, { a: 1 }] } } } } });
+    const [cause] = compiled.validate({ spec: { v: 1 } });
+    expect(cause.reason).toBe('FieldValueNotSupported');
+    expect(cause.message).toContain(`"[[[`);
+    expect(cause.message).toContain('x\\\\u003cy');
+    expect(cause.message?.endsWith(`, "{\\"a\\":1}"`)).toBe(true);
+  });
+});
