@@ -314,6 +314,9 @@ class Estimator {
         if (t) return result(1);
         if (arg0) return result(factor(arg0.size, STRING_TRAVERSAL));
         break;
+      case 'isCanonical':
+        if (arg0) return result(factor(arg0.size, 2 * STRING_TRAVERSAL));
+        break;
       case 'containsIP':
         return result(add(factor(32, STRING_TRAVERSAL), arg0 && !arg0.scalar && arg0.size !== MAX ? factor(arg0.size, STRING_TRAVERSAL) : 0));
       case 'containsCIDR':

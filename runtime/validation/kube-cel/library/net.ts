@@ -1,4 +1,4 @@
-// kube's IP and CIDR libraries (apiserver pkg/cel/library/ip.go, cidr.go): ip(), isIP(), family,
+// kube's IP and CIDR libraries (apiserver pkg/cel/library/ip.go, cidr.go): ip(), isIP(), ip.isCanonical(), family,
 // isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast; cidr(),
 // isCIDR(), containsIP, containsCIDR, ip, masked, prefixLength; string() of both. Parsing is Go's
 // netip: no leading zeros in IPv4, no zones, and IPv4-mapped IPv6 addresses are refused.
@@ -32,6 +32,8 @@ export class KubeIP {
     return `${hex.slice(0, bestAt).join(':')}::${hex.slice(bestAt + bestLen).join(':')}`;
   }
 }
+
+class IPNamespace {}
 
 export class KubeCIDR {
   constructor(
@@ -141,6 +143,10 @@ export function registerNet(env: Environment): void {
   env.registerFunction(`${IP}.isLinkLocalUnicast(): bool`, isLinkLocalUnicast);
   env.registerFunction(`${IP}.isGlobalUnicast(): bool`, isGlobalUnicast);
   env.registerOperator(`${IP} == ${IP}`, (a: KubeIP, b: KubeIP) => a.toString() === b.toString());
+  // ip.isCanonical(s): whether s is written as the address prints (lower case, zeros compressed).
+  env.registerType('kubernetes.IPNamespace', IPNamespace);
+  env.registerConstant('ip', 'kubernetes.IPNamespace', new IPNamespace());
+  env.registerFunction('kubernetes.IPNamespace.isCanonical(string): bool', (_ns: unknown, s: string) => must(parseIP(s)).toString() === s);
 
   env.registerFunction(`cidr(string): ${CIDR}`, (s: string) => must(parseCIDR(s)));
   env.registerFunction('isCIDR(string): bool', (s: string) => typeof parseCIDR(s) !== 'string');
