@@ -6,6 +6,7 @@
 import { encode, Tag } from 'cbor2';
 import { decodeCBOR } from '../../runtime/api/cbor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCRD } from '../support/crds.js';
 import { useMemoryServer } from '../support/memory-server.js';
 import { startWireServer, type WireServer } from '../support/wire-client.js';
 
@@ -36,21 +37,9 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10
   }
 }
 
+/** Creates the CRD; the naming and establishing controllers make it Established and it is served. */
 async function establish(crd: Obj, probePath?: string): Promise<void> {
-  const made = await server.send<Obj>('POST', CRDS, crd);
-  expect(made.status, JSON.stringify(made.body)).toBe(201);
-  const name = crd.metadata.name;
-  const current = (await server.send<Obj>('GET', `${CRDS}/${name}`)).body;
-  if (!(current.status?.conditions ?? []).some((c: Obj) => c.type === 'Established' && c.status === 'True')) {
-    current.status = {
-      ...current.status,
-      acceptedNames: { ...crd.spec.names, listKind: `${crd.spec.names.kind}List` },
-      conditions: [{ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: '2026-01-01T00:00:00Z' }],
-    };
-    await server.send('PUT', `${CRDS}/${name}/status`, current);
-  }
-  const path = probePath ?? `/apis/${crd.spec.group}/v1/namespaces/default/${crd.spec.names.plural}`;
-  await until(`${name} served`, async () => (await server.raw('GET', path)).status === 200);
+  await createCRD(server, crd, probePath ?? `/apis/${crd.spec.group}/v1/namespaces/default/${crd.spec.names.plural}`);
 }
 
 describe('custom resources with the rest of the server', () => {
@@ -169,9 +158,6 @@ describe('custom resources across a restart', () => {
         return { status: res.status, body: res.body.length ? (() => { try { return res.json<Obj>(); } catch { return {}; } })() : {} };
       };
       expect((await send('POST', CRDS, widgets(group))).status).toBe(201);
-      const current = (await send('GET', `${CRDS}/widgets.${group}`)).body;
-      current.status = { ...current.status, acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' }, conditions: [{ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
-      await send('PUT', `${CRDS}/widgets.${group}/status`, current);
       const base = `/apis/${group}/v1/namespaces/default/widgets`;
       await until('served', async () => (await send('GET', base)).status === 200);
       expect((await send('POST', base, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'kept' }, spec: { size: 1 } })).status).toBe(201);

@@ -4,9 +4,9 @@
 // type but strategic merge patch (415), no protobuf (415 for bodies, 406 when only protobuf is
 // acceptable), a deprecated version's warning, discovery and OpenAPI following the CRD live, and
 // the CRD's deletion removing every instance, ending open watches and taking the paths away.
-// Until the establishing controller runs, tests set the CRD's conditions through its status.
 
 import { describe, expect, it } from 'vitest';
+import { createCRD } from '../support/crds.js';
 import { useMemoryServer } from '../support/memory-server.js';
 
 type Obj = Record<string, any>;
@@ -62,27 +62,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-/** Creates the CRD and makes it Established (the establishing controller's job, done here by hand when it is not running). */
+/** Creates the CRD; the naming and establishing controllers make it Established and it is served. */
 async function establish(crd: Obj): Promise<void> {
-  const made = await server.send<Obj>('POST', CRDS, crd);
-  expect(made.status, JSON.stringify(made.body)).toBe(201);
-  const name = crd.metadata.name;
-  const current = (await server.send<Obj>('GET', `${CRDS}/${name}`)).body;
-  if (!(current.status?.conditions ?? []).some((c: Obj) => c.type === 'Established' && c.status === 'True')) {
-    current.status = {
-      ...current.status,
-      acceptedNames: { ...crd.spec.names, listKind: `${crd.spec.names.kind}List` },
-      conditions: [
-        { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
-        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
-      ],
-    };
-    const res = await server.send<Obj>('PUT', `${CRDS}/${name}/status`, current);
-    expect([200, 409], JSON.stringify(res.body)).toContain(res.status);
-  }
   const { group, versions, scope, names } = crd.spec;
   const path = scope === 'Namespaced' ? `/apis/${group}/${versions[0].name}/namespaces/default/${names.plural}` : `/apis/${group}/${versions[0].name}/${names.plural}`;
-  await until(`${name} served`, async () => ((await server.send('GET', path)).status === 200 ? true : undefined));
+  await createCRD(server, crd, path);
 }
 
 describe('custom resources served from a CRD', () => {
