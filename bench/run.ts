@@ -24,6 +24,7 @@ import { prepareRbacPolicy, RBAC_BENCH_USER } from './rbac-get.js';
 import { measureWebhookGet } from './webhook-get.js';
 import { measureMetricsGet } from './metrics.js';
 import { measureGcDelete } from './gc.js';
+import { measureCrd } from './crd.js';
 import { npmStart, root, rssMB, track, type RunningServer } from './server.js';
 import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
@@ -39,7 +40,7 @@ const BIG_LIST = 10_000;
 const FORMAT_LIST = 1000;
 const CONNECTIONS = 16;
 /** Row groups to run (BENCH_ONLY=get,create,etcd); all of them when unset. */
-const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client', 'metrics', 'gc'] as const;
+const GROUPS = ['start', 'get', 'create', 'rbac', 'cache', 'etcd', 'webhook', 'client', 'metrics', 'gc', 'crd'] as const;
 type Group = (typeof GROUPS)[number];
 const ONLY = new Set<Group>(
   (process.env.BENCH_ONLY ?? GROUPS.join(','))
@@ -413,6 +414,7 @@ async function main() {
   const e = ONLY.has('client') ? await measureClient() : undefined;
   const f = ONLY.has('metrics') ? await measureMetricsGet(alternate, log) : undefined;
   const g = ONLY.has('gc') ? await measureGcDelete() : undefined;
+  const h = ONLY.has('crd') ? await measureCrd(alternate, log) : undefined;
 
   const loadAfter = loadavg()[0];
   const rate = (runs: WrkResult[] | undefined) => (runs?.length ? median(runs.map((r) => r.perSecond)) : NaN);
@@ -431,8 +433,11 @@ async function main() {
   const webhookMiss = rate(d?.miss);
   const metricsOn = rate(f?.on);
   const metricsOff = rate(f?.off);
+  const crdCustom = rate(h?.custom);
+  const crdConfigMap = rate(h?.configMap);
+  const firstAcceptedMs = h ? median(h.firstAccepted) : NaN;
   const errors =
-    [...(a ? [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser] : []), ...(c?.serverRuns ?? []), ...(d ? [...d.masters, ...d.cached, ...d.miss] : []), ...(f ? [...f.on, ...f.off] : [])]
+    [...(a ? [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters, ...a.rbacUser] : []), ...(c?.serverRuns ?? []), ...(d ? [...d.masters, ...d.cached, ...d.miss] : []), ...(f ? [...f.on, ...f.off] : []), ...(h ? [...h.configMap, ...h.custom] : [])]
       .concat(b ? [b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf, ...Object.values(b.formats).flatMap((f) => [f.get, f.list])] : [])
       .reduce((n, r) => n + r.errors, 0) + (c?.rawRuns.reduce((n, r) => n + r.errors, 0) ?? 0);
 
@@ -491,10 +496,17 @@ async function main() {
         ] as Row[])
       : []),
     ...(g ? ([[`delete an owner with ${n(g.dependents)} dependents until all are gone`, `${n(g.seconds, 2)} s`, '<= 2 s', goal(g.seconds <= 2)]] as Row[]) : []),
+    ...(h
+      ? ([
+          [`CREATE custom resource (30 fields, 3 CEL rules) / CREATE ConfigMap`, `${n(crdCustom / crdConfigMap, 2)} (${n(crdCustom)}/s vs ${n(crdConfigMap)}/s)`, '>= 0.7', goal(crdCustom / crdConfigMap >= 0.7)],
+          [`CRD create to first custom resource accepted, median of ${h.firstAccepted.length}`, `${n(firstAcceptedMs)} ms`, '<= 100 ms', goal(firstAcceptedMs <= 100)],
+        ] as Row[])
+      : []),
   ];
   const more: Array<[string, string]> = [
     ...(ONLY.has('get') && a ? ([[`GET runs: server / ceiling, per second`, `${runs(a.getServer)} / ${runs(a.getCeiling)}`]] as Array<[string, string]>) : []),
     ...(ONLY.has('create') && a ? ([[`CREATE runs: server / ceiling, per second`, `${runs(a.createServer)} / ${runs(a.postCeiling)}`]] as Array<[string, string]>) : []),
+    ...(h ? ([[`CRD CREATE runs: custom resource / ConfigMap, per second`, `${runs(h.custom)} / ${runs(h.configMap)}`]] as Array<[string, string]>) : []),
     ...(c
       ? ([[`CREATE on etcd runs: server / raw, per second`, `${runs(c.serverRuns)} / ${c.rawRuns.map((r) => n(r.perSecond)).join(', ')}`]] as Array<[string, string]>)
       : []),
@@ -585,6 +597,7 @@ async function main() {
     patch: b ? { mergePatch: b.mergePatch, apply: b.apply } : null,
     client: e ?? null,
     gcDelete: g ?? null,
+    crd: h ? { customPerSecond: crdCustom, configMapPerSecond: crdConfigMap, ratio: crdCustom / crdConfigMap, firstAcceptedMs: { median: firstAcceptedMs, each: h.firstAccepted }, custom: h.custom, configMap: h.configMap } : null,
     errors,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });

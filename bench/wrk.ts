@@ -23,7 +23,7 @@ export interface WrkResult {
 export interface WrkRun {
   port: number;
   token: string;
-  mode: 'get' | 'create' | 'merge-patch' | 'apply';
+  mode: 'get' | 'create' | 'create-custom' | 'merge-patch' | 'apply';
   path: string;
   accept?: string;
   /** create: name prefix; patches: how many objects cm-0.. there are. */

@@ -5,6 +5,7 @@
 import type { FieldModel, Model, TypeRef } from './model.js';
 import type { RawConstraints } from './raw-spec.js';
 import { jsonFields } from './normalize.js';
+import { JSON_SCHEMA_PROPS_ID } from './scalars.js';
 
 type Schema = Record<string, unknown>;
 
@@ -22,6 +23,12 @@ const SCALAR_SCHEMA: Record<string, Schema> = {
   duration: { type: 'string' },
   fieldsV1: { type: 'object' },
   rawExtension: { type: 'object' },
+  json: {},
+  // The schema unions: each JSON form is checked as what Go decodes it into (a schema object is
+  // a JSONSchemaProps, a list holds schemas or names); `items` only applies to a list.
+  jsonSchemaPropsOrArray: { type: ['object', 'array'], items: { $ref: `#/definitions/${JSON_SCHEMA_PROPS_ID}` }, if: { type: 'object' }, then: { $ref: `#/definitions/${JSON_SCHEMA_PROPS_ID}` } },
+  jsonSchemaPropsOrBool: { type: ['boolean', 'object'], if: { type: 'object' }, then: { $ref: `#/definitions/${JSON_SCHEMA_PROPS_ID}` } },
+  jsonSchemaPropsOrStringArray: { type: ['object', 'array'], items: { type: 'string' }, if: { type: 'object' }, then: { $ref: `#/definitions/${JSON_SCHEMA_PROPS_ID}` } },
 };
 
 function constraints(c: RawConstraints | undefined): Schema {

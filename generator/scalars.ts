@@ -16,6 +16,10 @@ export const SCALARS = [
   'duration',
   'fieldsV1',
   'rawExtension',
+  'json',
+  'jsonSchemaPropsOrArray',
+  'jsonSchemaPropsOrBool',
+  'jsonSchemaPropsOrStringArray',
 ] as const;
 
 export type ScalarName = (typeof SCALARS)[number];
@@ -28,12 +32,21 @@ export interface SpecialScalar {
   /** Fully qualified protobuf message. */
   protoName: string;
   /** The message's wire fields. */
-  protoFields: Record<string, { type: string; id: number }>;
+  protoFields: Record<string, { type: string; id: number; rule?: 'repeated' }>;
   schema: Record<string, unknown>;
   description: string;
 }
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const APIEXTENSIONS_PROTO = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
+const APIEXTENSIONS_OPENAPI = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
+
+/**
+ * The model id of apiextensions/v1 JSONSchemaProps, which the three schema unions hold: the spec
+ * file declares the type, these scalars only give the unions' custom JSON forms.
+ */
+export const JSON_SCHEMA_PROPS_ID = `${APIEXTENSIONS_OPENAPI}.JSONSchemaProps`;
+const JSON_SCHEMA_PROPS_PROTO = `.${APIEXTENSIONS_PROTO}.JSONSchemaProps`;
 
 export const SPECIAL_SCALARS: Partial<Record<ScalarName, SpecialScalar>> = {
   quantity: {
@@ -85,7 +98,49 @@ export const SPECIAL_SCALARS: Partial<Record<ScalarName, SpecialScalar>> = {
     schema: { type: 'object' },
     description: 'An embedded object, kept as its serialized form.',
   },
+  // apiextensions' JSON and schema unions: kube publishes them without a type (their Go types
+  // answer OpenAPISchemaType with nil), because each has more than one JSON form.
+  json: {
+    openAPIName: `${APIEXTENSIONS_OPENAPI}.JSON`,
+    protoName: `${APIEXTENSIONS_PROTO}.JSON`,
+    protoFields: { raw: { type: 'bytes', id: 1 } },
+    schema: {},
+    description: 'Any JSON value: a boolean, number, string, list, object or null.',
+  },
+  jsonSchemaPropsOrArray: {
+    openAPIName: `${APIEXTENSIONS_OPENAPI}.JSONSchemaPropsOrArray`,
+    protoName: `${APIEXTENSIONS_PROTO}.JSONSchemaPropsOrArray`,
+    protoFields: { schema: { type: JSON_SCHEMA_PROPS_PROTO, id: 1 }, jSONSchemas: { type: JSON_SCHEMA_PROPS_PROTO, id: 2, rule: 'repeated' } },
+    schema: {},
+    description: 'A schema, or a list of schemas.',
+  },
+  jsonSchemaPropsOrBool: {
+    openAPIName: `${APIEXTENSIONS_OPENAPI}.JSONSchemaPropsOrBool`,
+    protoName: `${APIEXTENSIONS_PROTO}.JSONSchemaPropsOrBool`,
+    protoFields: { allows: { type: 'bool', id: 1 }, schema: { type: JSON_SCHEMA_PROPS_PROTO, id: 2 } },
+    schema: {},
+    description: 'A schema, or a boolean (true allows anything, false nothing).',
+  },
+  jsonSchemaPropsOrStringArray: {
+    openAPIName: `${APIEXTENSIONS_OPENAPI}.JSONSchemaPropsOrStringArray`,
+    protoName: `${APIEXTENSIONS_PROTO}.JSONSchemaPropsOrStringArray`,
+    protoFields: { schema: { type: JSON_SCHEMA_PROPS_PROTO, id: 1 }, property: { type: 'string', id: 2, rule: 'repeated' } },
+    schema: {},
+    description: 'A schema, or a list of property names.',
+  },
 };
+
+const APIEXTENSIONS_SCALARS: readonly ScalarName[] = ['json', 'jsonSchemaPropsOrArray', 'jsonSchemaPropsOrBool', 'jsonSchemaPropsOrStringArray'];
+
+/**
+ * The special scalars whose wire messages a model needs: apiextensions' only beside its
+ * JSONSchemaProps (the unions' messages hold it), every other one always.
+ */
+export function specialScalarsOf(types: ReadonlyMap<string, unknown>): SpecialScalar[] {
+  return Object.entries(SPECIAL_SCALARS)
+    .filter(([name]) => types.has(JSON_SCHEMA_PROPS_ID) || !APIEXTENSIONS_SCALARS.includes(name as ScalarName))
+    .map(([, s]) => s as SpecialScalar);
+}
 
 /** Protobuf scalar type of the plain scalars. */
 export const PROTO_SCALAR: Partial<Record<ScalarName, string>> = {

@@ -54,6 +54,12 @@ import { LazyRoot } from './api/protobuf/index.js';
 import { createResourceHandler } from './api/resource-handler.js';
 import { pathNotFound } from './api/routes.js';
 import { generatedPath } from './generated-files.js';
+import { CustomResourceServing } from './controllers/crd-serving.js';
+import { CRDFinalizer } from './controllers/crd-finalizer.js';
+import type { SchemaCompiler } from './registry/custom-resources/definition.js';
+import { compileSchema } from './validation/openapi-schema/index.js';
+import { compileRules } from './validation/kube-cel/index.js';
+import { deprecatedResourceKey } from './server/filters/deprecation.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -234,7 +240,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       bootstrapTokens: { logger: context.logger, cluster: servingUrl.then((server) => ({ server, caPem: context.rootCa ?? '' })) },
     });
 
-    const byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
+    let byTarget = new Map(definitions.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
     const cbor = context.featureGates.enabled('CBORServingAndStorage');
     const root = new LazyRoot(DESCRIPTORS);
     const negotiator = createNegotiator({
@@ -264,10 +270,33 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const servedResources = new Set(definitions.flatMap((d) => served(d).map((r) => `${d.group}/${d.version}/${r}`)));
     const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`), root);
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
+    const deprecatedResources = lifecycle.deprecatedResources(definitions);
 
     // kube-apiserver's router has a web service at /api and at /apis/<group> of every served group:
     // a path below one that no route has is its 404 Status, elsewhere Go's plain-text 404.
-    const servedGroups = new Set(definitions.map((d) => d.group).filter((g) => g !== ''));
+    let servedGroups = new Set(definitions.map((d) => d.group).filter((g) => g !== ''));
+
+    // What is built from the served resources follows the custom resources as they come and go.
+    registry.onChange(({ added, removed }) => {
+      const all = registry.definitions;
+      byTarget = new Map(all.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
+      servedGroups = new Set(all.map((d) => d.group).filter((g) => g !== ''));
+      discovery.setCustomResources(registry.addedDefinitions);
+      openapi.setCustomResources(registry.addedDefinitions);
+      for (const def of removed) {
+        for (const r of served(def)) deprecatedResources.delete(`${def.group}/${def.version}/${r}`);
+      }
+      for (const def of added) {
+        if (def.deprecationWarning === undefined) continue;
+        const entry = { warning: def.deprecationWarning, removedRelease: '' };
+        deprecatedResources.set(deprecatedResourceKey(def.group, def.version, def.plural), entry);
+        for (const sub of def.subresources) deprecatedResources.set(deprecatedResourceKey(def.group, def.version, def.plural, sub.name), entry);
+      }
+    });
+    const customResources = new CustomResourceServing(registry, compileCustomResourceSchema);
+    customResources.start();
+    const crdFinalizer = new CRDFinalizer(registry);
+    crdFinalizer.start();
     const claimedByRouter = (path: string): boolean => {
       const segments = path.split('/').filter((s) => s !== '');
       return (segments[0] === 'api' && segments.length > 1) || (segments[0] === 'apis' && segments.length > 1 && servedGroups.has(segments[1]));
@@ -278,7 +307,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const tokenAuthenticators = [...(bootstrapTokens ? [bootstrapTokens] : []), ...(serviceAccounts ? [serviceAccounts.authenticator] : [])];
 
     return {
-      deprecatedResources: lifecycle.deprecatedResources(definitions),
+      deprecatedResources,
       objectCounts: () => registry.objectCounts(),
       serves: (group, version, resource) => registry.storeFor(group, version, resource) !== undefined || registry.virtualFor(group, version, resource) !== undefined,
       tokenAuthenticators,
@@ -300,7 +329,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
           });
         },
       },
-      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph),
+      healthChecks: storeHealthChecks(storage, () => informersSynced.rbac && informersSynced.nodeGraph, () => customResources.synced),
       useAuthorizer(chain) {
         authorizer = chain;
       },
@@ -329,6 +358,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       async close() {
         rbacPolicy.close();
         nodeGraph?.close();
+        customResources.close();
+        crdFinalizer.close();
         controllers.close();
         await controllers.idle();
         await registry.namespaceDeleter?.idle();
@@ -339,6 +370,9 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
   };
 }
 
+/** One version's schema compiled for serving its custom resources: structural checks, defaults, pruning, then its CEL rules. */
+const compileCustomResourceSchema: SchemaCompiler = (schema) => ({ schema: compileSchema(schema), rules: compileRules(schema, '').rules });
+
 /** kube's --etcd-healthcheck-timeout and --etcd-readycheck-timeout defaults. */
 const STORE_CHECK_TIMEOUT_MS = 2_000;
 
@@ -348,13 +382,20 @@ const STORE_CHECK_TIMEOUT_MS = 2_000;
  * reachable); `informer-sync` until the informers the authorizers read have listed;
  * `poststarthook/rbac/bootstrap-roles`, which ran before the server listened.
  */
-function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Partial<HealthChecks> {
+function storeHealthChecks(storage: Storage, informersSynced: () => boolean, crdsServed: () => boolean): Partial<HealthChecks> {
   const reachable = () => storage.healthCheck?.(STORE_CHECK_TIMEOUT_MS);
   const etcd: HealthCheck = { name: 'etcd', check: reachable };
   const bootstrapRoles: HealthCheck = { name: 'poststarthook/rbac/bootstrap-roles', check: () => {} };
+  // kube's apiextensions post-start hook: custom resources stored before a restart are served again.
+  const crdInformerSynced: HealthCheck = {
+    name: 'poststarthook/crd-informer-synced',
+    check: () => {
+      if (!crdsServed()) throw new Error('not finished');
+    },
+  };
   return {
-    livez: [etcd, bootstrapRoles],
-    healthz: [etcd, bootstrapRoles],
+    livez: [etcd, crdInformerSynced, bootstrapRoles],
+    healthz: [etcd, crdInformerSynced, bootstrapRoles],
     readyz: [
       etcd,
       { name: 'etcd-readiness', check: reachable },
@@ -364,6 +405,7 @@ function storeHealthChecks(storage: Storage, informersSynced: () => boolean): Pa
           if (!informersSynced()) throw new Error('informers not started yet');
         },
       },
+      crdInformerSynced,
       bootstrapRoles,
     ],
   };

@@ -5,14 +5,14 @@
 
 import type { FieldModel, Model, TypeRef } from '../model.js';
 import { jsonWithHeader, type OutputFile } from '../output.js';
-import { PROTO_SCALAR, SPECIAL_SCALARS } from '../scalars.js';
+import { GO_ZERO, PROTO_SCALAR, SPECIAL_SCALARS, specialScalarsOf } from '../scalars.js';
 
 interface ProtoField {
   type: string;
   id: number;
   rule?: 'repeated';
   keyType?: string;
-  options?: { goPointer?: true; jsonInline?: true };
+  options?: { goPointer?: true; jsonInline?: true; jsonName?: string; alwaysEmitted?: unknown };
 }
 
 interface Namespace {
@@ -49,6 +49,11 @@ function protoField(model: Model, f: FieldModel): ProtoField | undefined {
   const options: ProtoField['options'] = {};
   if (f.goPointer) options.goPointer = true;
   if (f.jsonInline) options.jsonInline = true;
+  // JSONSchemaProps' `$ref` and `x-kubernetes-*` are `ref` and `xKubernetes*` on the wire.
+  if (f.protoName !== f.name) options.jsonName = f.name;
+  // Go's JSON writes these even when zero, so a decoded message shows them as JSON does: a list
+  // or map as null, a scalar as its zero value (a struct is on the wire whenever Go has one).
+  if (f.alwaysEmitted && f.type.kind !== 'ref') options.alwaysEmitted = f.type.kind === 'scalar' ? GO_ZERO[f.type.name] : null;
   if (Object.keys(options).length) out.options = options;
   return out;
 }
@@ -86,8 +91,8 @@ export function emitProtobuf(model: Model): OutputFile[] {
     }
     place(root, t.protoName, { fields });
   }
-  for (const s of Object.values(SPECIAL_SCALARS)) {
-    if (s) place(root, s.protoName, { fields: Object.fromEntries(Object.entries(s.protoFields).map(([k, v]) => [k, { ...v }])) });
+  for (const s of specialScalarsOf(model.types)) {
+    place(root, s.protoName, { fields: Object.fromEntries(Object.entries(s.protoFields).map(([k, v]) => [k, { ...v }])) });
   }
   return [{ path: 'protobuf/descriptors.json', content: jsonWithHeader(model.files, ordered(root) as Record<string, unknown>) }];
 }

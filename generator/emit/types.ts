@@ -13,6 +13,7 @@ import { emitOpenAPI } from './openapi.js';
 import { definitions } from './openapi-schemas.js';
 import { gvFileBase } from './validators.js';
 import { groupAccessor } from './accessors.js';
+import { JSON_SCHEMA_PROPS_ID } from '../scalars.js';
 
 const INT_OR_STRING = ts.factory.createUnionTypeNode([
   ts.factory.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword),
@@ -20,6 +21,35 @@ const INT_OR_STRING = ts.factory.createUnionTypeNode([
 ]);
 
 const shortName = (id: string): string => id.slice(id.lastIndexOf('.') + 1);
+
+/** `components['schemas'][id]`, a reference to another generated type. */
+const schemaRef = (id: string): ts.TypeNode =>
+  ts.factory.createIndexedAccessTypeNode(
+    ts.factory.createIndexedAccessTypeNode(ts.factory.createTypeReferenceNode('components'), ts.factory.createLiteralTypeNode(ts.factory.createStringLiteral('schemas'))),
+    ts.factory.createLiteralTypeNode(ts.factory.createStringLiteral(id)),
+  );
+
+/**
+ * apiextensions' schema unions, which OpenAPI leaves without a type (kube publishes them so):
+ * their TypeScript types are their JSON forms, a schema or a list, a schema or a boolean.
+ */
+function schemaUnionType(path: string | undefined): ts.TypeNode | undefined {
+  const id = path?.slice(path.lastIndexOf('/') + 1);
+  // The unions' ids are JSONSchemaProps' with OrArray, OrBool or OrStringArray after it.
+  if (!id?.startsWith(JSON_SCHEMA_PROPS_ID)) return undefined;
+  const props = schemaRef(JSON_SCHEMA_PROPS_ID);
+  const union = (...types: ts.TypeNode[]): ts.TypeNode => ts.factory.createUnionTypeNode(types);
+  switch (shortName(id)) {
+    case 'JSONSchemaPropsOrArray':
+      return union(props, ts.factory.createArrayTypeNode(props));
+    case 'JSONSchemaPropsOrBool':
+      return union(props, ts.factory.createKeywordTypeNode(ts.SyntaxKind.BooleanKeyword));
+    case 'JSONSchemaPropsOrStringArray':
+      return union(props, ts.factory.createArrayTypeNode(ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword)));
+    default:
+      return undefined;
+  }
+}
 
 /**
  * The type a subresource of another kind reads and writes (io.k8s.api.policy.v1.Eviction), found
@@ -55,7 +85,7 @@ export async function emitTypes(model: Model): Promise<OutputFile[]> {
       silent: true,
       defaultNonNullable: false,
       // OpenAPI says string (as kube publishes it); the value is a number or a string.
-      transform: (schema) => ('format' in schema && schema.format === 'int-or-string' ? INT_OR_STRING : undefined),
+      transform: (schema, options) => ('format' in schema && schema.format === 'int-or-string' ? INT_OR_STRING : schemaUnionType(options.path)),
     });
     const aliases = [...kindIds, ...subresourceIds].map((id) => `export type ${shortName(id)} = components['schemas'][${JSON.stringify(id)}];`);
     const roots = [...gv.kinds.map((k) => k.type.id), ...subresourceIds];

@@ -14,6 +14,8 @@ import type { RootSource } from './protobuf/descriptors.js';
 import type { JsonObject } from './protobuf/message-plan.js';
 import { encodeJSON, responseEncoder } from './serializers.js';
 import { generatedPath } from '../generated-files.js';
+import type { ResourceDefinition } from '../registry/definition.js';
+import { customGroupDocuments } from './custom-discovery.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,8 +57,11 @@ function load(file: string): Json {
 }
 
 export class Discovery {
-  private readonly documents = new Map<string, Json>();
-  private readonly aggregated = new Map<string, Json>();
+  private documents = new Map<string, Json>();
+  private aggregated = new Map<string, Json>();
+  /** The built-in documents, which custom resources are added to. */
+  private readonly builtInDocuments: ReadonlyMap<string, Json>;
+  private readonly builtInAggregated: ReadonlyMap<string, Json>;
 
   /** `root`: the protobuf descriptors; without them the legacy documents are JSON and YAML only. */
   constructor(
@@ -110,6 +115,29 @@ export class Discovery {
         .filter((item) => item.versions.length > 0);
       this.aggregated.set(path, doc);
     }
+    this.builtInDocuments = this.documents;
+    this.builtInAggregated = this.aggregated;
+  }
+
+  /**
+   * The documents from now on: the built-in ones plus the groups of the custom resources served
+   * now (kube's customresource_discovery_controller, which follows the Established CRDs). Built
+   * once per change; requests only look documents up.
+   */
+  setCustomResources(definitions: readonly ResourceDefinition[]): void {
+    const documents = new Map(this.builtInDocuments);
+    const aggregated = new Map(this.builtInAggregated);
+    const builtInGroups = new Set(((this.builtInDocuments.get('/apis')?.groups ?? []) as Json[]).map((g) => g.name as string));
+    const custom = customGroupDocuments(definitions.filter((d) => !builtInGroups.has(d.group)));
+    if (custom.groups.length > 0) {
+      for (const [path, doc] of custom.documents) documents.set(path, doc);
+      const groupList = documents.get('/apis')!;
+      documents.set('/apis', { ...groupList, groups: [...(groupList.groups as Json[]), ...custom.groups] });
+      const aggregatedGroups = aggregated.get('/apis')!;
+      aggregated.set('/apis', { ...aggregatedGroups, items: [...(aggregatedGroups.items as Json[]), ...custom.aggregated] });
+    }
+    this.documents = documents;
+    this.aggregated = aggregated;
   }
 
   /**

@@ -11,6 +11,8 @@ import { notAcceptable } from '../errors/status-error.js';
 import { parseAccept } from './negotiation.js';
 import { encodeOpenAPIV2 } from './openapi-v2-protobuf.js';
 import { generatedPath } from '../generated-files.js';
+import type { ResourceDefinition } from '../registry/definition.js';
+import { customResourceOpenAPI } from './custom-openapi.js';
 
 const GENERATED = generatedPath('openapi/');
 
@@ -44,6 +46,10 @@ interface Document {
 function load(path: string): Document {
   const doc = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   delete doc['//'];
+  return documentOf(doc);
+}
+
+function documentOf(doc: Record<string, unknown>): Document {
   const body = JSON.stringify(doc);
   return { doc, body, etag: createHash('sha512').update(body).digest('hex').toUpperCase() };
 }
@@ -68,6 +74,10 @@ function acceptsJson(accept: string | undefined): boolean {
 export class OpenAPIDocuments {
   private v2?: Document;
   private v3?: Map<string, Document>;
+  private builtInV3?: Map<string, Document>;
+  private generatedV2?: Record<string, unknown>;
+  /** The custom resources published now; their documents are built on first request after a change. */
+  private custom: readonly ResourceDefinition[] = [];
 
   /** @param servedGroupVersions e.g. `api/v1`, `apis/rbac.authorization.k8s.io/v1`; others are not published. */
   constructor(private readonly servedGroupVersions: Set<string>) {}
@@ -94,21 +104,69 @@ export class OpenAPIDocuments {
       reachable.add(name);
       collectRefs(definitions[name], queue);
     }
-    const served = { ...doc, paths: kept, definitions: Object.fromEntries(Object.entries(definitions).filter(([name]) => reachable.has(name))) };
-    const body = JSON.stringify(served);
-    return { doc: served, body, etag: createHash('sha512').update(body).digest('hex').toUpperCase() };
+    const custom = customResourceOpenAPI(this.custom, 'v2');
+    const served = {
+      ...doc,
+      paths: { ...kept, ...custom.paths },
+      definitions: { ...Object.fromEntries(Object.entries(definitions).filter(([name]) => reachable.has(name))), ...custom.schemas },
+    };
+    return documentOf(served);
+  }
+
+  /**
+   * Publishes the OpenAPI of these custom resources from now on in place of the previous ones,
+   * as kube's CRD OpenAPI controllers follow the CRDs. A group version a built-in kind serves
+   * keeps its built-in document alone.
+   */
+  setCustomResources(definitions: readonly ResourceDefinition[]): void {
+    this.custom = definitions.filter((d) => !this.servedGroupVersions.has(`apis/${d.group}/${d.version}`));
+    this.v2 = undefined;
+    this.v3 = undefined;
   }
 
   private v3Documents(): Map<string, Document> {
-    if (!this.v3) {
-      this.v3 = new Map();
+    if (!this.builtInV3) {
+      this.builtInV3 = new Map();
       const dir = join(GENERATED, 'v3');
       for (const file of existsSync(dir) ? readdirSync(dir).sort() : []) {
         const gv = file.replace(/\.json$/, '').split('__').join('/');
-        if (this.servedGroupVersions.has(gv)) this.v3.set(gv, load(join(dir, file)));
+        if (this.servedGroupVersions.has(gv)) this.builtInV3.set(gv, load(join(dir, file)));
+      }
+    }
+    if (!this.v3) {
+      this.v3 = new Map(this.builtInV3);
+      const byGroupVersion = new Map<string, ResourceDefinition[]>();
+      for (const def of this.custom) {
+        const gv = `apis/${def.group}/${def.version}`;
+        byGroupVersion.set(gv, [...(byGroupVersion.get(gv) ?? []), def]);
+      }
+      const metaSchemas = this.metaComponents();
+      for (const gv of [...byGroupVersion.keys()].sort()) {
+        const { paths, schemas } = customResourceOpenAPI(byGroupVersion.get(gv)!, 'v3');
+        const components = { schemas: { ...metaSchemas, ...schemas } };
+        this.v3.set(gv, documentOf({ components, info: { title: 'Kubernetes', version: 'unversioned' }, openapi: '3.0.0', paths, security: [{ BearerToken: [] }] }));
       }
     }
     return this.v3;
+  }
+
+  /** The meta/v1 schemas a custom resource's document refers to (ObjectMeta, ListMeta, Status, ...), from a built-in document. */
+  private metaComponents(): Record<string, unknown> {
+    const wanted = ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'Patch'].map((k) => `io.k8s.apimachinery.pkg.apis.meta.v1.${k}`);
+    for (const document of this.builtInV3?.values() ?? []) {
+      const all = ((document.doc.components as Record<string, unknown> | undefined)?.schemas ?? {}) as Record<string, unknown>;
+      if (!wanted.every((name) => name in all)) continue;
+      const out: Record<string, unknown> = {};
+      const queue = [...wanted];
+      while (queue.length > 0) {
+        const name = queue.pop()!;
+        if (name in out || !(name in all)) continue;
+        out[name] = all[name];
+        collectRefs(all[name], queue, '#/components/schemas/');
+      }
+      return out;
+    }
+    return {};
   }
 
   /** The response for an /openapi path, or undefined when the path is not one. */
@@ -129,7 +187,8 @@ export class OpenAPIDocuments {
   private v2Response(accept: string | undefined): OpenAPIResponse {
     const form = negotiateV2(accept);
     if (!form) throw notAcceptable(['application/json', MEDIA_TYPE_OPENAPI_V2_PROTOBUF]);
-    const v2 = (this.v2 ??= this.servedV2(load(join(GENERATED, 'v2/swagger.json')).doc));
+    // The generated document is read once; a change of the custom resources only rebuilds what is served.
+    const v2 = (this.v2 ??= this.servedV2((this.generatedV2 ??= load(join(GENERATED, 'v2/swagger.json')).doc)));
     // Both forms share the JSON's ETag, as kube-apiserver's do; Vary keeps caches apart.
     if (form === 'json') return json(v2.body, v2.etag, { vary: 'Accept' });
     // Copied into a buffer of its own: protobufjs may hand back a view into a shared pool.
@@ -142,13 +201,13 @@ export class OpenAPIDocuments {
   }
 }
 
-/** Every `$ref` target name below a value (`#/definitions/<name>`). */
-function collectRefs(value: unknown, into: string[]): void {
-  if (Array.isArray(value)) for (const v of value) collectRefs(v, into);
+/** Every `$ref` target name below a value (`#/definitions/<name>`, or below `prefix`). */
+function collectRefs(value: unknown, into: string[], prefix = '#/definitions/'): void {
+  if (Array.isArray(value)) for (const v of value) collectRefs(v, into, prefix);
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/definitions/')) into.push(v.slice('#/definitions/'.length));
-      else collectRefs(v, into);
+      if (k === '$ref' && typeof v === 'string' && v.startsWith(prefix)) into.push(v.slice(prefix.length));
+      else collectRefs(v, into, prefix);
     }
   }
 }

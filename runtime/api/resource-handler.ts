@@ -6,7 +6,7 @@
 // their operation (a review's create) or view (ComponentStatus's get and list).
 
 import type { UserInfo } from '../auth/user.js';
-import { badRequest, methodNotSupported } from '../errors/status-error.js';
+import { StatusError, badRequest, methodNotSupported } from '../errors/status-error.js';
 import type { Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { ServerAccess } from '../registry/virtual/index.js';
@@ -59,7 +59,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
   // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
   // below anything else nothing answers but Go's plain-text NotFound.
-  const servedGroups = new Set(options.registry.definitions.map((d) => d.group));
+  // Custom resources come and go: the set follows the registry.
+  let servedGroups = new Set(options.registry.definitions.map((d) => d.group));
+  options.registry.onChange(() => (servedGroups = new Set(options.registry.definitions.map((d) => d.group))));
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
   return async (request, info, user, recordRequestObject) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
@@ -103,6 +105,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
       } else if (!def.verbs.includes(verb)) {
         // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
         throw methodNotSupported({ group: def.group, resource: def.plural }, verb);
+      } else if (verb === 'create' && def.createRefusal !== undefined) {
+        const refused = methodNotSupported({ group: def.group, resource: def.plural }, verb);
+        throw new StatusError(refused.code, refused.reason, def.createRefusal, refused.details);
       }
       if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
       checkNameParameter(info.name);

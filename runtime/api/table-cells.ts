@@ -8,6 +8,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import type { PrinterColumn } from '../registry/definition.js';
 import { ageOf } from '../machinery/human-duration.js';
 import { PRINTERS } from './printers/index.js';
+import { customResourceCell } from './custom-resource-cells.js';
 
 type JsonObject = Record<string, unknown>;
 export type CellFn = (obj: JsonObject, now: Date) => unknown;
@@ -89,16 +90,19 @@ function compileColumn(column: PrinterColumn): CellFn {
       }
     };
   }
+  if (column.crdJSONPath !== undefined) return customResourceCell(column.type, column.crdJSONPath);
   if (column.jsonPath !== undefined) {
     const steps = parseJsonPath(column.jsonPath);
     return (obj) => lookup(obj, steps) ?? null;
   }
-  throw new Error(`printer column ${column.name} has no jsonPath, cel, age or printer`);
+  throw new Error(`printer column ${column.name} has no jsonPath, cel, age, printer or crdJSONPath`);
 }
 
 /** The cell function of a column, compiled once per distinct definition. */
 export function cellFunction(column: PrinterColumn): CellFn {
-  const key = `${column.age ?? ''}\u0000${column.cel ?? ''}\u0000${column.jsonPath ?? ''}\u0000${column.printer ?? ''}`;
+  const key = [column.age, column.cel, column.jsonPath, column.printer, column.crdJSONPath, column.crdJSONPath === undefined ? '' : column.type]
+    .map((part) => part ?? '')
+    .join('\u0000');
   let fn = compiled.get(key);
   if (!fn) {
     fn = compileColumn(column);

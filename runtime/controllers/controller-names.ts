@@ -2,7 +2,9 @@
 // `name` turns one on, `-name` turns one off; for each controller the first item naming it wins
 // (IsControllerEnabled). Names are kube's, with the short aliases it still accepts
 // (root-ca-cert-publisher for root-ca-certificate-publisher-controller). The bootstrap token
-// controllers are off unless named, as in kube.
+// controllers are off unless named, as in kube. The CRD naming and establishing controllers run
+// inside kube-apiserver (apiextensions-apiserver), not kube-controller-manager; as this server
+// is both, they are listed here too, on by default, so `-crd-naming` can turn one off.
 
 export type ControllerName =
   | 'serviceaccount-controller'
@@ -12,7 +14,9 @@ export type ControllerName =
   | 'clusterrole-aggregation-controller'
   | 'bootstrap-signer-controller'
   | 'token-cleaner-controller'
-  | 'garbage-collector-controller';
+  | 'garbage-collector-controller'
+  | 'crd-naming-controller'
+  | 'crd-establishing-controller';
 
 const CONTROLLERS: Record<ControllerName, string> = {
   'serviceaccount-controller': 'serviceaccount',
@@ -23,6 +27,8 @@ const CONTROLLERS: Record<ControllerName, string> = {
   'bootstrap-signer-controller': 'bootstrapsigner',
   'token-cleaner-controller': 'tokencleaner',
   'garbage-collector-controller': 'garbagecollector',
+  'crd-naming-controller': 'crd-naming',
+  'crd-establishing-controller': 'crd-establishing',
 };
 
 /** ControllersDisabledByDefault. */

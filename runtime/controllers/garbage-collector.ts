@@ -28,7 +28,9 @@ class UnknownKind extends Error {}
 export class GarbageCollector {
   readonly graph: OwnerGraph;
   private readonly byKind = new Map<string, Store>();
-  private readonly informers: Informer[] = [];
+  /** One informer per storage prefix followed. */
+  private readonly informers = new Map<string, Informer>();
+  private unsubscribe?: () => void;
   private readonly deletes: GcQueue<GraphNode>;
   private readonly orphans: GcQueue<GraphNode>;
   private readonly absentOwners = new Map<string, true>();
@@ -44,32 +46,49 @@ export class GarbageCollector {
   }
 
   start(): void {
-    const seen = new Set<string>();
-    for (const store of this.registry.allStores()) {
-      if (seen.has(store.definition.storagePrefix)) continue;
-      seen.add(store.definition.storagePrefix);
-      const { apiVersion } = store;
-      const kind = store.definition.kind;
-      // Transient: the graph keeps identities and references, never objects, so following every
-      // kind must not make the watch cache keep every object decoded.
-      const informer = new Informer(store, {
-        onList: (objects) => {
-          const present = new Set(objects.map((o) => metaOf(o).uid));
-          // Deletions missed while the watch was down are caught up here.
-          for (const node of [...this.graph.nodes.values()]) {
-            if (!node.virtual && node.identity.kind === kind && this.byKind.get(`${node.identity.apiVersion}/${kind}`)?.definition.storagePrefix === store.definition.storagePrefix && !present.has(node.identity.uid)) {
-              this.schedule(this.graph.forget({ metadata: { uid: node.identity.uid } }));
-            }
+    for (const store of this.registry.allStores()) this.follow(store);
+    // Custom resources join the graph when their CRD is served and leave it when it goes.
+    this.unsubscribe = this.registry.onChange(({ added, removed }) => {
+      for (const def of removed) {
+        this.byKind.delete(`${def.group ? `${def.group}/` : ''}${def.version}/${def.kind}`);
+        if (!this.registry.definitions.some((d) => d.storagePrefix === def.storagePrefix)) {
+          this.informers.get(def.storagePrefix)?.close();
+          this.informers.delete(def.storagePrefix);
+        }
+      }
+      for (const def of added) {
+        const store = this.registry.storeFor(def.group, def.version, def.plural);
+        if (!store) continue;
+        this.byKind.set(`${store.apiVersion}/${def.kind}`, store);
+        this.follow(store);
+      }
+    });
+  }
+
+  /** Follows the objects of a store's storage prefix, once per prefix (every version of a kind shares them). */
+  private follow(store: Store): void {
+    if (this.informers.has(store.definition.storagePrefix)) return;
+    const { apiVersion } = store;
+    const kind = store.definition.kind;
+    // Transient: the graph keeps identities and references, never objects, so following every
+    // kind must not make the watch cache keep every object decoded.
+    const informer = new Informer(store, {
+      onList: (objects) => {
+        const present = new Set(objects.map((o) => metaOf(o).uid));
+        // Deletions missed while the watch was down are caught up here.
+        for (const node of [...this.graph.nodes.values()]) {
+          if (!node.virtual && node.identity.kind === kind && this.byKind.get(`${node.identity.apiVersion}/${kind}`)?.definition.storagePrefix === store.definition.storagePrefix && !present.has(node.identity.uid)) {
+            this.schedule(this.graph.forget({ metadata: { uid: node.identity.uid } }));
           }
-          for (const obj of objects) this.schedule(this.graph.observe(obj, apiVersion, kind));
-        },
-        onAdd: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
-        onUpdate: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
-        onDelete: (obj) => this.schedule(this.graph.forget(obj)),
-      }, undefined, true);
-      this.informers.push(informer);
-      void informer.start();
-    }
+        }
+        for (const obj of objects) this.schedule(this.graph.observe(obj, apiVersion, kind));
+      },
+      onAdd: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
+      onUpdate: (obj) => this.schedule(this.graph.observe(obj, apiVersion, kind)),
+      onDelete: (obj) => this.schedule(this.graph.forget(obj)),
+    }, undefined, true);
+    this.informers.set(store.definition.storagePrefix, informer);
+    void informer.start();
   }
 
   async idle(): Promise<void> {
@@ -77,7 +96,8 @@ export class GarbageCollector {
   }
 
   close(): void {
-    for (const informer of this.informers) informer.close();
+    this.unsubscribe?.();
+    for (const informer of this.informers.values()) informer.close();
     this.deletes.close();
     this.orphans.close();
   }

@@ -19,6 +19,8 @@ import { BootstrapSigner } from './bootstrap-signer.js';
 import { TokenCleaner } from './token-cleaner.js';
 import type { Logger } from '../machinery/logger.js';
 import { GarbageCollector } from './garbage-collector.js';
+import { CRDNamingController } from './crd-naming.js';
+import { CRDEstablishingController } from './crd-establishing.js';
 
 export interface ControllerOptions {
   /** Which controllers run (--controllers); default all. */
@@ -86,6 +88,12 @@ export function startControllers(registry: ResourceRegistry, options: Controller
   void aggregator?.start();
   const collector = enabled.has('garbage-collector-controller') ? new GarbageCollector(registry) : undefined;
   collector?.start();
+  const crds = registry.storeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  const establishing = crds && enabled.has('crd-establishing-controller') ? new CRDEstablishingController(crds, queue) : undefined;
+  // Names just accepted are worth establishing at once, not after the write's watch event comes back.
+  const naming = crds && enabled.has('crd-naming-controller') ? new CRDNamingController(crds, queue, (name) => establishing?.queueCRD(name)) : undefined;
+  void naming?.start();
+  void establishing?.start();
   return {
     idle: async () => {
       await queue.idle();
@@ -96,6 +104,8 @@ export function startControllers(registry: ResourceRegistry, options: Controller
       for (const informer of informers) informer.close();
       aggregator?.close();
       bootstrap?.close();
+      naming?.close();
+      establishing?.close();
     },
   };
 }

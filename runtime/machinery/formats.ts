@@ -65,6 +65,26 @@ export function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** validation.IsDNS1035Label: a label that starts with a letter (CRD names and versions, Service names). */
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!DNS1035_LABEL.test(value)) {
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
+  }
+  return errs;
+}
+
 /** content.IsLabelKey (a.k.a. IsQualifiedName): optional DNS subdomain prefix, '/', a 63-char name. */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];

@@ -5,6 +5,8 @@
 
 // The validator's shape belongs to the validation floor below; generated validators import it from here.
 import type { ObjectValidator } from '../validation/object-validator.js';
+import type { StorageConversion } from './converting-storage.js';
+import type { CustomResourceSubresourceScale } from './crd-scale.js';
 
 export type { ObjectValidator };
 
@@ -15,7 +17,7 @@ export type Stability = 'alpha' | 'beta' | 'stable';
 /** A name rule for metadata.name, as kube-apiserver's per-resource ValidateObjectMeta uses. */
 export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
 
-/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age, printer. */
+/** One column of the server-side Table (`as=Table;g=meta.k8s.io;v=v1`). Exactly one of jsonPath, cel, age, printer, crdJSONPath. */
 export interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -30,6 +32,11 @@ export interface PrinterColumn {
   age?: string;
   /** A named cell function (runtime/api/printers) for a column no expression can compute. */
   printer?: string;
+  /**
+   * A CustomResourceDefinition's additionalPrinterColumns jsonPath, any kubectl JSONPath, evaluated
+   * as kube's CRD table convertor does: its first result, rendered by `type` (runtime/api/custom-resource-cells.ts).
+   */
+  crdJSONPath?: string;
 }
 
 export interface SubresourceDefinition {
@@ -43,6 +50,8 @@ export interface SubresourceDefinition {
   /** A virtual subresource, served by this named handler (runtime/api/subresources); nothing is stored. */
   handler?: string;
   verbs: Verb[];
+  /** The paths of a custom resource's `scale` subresource (a CRD's `subresources.scale`), for the `scale` handler. */
+  scale?: CustomResourceSubresourceScale;
 }
 
 export interface ResourceDefinition {
@@ -101,4 +110,16 @@ export interface ResourceDefinition {
    */
   storedAs?: { apiVersion: string; fieldRenames: Record<string, string> };
   validator: ObjectValidator;
+  /** Creates are refused (405 MethodNotAllowed) with this message: kube's answer while a CRD is terminating. */
+  createRefusal?: string;
+  /** false: no strategic merge patch (custom resources have no Go types to carry patch strategies); absent: true. */
+  strategicMergePatch?: false;
+  /** The version's openAPIV3Schema as its CustomResourceDefinition holds it, for the published OpenAPI. */
+  openAPISchema?: Record<string, unknown>;
+  /** Every request to the resource is answered with this warning (a CustomResourceDefinition version marked deprecated). */
+  deprecationWarning?: string;
+  /** Objects are converted by a call out between the storage version and this one (a CRD's conversion webhook). */
+  conversion?: StorageConversion;
+  /** A CustomResourceDefinition version's selectableFields: field selectors may name these paths (without their leading dot). */
+  selectableFields?: { jsonPath: string }[];
 }

@@ -16,6 +16,7 @@ import { CacherStorage } from './cacher/cacher-storage.js';
 import { decodeFromCache } from './cacher/serialization-cache.js';
 import { Codec } from './codec.js';
 import type { ResourceDefinition } from './definition.js';
+import { ConvertingStorage } from './converting-storage.js';
 import { DirectStorage } from './direct-storage.js';
 import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
@@ -54,18 +55,45 @@ export interface ResourceRegistryOptions {
   virtualContext?: VirtualContext;
 }
 
+/** What changed in what the registry serves: resources added at run time, or taken away. */
+export interface RegistryChange {
+  added: readonly ResourceDefinition[];
+  removed: readonly ResourceDefinition[];
+}
+
+export type RegistryListener = (change: RegistryChange) => void;
+
+/** The resources one owner (a CustomResourceDefinition, by name) has the registry serve. */
+interface DynamicResources {
+  definitions: ResourceDefinition[];
+  /** The registry keys this owner holds (a key a built-in or another owner held first is not one). */
+  keys: string[];
+}
+
 export class ResourceRegistry {
   private readonly stores = new Map<string, Store>();
   private readonly virtuals = new Map<string, VirtualResource>();
   readonly namespaceDeleter?: NamespaceDeleter;
   readonly cacher?: Cacher;
   readonly expirers: ObjectExpirer[] = [];
+  private readonly builtIn: readonly ResourceDefinition[];
+  private readonly dynamic = new Map<string, DynamicResources>();
+  private served: readonly ResourceDefinition[];
+  private readonly listeners = new Set<RegistryListener>();
+  private readonly lookupNamespace?: (name: string) => Promise<KubeObject | undefined>;
+  private readonly admission: AdmissionPlugin[];
+  private readonly gateEnabled?: (gate: string) => boolean;
+  private readonly reportMismatch?: (detail: string) => void;
+  /** serve and unserve calls run one at a time, in order. */
+  private changing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly storage: Storage,
-    readonly definitions: readonly ResourceDefinition[],
+    definitions: readonly ResourceDefinition[],
     options: ResourceRegistryOptions = {},
   ) {
+    this.builtIn = definitions;
+    this.served = definitions;
     const nsDef = definitions.find((d) => d.group === '' && d.plural === 'namespaces');
     if (options.watchCache !== false) {
       this.cacher = new Cacher(storage, definitions.filter((d) => !d.virtual).map((d) => collectionPrefix(d)), options.watchCache ?? {});
@@ -83,10 +111,14 @@ export class ResourceRegistry {
           return store.storage.get(key, { ignoreNotFound: true });
         }
       : undefined;
+    this.lookupNamespace = lookup;
     registerStoredViews(definitions);
     const gates = options.featureGates;
     const enabled = gates ? (gate: string): boolean => gates.isKnown?.(gate) !== false && gates.enabled(gate) : undefined;
+    this.gateEnabled = enabled;
+    this.reportMismatch = options.onDeclarativeValidationMismatch;
     const admission = [...this.admissionPlugins(definitions, enabled, options.serviceAccountAdmission === true), ...(options.admission ?? [])];
+    this.admission = admission;
     for (const def of definitions) {
       if (def.virtual) {
         this.virtuals.set(registryKey(def.group, def.version, def.plural), virtualResourceFor(def, options.virtualContext));
@@ -157,6 +189,82 @@ export class ResourceRegistry {
     const direct = new DirectStorage(storage, codec);
     const cache = this.cacher?.cacheFor(collectionPrefix(codec.definition));
     return this.cacher && cache ? new CacherStorage(direct, this.cacher, cache) : direct;
+  }
+
+  /** Every resource served now: the built-in ones, then those added at run time. */
+  get definitions(): readonly ResourceDefinition[] {
+    return this.served;
+  }
+
+  /** The resources added at run time (custom resources), in the order they were added. */
+  get addedDefinitions(): readonly ResourceDefinition[] {
+    return this.served.slice(this.builtIn.length);
+  }
+
+  /** Hears of every change of what is served (discovery, OpenAPI, the garbage collector); returns the unsubscribe. */
+  onChange(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Serves `definitions` for `owner` from now on, in place of what it served before (kube's
+   * crdHandler swapping a CRD's storage on change). Each resource's watch cache is loaded before
+   * its store is visible, so the first request already reads from it. A resource a built-in kind
+   * or another owner serves stays theirs, as kube-apiserver's own routes win over a CRD's.
+   */
+  serve(owner: string, definitions: readonly ResourceDefinition[]): Promise<void> {
+    return this.serially(() => this.replace(owner, definitions));
+  }
+
+  /** Stops serving what `owner` served: its paths are 404 and open watches on them end. */
+  unserve(owner: string): Promise<void> {
+    return this.serially(() => this.replace(owner, []));
+  }
+
+  private serially(change: () => Promise<void>): Promise<void> {
+    const next = this.changing.then(change, change);
+    this.changing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async replace(owner: string, definitions: readonly ResourceDefinition[]): Promise<void> {
+    const before = this.dynamic.get(owner);
+    if (!before && definitions.length === 0) return;
+    const ownKeys = new Set(before?.keys ?? []);
+    // kube-apiserver's own web service for a group version answers every path below it, so a
+    // CRD's resource in a group version a built-in kind serves is never reached there.
+    const builtInGroupVersions = new Set(this.builtIn.map((d) => `${d.group}/${d.version}`));
+    const admitted = definitions.filter((def) => {
+      const key = registryKey(def.group, def.version, def.plural);
+      if (builtInGroupVersions.has(`${def.group}/${def.version}`)) return false;
+      return !this.virtuals.has(key) && (!this.stores.has(key) || ownKeys.has(key));
+    });
+    if (this.cacher) for (const prefix of new Set(admitted.map((d) => collectionPrefix(d)))) await this.cacher.addPrefix(prefix);
+    const keys: string[] = [];
+    for (const def of admitted) {
+      const key = registryKey(def.group, def.version, def.plural);
+      registerStoredViews([def]);
+      const strategies = strategiesFor(def, this.gateEnabled, this.reportMismatch);
+      const plain = this.resourceStorage(this.storage, new Codec(def, strategies.defaultOnRead));
+      const resourceStorage = def.conversion ? new ConvertingStorage(plain, def.conversion) : plain;
+      this.stores.set(key, new Store({ storage: resourceStorage, definition: def, strategies, namespaces: this.lookupNamespace, admission: this.admission }));
+      keys.push(key);
+    }
+    const kept = new Set(keys);
+    for (const key of ownKeys) if (!kept.has(key)) this.stores.delete(key);
+    if (keys.length > 0) this.dynamic.set(owner, { definitions: admitted, keys });
+    else this.dynamic.delete(owner);
+    this.served = [...this.builtIn, ...[...this.dynamic.values()].flatMap((d) => d.definitions)];
+    if (this.cacher) {
+      const inUse = new Set(this.served.filter((d) => !d.virtual).map((d) => collectionPrefix(d)));
+      for (const def of before?.definitions ?? []) {
+        const prefix = collectionPrefix(def);
+        if (!inUse.has(prefix)) this.cacher.removePrefix(prefix);
+      }
+    }
+    const change = { added: admitted, removed: before?.definitions ?? [] };
+    for (const listener of this.listeners) listener(change);
   }
 
   /** Ends the watches served from the watch caches cleanly; the caches keep running. */

@@ -303,8 +303,11 @@ export class Store {
     if (!written) return out;
     const meta = metaOf(out);
     // As upstream's shouldDeleteDuringUpdate: only objects whose deletion was waiting on
-    // finalizers alone (grace period 0) go once the last finalizer is removed.
-    if (meta.deletionTimestamp && !meta.finalizers?.length && metaOf(existing!).deletionGracePeriodSeconds === 0) {
+    // finalizers alone (grace period 0; a kind may also count none as that) go once the last
+    // finalizer is removed.
+    const grace = metaOf(existing!).deletionGracePeriodSeconds;
+    const finalizedOnly = grace === 0 || (grace === undefined && this.strategies.deletesWithoutGracePeriod === true);
+    if (meta.deletionTimestamp && !meta.finalizers?.length && finalizedOnly) {
       await this.removeFinalized(key, out);
     } else if (meta.deletionTimestamp) {
       this.hooks.onDeletionPending?.(out);
@@ -428,7 +431,7 @@ export class Store {
       let marked: KubeObject | undefined;
       if (decision.action === 'update') {
         marked = decision.obj;
-        if (gcFinalizers) metaOf(marked).finalizers = gcFinalizers;
+        if (gcFinalizers && !decision.ownFinalizers) metaOf(marked).finalizers = gcFinalizers;
       } else if ((gcFinalizers ?? metaOf(existing).finalizers ?? []).length > 0) {
         // A deletion already pending changes only when this delete changes the finalizers.
         if (metaOf(existing).deletionTimestamp && !gcFinalizers) return { action: 'none', object: existing, deleted: false };

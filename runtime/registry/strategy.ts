@@ -37,7 +37,11 @@ export interface Strategy {
 }
 
 /** What a delete of an existing object should do instead of (or before) removing it. */
-export type DeleteDecision = { action: 'delete' } | { action: 'update'; obj: KubeObject } | { action: 'keep' };
+export type DeleteDecision =
+  | { action: 'delete' }
+  /** `ownFinalizers`: the kind set the finalizers itself and the propagation policy adds none (a CRD's first delete). */
+  | { action: 'update'; obj: KubeObject; ownFinalizers?: boolean }
+  | { action: 'keep' };
 
 export interface ResourceStrategies {
   main: Strategy;
@@ -48,6 +52,11 @@ export interface ResourceStrategies {
    * a delete proceeds; may throw a StatusError. Absent: metadata.finalizers alone decide.
    */
   beforeDelete?(existing: KubeObject, options: DeleteOptions): DeleteDecision;
+  /**
+   * An object marked for deletion without a grace period (a CRD's first delete sets none) goes
+   * once its last finalizer is removed, as upstream's ShouldDeleteDuringUpdate lets it.
+   */
+  deletesWithoutGracePeriod?: boolean;
   /**
    * The module clears feature-gated fields itself, by rules of its own, so the generic per-field
    * drop of the spec's `featureGate` markers is not applied on top (Pod: kube decides per feature).

@@ -169,7 +169,8 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
       return new Response(body, { status: 200, headers: { 'content-type': contentType } });
     });
   }
-  if (options.deprecatedResources?.size) app.use('*', withDeprecation(options.deprecatedResources, options.onDeprecatedRequest));
+  // The map may gain entries while serving (a CRD version marked deprecated); the filter skips at once while it is empty.
+  if (options.deprecatedResources) app.use('*', withDeprecation(options.deprecatedResources, options.onDeprecatedRequest));
 
   const extra = options.healthChecks ?? {};
   installHealthRoutes(app, {

@@ -27,8 +27,9 @@ function withoutErrorsPastMaxItems(errors: readonly AjvError[], table: TypeTable
 export function translateAjvErrors(allErrors: readonly AjvError[], obj: unknown, table: TypeTable, rootType: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const err of withoutErrorsPastMaxItems(allErrors, table, rootType)) {
-    // The propertyNames wrapper repeats what its inner error already says.
-    if (err.keyword === 'propertyNames') continue;
+    // The propertyNames wrapper repeats what its inner error already says, and so does the `if`
+    // of a union's branch (apiextensions' schema unions) what the branch's own errors say.
+    if (err.keyword === 'propertyNames' || err.keyword === 'if') continue;
     const base = kubePath(table, rootType, err.instancePath);
     const value = valueAt(obj, err.instancePath);
     const limit = Number(err.params.limit);

@@ -16,6 +16,12 @@ type Obj = Record<string, unknown>;
 export interface MetadataRules {
   namespaced: boolean;
   nameFormat: string;
+  /**
+   * false: only apimachinery's generic finalizer rule (a qualified name), as kube's
+   * apiextensions-apiserver validates CRDs and custom resources; absent: also core's rule that an
+   * unprefixed finalizer be a standard one.
+   */
+  kubeFinalizerNames?: boolean;
 }
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -25,7 +31,7 @@ const MAX_SUBRESOURCE_NAME_LENGTH = 256;
 const asStrMap = (v: unknown): Record<string, string> => asObject(v) as Record<string, string>;
 const sortedKeys = (o: Obj): string[] => Object.keys(o).sort();
 
-function validateLabels(labels: Record<string, string>, path: string): StatusCause[] {
+export function validateLabels(labels: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of sortedKeys(labels)) {
     for (const msg of isQualifiedName(key)) causes.push(fe.invalid(path, key, msg));
@@ -34,7 +40,7 @@ function validateLabels(labels: Record<string, string>, path: string): StatusCau
   return causes;
 }
 
-function validateAnnotations(annotations: Record<string, string>, path: string): StatusCause[] {
+export function validateAnnotations(annotations: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let size = 0;
   for (const key of sortedKeys(annotations)) {
@@ -150,7 +156,7 @@ export function validateObjectMeta(obj: Obj, rules: MetadataRules, path = 'metad
   const finalizers = asList(meta.finalizers).map(asString);
   causes.push(...validateFinalizers(finalizers, `${path}.finalizers`));
   causes.push(...validateManagedFields(asList(meta.managedFields), `${path}.managedFields`));
-  causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
+  if (rules.kubeFinalizerNames !== false) causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
   return causes;
 }
 
@@ -159,7 +165,7 @@ function immutable(causes: StatusCause[], path: string, now: unknown, before: un
 }
 
 /** ValidateObjectMetaUpdate: what may not change, plus the label/annotation/owner/managedFields rules again. */
-export function validateObjectMetaUpdate(obj: Obj, old: Obj, path = 'metadata'): StatusCause[] {
+export function validateObjectMetaUpdate(obj: Obj, old: Obj, path = 'metadata', kubeFinalizerNames = true): StatusCause[] {
   const meta = asObject(obj.metadata);
   const oldMeta = asObject(old.metadata);
   const causes: StatusCause[] = [];
@@ -187,7 +193,7 @@ export function validateObjectMetaUpdate(obj: Obj, old: Obj, path = 'metadata'):
   causes.push(...validateAnnotations(asStrMap(meta.annotations), `${path}.annotations`));
   causes.push(...validateOwnerReferences(asList(meta.ownerReferences), `${path}.ownerReferences`));
   causes.push(...validateManagedFields(asList(meta.managedFields), `${path}.managedFields`));
-  causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
+  if (kubeFinalizerNames) causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
   return causes;
 }
 

@@ -41,6 +41,11 @@ export interface ObjectValidator {
    * compared with the strategy's hand-written twins (runtime/registry/declarative.ts).
    */
   validateDeclaratively?(obj: Record<string, unknown>, old?: Record<string, unknown>): StatusCause[];
+  /**
+   * Kinds without a generated schema (custom resources): drops, in place, the fields their own
+   * schema does not know and returns their paths (`spec.foo`), for fieldValidation.
+   */
+  prune?(obj: Record<string, unknown>): string[];
   /** Everything validate checks, plus immutable fields and `oldSelf` rules against `old`. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): StatusCause[];
   /**
@@ -124,7 +129,10 @@ export function objectValidator(k: KindValidation): ObjectValidator {
       .map((x) => x.c);
   };
 
-  const check = (obj: Obj): StatusCause[] => [...validateObjectMeta(obj, k), ...fieldCauses(obj)];
+  // apiextensions-apiserver's kinds use apimachinery's generic ObjectMeta rules, without core's finalizer-name rule.
+  const kubeFinalizerNames = !k.type.startsWith('io.k8s.apiextensions-apiserver.');
+  const metaRules = { ...k, kubeFinalizerNames };
+  const check = (obj: Obj): StatusCause[] => [...validateObjectMeta(obj, metaRules), ...fieldCauses(obj)];
   const validate = (obj: Obj): StatusCause[] => check(withoutNulls(obj) as Obj);
 
   const declarativeRules = (k.types[k.type]?.rules ?? []).filter((r) => r.declarative);
@@ -159,7 +167,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
     validateUpdate(rawObj, rawOld) {
       const obj = withoutNulls(rawObj) as Obj;
       const old = withoutNulls(rawOld) as Obj;
-      const updateOnly = [...validateObjectMetaUpdate(obj, old)];
+      const updateOnly = [...validateObjectMetaUpdate(obj, old, 'metadata', kubeFinalizerNames)];
       walkObject(k.types, k.type, obj, old, '', { mode: 'update', root: obj }, updateOnly);
       return k.updateOrder === 'validateFirst' ? [...check(obj), ...updateOnly] : [...updateOnly, ...check(obj)];
     },

@@ -201,7 +201,7 @@ describe('Webhook authorizer (--authorization-config)', () => {
     const before = hook.reviews.length;
     const denied = await as('cel-deny');
     expect(denied.status).toBe(500);
-    expect(denied.json().message).toMatch(/^Internal error occurred: cel evaluation error: expression 'request.user == "cel-cost" \? .*' resulted in error: No such key: nonResourceAttributes$/);
+    expect(denied.json().message).toMatch(/^Internal error occurred: cel evaluation error: expression 'request.user == "cel-cost" \? .*' resulted in error: no such key: nonResourceAttributes$/);
     const open = await as('cel-open');
     expect(open.status).toBe(500);
     expect(open.json().message).toContain("cel evaluation error: expression 'request.nonResourceAttributes.path == '/x'' resulted in error");

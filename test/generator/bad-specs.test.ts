@@ -37,7 +37,7 @@ const cases: [name: string, { from: string; to: string; want: string[] }][] = [
       from: 'size: {type: int32, tag: 2}',
       to: 'size: {type: strin, tag: 2}',
       want: [
-        'api-specs/demo/v1.yaml:12: kinds.Widget.fields.size.type: must be one of string, boolean, int32, int64, number, bytes, quantity, time, microTime, intOrString, duration, fieldsV1, rawExtension, a type name, []T or map[string]T (got "strin")',
+        'api-specs/demo/v1.yaml:12: kinds.Widget.fields.size.type: must be one of string, boolean, int32, int64, number, bytes, quantity, time, microTime, intOrString, duration, fieldsV1, rawExtension, json, jsonSchemaPropsOrArray, jsonSchemaPropsOrBool, jsonSchemaPropsOrStringArray, a type name, []T or map[string]T (got "strin")',
       ],
     },
   ],

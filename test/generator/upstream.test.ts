@@ -74,6 +74,24 @@ const REMOVED_UPSTREAM_DISCOVERY: Record<string, { resources: Record<string, unk
       { name: 'storageversionmigrations/status', singularName: '', namespaced: false, kind: 'StorageVersionMigration', verbs: ['get', 'patch', 'update'] },
     ],
   },
+  // Not in the snapshot folder: kube-apiserver 1.33's answer for CRDs, whose objects are stored as v1beta1.
+  'apis__apiextensions.k8s.io__v1': {
+    apiVersion: 'v1',
+    groupVersion: 'apiextensions.k8s.io/v1',
+    resources: [
+      {
+        name: 'customresourcedefinitions',
+        singularName: 'customresourcedefinition',
+        namespaced: false,
+        kind: 'CustomResourceDefinition',
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        shortNames: ['crd', 'crds'],
+        categories: ['api-extensions'],
+        storageVersionHash: 'jfWCUB31mvA=',
+      },
+      { name: 'customresourcedefinitions/status', singularName: '', namespaced: false, kind: 'CustomResourceDefinition', verbs: ['get', 'patch', 'update'] },
+    ],
+  },
 };
 
 // ComponentStatus is not among the kinds the snapshot was taken for, so its facts are written here:

@@ -82,14 +82,17 @@ describe('parseFlags', () => {
     const { enabledControllers } = await import('../../runtime/controllers/controller-names.js');
     expect([...enabledControllers()].sort()).toEqual([
       'clusterrole-aggregation-controller',
+      'crd-establishing-controller',
+      'crd-naming-controller',
       'ephemeral-volume-controller',
       'garbage-collector-controller',
       'root-ca-certificate-publisher-controller',
       'serviceaccount-controller',
       'serviceaccount-token-controller',
     ]);
-    expect([...enabledControllers(['*', '-root-ca-cert-publisher', '-serviceaccount-token-controller', '-garbagecollector'])].sort()).toEqual([
+    expect([...enabledControllers(['*', '-root-ca-cert-publisher', '-serviceaccount-token-controller', '-garbagecollector', '-crd-naming'])].sort()).toEqual([
       'clusterrole-aggregation-controller',
+      'crd-establishing-controller',
       'ephemeral-volume-controller',
       'serviceaccount-controller',
     ]);

@@ -11,8 +11,8 @@ import { useMemoryServer } from '../support/memory-server.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-const READYZ_CHECKS = ['ping', 'log', 'etcd', 'etcd-readiness', 'informer-sync', 'poststarthook/rbac/bootstrap-roles', 'shutdown'];
-const LIVEZ_CHECKS = ['ping', 'log', 'etcd', 'poststarthook/rbac/bootstrap-roles'];
+const READYZ_CHECKS = ['ping', 'log', 'etcd', 'etcd-readiness', 'informer-sync', 'poststarthook/crd-informer-synced', 'poststarthook/rbac/bootstrap-roles', 'shutdown'];
+const LIVEZ_CHECKS = ['ping', 'log', 'etcd', 'poststarthook/crd-informer-synced', 'poststarthook/rbac/bootstrap-roles'];
 
 describe('health endpoints', () => {
   const server = useMemoryServer();

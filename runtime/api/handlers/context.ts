@@ -135,7 +135,7 @@ export function bodyMembers(format: Format, body: Uint8Array, directive: FieldVa
 export function dropUnknownFields(ctx: RequestContext, obj: KubeObject, directive: FieldValidation, members: BodyMembers = { duplicates: [] }): void {
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
-  const unknown = schema ? pruneUnknownFields(obj, schema, index) : [];
+  const unknown = schema ? pruneUnknownFields(obj, schema, index) : (ctx.store.definition.validator.prune?.(obj) ?? []);
   if (directive === 'Ignore') return;
   const complaints: FieldComplaint[] = [
     ...members.duplicates,

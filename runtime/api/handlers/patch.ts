@@ -158,7 +158,7 @@ export const PATCH_ENGINES: Record<string, PatchEngine> = {
  * The 422 kube-apiserver sends when the patched document cannot become the object: an Invalid
  * with no kind or name, on the field "patch", quoting the patched JSON.
  */
-function invalidPatch(patchedJS: string, why: string): StatusError {
+export function invalidPatch(patchedJS: string, why: string): StatusError {
   const detail = `Invalid value: ${JSON.stringify(patchedJS)}: ${why}`;
   return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
     causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
@@ -193,7 +193,7 @@ function validatePatchedFields(ctx: HandlerContext, result: KubeObject, directiv
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
   const patchedJS = directive === 'Strict' ? goJSONWithLiterals(result) : '';
-  const unknown = schema ? pruneUnknownFields(result, schema, index) : [];
+  const unknown = schema ? pruneUnknownFields(result, schema, index) : (ctx.store.definition.validator.prune?.(result) ?? []);
   if (directive === 'Ignore') return;
   const messages = [...patchComplaints, ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
   if (messages.length === 0) return;
@@ -273,7 +273,8 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   // The patch types of the endpoint decide the 415 (kube-apiserver compares the type as sent, less
   // its parameters); a listed type whose engine is not installed is refused the same way.
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
-  const types = builtinPatchTypes(ctx.config.cbor);
+  const builtin = builtinPatchTypes(ctx.config.cbor);
+  const types = ctx.store.definition.strategicMergePatch === false ? builtin.filter((t) => t !== 'application/strategic-merge-patch+json') : builtin;
   const patchType = negotiatePatchType(contentType, types);
   const force = ctx.query.get('force');
   if (patchType === 'application/apply-patch+yaml' || patchType === 'application/apply-patch+cbor') {

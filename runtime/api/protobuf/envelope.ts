@@ -6,7 +6,8 @@
 
 import protobuf from 'protobufjs';
 import { badRequest, type Status } from '../../errors/status-error.js';
-import { planFor, writeObjectBody, type JsonObject } from './message-plan.js';
+import { messageMayRecurse, planFor, writeObjectBody, type JsonObject } from './message-plan.js';
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../../machinery/nesting.js';
 import { WireWriter } from './wire-writer.js';
 
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -148,11 +149,16 @@ export function decodeObject(root: protobuf.Root, body: Uint8Array, messageNameF
   const messageName = messageNameFor(apiVersion, kind);
   if (!messageName) throw badRequest(kind ? `no kind "${kind}" is registered for version "${apiVersion}"` : "Object 'Kind' is missing in protobuf body");
   const object: JsonObject = {};
+  // A message that holds itself (JSONSchemaProps) nests as deep as the bytes say; its decoded
+  // form is held to the depth JSON bodies are held to, which the walks after decoding can take.
+  const tooDeep = `unable to decode ${kind} from protobuf: exceeded max depth of ${MAX_NESTING_DEPTH}`;
   try {
     planFor(root, messageName).read(unknown.raw, object);
   } catch (err) {
+    if (err instanceof RangeError) throw badRequest(tooDeep);
     throw badRequest(`unable to decode ${kind} from protobuf: ${(err as Error).message}`);
   }
+  if (messageMayRecurse(root, messageName) && nestsDeeperThan(object)) throw badRequest(tooDeep);
   return { apiVersion, kind, object: { apiVersion, kind, ...object } };
 }
 

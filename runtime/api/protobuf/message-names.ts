@@ -8,13 +8,15 @@ import type { MessageNameFor } from './envelope.js';
 
 const META_PACKAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
-/** `v1` -> core, `rbac.authorization.k8s.io/v1` -> rbac, `meta.k8s.io/v1` -> apimachinery meta. */
+/** `v1` -> core, `rbac.authorization.k8s.io/v1` -> rbac, `meta.k8s.io/v1` -> apimachinery meta, `apiextensions.k8s.io/v1` -> apiextensions-apiserver. */
 export function packageFor(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   if (slash < 0) return `k8s.io.api.core.${apiVersion}`;
   const group = apiVersion.slice(0, slash);
   const version = apiVersion.slice(slash + 1);
   if (group === 'meta.k8s.io') return `k8s.io.apimachinery.pkg.apis.meta.${version}`;
+  // CustomResourceDefinition's types live in apiextensions-apiserver's own Go module.
+  if (group === 'apiextensions.k8s.io') return `k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.${version}`;
   return `k8s.io.api.${group.split('.')[0]}.${version}`;
 }
 

@@ -83,6 +83,8 @@ export function planFor(root: protobuf.Root, messageName: string): MessagePlan {
 function compile(root: protobuf.Root, type: protobuf.Type, cache: Map<string, MessagePlan>): MessagePlan {
   const writers: Writer[] = [];
   const readers: (FieldReader | undefined)[] = [];
+  // Members Go's JSON writes even when zero (option alwaysEmitted), with the value they then show.
+  const emitted: [string, unknown][] = [];
   const plan: MessagePlan = {
     name: type.fullName.slice(1),
     write(w, obj) {
@@ -96,12 +98,14 @@ function compile(root: protobuf.Root, type: protobuf.Type, cache: Map<string, Me
         if (read) read(r, tag & 7, target);
         else r.skipType(tag & 7);
       }
+      for (let i = 0; i < emitted.length; i++) if (target[emitted[i][0]] === undefined) target[emitted[i][0]] = emitted[i][1];
     },
   };
   // Registered before the fields compile, so self-referencing messages find it.
   cache.set(plan.name, plan);
   const fields = [...type.fieldsArray].sort((a, b) => a.id - b.id);
   for (const field of fields) {
+    if (field.options && 'alwaysEmitted' in field.options) emitted.push([jsonNameOf(field), field.options.alwaysEmitted]);
     const [write, read] = compileField(root, field);
     writers.push(write);
     readers[field.id] = read;
@@ -111,7 +115,13 @@ function compile(root: protobuf.Root, type: protobuf.Type, cache: Map<string, Me
 
 function nestedPlan(root: protobuf.Root, field: protobuf.FieldBase): MessagePlan | SpecialMessage {
   const fullName = field.resolvedType!.fullName;
-  return specialMessage(fullName) ?? planFor(root, fullName);
+  return specialMessage(fullName, (name) => planFor(root, name)) ?? planFor(root, fullName);
+}
+
+/** The JSON member a field reads and writes: its wire name unless the descriptor says otherwise (`$ref`). */
+function jsonNameOf(field: protobuf.FieldBase): string {
+  const jsonName: unknown = field.options?.jsonName;
+  return typeof jsonName === 'string' ? jsonName : field.name;
 }
 
 function isSpecial(target: MessagePlan | SpecialMessage): target is SpecialMessage {
@@ -164,7 +174,7 @@ function bodyReader(target: MessagePlan | SpecialMessage): (body: Uint8Array) =>
 }
 
 function compileField(root: protobuf.Root, field: protobuf.FieldBase): [Writer, FieldReader] {
-  const name = field.name;
+  const name = jsonNameOf(field);
   const pointer = field.options?.goPointer === true;
   const inline = field.options?.jsonInline === true;
   if (field instanceof protobuf.MapField) return compileMap(root, field);
@@ -270,7 +280,7 @@ function compileField(root: protobuf.Root, field: protobuf.FieldBase): [Writer, 
 }
 
 function compileMap(root: protobuf.Root, field: protobuf.MapField): [Writer, FieldReader] {
-  const name = field.name;
+  const name = jsonNameOf(field);
   const tag = (field.id << 3) | 2;
   const key = SCALARS[field.keyType];
   const keyTag = (1 << 3) | key.wireType;
@@ -345,4 +355,37 @@ export function decodeMessage(root: protobuf.Root, messageName: string, body: Ui
   const obj: JsonObject = {};
   planFor(root, messageName).read(body, obj);
   return obj;
+}
+
+const recursive = new WeakMap<protobuf.Root, Map<string, boolean>>();
+
+/**
+ * Whether a message can hold a message that holds itself (a CRD's JSONSchemaProps): only such a
+ * body can nest without bound on the wire, so only its decoded form needs a depth check.
+ */
+export function messageMayRecurse(root: protobuf.Root, messageName: string): boolean {
+  const key = messageName.startsWith('.') ? messageName.slice(1) : messageName;
+  let known = recursive.get(root);
+  if (!known) recursive.set(root, (known = new Map()));
+  const cached = known.get(key);
+  if (cached !== undefined) return cached;
+  root.resolveAll();
+  // Depth-first over the message graph: an edge back to a message still being visited is a cycle.
+  const visiting = new Set<protobuf.Type>();
+  const done = new Set<protobuf.Type>();
+  const cyclic = (type: protobuf.Type): boolean => {
+    if (visiting.has(type)) return true;
+    if (done.has(type)) return false;
+    visiting.add(type);
+    for (const field of type.fieldsArray) {
+      const next = field.resolvedType;
+      if (next instanceof protobuf.Type && cyclic(next)) return true;
+    }
+    visiting.delete(type);
+    done.add(type);
+    return false;
+  };
+  const found = cyclic(root.lookupType(key));
+  known.set(key, found);
+  return found;
 }

@@ -219,7 +219,117 @@ const stringList: SpecialMessage = {
   },
 };
 
+/** A message the codec plans from the descriptors, as the schema unions hold JSONSchemaProps. */
+export interface PlannedMessage {
+  write(w: WireWriter, obj: Record<string, unknown>): void;
+  read(body: Uint8Array, target: Record<string, unknown>): void;
+}
+
+export type PlanLookup = (messageName: string) => PlannedMessage;
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function writeMessage(w: WireWriter, tag: number, plan: PlannedMessage, obj: Record<string, unknown>): void {
+  w.uint32(tag);
+  const start = w.beginLength();
+  plan.write(w, obj);
+  w.endLength(start);
+}
+
+function readMessage(plan: PlannedMessage, body: Uint8Array): Record<string, unknown> {
+  const obj: Record<string, unknown> = {};
+  plan.read(body, obj);
+  return obj;
+}
+
+const JSON_SCHEMA_PROPS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+
+/**
+ * JSONSchemaPropsOrArray: `schema` (1) or `jSONSchemas` (2) on the wire; in JSON a schema object,
+ * or a list of them. Go writes the list when it has items, else the schema (null when unset).
+ */
+function schemaOrArray(plans: PlanLookup): SpecialMessage {
+  return {
+    write(w, value) {
+      const plan = plans(JSON_SCHEMA_PROPS);
+      if (Array.isArray(value) && value.length > 0) for (const item of value) writeMessage(w, 0x12, plan, isObject(item) ? item : {});
+      else if (isObject(value)) writeMessage(w, 0x0a, plan, value);
+    },
+    read(body) {
+      const plan = plans(JSON_SCHEMA_PROPS);
+      let schema: Record<string, unknown> | null = null;
+      const list: Record<string, unknown>[] = [];
+      readFields(body, (r, field, wt) => {
+        if (wt !== 2 || (field !== 1 && field !== 2)) return false;
+        const obj = readMessage(plan, r.bytes());
+        if (field === 1) schema = obj;
+        else list.push(obj);
+        return true;
+      });
+      return list.length > 0 ? list : schema;
+    },
+  };
+}
+
+/** JSONSchemaPropsOrBool: `allows` (1, always written) and `schema` (2); in JSON a schema object (which allows) or a boolean. */
+function schemaOrBool(plans: PlanLookup): SpecialMessage {
+  return {
+    write(w, value) {
+      w.uint32(0x08);
+      w.bool(isObject(value) || value === true);
+      if (isObject(value)) writeMessage(w, 0x12, plans(JSON_SCHEMA_PROPS), value);
+    },
+    read(body) {
+      let allows = false;
+      let schema: Record<string, unknown> | undefined;
+      readFields(body, (r, field, wt) => {
+        if (field === 1 && wt === 0) allows = r.bool();
+        else if (field === 2 && wt === 2) schema = readMessage(plans(JSON_SCHEMA_PROPS), r.bytes());
+        else return false;
+        return true;
+      });
+      return schema ?? allows;
+    },
+  };
+}
+
+/** JSONSchemaPropsOrStringArray: `schema` (1) or `property` (2); in JSON a schema object or a list of property names. */
+function schemaOrStringArray(plans: PlanLookup): SpecialMessage {
+  return {
+    write(w, value) {
+      if (Array.isArray(value) && value.length > 0) {
+        for (const item of value) {
+          w.uint32(0x12);
+          w.string(String(item));
+        }
+      } else if (isObject(value)) writeMessage(w, 0x0a, plans(JSON_SCHEMA_PROPS), value);
+    },
+    read(body) {
+      let schema: Record<string, unknown> | null = null;
+      const names: string[] = [];
+      readFields(body, (r, field, wt) => {
+        if (field === 1 && wt === 2) schema = readMessage(plans(JSON_SCHEMA_PROPS), r.bytes());
+        else if (field === 2 && wt === 2) names.push(r.string());
+        else return false;
+        return true;
+      });
+      return names.length > 0 ? names : schema;
+    },
+  };
+}
+
+const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
+
+/** Special messages holding planned ones: built per descriptor root, from its plans. */
+const PLANNED_SPECIAL: Record<string, (plans: PlanLookup) => SpecialMessage> = {
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray`]: schemaOrArray,
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrBool`]: schemaOrBool,
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrStringArray`]: schemaOrStringArray,
+};
+
 const SPECIAL: Record<string, SpecialMessage> = {
+  // apiextensions' JSON: any JSON value kept as its text in `raw` (1); null is Go's empty Raw.
+  [`${APIEXTENSIONS}.JSON`]: rawJSON,
   [`${META}.Time`]: time,
   [`${META}.MicroTime`]: microTime,
   [`${META}.Duration`]: duration,
@@ -236,7 +346,12 @@ const SPECIAL: Record<string, SpecialMessage> = {
   'k8s.io.api.certificates.v1beta1.ExtraValue': stringList,
 };
 
-/** The special JSON mapping of a message, by its fully qualified name (with or without the leading dot). */
-export function specialMessage(fullName: string): SpecialMessage | undefined {
-  return SPECIAL[fullName.startsWith('.') ? fullName.slice(1) : fullName];
+/**
+ * The special JSON mapping of a message, by its fully qualified name (with or without the leading
+ * dot); `plans` gives the messages a union holds, and without it unions have no special mapping.
+ */
+export function specialMessage(fullName: string, plans?: PlanLookup): SpecialMessage | undefined {
+  const name = fullName.startsWith('.') ? fullName.slice(1) : fullName;
+  const planned = plans && PLANNED_SPECIAL[name];
+  return planned ? planned(plans) : SPECIAL[name];
 }

@@ -4,9 +4,11 @@
 
 import type { HandlerContext } from '../handlers/context.js';
 import { evictPod } from './eviction.js';
+import { serveScale } from './scale.js';
 
 export type SubresourceHandler = (ctx: HandlerContext) => Promise<Response>;
 
 export const SUBRESOURCE_HANDLERS: Record<string, SubresourceHandler> = {
   eviction: evictPod,
+  scale: serveScale,
 };

@@ -3,7 +3,7 @@
 
 import type { ResourceDefinition } from '../definition.js';
 import type { KubeObject } from '../../machinery/object.js';
-import { generatedSchemaIndex } from '../../machinery/openapi-schema.js';
+import { generatedSchemaIndex, SchemaIndex, type JsonSchema } from '../../machinery/openapi-schema.js';
 import { FieldSet, fieldElement } from './fieldpath.js';
 import { FieldManager, managerOrUserAgent } from './field-manager.js';
 import { TypedSchema } from './schema.js';
@@ -11,6 +11,28 @@ import { convertFieldsV1 } from '../stored-form.js';
 
 let typedSchema: TypedSchema | undefined;
 const managers = new Map<string, FieldManager>();
+/** Custom resources' managers, by the definition built from one state of their CRD (a changed CRD is a new definition). */
+const customManagers = new WeakMap<ResourceDefinition, Map<string, FieldManager>>();
+
+/** The kind's schema: the generated component, or a custom resource's schema from its CRD. */
+function kindSchema(definition: ResourceDefinition): JsonSchema | undefined {
+  return (definition.openAPISchema as JsonSchema | undefined) ?? generatedSchemaIndex().component(definition.openAPIName);
+}
+
+/**
+ * A custom resource's schema typed as the generated kinds are: its own schema with metadata as
+ * meta/v1 ObjectMeta, which it refers to among the generated components.
+ */
+function customTypedSchema(definition: ResourceDefinition, schema: JsonSchema): TypedSchema {
+  const properties = {
+    ...schema.properties,
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  };
+  const root: JsonSchema = { ...schema, type: 'object', properties };
+  return new TypedSchema(new SchemaIndex({ ...generatedSchemaIndex().all(), [definition.openAPIName]: root }));
+}
 
 /**
  * The fields a write through this endpoint may not own, because the strategy resets them:
@@ -22,7 +44,7 @@ function resetFields(definition: ResourceDefinition, subresource: string | undef
   const hasStatus = definition.subresources.some((s) => s.name === 'status');
   if (!subresource) return hasStatus ? FieldSet.of([fieldElement(statusField)]) : new FieldSet();
   if (subresource !== 'status') return new FieldSet();
-  const props = generatedSchemaIndex().component(definition.openAPIName)?.properties ?? {};
+  const props = kindSchema(definition)?.properties ?? {};
   const others = Object.keys(props).filter((f) => !['apiVersion', 'kind', 'metadata', statusField].includes(f));
   return FieldSet.of(...others.map((f) => [fieldElement(f)]));
 }
@@ -30,11 +52,17 @@ function resetFields(definition: ResourceDefinition, subresource: string | undef
 export function fieldManagerFor(definition: ResourceDefinition, subresource?: string): FieldManager {
   const apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
   const key = `${apiVersion}/${definition.plural}/${subresource ?? ''}`;
-  let manager = managers.get(key);
+  const custom = definition.openAPISchema as JsonSchema | undefined;
+  let byKey = managers;
+  if (custom) {
+    byKey = customManagers.get(definition) ?? new Map();
+    customManagers.set(definition, byKey);
+  }
+  let manager = byKey.get(key);
   if (!manager) {
-    typedSchema ??= new TypedSchema(generatedSchemaIndex());
+    const typed = custom ? customTypedSchema(definition, custom) : (typedSchema ??= new TypedSchema(generatedSchemaIndex()));
     manager = new FieldManager({
-      node: typedSchema.forComponent(definition.openAPIName),
+      node: typed.forComponent(definition.openAPIName),
       apiVersion,
       subresource: subresource || undefined,
       resetFields: resetFields(definition, subresource),
@@ -44,7 +72,7 @@ export function fieldManagerFor(definition: ResourceDefinition, subresource?: st
         return converted === fieldsV1 ? set : FieldSet.fromFieldsV1(converted);
       },
     });
-    managers.set(key, manager);
+    byKey.set(key, manager);
   }
   return manager;
 }

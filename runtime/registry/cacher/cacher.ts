@@ -44,7 +44,13 @@ export class Cacher {
   readonly bookmarkIntervalMs: number;
   private readonly caches = new Map<string, WatchCache>();
   /** Longest prefixes first, so that a key finds its own resource. */
-  private readonly prefixes: string[];
+  private prefixes: string[];
+  private readonly limits: { windowMs: number; capacity: number };
+  /**
+   * Caches added while serving (a CustomResourceDefinition's resources) whose first list is still
+   * running: the changes the storage watch brings meanwhile wait here, applied once it is loaded.
+   */
+  private readonly loading = new Map<WatchCache, StorageWatchEvent[]>();
   private state: State = 'idle';
   private generation = 0;
   private watcher?: Watcher;
@@ -62,6 +68,7 @@ export class Cacher {
       windowMs: options.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS,
       capacity: options.historyCapacity ?? DEFAULT_HISTORY_CAPACITY,
     };
+    this.limits = limits;
     for (const prefix of prefixes) if (!this.caches.has(prefix)) this.caches.set(prefix, new WatchCache(prefix, limits));
     this.prefixes = [...this.caches.keys()].sort((a, b) => b.length - a.length);
     this.freshnessWaitMs = options.freshnessWaitMs ?? 3000;
@@ -75,6 +82,57 @@ export class Cacher {
   /** The cache of one storage prefix (`/registry/configmaps/`). */
   cacheFor(prefix: string): WatchCache | undefined {
     return this.caches.get(prefix);
+  }
+
+  /**
+   * A cache for a storage prefix added while running (kube-apiserver builds a new Cacher for each
+   * CustomResourceDefinition's storage). Resolves once the cache holds the prefix's objects as of
+   * the cacher's progress, with every change since, or undefined when the cacher is not ready in
+   * time (the caller then reads storage directly). A later re-list of the whole root includes it.
+   */
+  async addPrefix(prefix: string): Promise<WatchCache | undefined> {
+    const existing = this.caches.get(prefix);
+    if (existing) return existing;
+    if (!(await this.waitUntilReady())) return undefined;
+    const raced = this.caches.get(prefix);
+    if (raced) return raced;
+    const cache = new WatchCache(prefix, this.limits);
+    const revision = this.progress;
+    const generation = this.generation;
+    cache.reset(revision);
+    this.loading.set(cache, []);
+    this.caches.set(prefix, cache);
+    this.prefixes = [...this.caches.keys()].sort((a, b) => b.length - a.length);
+    try {
+      let page = await this.storage.list(prefix, { revision, limit: LIST_PAGE });
+      for (;;) {
+        // A re-list of the root since then has loaded this cache with the rest.
+        if (generation !== this.generation) return cache;
+        for (const kv of page.items) cache.load(kv);
+        if (!page.more || page.items.length === 0) break;
+        const startKey = `${page.items[page.items.length - 1]!.key}\u0000`;
+        page = await this.storage.list(prefix, { revision, limit: LIST_PAGE, startKey });
+      }
+    } catch {
+      // Storage is away or the revision compacted: the cache is loaded by the cacher's next re-list.
+      if (generation === this.generation) this.fail(generation);
+      return this.waitUntilReady().then((ready) => (ready && this.caches.get(prefix) === cache ? cache : undefined));
+    } finally {
+      const buffered = this.loading.get(cache) ?? [];
+      this.loading.delete(cache);
+      if (generation === this.generation) for (const event of buffered) if (event.kv.modRevision > revision) cache.apply(event);
+    }
+    return cache;
+  }
+
+  /** Drops the cache of a prefix no longer served; its watchers end cleanly (the client sees the stream close). */
+  removePrefix(prefix: string): void {
+    const cache = this.caches.get(prefix);
+    if (!cache) return;
+    this.caches.delete(prefix);
+    this.loading.delete(cache);
+    this.prefixes = this.prefixes.filter((p) => p !== prefix);
+    cache.terminateWatchers();
   }
 
   /** Starts (or restarts after a failure) the initial list and the watch; idempotent. */
@@ -153,6 +211,8 @@ export class Cacher {
       let page = await this.storage.list(REGISTRY_ROOT + '/', { limit: LIST_PAGE });
       const revision = page.revision;
       if (generation !== this.generation) return;
+      // Caches still loading on their own are loaded by this list instead.
+      this.loading.clear();
       for (const cache of this.caches.values()) cache.reset(revision);
       for (;;) {
         for (const kv of page.items) this.route(kv.key)?.load(kv);
@@ -178,7 +238,10 @@ export class Cacher {
   private apply(event: StorageWatchEvent): void {
     const revision = event.kv.modRevision;
     if (revision <= this.progress) return;
-    this.route(event.kv.key)?.apply(event);
+    const cache = this.route(event.kv.key);
+    const pending = cache && this.loading.size > 0 ? this.loading.get(cache) : undefined;
+    if (pending) pending.push(event);
+    else cache?.apply(event);
     this.progress = revision;
     this.notifyWaiters();
   }

@@ -6,8 +6,10 @@
 import { withDeclarativeValidation, type DeclarativeMismatchReporter } from '../declarative.js';
 import type { ResourceDefinition } from '../definition.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { customResourceStrategies } from '../custom-resources/strategy.js';
 import { configMapStrategies } from './configmap.js';
 import { csiNodeStrategies } from './csinode.js';
+import { customResourceDefinitionStrategies } from './customresourcedefinition.js';
 import { endpointsStrategies } from './endpoints.js';
 import { endpointSliceStrategies } from './endpointslice.js';
 import { eventStrategies } from './event.js';
@@ -47,6 +49,8 @@ const MODULES: Record<string, (def: ResourceDefinition, enabled: FeatureGateChec
   pod: podStrategies,
   clusterrole: clusterRoleStrategies,
   csistoragecapacity: csiStorageCapacityStrategies,
+  customresource: customResourceStrategies,
+  customresourcedefinition: customResourceDefinitionStrategies,
 };
 
 /**

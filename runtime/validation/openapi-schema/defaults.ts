@@ -1,0 +1,56 @@
+// kube-apiserver's structural defaulting (apiextensions-apiserver pkg/apiserver/schema/defaulting):
+// first nulls the schema does not allow and cannot default are dropped
+// (PruneNonNullableNullsWithoutDefaults), then a missing property, or a null one that is not
+// nullable, takes a copy of its default; defaults apply only where the parent object exists, and
+// a default that was just set is defaulted further inside.
+
+import { jsonCopy, setOwn } from './json.js';
+import { propertySchema, type SchemaNode } from './structural.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const nonNullableNull = (v: unknown, s: SchemaNode | undefined): boolean => v === null && s !== undefined && !s.nullable;
+
+export function pruneNonNullableNulls(x: unknown, s: SchemaNode | undefined): void {
+  // Without a schema no null can be judged, at any depth below.
+  if (!s) return;
+  if (Array.isArray(x)) {
+    for (const item of x) pruneNonNullableNulls(item, s?.items);
+    return;
+  }
+  if (!isObject(x)) return;
+  for (const key of Object.keys(x)) {
+    const schema = propertySchema(s, key);
+    if (nonNullableNull(x[key], schema) && !schema!.default) delete x[key];
+    else pruneNonNullableNulls(x[key], schema);
+  }
+}
+
+export function applyDefaultValues(x: unknown, s: SchemaNode | undefined): void {
+  if (!s) return;
+  if (Array.isArray(x)) {
+    const items = s.items;
+    if (!items) return;
+    for (let i = 0; i < x.length; i++) {
+      if (nonNullableNull(x[i], items) && items.default) x[i] = jsonCopy(items.default.value);
+      applyDefaultValues(x[i], items);
+    }
+    return;
+  }
+  if (!isObject(x)) return;
+  if (s.properties) {
+    for (const [key, prop] of s.properties) {
+      if (!prop.default) continue;
+      if (!Object.hasOwn(x, key) || nonNullableNull(x[key], prop)) setOwn(x, key, jsonCopy(prop.default.value));
+    }
+  }
+  for (const key of Object.keys(x)) {
+    const prop = s.properties?.get(key);
+    if (prop) applyDefaultValues(x[key], prop);
+    else if (typeof s.additionalProperties === 'object') {
+      const extra = s.additionalProperties;
+      if (nonNullableNull(x[key], extra) && extra.default) setOwn(x, key, jsonCopy(extra.default.value));
+      applyDefaultValues(x[key], extra);
+    }
+  }
+}
