@@ -4,7 +4,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { isDNS1035Label } from '../../../machinery/formats.js';
-import { asList, asObject, asString, isPlainObject } from '../../../machinery/object.js';
+import { asList, asString, isPlainObject } from '../../../machinery/object.js';
 import type { JsonObject } from '../../../machinery/json-values.js';
 import { forbidden, invalid, notSupported, required } from '../../../validation/field-errors.js';
 import { goStringSlice } from './go-syntax.js';

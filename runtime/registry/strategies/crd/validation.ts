@@ -8,7 +8,7 @@ import type { StatusCause } from '../../../errors/status-error.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../../machinery/formats.js';
 import { annotationsOf, asList, asObject, asString, isPlainObject, metaOf, type KubeObject } from '../../../machinery/object.js';
 import type { JsonObject } from '../../../machinery/json-values.js';
-import { forbidden, invalid, notSupported, required } from '../../../validation/field-errors.js';
+import { invalid, notSupported, required } from '../../../validation/field-errors.js';
 import { isConditionTrue } from './conditions.js';
 import { conversionCauses, hasAcceptedReviewVersionOrNone, type ConversionOptions } from './conversion-rules.js';
 import { goStringSlice, goVersionsSyntax } from './go-syntax.js';
