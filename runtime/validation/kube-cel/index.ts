@@ -294,8 +294,16 @@ function typedEnvironment(sites: RuleSite[]): Environment {
   return env;
 }
 
+export interface CompileOptions {
+  /**
+   * kube's suppressExpressionCostForUnchangedSchema: on a CRD update that leaves this version's
+   * schema as it was, rules are not refused for their own estimated cost (the total still counts).
+   */
+  suppressPerExpressionCost?: boolean;
+}
+
 /** At CRD write: compile and estimated-cost errors with kube's messages and paths below fldPath; `rules` for serving. */
-export function compileRules(schema: Record<string, unknown>, fldPath: string): { causes: StatusCause[]; rules: CompiledRules } {
+export function compileRules(schema: Record<string, unknown>, fldPath: string, opts: CompileOptions = {}): { causes: StatusCause[]; rules: CompiledRules } {
   const sites: RuleSite[] = [];
   const rootDecl = schemaDecl(schema, true);
   const root = walk(schema, rootDecl, fldPath, 1, sites);
@@ -357,7 +365,7 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
         }
       }
       const expressionCost = ruleCost * maxCardinality;
-      if (expressionCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.rule`, costErrorMessage('estimated rule cost', expressionCost, STATIC_ESTIMATED_COST_LIMIT)));
+      if (!opts.suppressPerExpressionCost && expressionCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.rule`, costErrorMessage('estimated rule cost', expressionCost, STATIC_ESTIMATED_COST_LIMIT)));
       total.observe(`${at}.rule`, expressionCost);
       if (r.messageExpression) {
         const msg = check(env, r.messageExpression);
@@ -369,7 +377,7 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string): 
           else causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression instantiation failed: ${program.error}`));
           compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
           const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
-          if (msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
+          if (!opts.suppressPerExpressionCost && msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
         }
       }

@@ -174,6 +174,17 @@ describe('compileRules at CRD write', () => {
     ]);
   });
 
+  it('does not refuse a rule for its own cost when the schema is unchanged on update, but still counts it', () => {
+    const schema = crSchema({
+      type: 'object',
+      properties: { names: { type: 'array', maxItems: 2000, items: { type: 'string', maxLength: 10 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x == y))' }] } },
+    });
+    expect(compileRules(schema, ROOT).causes.map((c) => c.message)).toEqual([
+      'Forbidden: estimated rule cost exceeds budget by factor of 3.6x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+    ]);
+    expect(compileRules(schema, ROOT, { suppressPerExpressionCost: true }).causes).toEqual([]);
+  });
+
   it('accepts the same rule once maxItems and maxLength bound it', () => {
     const { causes } = compiled({
       type: 'object',
