@@ -97,6 +97,13 @@ describe('conversion webhooks of custom resources', () => {
     expect((await server.send<JsonObject>('GET', `${v1}/b`)).body.spec).toEqual({ size: 5, from: `${GROUP}/v2` });
   });
 
+  it('deletes through the other version', async () => {
+    expect((await server.send('POST', v1, { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'd' }, spec: {} })).status).toBe(201);
+    const deleted = await server.send<JsonObject>('DELETE', `${v2}/d`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect((await server.send('GET', `${v1}/d`)).status).toBe(404);
+  });
+
   it('fails requests of the other version with kube\'s Status when the webhook fails, and stores nothing', async () => {
     hook.answer((review) => ({ body: { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: (review.request as JsonObject).uid, result: { status: 'Failure', message: 'widgets are not convertible today' } } } }));
     const message = `conversion webhook for ${GROUP}/v1, Kind=Widget failed: widgets are not convertible today`;
