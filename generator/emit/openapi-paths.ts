@@ -3,7 +3,7 @@
 // in either OpenAPI v2 or v3 form.
 
 import type { KindModel } from '../model.js';
-import { DELETE_OPTIONS_DOCS, LIST_OPTIONS_DOCS, NAMESPACE_DOC, PATCH_OPTIONS_DOCS, PRETTY_DOC, WRITE_OPTIONS_DOCS, nameDoc } from './openapi-parameter-docs.js';
+import { DELETE_COLLECTION_PARAMS, NAMESPACE_DOC, QUERY_PARAMETERS as P, nameDoc, type Param } from '../../runtime/api/openapi-parameters.js';
 import { refPrefix, type OpenAPIStyle, type Schema } from './openapi-schemas.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -19,51 +19,6 @@ export function operationGroupVersion(group: string, version: string): string {
 }
 
 export const tagOf = (group: string, version: string): string => `${(group === '' ? 'core' : group.replace(/\.k8s\.io$/, '')).replace(/\./g, '_')}_${version}`;
-
-interface Param {
-  name: string;
-  in: 'path' | 'query' | 'body';
-  description: string;
-  type?: string;
-  required?: boolean;
-  uniqueItems?: boolean;
-}
-
-const Q = (name: string, type: string, description: string): Param => ({ name, in: 'query', description, type, uniqueItems: true });
-const L = LIST_OPTIONS_DOCS;
-const D = DELETE_OPTIONS_DOCS;
-const P = {
-  pretty: Q('pretty', 'string', PRETTY_DOC),
-  write: [Q('dryRun', 'string', WRITE_OPTIONS_DOCS.dryRun), Q('fieldManager', 'string', WRITE_OPTIONS_DOCS.fieldManager), Q('fieldValidation', 'string', WRITE_OPTIONS_DOCS.fieldValidation)],
-  patch: [
-    Q('dryRun', 'string', PATCH_OPTIONS_DOCS.dryRun),
-    Q('fieldManager', 'string', PATCH_OPTIONS_DOCS.fieldManager),
-    Q('fieldValidation', 'string', PATCH_OPTIONS_DOCS.fieldValidation),
-    Q('force', 'boolean', PATCH_OPTIONS_DOCS.force),
-  ],
-  list: [
-    Q('allowWatchBookmarks', 'boolean', L.allowWatchBookmarks),
-    Q('continue', 'string', L.continue),
-    Q('fieldSelector', 'string', L.fieldSelector),
-    Q('labelSelector', 'string', L.labelSelector),
-    Q('limit', 'integer', L.limit),
-    Q('resourceVersion', 'string', L.resourceVersion),
-    Q('resourceVersionMatch', 'string', L.resourceVersionMatch),
-    Q('sendInitialEvents', 'boolean', L.sendInitialEvents),
-    Q('timeoutSeconds', 'integer', L.timeoutSeconds),
-    Q('watch', 'boolean', L.watch),
-  ],
-  delete: [
-    Q('dryRun', 'string', D.dryRun),
-    Q('gracePeriodSeconds', 'integer', D.gracePeriodSeconds),
-    Q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean', D.ignoreStoreReadErrorWithClusterBreakingPotential),
-    Q('orphanDependents', 'boolean', D.orphanDependents),
-    Q('propagationPolicy', 'string', D.propagationPolicy),
-  ],
-};
-
-/** A deletecollection takes the list options but watch and allowWatchBookmarks, with the delete options; sorted by name as kube's documents list them. */
-const DELETE_COLLECTION_PARAMS = [...P.delete, ...P.list.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks')].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 interface Op {
   verb: 'get' | 'post' | 'put' | 'patch' | 'delete';

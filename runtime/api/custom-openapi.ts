@@ -7,6 +7,7 @@
 // not, nullable).
 
 import type { ResourceDefinition } from '../registry/definition.js';
+import { DELETE_COLLECTION_PARAMS, NAMESPACE_DOC, QUERY_PARAMETERS as Q, type Param } from './openapi-parameters.js';
 
 type Json = Record<string, unknown>;
 
@@ -88,12 +89,16 @@ interface OperationSpec {
   patch?: boolean;
   code?: string;
   kind?: string;
+  /** The operation's query parameters (kube's option types: create, update, patch, delete, list). */
+  params?: readonly Param[];
 }
 
 function parameter(form: Form, name: string, where: 'path' | 'query', type: string, description: string): Json {
   const required = where === 'path' ? { required: true } : {};
   return form === 'v2' ? { description, in: where, name, ...required, type, uniqueItems: true } : { description, in: where, name, ...required, schema: { type, uniqueItems: true } };
 }
+
+const inForm = (form: Form, p: Param): Json => parameter(form, p.name, p.in === 'path' ? 'path' : 'query', p.type ?? 'string', p.description);
 
 function operation(def: ResourceDefinition, form: Form, op: OperationSpec, namespaced: boolean): Json {
   const id = `${op.verb}${operationSuffix(def)}${namespaced ? 'Namespaced' : ''}${op.kind ?? def.kind}`;
@@ -111,11 +116,13 @@ function operation(def: ResourceDefinition, form: Form, op: OperationSpec, names
     'x-kubernetes-action': op.action,
     'x-kubernetes-group-version-kind': { group: def.group, kind: def.kind, version: def.version },
   };
+  const params = (op.params ?? []).map((p) => inForm(form, p));
   if (op.body) {
     const body = { $ref: refTo(form, op.body) };
-    if (form === 'v2') out.parameters = [{ in: 'body', name: 'body', required: true, schema: body }];
+    if (form === 'v2') params.unshift({ in: 'body', name: 'body', required: true, schema: body });
     else out.requestBody = { content: Object.fromEntries((op.patch ? PATCH_TYPES : ['*/*']).map((m) => [m, { schema: body }])), required: true };
   }
+  if (params.length > 0) out.parameters = params;
   return out;
 }
 
@@ -126,34 +133,34 @@ function pathsOf(def: ResourceDefinition, form: Form): Json {
   const scopes = def.namespaced ? [true] : [false];
   for (const namespaced of scopes) {
     const base = namespaced ? `${prefix}/namespaces/{namespace}/${def.plural}` : `${prefix}/${def.plural}`;
-    const scopeParams = namespaced ? [parameter(form, 'namespace', 'path', 'string', 'object name and auth scope, such as for teams and projects')] : [];
+    const scopeParams = namespaced ? [parameter(form, 'namespace', 'path', 'string', NAMESPACE_DOC)] : [];
     paths[base] = {
-      get: operation(def, form, { action: 'list', verb: 'list', description: `list objects of kind ${def.kind}`, response: `${def.openAPIName.replace(/\.[^.]+$/, '')}.${def.listKind}` }, namespaced),
-      post: operation(def, form, { action: 'post', verb: 'create', description: `create a ${def.kind}`, response: def.openAPIName, body: def.openAPIName, code: '201' }, namespaced),
-      delete: operation(def, form, { action: 'deletecollection', verb: 'deletecollection', description: `delete collection of ${def.kind}`, response: `${META}.Status`, body: `${META}.DeleteOptions` }, namespaced),
-      parameters: scopeParams,
+      get: operation(def, form, { action: 'list', verb: 'list', description: `list objects of kind ${def.kind}`, response: `${def.openAPIName.replace(/\.[^.]+$/, '')}.${def.listKind}`, params: Q.list }, namespaced),
+      post: operation(def, form, { action: 'post', verb: 'create', description: `create a ${def.kind}`, response: def.openAPIName, body: def.openAPIName, code: '201', params: Q.write }, namespaced),
+      delete: operation(def, form, { action: 'deletecollection', verb: 'deletecollection', description: `delete collection of ${def.kind}`, response: `${META}.Status`, body: `${META}.DeleteOptions`, params: DELETE_COLLECTION_PARAMS }, namespaced),
+      parameters: [...scopeParams, inForm(form, Q.pretty)],
     };
     const nameParam = parameter(form, 'name', 'path', 'string', `name of the ${def.kind}`);
     paths[`${base}/{name}`] = {
       get: operation(def, form, { action: 'get', verb: 'read', description: `read the specified ${def.kind}`, response: def.openAPIName }, namespaced),
-      put: operation(def, form, { action: 'put', verb: 'replace', description: `replace the specified ${def.kind}`, response: def.openAPIName, body: def.openAPIName }, namespaced),
-      patch: operation(def, form, { action: 'patch', verb: 'patch', description: `partially update the specified ${def.kind}`, response: def.openAPIName, body: patch, patch: true }, namespaced),
-      delete: operation(def, form, { action: 'delete', verb: 'delete', description: `delete a ${def.kind}`, response: `${META}.Status`, body: `${META}.DeleteOptions` }, namespaced),
-      parameters: [nameParam, ...scopeParams],
+      put: operation(def, form, { action: 'put', verb: 'replace', description: `replace the specified ${def.kind}`, response: def.openAPIName, body: def.openAPIName, params: Q.write }, namespaced),
+      patch: operation(def, form, { action: 'patch', verb: 'patch', description: `partially update the specified ${def.kind}`, response: def.openAPIName, body: patch, patch: true, params: Q.patch }, namespaced),
+      delete: operation(def, form, { action: 'delete', verb: 'delete', description: `delete a ${def.kind}`, response: `${META}.Status`, body: `${META}.DeleteOptions`, params: Q.delete }, namespaced),
+      parameters: [nameParam, ...scopeParams, inForm(form, Q.pretty)],
     };
     if (def.subresources.some((s) => s.name === 'status')) {
       paths[`${base}/{name}/status`] = {
         get: operation(def, form, { action: 'get', verb: 'read', description: `read status of the specified ${def.kind}`, response: def.openAPIName, kind: `${def.kind}Status` }, namespaced),
-        put: operation(def, form, { action: 'put', verb: 'replace', description: `replace status of the specified ${def.kind}`, response: def.openAPIName, body: def.openAPIName, kind: `${def.kind}Status` }, namespaced),
-        patch: operation(def, form, { action: 'patch', verb: 'patch', description: `partially update status of the specified ${def.kind}`, response: def.openAPIName, body: patch, patch: true, kind: `${def.kind}Status` }, namespaced),
-        parameters: [nameParam, ...scopeParams],
+        put: operation(def, form, { action: 'put', verb: 'replace', description: `replace status of the specified ${def.kind}`, response: def.openAPIName, body: def.openAPIName, kind: `${def.kind}Status`, params: Q.write }, namespaced),
+        patch: operation(def, form, { action: 'patch', verb: 'patch', description: `partially update status of the specified ${def.kind}`, response: def.openAPIName, body: patch, patch: true, kind: `${def.kind}Status`, params: Q.patch }, namespaced),
+        parameters: [nameParam, ...scopeParams, inForm(form, Q.pretty)],
       };
     }
   }
   if (def.namespaced) {
     paths[`${prefix}/${def.plural}`] = {
-      get: operation(def, form, { action: 'list', verb: 'list', description: `list objects of kind ${def.kind}`, response: `${def.openAPIName.replace(/\.[^.]+$/, '')}.${def.listKind}`, kind: `${def.kind}ForAllNamespaces` }, false),
-      parameters: [],
+      get: operation(def, form, { action: 'list', verb: 'list', description: `list objects of kind ${def.kind}`, response: `${def.openAPIName.replace(/\.[^.]+$/, '')}.${def.listKind}`, kind: `${def.kind}ForAllNamespaces`, params: Q.list }, false),
+      parameters: [inForm(form, Q.pretty)],
     };
   }
   return paths;

@@ -114,6 +114,11 @@ export interface ResourceDefinition {
   createRefusal?: string;
   /** false: no strategic merge patch (custom resources have no Go types to carry patch strategies); absent: true. */
   strategicMergePatch?: false;
+  /**
+   * Objects without Go types (custom resources): a list's items carry their own apiVersion and kind,
+   * as kube's UnstructuredList writes every item whole; typed lists leave them out.
+   */
+  unstructured?: true;
   /** The version's openAPIV3Schema as its CustomResourceDefinition holds it, for the published OpenAPI. */
   openAPISchema?: Record<string, unknown>;
   /** Every request to the resource is answered with this warning (a CustomResourceDefinition version marked deprecated). */

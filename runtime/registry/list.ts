@@ -34,8 +34,9 @@ export async function listObjects(store: Store, namespace: string | undefined, o
     kind: store.definition.listKind,
     apiVersion: store.apiVersion,
     metadata,
-    // Items of a typed list carry no apiVersion/kind of their own, as kube-apiserver encodes them.
-    items: page.items.map(withoutTypeMeta),
+    // Items of a typed list carry no apiVersion/kind of their own, as kube-apiserver encodes them;
+    // an unstructured list's items do.
+    items: store.definition.unstructured ? page.items.map((item) => ({ apiVersion: store.apiVersion, kind: store.definition.kind, ...withoutTypeMeta(item) })) : page.items.map(withoutTypeMeta),
   };
 }
 

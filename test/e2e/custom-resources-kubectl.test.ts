@@ -97,4 +97,30 @@ describe.runIf(kubectl133)('kubectl with custom resources (kubectl 1.33)', () =>
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toContain(`the server doesn't have a resource type "crontabs"`);
   });
+  it('lets the server validate fields (the OpenAPI offers fieldValidation) and lists items whole', async () => {
+    expect((await run(['apply', '-f', '-'], CRD)).stderr).toBe('');
+    await run(['wait', '--for=condition=Established', '--timeout=20s', 'crd/crontabs.stable.example.com']);
+    const openapi = JSON.parse((await run(['get', '--raw', '/openapi/v3/apis/stable.example.com/v1'])).stdout);
+    const item = openapi.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}'];
+    expect(item.patch.parameters.map((p: { name: string }) => p.name)).toEqual(['dryRun', 'fieldManager', 'fieldValidation', 'force']);
+    expect(item.parameters.map((p: { name: string }) => p.name)).toEqual(['name', 'namespace', 'pretty']);
+
+    // kubectl sends fieldValidation=Strict and leaves the judgement to the server, which names the field.
+    const withBogus = cronTab('a').replace('image: a}', 'image: a, bogus: 1}');
+    let bogus = await run(['apply', '-f', '-'], withBogus);
+    for (let i = 0; i < 40 && bogus.stderr.includes("doesn't have a resource type"); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      bogus = await run(['apply', '-f', '-'], withBogus);
+    }
+    expect(bogus.code).not.toBe(0);
+    expect(bogus.stderr).toContain('unknown field "spec.bogus"');
+    expect(bogus.stderr).toContain('Error from server');
+    expect((await run(['get', 'crontabs', '-o', 'name'])).stdout.trim()).toBe('');
+
+    expect((await run(['apply', '-f', '-'], cronTab('a'))).stderr).toBe('');
+    const list = JSON.parse((await run(['get', '--raw', '/apis/stable.example.com/v1/namespaces/default/crontabs'])).stdout);
+    expect(list.kind).toBe('CronTabList');
+    expect(list.items.map((i: { apiVersion: string; kind: string }) => [i.apiVersion, i.kind])).toEqual([['stable.example.com/v1', 'CronTab']]);
+    await run(['delete', 'crd', 'crontabs.stable.example.com']);
+  });
 });

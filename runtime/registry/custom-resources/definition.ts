@@ -83,6 +83,7 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
         storedAs: { apiVersion: storedApiVersion, fieldRenames: {} },
         validator: customResourceValidator({ group: spec.group, version: version.name, kind: names.kind, namespaced, ...compiled }),
         strategicMergePatch: false,
+        unstructured: true,
         ...(openAPISchema ? { openAPISchema } : {}),
         ...(version.selectableFields?.length ? { selectableFields: version.selectableFields } : {}),
         ...(webhook && version.name !== storage ? { conversion: { storageApiVersion: storedApiVersion, convert: webhook } } : {}),

@@ -1,5 +1,7 @@
-// The descriptions of the query and path parameters in kube-apiserver 1.33's /openapi/v2 and
-// /openapi/v3. The query parameters are the fields of the meta/v1 option types, described by
+// The query and path parameters of kube-apiserver 1.33's /openapi/v2 and /openapi/v3, with their
+// descriptions. The generator writes them into the built-in kinds' paths and the runtime into
+// custom resources' paths, so both offer what kube's do (kubectl reads fieldValidation there to
+// decide whether the server validates fields). The query parameters are the fields of the meta/v1 option types, described by
 // their SwaggerDoc (k8s.io/apimachinery pkg/apis/meta/v1/types_swagger_doc_generated.go, from
 // the types' doc comments); `pretty`, `name` and `namespace` are written by k8s.io/apiserver's
 // endpoint installer. They are kept word for word: tools that diff or display the documents
@@ -69,3 +71,53 @@ export const NAMESPACE_DOC = 'object name and auth scope, such as for teams and 
 
 /** The `name` path parameter names the kind the route serves (a subresource's own kind on its routes). */
 export const nameDoc = (kind: string): string => `name of the ${kind}`;
+
+/** One parameter in OpenAPI v2's form (v3 moves type and uniqueItems into a schema). */
+export interface Param {
+  name: string;
+  in: 'path' | 'query' | 'body';
+  description: string;
+  type?: string;
+  required?: boolean;
+  uniqueItems?: boolean;
+}
+
+const Q = (name: string, type: string, description: string): Param => ({ name, in: 'query', description, type, uniqueItems: true });
+const L = LIST_OPTIONS_DOCS;
+const D = DELETE_OPTIONS_DOCS;
+
+/** The query parameters of each kind of operation, sorted by name as kube's documents list them. */
+export const QUERY_PARAMETERS = {
+  pretty: Q('pretty', 'string', PRETTY_DOC),
+  write: [Q('dryRun', 'string', WRITE_OPTIONS_DOCS.dryRun), Q('fieldManager', 'string', WRITE_OPTIONS_DOCS.fieldManager), Q('fieldValidation', 'string', WRITE_OPTIONS_DOCS.fieldValidation)],
+  patch: [
+    Q('dryRun', 'string', PATCH_OPTIONS_DOCS.dryRun),
+    Q('fieldManager', 'string', PATCH_OPTIONS_DOCS.fieldManager),
+    Q('fieldValidation', 'string', PATCH_OPTIONS_DOCS.fieldValidation),
+    Q('force', 'boolean', PATCH_OPTIONS_DOCS.force),
+  ],
+  list: [
+    Q('allowWatchBookmarks', 'boolean', L.allowWatchBookmarks),
+    Q('continue', 'string', L.continue),
+    Q('fieldSelector', 'string', L.fieldSelector),
+    Q('labelSelector', 'string', L.labelSelector),
+    Q('limit', 'integer', L.limit),
+    Q('resourceVersion', 'string', L.resourceVersion),
+    Q('resourceVersionMatch', 'string', L.resourceVersionMatch),
+    Q('sendInitialEvents', 'boolean', L.sendInitialEvents),
+    Q('timeoutSeconds', 'integer', L.timeoutSeconds),
+    Q('watch', 'boolean', L.watch),
+  ],
+  delete: [
+    Q('dryRun', 'string', D.dryRun),
+    Q('gracePeriodSeconds', 'integer', D.gracePeriodSeconds),
+    Q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean', D.ignoreStoreReadErrorWithClusterBreakingPotential),
+    Q('orphanDependents', 'boolean', D.orphanDependents),
+    Q('propagationPolicy', 'string', D.propagationPolicy),
+  ],
+};
+
+/** A deletecollection takes the list options but watch and allowWatchBookmarks, with the delete options; sorted by name. */
+export const DELETE_COLLECTION_PARAMS = [...QUERY_PARAMETERS.delete, ...QUERY_PARAMETERS.list.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks')].sort((a, b) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+);
