@@ -161,6 +161,21 @@ function isBasicAuth(authorization: string): boolean {
   return Buffer.from(encoded, 'base64').toString('latin1').includes(':');
 }
 
+/** What the audit policy matches a request by. */
+function policyAttributes(info: RequestInfo, user: { username: string; groups: string[] }) {
+  return {
+    user,
+    verb: info.verb,
+    isResourceRequest: info.isResourceRequest,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    namespace: info.namespace,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+  };
+}
+
 /**
  * kube's WithFailedAuthenticationAudit: a request that failed authentication is audited at the
  * level the policy gives a request without a user, in one event at ResponseStarted (its 401 is
@@ -171,17 +186,8 @@ export function failedAuthenticationAudit(audit: AuditConfig): FailedAuthenticat
   const blocking = audit.sink.mode !== 'batch';
   return async (c, received) => {
     const info = c.get('requestInfo');
-    const config = audit.evaluate({
-      user: { username: '', groups: [] },
-      verb: info.verb,
-      isResourceRequest: info.isResourceRequest,
-      path: info.path,
-      apiGroup: info.apiGroup,
-      namespace: info.namespace,
-      resource: info.resource,
-      subresource: info.subresource,
-      name: info.name,
-    });
+    // kube asks the policy about a request that has no user yet.
+    const config = audit.evaluate(policyAttributes(info, { username: '', groups: [] }));
     if (config.level === 'None' || config.omitStages.has('ResponseStarted')) return;
     const objectRef = objectRefOf(info);
     const ua = userAgent(c);
@@ -213,17 +219,7 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     const received = Date.now();
     const info = c.get('requestInfo');
     const user = c.get('user');
-    const config = audit.evaluate({
-      user: { username: user.name, groups: user.groups },
-      verb: info.verb,
-      isResourceRequest: info.isResourceRequest,
-      path: info.path,
-      apiGroup: info.apiGroup,
-      namespace: info.namespace,
-      resource: info.resource,
-      subresource: info.subresource,
-      name: info.name,
-    });
+    const config = audit.evaluate(policyAttributes(info, { username: user.name, groups: user.groups }));
     if (config.level === 'None') return next();
 
     const objectRef = objectRefOf(info);

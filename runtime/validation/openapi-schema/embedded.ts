@@ -4,32 +4,12 @@
 // segments). The root's own apiVersion, kind and metadata are the caller's.
 
 import type { StatusCause } from '../../errors/status-error.js';
-import { regexError } from '../../machinery/formats.js';
+import { isDNS1035Label } from '../../machinery/formats.js';
 import { validateObjectMeta } from '../object-meta.js';
 import * as c from './causes.js';
 import type { SchemaNode } from './structural.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
-
-/** apimachinery's IsDNS1035Label messages. */
-function dns1035LabelErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (!DNS1035_LABEL.test(value)) {
-    errs.push(
-      regexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-        DNS1035_LABEL_FMT,
-        'my-name',
-        'abc-123',
-      ),
-    );
-  }
-  return errs;
-}
 
 /** The embedded resources anywhere in `x` (not the root itself), checked. */
 export function validateEmbeddedResources(path: string, x: unknown, s: SchemaNode | undefined, out: StatusCause[]): void {
@@ -64,7 +44,7 @@ function validateEmbeddedResource(path: string, x: Record<string, unknown>, out:
       if (typeof kind !== 'string') out.push(c.invalid(field, kind, 'must be a string'));
       else if (kind === '') out.push(c.required(field));
       else {
-        const errs = dns1035LabelErrors(kind.toLowerCase());
+        const errs = isDNS1035Label(kind.toLowerCase());
         if (errs.length > 0) out.push(c.invalid(field, kind, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
       }
     } else if (key === 'metadata' && isObject(x.metadata)) {
