@@ -51,6 +51,10 @@ describe('/metrics', () => {
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     expect(text).toMatch(/^process_resident_memory_bytes /m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes /m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+    expect(text).toMatch(/^nodejs_active_handles_total /m);
+    // Not the per-collection GC histogram: its observer costs the request path (process-collectors.ts).
+    expect(text).not.toContain('nodejs_gc_duration_seconds');
     // Deprecated in 1.28 and hidden three minors later, without --show-hidden-metrics-for-version.
     expect(text).not.toContain('apiserver_storage_db_total_size_in_bytes');
     // Each server has its own registry: nothing is registered twice in one process.

@@ -5,7 +5,8 @@
 // few map lookups and two or three number updates.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-collectors.js';
 import type { ApiMetrics, AuthorizationDecision, DeprecatedApiRequest, GroupVersionKind } from '../../machinery/metrics.js';
 import { CounterFamily, HistogramFamily } from './request-families.js';
 import { annotatedHelp, isHidden, type MetricOptions } from './stability.js';
@@ -210,7 +211,7 @@ export class ServerMetrics implements ApiMetrics {
     this.authorizationConfigReloads = new Counter({ ...this.meta(d.authorizationConfigReloads), labelNames: ['status', 'apiserver_id_hash'], registers });
     this.authorizationConfigReloadTimestamp = new Gauge({ ...this.meta(d.authorizationConfigReloadTimestamp), labelNames: ['status', 'apiserver_id_hash'], registers });
     this.authorizationDecisions = new Counter({ ...this.meta(d.authorizationDecisions), labelNames: ['type', 'name', 'decision'], registers });
-    collectDefaultMetrics({ register: this.registry });
+    collectProcessMetrics(this.registry);
     // kube registers the process start time through its metrics framework (ALPHA) and the other
     // process and runtime metrics as raw Prometheus collectors, whose help carries no level; the
     // Node.js runtime's metrics stand where kube's go_* do.
