@@ -117,7 +117,7 @@ describe('AuthorizationConfiguration loading', () => {
     const expressions = [
       "request.user.matches('^system:serviceaccount:(kube-system|default):[a-z0-9-]+$')",
       "request.user.matches('^(a+)+$')",
-      // Counted repetitions V8's linear engine cannot take, once refused here.
+      // Counted repetitions before a repeated group, once refused here as a backtracking risk.
       "request.user.matches('a{2,1000}(b|c)*')",
       'request.user.matches(request.groups[0])',
     ];

@@ -1,6 +1,6 @@
 // Go's regular expressions in a CustomResourceDefinition over HTTPS: a schema `pattern` and a CEL
-// matches() that V8's linear engine cannot run (counted repetitions in a repeated group, once
-// refused in rules) are accepted, check objects as Go does, and a long hostile value is refused
+// matches() with counted repetitions in a repeated group (once refused in rules, whose patterns
+// ran on a rewrite for V8's linear engine) are accepted, check objects as Go does, and a long hostile value is refused
 // at once, stores nothing, and leaves the server answering.
 import { expect, it } from 'vitest';
 import { createCRD } from '../support/crds.js';

@@ -1,14 +1,11 @@
 // Go's regexp (RE2) for schema patterns and CEL: what Go refuses is refused with Go's message,
-// matches and finds are Go's (where JavaScript's semantics differ too), matching is linear in the
-// input on both engines, so no pattern can stall a request, and the two engines (V8's linear one
-// and the Pike VM) agree wherever V8's is used.
+// matches and finds are Go's (where JavaScript's semantics differ too), and matching is linear in
+// the input, so no pattern can stall a request. Where Go's and JavaScript's semantics coincide,
+// seeded random patterns answer as JavaScript's own engine does.
 
 import { describe, expect, it } from 'vitest';
 import { compileGoRegexp } from '../../runtime/validation/re2/index.js';
-import { allMatches } from '../../runtime/validation/re2/matcher.js';
-import { PikeVM } from '../../runtime/validation/re2/pike-vm.js';
-import { Parser } from '../../runtime/validation/re2/syntax.js';
-import { LinearMatcher } from '../../runtime/validation/re2/v8-linear.js';
+import { nullable, Parser, type Ast } from '../../runtime/validation/re2/syntax.js';
 import { compileSchema } from '../../runtime/validation/openapi-schema/index.js';
 
 describe('matching as Go matches', () => {
@@ -164,6 +161,8 @@ describe("find and findAll as Go's FindString and FindAllString", () => {
     ['(a|)+', 'aaa', 'aaa', ['aaa']],
     ['(|a){2,}', 'aa', '', ['', '', '']],
     ['(?m)^\\w+$', 'ab\ncd', 'ab', ['ab', 'cd']],
+    ['^a', 'aaa', 'a', ['a']],
+    ['(?:^a|b)', 'aab', 'a', ['a', 'b']],
     ['\\pL+', 'héllo wörld', 'héllo', ['héllo', 'wörld']],
   ])('%s in %j: %j, all %j', (pattern, input, first, all) => {
     const re = compileGoRegexp(pattern);
@@ -178,25 +177,28 @@ describe("find and findAll as Go's FindString and FindAllString", () => {
   });
 });
 
-describe('every pattern Go accepts runs, each in linear time', () => {
-  const hostile: [string, string][] = [
+describe('every pattern Go accepts runs, in linear time', () => {
+  it.each([
     ['(a+)+$', `${'a'.repeat(100_000)}b`],
     ['^(a|aa)*c', 'a'.repeat(50_000)],
-    // Counted repetitions inside a repeated group, which V8's engine does not take: the Pike VM's.
     ['^([a-z0-9]{1,63}\\.)*[a-z]{2,}$', `${'a.'.repeat(30_000)}!`],
     ['^(\\pL{1,5})+$', `${'é'.repeat(50_000)}1`],
-  ];
-  it.each(hostile)('%s against a long value, on whichever engine takes it', (pattern, input) => {
+    ['(x+x+)+y', `${'😀x'.repeat(20_000)}`],
+    // Anchored: nothing can begin after the first character fails.
+    ['^[a-z]+$', `A${'a'.repeat(1_000_000)}`],
+    ['(^a|^b)+c', `${'ab'.repeat(50_000)}`],
+  ])('%s against a long value', (pattern, input) => {
     const re = compileGoRegexp(pattern);
     expect(re.test(input)).toBe(false);
     expect(re.find(input)).toBe('');
-    // A character beyond the BMP sends the input to the Pike VM.
-    expect(re.test(`😀${input}`)).toBe(false);
+    expect(re.findAll(input)).toEqual([]);
   });
 });
 
-describe('the two engines agree where V8 runs a pattern', () => {
-  // A seeded generator of small patterns over a few characters, assertions, flags and every repetition form.
+describe('as JavaScript answers, where Go and JavaScript mean the same', () => {
+  // Seeded small patterns in the syntax both share, over ASCII inputs without \r (where `.` and
+  // `\s` agree). Repetitions of what can match empty are left out: there JavaScript prefers other
+  // matches than Go (golang/go#46123), which the table above checks.
   let seed = 20261126;
   const random = (): number => {
     seed = (seed + 0x6d2b79f5) | 0;
@@ -205,7 +207,7 @@ describe('the two engines agree where V8 runs a pattern', () => {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
-  const ATOMS = ['a', 'b', 'A', '.', '[ab]', '[^a]', '\\b', '\\B', '^', '$', '(?i:a)', '\\w', '\\s', '[a-c]', '\\z'];
+  const ATOMS = ['a', 'b', 'A', '.', '[ab]', '[^a]', '\\b', '\\B', '^', '$', '\\w', '\\s', '[a-c]', '\\d'];
   const REPEATS = ['*', '+', '?', '*?', '+?', '??', '{1,3}', '{2}', '{0,2}?', '{2,}'];
   const pattern = (depth: number): string => {
     const r = random();
@@ -215,37 +217,44 @@ describe('the two engines agree where V8 runs a pattern', () => {
     if (r < 0.8) return `(${pattern(depth + 1)}|)`;
     return `(${pattern(depth + 1)})${pick(REPEATS)}`;
   };
+  const repeatsEmpty = (ast: Ast): boolean =>
+    ast.k === 'rep' ? nullable(ast.sub) || repeatsEmpty(ast.sub) : ast.k === 'cat' || ast.k === 'alt' ? ast.subs.some(repeatsEmpty) : false;
 
-  it('on whether there is a match, and on every match where V8 finds as Go', () => {
+  /** Go's FindAllString over JavaScript's engine. */
+  const allByJavaScript = (re: RegExp, s: string): string[] => {
+    const out: string[] = [];
+    let prevEnd = -1;
+    for (let pos = 0; pos <= s.length; ) {
+      re.lastIndex = pos;
+      const m = re.exec(s);
+      if (!m) break;
+      const end = m.index + m[0].length;
+      if (!(m[0] === '' && m.index === prevEnd)) out.push(m[0]);
+      pos = m[0] === '' ? end + 1 : end;
+      prevEnd = end;
+    }
+    return out;
+  };
+
+  it('on whether there is a match, the first match and every match', () => {
     let compared = 0;
-    let found = 0;
     for (let i = 0; i < 1500; i++) {
       const source = pattern(0);
-      const ast = new Parser(source).parse();
-      const linear = LinearMatcher.of(ast);
-      if (!linear) continue;
-      const vm = new PikeVM(ast);
+      if (repeatsEmpty(new Parser(source).parse())) continue;
+      const ours = compileGoRegexp(source);
+      const theirs = new RegExp(source, 'g');
       for (let j = 0; j < 10; j++) {
-        const input = Array.from({ length: Math.floor(random() * 10) }, () => pick(['a', 'b', 'A', 'x', ' ', '\n'])).join('');
-        expect(linear.test(input), `${source} on ${JSON.stringify(input)}`).toBe(vm.test(input));
+        const input = Array.from({ length: Math.floor(random() * 10) }, () => pick(['a', 'b', 'A', '1', ' ', '\n'])).join('');
+        const where = `${source} on ${JSON.stringify(input)}`;
+        const all = allByJavaScript(theirs, input);
+        theirs.lastIndex = 0;
+        expect(ours.test(input), where).toBe(theirs.test(input));
+        theirs.lastIndex = 0;
+        expect(ours.find(input), where).toBe(theirs.exec(input)?.[0] ?? '');
+        expect(ours.findAll(input), where).toEqual(all);
         compared++;
-        if (!linear.findsAsGo) continue;
-        expect(allMatches(linear, input, -1), `${source} on ${JSON.stringify(input)}`).toEqual(allMatches(vm, input, -1));
-        found++;
       }
     }
-    // Most generated patterns run on V8, and most of those find as Go.
     expect(compared).toBeGreaterThan(8000);
-    expect(found).toBeGreaterThan(5000);
-  });
-
-  it('leaves to the Pike VM what V8 would answer otherwise', () => {
-    for (const source of ['\\pL', '(?m)^a', 'a(?m)$', 'a{2,40}', '(?i)k']) {
-      const linear = LinearMatcher.of(new Parser(source).parse());
-      if (source === '(?i)k') expect(linear).toBeDefined();
-      else expect(linear, source).toBeUndefined();
-    }
-    expect(LinearMatcher.of(new Parser('(|a)+').parse())?.findsAsGo).toBe(false);
-    expect(LinearMatcher.of(new Parser('(a|b)+').parse())?.findsAsGo).toBe(true);
   });
 });

@@ -1,10 +1,8 @@
 // A parsed Go pattern compiled to a Thompson NFA and run as a Pike VM, which is how RE2 keeps its
 // promise: every input character is looked at once per program instruction, never more, so no
 // pattern can backtrack. Threads are kept in priority order, which gives Go's leftmost-first
-// match (greedy and lazy repetitions alike), not just whether there is one. Every valid Go pattern
-// runs here; v8-linear.ts runs the ones V8's engine can run exactly, faster.
+// match (greedy and lazy repetitions alike), not just whether there is one.
 
-import type { Matcher } from './matcher.js';
 import { ERR, GoRegexpError, isWordByte, nullable, type Ast, type CharSet } from './syntax.js';
 
 /** Our bound on the compiled program (Go's is in bytes): the work per input character grows with it. */
@@ -149,7 +147,7 @@ function assertHolds(what: string, prev: number, next: number): boolean {
 }
 
 /** The code point that ends just before index `i` of `s`, or -1 at the start. */
-export function codePointBefore(s: string, i: number): number {
+function codePointBefore(s: string, i: number): number {
   if (i <= 0) return -1;
   const last = s.charCodeAt(i - 1);
   if (last >= 0xdc00 && last <= 0xdfff && i >= 2) {
@@ -163,9 +161,11 @@ export function codePointBefore(s: string, i: number): number {
 const ANY_MATCH: [number, number] = [-1, -1];
 
 /** One compiled pattern with its thread lists, allocated once and reused: matching allocates nothing. */
-export class PikeVM implements Matcher {
+export class PikeVM {
   private readonly prog: Program;
   private readonly start: number;
+  /** Every match begins at the start of the text (`^`, `\A`): once no thread is left, none can begin later. */
+  private readonly anchored: boolean;
   /** Each character instruction's set over ASCII as 128 bits (4 words per instruction): most input is ASCII. */
   private readonly ascii: Uint32Array;
   private clist: Int32Array;
@@ -181,6 +181,7 @@ export class PikeVM implements Matcher {
     const compiler = new Compiler();
     const match = compiler.emit(OP_MATCH);
     this.start = compiler.build(ast, match);
+    this.anchored = beginsText(ast);
     this.prog = compiler.prog;
     const n = this.prog.op.length;
     this.ascii = new Uint32Array(n * 4);
@@ -229,10 +230,15 @@ export class PikeVM implements Matcher {
     return count;
   }
 
+  /** Whether the pattern matches anywhere in `s`. */
   test(s: string): boolean {
     return this.exec(s, 0, true) !== undefined;
   }
 
+  /**
+   * The leftmost-first match starting at or after index `from`, as [start, end) indices (Go's
+   * doExecute at that position: `^` holds only at 0, `\b` sees the character before).
+   */
   match(s: string, from: number): [number, number] | undefined {
     return this.exec(s, from, false);
   }
@@ -279,7 +285,7 @@ export class PikeVM implements Matcher {
         ncount = this.addThread(nlist, nstart, ncount, out[pc], cstart[k], cp, nextCp, anyMatch);
         if (ncount < 0) return ANY_MATCH;
       }
-      if (cp < 0 || (ncount === 0 && matched !== undefined)) return matched;
+      if (cp < 0 || (ncount === 0 && (matched !== undefined || this.anchored))) return matched;
       const list = clist;
       clist = nlist;
       nlist = list;
@@ -291,6 +297,22 @@ export class PikeVM implements Matcher {
       i = after;
       cp = nextCp;
     }
+  }
+}
+
+/** Whether every match of `ast` begins with the start-of-text assertion. */
+function beginsText(ast: Ast): boolean {
+  switch (ast.k) {
+    case 'assert':
+      return ast.what === 'bot';
+    case 'cat':
+      return ast.subs.length > 0 && beginsText(ast.subs[0]);
+    case 'alt':
+      return ast.subs.every(beginsText);
+    case 'rep':
+      return ast.min > 0 && beginsText(ast.sub);
+    default:
+      return false;
   }
 }
 
