@@ -105,6 +105,8 @@ export interface KindModel {
   validationOrder?: string[];
   statusResetsMetadata: boolean;
   allowUnconditionalUpdate: boolean;
+  /** What a delete without a propagation policy does to the object's dependents (the kind strategy's DefaultGarbageCollectionPolicy). */
+  garbageCollectionPolicy: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
   statusField?: string;
   strategy?: string;
   /** Not stored: create only, or get and list, answered by the virtual handler named by `strategy`. */

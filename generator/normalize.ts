@@ -240,6 +240,7 @@ class Normalizer {
       tracksGeneration: raw.tracksGeneration ?? false,
       statusResetsMetadata: raw.statusResetsMetadata ?? false,
       allowUnconditionalUpdate: raw.allowUnconditionalUpdate ?? true,
+      garbageCollectionPolicy: raw.garbageCollectionPolicy ?? 'DeleteDependents',
       ...(raw.validationOrder ? { validationOrder: raw.validationOrder } : {}),
       ...(raw.statusField ? { statusField: raw.statusField } : {}),
       ...(raw.strategy ? { strategy: raw.strategy } : {}),

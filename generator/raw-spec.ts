@@ -113,6 +113,7 @@ export interface RawKind extends RawType {
   storageVersion?: string;
   tracksGeneration?: boolean | 'onUpdate';
   allowUnconditionalUpdate?: boolean;
+  garbageCollectionPolicy?: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
   validationOrder?: string[];
   statusResetsMetadata?: boolean;
   statusField?: string;

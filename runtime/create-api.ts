@@ -272,15 +272,10 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
     const deprecatedResources = lifecycle.deprecatedResources(definitions);
 
-    // kube-apiserver's router has a web service at /api and at /apis/<group> of every served group:
-    // a path below one that no route has is its 404 Status, elsewhere Go's plain-text 404.
-    let servedGroups = new Set(definitions.map((d) => d.group).filter((g) => g !== ''));
-
     // What is built from the served resources follows the custom resources as they come and go.
     registry.onChange(({ added, removed }) => {
       const all = registry.definitions;
       byTarget = new Map(all.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
-      servedGroups = new Set(all.map((d) => d.group).filter((g) => g !== ''));
       discovery.setCustomResources(registry.addedDefinitions);
       openapi.setCustomResources(registry.addedDefinitions);
       for (const def of removed) {
@@ -297,9 +292,11 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     customResources.start();
     const crdFinalizer = new CRDFinalizer(registry);
     crdFinalizer.start();
+    // kube-apiserver's router has a web service at /api and at /apis/<group> of every served group:
+    // a path below one that no route has is its 404 Status, elsewhere Go's plain-text 404.
     const claimedByRouter = (path: string): boolean => {
       const segments = path.split('/').filter((s) => s !== '');
-      return (segments[0] === 'api' && segments.length > 1) || (segments[0] === 'apis' && segments.length > 1 && servedGroups.has(segments[1]));
+      return (segments[0] === 'api' && segments.length > 1) || (segments[0] === 'apis' && segments.length > 1 && registry.servesGroup(segments[1]));
     };
 
     const bootstrapTokens = apiOptions.enableBootstrapTokenAuth ? bootstrapTokenAuthenticator(registry) : undefined;

@@ -35,6 +35,7 @@ function definition(k: KindModel, validatorName: string): WriterFunction {
   if (k.returnDeletedObject) entries.returnDeletedObject = 'true';
   if (k.statusResetsMetadata) entries.statusResetsMetadata = 'true';
   if (!k.allowUnconditionalUpdate) entries.allowUnconditionalUpdate = 'false';
+  if (k.garbageCollectionPolicy !== 'DeleteDependents') entries.garbageCollectionPolicy = literal(k.garbageCollectionPolicy);
   if (k.statusField) entries.statusField = literal(k.statusField);
   if (k.strategy) entries.strategy = literal(k.strategy);
   if (k.virtual) entries.virtual = 'true';

@@ -57,11 +57,6 @@ const WRITES = new Set<Verb>(['create', 'update', 'patch', 'delete', 'deletecoll
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const negotiator = options.negotiator ?? jsonNegotiator;
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
-  // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
-  // below anything else nothing answers but Go's plain-text NotFound.
-  // Custom resources come and go: the set follows the registry.
-  let servedGroups = new Set(options.registry.definitions.map((d) => d.group));
-  options.registry.onChange(() => (servedGroups = new Set(options.registry.definitions.map((d) => d.group))));
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
   return async (request, info, user, recordRequestObject) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
@@ -70,7 +65,9 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
     const query = queryOf(request.url);
-    if (!def && info.apiPrefix === 'apis' && !servedGroups.has(info.apiGroup)) return goNotFound();
+    // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
+    // below anything else nothing answers but Go's plain-text NotFound.
+    if (!def && info.apiPrefix === 'apis' && !options.registry.servesGroup(info.apiGroup)) return goNotFound();
     try {
       if (!def) throw pathNotFound();
       checkRoute(def, info, request.method);

@@ -9,7 +9,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from '../validation/field-errors.js';
-import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from '../validation/kube-cel/environment.js';
+import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, invalidRegexLiteral } from '../validation/kube-cel/environment.js';
 import { instrument, PER_CALL_LIMIT, runMetered } from '../validation/kube-cel/runtime-cost.js';
 import { aggregateMessage } from './aggregate.js';
 
@@ -65,8 +65,8 @@ export function compileCondition(expression: string): CompiledCondition | { erro
   }
   const checked = program.check();
   if (!checked.valid) return { error: `compilation failed: ${celGoIssue(checked.error, expression)}` };
-  const unsafe = unsafeRegexLiteral(program.ast, expression);
-  if (unsafe) return { error: `compilation failed: ${unsafe}` };
+  const invalidRegex = invalidRegexLiteral(program.ast, expression);
+  if (invalidRegex) return { error: `compilation failed: ${invalidRegex}` };
   if (checked.type !== 'bool') return { error: `must evaluate to bool but got ${checked.type}` };
   instrument(program.ast);
   return { expression, evaluate: (vars) => program(vars) };

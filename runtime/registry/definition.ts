@@ -14,6 +14,9 @@ export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'd
 
 export type Stability = 'alpha' | 'beta' | 'stable';
 
+/** kube's rest.GarbageCollectionPolicy. */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
 /** A name rule for metadata.name, as kube-apiserver's per-resource ValidateObjectMeta uses. */
 export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment' | 'csiDriverName';
 
@@ -91,6 +94,12 @@ export interface ResourceDefinition {
   allowUnconditionalUpdate?: boolean;
   /** DELETE answers with the deleted object, not a Status (kube-apiserver's ReturnDeletedObject; CSIDriver). */
   returnDeletedObject?: boolean;
+  /**
+   * The kind's DefaultGarbageCollectionPolicy, what a delete that names no propagation policy does
+   * to dependents; absent: DeleteDependents. Unsupported: deletes never add the garbage
+   * collector's finalizers (Events).
+   */
+  garbageCollectionPolicy?: GarbageCollectionPolicy;
   /** Top-level fields that are not spec (status and metadata aside), e.g. for the status subresource. */
   statusField?: string;
   /** Name of a strategy module for rules no spec can state (`secret`, `namespace`). */

@@ -79,6 +79,8 @@ export class ResourceRegistry {
   private readonly builtIn: readonly ResourceDefinition[];
   private readonly dynamic = new Map<string, DynamicResources>();
   private served: readonly ResourceDefinition[];
+  /** The API groups of `served` ('' for the core group), kept with it. */
+  private groups: ReadonlySet<string>;
   private readonly listeners = new Set<RegistryListener>();
   private readonly lookupNamespace?: (name: string) => Promise<KubeObject | undefined>;
   private readonly admission: AdmissionPlugin[];
@@ -94,6 +96,7 @@ export class ResourceRegistry {
   ) {
     this.builtIn = definitions;
     this.served = definitions;
+    this.groups = groupsOf(definitions);
     const nsDef = definitions.find((d) => d.group === '' && d.plural === 'namespaces');
     if (options.watchCache !== false) {
       this.cacher = new Cacher(storage, definitions.filter((d) => !d.virtual).map((d) => collectionPrefix(d)), options.watchCache ?? {});
@@ -201,6 +204,15 @@ export class ResourceRegistry {
     return this.served.slice(this.builtIn.length);
   }
 
+  /**
+   * Whether a resource of `group` ('' the core group) is served now. kube-apiserver's router has a
+   * web service for each served group, which answers every path below it; custom resources bring
+   * their groups and take them away.
+   */
+  servesGroup(group: string): boolean {
+    return this.groups.has(group);
+  }
+
   /** Hears of every change of what is served (discovery, OpenAPI, the garbage collector); returns the unsubscribe. */
   onChange(listener: RegistryListener): () => void {
     this.listeners.add(listener);
@@ -256,6 +268,7 @@ export class ResourceRegistry {
     if (keys.length > 0) this.dynamic.set(owner, { definitions: admitted, keys });
     else this.dynamic.delete(owner);
     this.served = [...this.builtIn, ...[...this.dynamic.values()].flatMap((d) => d.definitions)];
+    this.groups = groupsOf(this.served);
     if (this.cacher) {
       const inUse = new Set(this.served.filter((d) => !d.virtual).map((d) => collectionPrefix(d)));
       for (const def of before?.definitions ?? []) {
@@ -321,6 +334,10 @@ export class ResourceRegistry {
       if (cache) yield [def.group ? `${def.plural}.${def.group}` : def.plural, cache.size];
     }
   }
+}
+
+function groupsOf(definitions: readonly ResourceDefinition[]): ReadonlySet<string> {
+  return new Set(definitions.map((d) => d.group));
 }
 
 function registryKey(group: string, version: string, plural: string): string {

@@ -48,6 +48,10 @@ const cases: [name: string, { from: string; to: string; want: string[] }][] = [
   ],
   ['unknown type reference', { from: 'size: {type: int32, tag: 2}', to: 'size: {type: Gadget, tag: 2}', want: ['api-specs/demo/v1.yaml:12: kinds.Widget.fields.size.type: unknown type "Gadget"'] }],
   ['value not in an enum', { from: 'scope: Namespaced', to: 'scope: Somewhere', want: ['api-specs/demo/v1.yaml:8: kinds.Widget.scope: must be one of Cluster, Namespaced'] }],
+  [
+    'a garbage-collection policy kube does not have',
+    { from: 'scope: Namespaced', to: 'scope: Namespaced\n    garbageCollectionPolicy: Orphan', want: ['api-specs/demo/v1.yaml:9: kinds.Widget.garbageCollectionPolicy: must be one of DeleteDependents, OrphanDependents, Unsupported'] },
+  ],
   ['missing required field', { from: '    plural: widgets\n', to: '', want: ['api-specs/demo/v1.yaml:6: kinds.Widget.plural: required field is missing'] }],
   ['YAML syntax error', { from: 'verbs: [get, list]', to: 'verbs: [get, list', want: ['api-specs/demo/v1.yaml:10: Flow sequence in block collection must be sufficiently indented and end with a ]'] }],
   [

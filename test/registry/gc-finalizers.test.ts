@@ -4,7 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import type { Store } from '../../runtime/registry/store.js';
 import { metaOf } from '../../runtime/machinery/object.js';
-import { defaultGarbageCollectionPolicy, finalizersForGarbageCollection } from '../../runtime/registry/gc-finalizers.js';
+import { finalizersForGarbageCollection } from '../../runtime/registry/gc-finalizers.js';
+import { resources } from '../../generated/registry.js';
+import { useMemoryServer } from '../support/memory-server.js';
 import type { Storage } from '../../runtime/storage/interface.js';
 import { backends, configMaps, definitions } from '../support/registry-fixtures.js';
 
@@ -24,14 +26,22 @@ describe('finalizersForGarbageCollection', () => {
     it(name, () => expect(finalizersForGarbageCollection(configMaps, finalizers, options)).toEqual(expected));
   }
 
-  it('kinds whose default is to orphan, and Events, which take no part', () => {
-    const def = (group: string, version: string, plural: string) => ({ ...configMaps, group, version, plural });
-    expect(defaultGarbageCollectionPolicy(def('', 'v1', 'replicationcontrollers'))).toBe('OrphanDependents');
-    expect(defaultGarbageCollectionPolicy(def('batch', 'v1', 'jobs'))).toBe('OrphanDependents');
-    expect(defaultGarbageCollectionPolicy(def('apps', 'v1', 'replicasets'))).toBe('DeleteDependents');
-    expect(defaultGarbageCollectionPolicy(def('', 'v1', 'events'))).toBe('Unsupported');
-    expect(finalizersForGarbageCollection(def('batch', 'v1', 'jobs'), [], {})).toEqual(['orphan']);
-    expect(finalizersForGarbageCollection(def('', 'v1', 'events'), [], { propagationPolicy: 'Foreground' })).toBeUndefined();
+  it('follows the policy the kind declares: OrphanDependents orphans by default, Unsupported never adds a finalizer', () => {
+    const orphaning = { ...configMaps, garbageCollectionPolicy: 'OrphanDependents' as const };
+    expect(finalizersForGarbageCollection(orphaning, [], {})).toEqual(['orphan']);
+    expect(finalizersForGarbageCollection(orphaning, [], { propagationPolicy: 'Background' })).toBeUndefined();
+    expect(finalizersForGarbageCollection(orphaning, ['foregroundDeletion'], {})).toBeUndefined();
+    const unsupported = { ...configMaps, garbageCollectionPolicy: 'Unsupported' as const };
+    expect(finalizersForGarbageCollection(unsupported, [], { propagationPolicy: 'Foreground' })).toBeUndefined();
+    expect(finalizersForGarbageCollection(unsupported, [], { orphanDependents: true })).toBeUndefined();
+    // A finalizer already there goes: the collector never acts on the kind.
+    expect(finalizersForGarbageCollection(unsupported, ['orphan', 'x'], {})).toEqual(['x']);
+  });
+
+  it('Events declare Unsupported (kube\'s event strategy); every other served kind deletes its dependents', () => {
+    const unsupported = resources.filter((d) => d.garbageCollectionPolicy === 'Unsupported').map((d) => `${d.group}/${d.version}/${d.plural}`);
+    expect(unsupported.sort()).toEqual(['/v1/events', 'events.k8s.io/v1/events']);
+    expect(resources.filter((d) => d.garbageCollectionPolicy !== undefined && d.garbageCollectionPolicy !== 'Unsupported')).toEqual([]);
   });
 });
 
@@ -94,5 +104,39 @@ describe.each(backends)('Store.delete with a propagation policy on %s storage', 
       return cur;
     });
     await expect(configmaps.get('default', 'f')).rejects.toMatchObject({ code: 404 });
+  });
+});
+
+describe('over HTTPS, a kind whose definition declares Unsupported', () => {
+  // Without the garbage collector, whatever finalizer a delete adds stays for the test to see.
+  const server = useMemoryServer({ controllers: ['*', '-garbagecollector'] });
+  const event = (name: string, finalizers?: string[]) => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, ...(finalizers ? { finalizers } : {}) },
+    involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'cm' },
+    reason: 'Tested',
+    message: 'm',
+  });
+
+  it.each([
+    ['/api/v1', 'Foreground'],
+    ['/api/v1', 'Orphan'],
+    ['/apis/events.k8s.io/v1', 'Foreground'],
+  ])('an Event deleted through %s with %s is gone at once, no finalizer added', async (prefix, propagationPolicy) => {
+    const name = `ev-${propagationPolicy.toLowerCase()}-${prefix.length}`;
+    expect((await server.send('POST', '/api/v1/namespaces/default/events', event(name))).status).toBe(201);
+    const res = await server.send('DELETE', `${prefix}/namespaces/default/events/${name}`, { propagationPolicy });
+    expect(res.status).toBe(200);
+    expect((await server.send('GET', `/api/v1/namespaces/default/events/${name}`)).status).toBe(404);
+  });
+
+  it('a ConfigMap deleted with Foreground is kept, marked with foregroundDeletion', async () => {
+    expect((await server.send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'held' } })).status).toBe(201);
+    const res = await server.send<{ metadata: { finalizers?: string[]; deletionTimestamp?: string } }>('DELETE', '/api/v1/namespaces/default/configmaps/held', { propagationPolicy: 'Foreground' });
+    expect(res.status).toBe(200);
+    const kept = await server.send<{ metadata: { finalizers?: string[]; deletionTimestamp?: string } }>('GET', '/api/v1/namespaces/default/configmaps/held');
+    expect(kept.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect(kept.body.metadata.deletionTimestamp).toBeTruthy();
   });
 });

@@ -4,6 +4,7 @@
 // details; below a group it does not serve, Go's plain-text `404 page not found`. kubectl shows
 // the router's text, not "pods "p" not found". Nothing is stored by a request that had no route.
 import { describe, expect, it } from 'vitest';
+import { createCRD } from '../support/crds.js';
 import { kubectlVersions, startKubectlServer } from '../support/kubectl.js';
 import { useMemoryServer } from '../support/memory-server.js';
 import type { HttpResult } from '../support/https-client.js';
@@ -66,6 +67,37 @@ describe('paths below a group the server does not serve: Go plain-text 404', () 
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     });
   }
+});
+
+function expectGoNotFound(res: HttpResult) {
+  expect(res.status).toBe(404);
+  expect(res.body).toBe('404 page not found\n');
+  expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+}
+
+it('a custom resource\'s group is claimed by the router while its CRD serves it, and no longer once it is gone', async () => {
+  const group = 'routed.example.com';
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const things = `/apis/${group}/v1/namespaces/default/things`;
+  const unrouted = [`/apis/${group}/v9/things`, `/apis/${group}/v1/namespaces/default/others`, `/apis/${group}/v1/namespaces/default/things/t/scale`];
+  for (const path of [things, ...unrouted]) expectGoNotFound(await api.raw('GET', path));
+  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+  await createCRD(
+    api,
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `things.${group}` },
+      spec: { group, scope: 'Namespaced', names: { plural: 'things', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, schema }] },
+    },
+    things,
+  );
+  for (const path of unrouted) expectRouterStatus(await api.raw('GET', path), 404);
+  expect((await api.send('DELETE', `${crds}/things.${group}`)).status).toBe(200);
+  for (let i = 0; i < 200 && (await api.raw('GET', things)).status === 200; i++) await new Promise((r) => setTimeout(r, 25));
+  for (const path of [things, ...unrouted]) expectGoNotFound(await api.raw('GET', path));
+  // The built-in groups keep their router.
+  expectRouterStatus(await api.raw('GET', '/apis/storage.k8s.io/v1/foos'), 404);
 });
 
 describe('methods a path has no route for: 405 Status with empty details', () => {

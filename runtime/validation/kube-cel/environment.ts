@@ -5,7 +5,7 @@
 
 import { Environment } from '@marcbachmann/cel-js';
 import { eachNode, isNode, type CelNode } from './runtime-cost.js';
-import { regexProblem } from './re2.js';
+import { compileGoRegexp, GoRegexpError } from '../re2/index.js';
 import { registerStrings } from './library/strings.js';
 import { registerLists } from './library/lists.js';
 import { registerRegex } from './library/regex.js';
@@ -143,10 +143,9 @@ export function celGoEvalError(err: unknown): string {
 
 /**
  * A constant matches() pattern that Go's regexp would not compile, as cel-go's ValidateRegexLiterals
- * reports it (`invalid matches argument`), or that cannot run here without the risk of exponential
- * backtracking, with the reason. find/findAll patterns are checked when they run, as in kube.
+ * reports it (`invalid matches argument`). find/findAll patterns are checked when they run, as in kube.
  */
-export function unsafeRegexLiteral(root: unknown, source: string): string | undefined {
+export function invalidRegexLiteral(root: unknown, source: string): string | undefined {
   let problem: string | undefined;
   eachNode(root, (n) => {
     if (problem || (n.op !== 'rcall' && n.op !== 'call')) return;
@@ -154,8 +153,17 @@ export function unsafeRegexLiteral(root: unknown, source: string): string | unde
     if (args[0] !== 'matches') return;
     const pattern = n.op === 'rcall' ? (args[2] as unknown[])[0] : (args[1] as unknown[])[1];
     if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
-    const why = regexProblem(pattern.args);
-    if (why) problem = celGoIssue({ summary: why.unsafe ? why.message : 'invalid matches argument', node: pattern }, source);
+    if (!compilesInGo(pattern.args)) problem = celGoIssue({ summary: 'invalid matches argument', node: pattern }, source);
   });
   return problem;
+}
+
+function compilesInGo(pattern: string): boolean {
+  try {
+    compileGoRegexp(pattern);
+    return true;
+  } catch (err) {
+    if (err instanceof GoRegexpError) return false;
+    throw err;
+  }
 }

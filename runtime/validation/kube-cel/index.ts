@@ -15,7 +15,7 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, unsafeRegexLiteral } from './environment.js';
+import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, invalidRegexLiteral } from './environment.js';
 import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celValue } from './values.js';
@@ -230,8 +230,8 @@ function check(env: Environment, source: string): { program: ReturnType<Environm
   }
   const checked = program.check();
   if (!checked.valid) return { error: celGoIssue(checked.error, source) };
-  const unsafe = unsafeRegexLiteral(program.ast, source);
-  if (unsafe) return { error: unsafe };
+  const invalidRegex = invalidRegexLiteral(program.ast, source);
+  if (invalidRegex) return { error: invalidRegex };
   return { program, type: checked.type ?? '' };
 }
 

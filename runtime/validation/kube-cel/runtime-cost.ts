@@ -4,9 +4,9 @@
 // strings and lists it produces; a regular expression costs the length of its input times a
 // quarter of its own length (cel-go's RegexStringLengthCostFactor). Evaluation stops with
 // cel-go's error once the call's limit is spent, so comprehensions nested over large lists are
-// cut short whatever they range over. The same wrapping makes matches() run RE2-safe (re2.ts).
+// cut short whatever they range over. The same wrapping runs matches() on Go's regexp (../re2).
 
-import { compileRE2, RegexError } from './re2.js';
+import { compileGoRegexp, GoRegexpError } from '../re2/index.js';
 import { orderListsForEquality } from './list-equality.js';
 
 /** celconfig.PerCallLimit: the runtime cost one expression may spend. */
@@ -116,9 +116,9 @@ function meterNode(node: CelNode): void {
       if (typeof s !== 'string' || typeof p !== 'string') return node.meta.evaluate.call(node, ev, node, ctx);
       charge(Math.ceil((s.length + 1) * 0.1) * Math.ceil(p.length * 0.25));
       try {
-        return compileRE2(p).test(s);
+        return compileGoRegexp(p).test(s);
       } catch (err) {
-        if (err instanceof RegexError) throw new Error(`invalid regex: ${err.message}`);
+        if (err instanceof GoRegexpError) throw new Error(`invalid regex: ${err.message}`);
         throw err;
       }
     };

@@ -6,7 +6,7 @@
 
 import { isIPv4 as nodeIsIPv4, isIPv6 as nodeIsIPv6 } from 'node:net';
 import { parseGoDurationNs } from '../../machinery/duration.js';
-import { compileGoRegexp } from './go-regexp.js';
+import { compileGoRegexp } from '../re2/index.js';
 
 type Check = (value: string) => boolean;
 

@@ -5,7 +5,7 @@
 
 import type { StatusCause } from '../../errors/status-error.js';
 import * as c from './causes.js';
-import { compileGoRegexp, GoRegexpError } from './go-regexp.js';
+import { compileGoRegexp, GoRegexpError } from '../re2/index.js';
 import { jsonEqual } from './json.js';
 
 type Raw = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // Property names live in Maps: a property called `__proto__` or `constructor` is just a name.
 
 import { formatCheck } from './formats.js';
-import { compileGoRegexp, type GoRegexp } from './go-regexp.js';
+import { compileGoRegexp, type GoRegexp } from '../re2/index.js';
 
 /**
  * How deep schemas may nest (each of properties, items, additionalProperties, allOf, ... is one

@@ -113,6 +113,20 @@ describe.each(cases)('custom resources on %s storage through %s', (_n, _c, makeS
     expect(registry.addedDefinitions.map((d) => `${d.group}/${d.version}/${d.plural}`)).toEqual(['stable.example.com/v1/crontabs']);
   });
 
+  it('serves a custom resource\'s group while one of its resources is served', async () => {
+    expect(registry.servesGroup('')).toBe(true);
+    expect(registry.servesGroup('stable.example.com')).toBe(false);
+    await registry.serve('crontabs.stable.example.com', customResourceDefinitions(crontabCRD()));
+    expect(registry.servesGroup('stable.example.com')).toBe(true);
+    await registry.serve('apples.stable.example.com', customResourceDefinitions(crontabCRD({ plural: 'apples' })));
+    // The group stays while another CRD still serves a resource in it.
+    await registry.unserve('crontabs.stable.example.com');
+    expect(registry.servesGroup('stable.example.com')).toBe(true);
+    await registry.unserve('apples.stable.example.com');
+    expect(registry.servesGroup('stable.example.com')).toBe(false);
+    expect(registry.servesGroup('')).toBe(true);
+  });
+
   it('leaves a built-in resource its key when a CRD names the same group, version and plural', async () => {
     const builtIn = registry.storeFor('', 'v1', 'configmaps')!;
     const clash = crontabCRD({ group: '', plural: 'configmaps', versions: [{ name: 'v1', served: true, storage: true }] });

@@ -79,6 +79,32 @@ describe('regex', () => {
     expect(() => ev("'aa'.matches('(a)\\\\1')")).toThrow(/invalid regex/);
     expect(() => ev("'aa'.matches('a(?=a)')")).toThrow(/invalid or unsupported Perl syntax/);
   });
+
+  it("refuses with Go's parse error", () => {
+    expect(() => ev("s.matches('(a')", { s: 'a' })).toThrow('invalid regex: error parsing regexp: missing closing ): `(a`');
+    expect(() => ev("s.find('a\\\\C')", { s: 'a' })).toThrow('invalid regex: error parsing regexp: invalid escape sequence: `\\C`');
+  });
+
+  // Valid Go patterns once refused here (rules ran on a rewrite for V8's linear engine, which takes no
+  // counted repetition inside a repeated group, nor Go syntax JavaScript lacks) or answered as JavaScript
+  // would: they run as Go runs them.
+  isTrue([
+    "'my.example.com'.matches('^([a-z0-9]{1,63}\\\\.)*[a-z]{2,}$')",
+    "!'my..example.com'.matches('^([a-z0-9]{1,63}\\\\.)*[a-z]{2,}$')",
+    "'aB'.matches('a(?i)b') && !'AB'.matches('a(?i)b')",
+    "'Ab'.matches('(?i:a)b')",
+    "'123'.matches('^[[:^alpha:]]+$')",
+    "'aaa'.find('(?U)a+') == 'a'",
+    "'héllo wörld'.findAll('\\\\pL+') == ['héllo', 'wörld']",
+    "'αβγ'.matches('^\\\\p{Greek}+$')",
+    "'😀'.matches('^.$')",
+    "'a😀b'.findAll('.') == ['a', '😀', 'b']",
+    "'x1 y22 z333'.findAll('[a-z][0-9]{1,20}', 2) == ['x1', 'y22']",
+  ]);
+
+  it('runs a hostile pattern once refused over a long value in linear time', () => {
+    expect(ev("s.matches('^([a-z0-9]{1,63}\\\\.)*[a-z]{2,}$')", { s: `${'a.'.repeat(30_000)}!` })).toBe(false);
+  });
 });
 
 describe('strings (version 2)', () => {

@@ -472,6 +472,17 @@ describe('hostile rules and objects', () => {
     expect(messageOf("'a'.matches('[a')")).toBe("compilation failed: ERROR: <input>:1:13: invalid matches argument\n | 'a'.matches('[a')\n | ............^");
   });
 
+  it('accepts a constant matches() pattern Go compiles that was once refused as unsafe, and checks with it', () => {
+    const { causes, rules } = compiled({
+      type: 'object',
+      properties: { host: { type: 'string', maxLength: 253 } },
+      'x-kubernetes-validations': [{ rule: "self.host.matches('^([a-z0-9]{1,63}\\\\.)*[a-z]{2,}$')", message: 'not a host' }],
+    });
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { host: 'my.example.com' } })).toEqual([]);
+    expect(rules.validate({ spec: { host: 'my..example.com' } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": not a host', field: 'spec' }]);
+  });
+
   it('runs a catastrophic pattern over a long value in linear time', () => {
     const { causes, rules } = compiled({
       type: 'object',

@@ -1,6 +1,6 @@
-// Go's regexp syntax (regexp/syntax with Perl flags, as kube-apiserver compiles schema patterns):
-// a pattern parsed into a small tree, or refused with the error Go's parser gives, which a CRD
-// write quotes (`error parsing regexp: missing closing ): ` + "`(abc`").
+// Go's regexp syntax (regexp/syntax with Perl flags, as regexp.Compile parses schema patterns and
+// CEL's regular expressions): a pattern parsed into a small tree, or refused with the error Go's
+// parser gives, which a CRD write quotes (`error parsing regexp: missing closing ): ` + "`(abc`").
 
 export class GoRegexpError extends Error {
   constructor(
@@ -45,12 +45,15 @@ export type Ast =
   | { k: 'assert'; what: 'bot' | 'eot' | 'bol' | 'eol' | 'word' | 'nonword' }
   | { k: 'cat'; subs: Ast[] }
   | { k: 'alt'; subs: Ast[] }
-  | { k: 'rep'; sub: Ast; min: number; max: number };
+  /** max -1: no upper bound. greedy: prefers more repetitions (the leftmost-first match's length depends on it). */
+  | { k: 'rep'; sub: Ast; min: number; max: number; greedy: boolean };
 
 interface Flags {
   i: boolean;
   m: boolean;
   s: boolean;
+  /** (?U): `x*` is lazy and `x*?` greedy. */
+  U: boolean;
 }
 
 const isAlnum = (c: string): boolean => /^[0-9A-Za-z]$/.test(c);
@@ -140,7 +143,7 @@ export class Parser {
   constructor(private readonly src: string) {}
 
   parse(): Ast {
-    const ast = this.alternation({ i: false, m: false, s: false });
+    const ast = this.alternation({ i: false, m: false, s: false, U: false });
     if (this.pos < this.src.length) {
       // Only an unmatched ')' stops an alternation early.
       throw new GoRegexpError(ERR.unexpectedParen, this.src);
@@ -178,7 +181,7 @@ export class Parser {
       const c = this.peek();
       if (c === '|' || c === ')') break;
       const opStart = this.pos;
-      const repeat = this.repeatOp();
+      const repeat = this.repeatOp(flags);
       if (repeat) {
         const opText = this.src.slice(opStart, this.pos);
         if (lastRepeatStart >= 0) throw new GoRegexpError(ERR.invalidRepeatOp, this.src.slice(lastRepeatStart, this.pos));
@@ -187,7 +190,7 @@ export class Parser {
         if (repeat.max > MAX_REPEAT || repeat.min > MAX_REPEAT || (repeat.max >= 0 && repeat.max < repeat.min)) {
           throw new GoRegexpError(ERR.invalidRepeatSize, opText);
         }
-        const rep: Ast = { k: 'rep', sub: prev, min: repeat.min, max: repeat.max };
+        const rep: Ast = { k: 'rep', sub: prev, min: repeat.min, max: repeat.max, greedy: repeat.greedy };
         // Go bounds the product of nested counted repetitions, so (a{1000}){1000} is refused.
         if ((repeat.min >= 2 || repeat.max >= 2) && !repeatIsValid(rep, MAX_REPEAT)) throw new GoRegexpError(ERR.invalidRepeatSize, opText);
         subs.push(rep);
@@ -203,7 +206,7 @@ export class Parser {
   }
 
   /** A repetition operator at the cursor (consumed, with its lazy `?`), or undefined. */
-  private repeatOp(): { min: number; max: number } | undefined {
+  private repeatOp(flags: Flags): { min: number; max: number; greedy: boolean } | undefined {
     const c = this.peek();
     let op: { min: number; max: number } | undefined;
     if (c === '*') op = { min: 0, max: -1 };
@@ -218,8 +221,13 @@ export class Parser {
       op = { min, max };
       this.pos += m[0].length;
     }
-    if (op && this.peek() === '?') this.pos++;
-    return op;
+    if (!op) return undefined;
+    let lazy = false;
+    if (this.peek() === '?') {
+      this.pos++;
+      lazy = true;
+    }
+    return { ...op, greedy: lazy === flags.U };
   }
 
   private atom(flags: Flags): Ast | undefined {
@@ -269,7 +277,7 @@ export class Parser {
           const f = this.nextChar();
           if (f === '') throw new GoRegexpError(ERR.missingParen, this.src);
           if (f === 'i' || f === 'm' || f === 's' || f === 'U') {
-            if (f !== 'U') inner[f] = !negate;
+            inner[f] = !negate;
             sawFlag = true;
           } else if (f === '-' && !negate) {
             negate = true;
@@ -473,4 +481,20 @@ function repeatIsValid(ast: Ast, n: number): boolean {
 function literalSet(cp: number, flags: Flags): CharSet {
   const ranges = flags.i ? normalize(foldRanges([cp, cp])) : [cp, cp];
   return { ranges, tests: [], negate: false };
+}
+
+/** Whether `ast` can match the empty string (Go's frag.nullable; assertions match it). */
+export function nullable(ast: Ast): boolean {
+  switch (ast.k) {
+    case 'char':
+      return false;
+    case 'cat':
+      return ast.subs.every(nullable);
+    case 'alt':
+      return ast.subs.some(nullable);
+    case 'rep':
+      return ast.min === 0 || nullable(ast.sub);
+    default:
+      return true;
+  }
 }
