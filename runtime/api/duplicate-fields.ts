@@ -87,6 +87,44 @@ export function scanJsonMembers(text: string): JsonMemberIndex {
   return { duplicates, firstSeen };
 }
 
+/**
+ * Whether JSON text (already known to parse to `parsed`) repeats a member anywhere: exactly when
+ * it names more members than the parsed value holds, JSON.parse having kept one of each. Counts
+ * member names on the bytes (a string followed by a colon; UTF-8 continuation bytes never look
+ * like a quote, backslash or colon) and allocates nothing, so a body without repetitions, nearly
+ * every body, is never tokenized in full.
+ */
+export function repeatsMembers(json: Uint8Array, parsed: unknown): boolean {
+  let named = 0;
+  const n = json.length;
+  for (let i = 0; i < n; ) {
+    if (json[i] !== QUOTE) {
+      i++;
+      continue;
+    }
+    for (i++; i < n && json[i] !== QUOTE; ) i += json[i] === BACKSLASH ? 2 : 1;
+    for (i++; i < n && (json[i] === 0x20 || json[i] === 0x0a || json[i] === 0x0d || json[i] === 0x09); ) i++;
+    if (json[i] === COLON) named++;
+  }
+  return named > memberCount(parsed);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+
+/** Members of every object in a parsed JSON value. */
+function memberCount(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) n += memberCount(item);
+    return n;
+  }
+  for (const key in value) n += 1 + memberCount((value as Record<string, unknown>)[key]);
+  return n;
+}
+
 /** go-yaml's %#v of a key: strings quoted, numbers and booleans bare. */
 function yamlKeyText(key: unknown): string {
   return typeof key === 'string' ? JSON.stringify(key) : String(key);

@@ -33,12 +33,32 @@ export function canonicalizeQuantities(obj: Record<string, unknown>, schema: Jso
   walk(obj, schema, index, 0);
 }
 
+/** Per resolved schema: whether a quantity can be found below it (most kinds, ConfigMap among them, have none). */
+const reachesQuantity = new WeakMap<JsonSchema, boolean>();
+
+function holdsQuantities(schema: JsonSchema, index: SchemaIndex): boolean {
+  let known = reachesQuantity.get(schema);
+  if (known === undefined) {
+    known = searchQuantities(schema, index, new Set());
+    reachesQuantity.set(schema, known);
+  }
+  return known;
+}
+
+/** Depth-first over the schemas below `schema` (each once: schemas may refer back to themselves). */
+function searchQuantities(schema: JsonSchema, index: SchemaIndex, seen: Set<JsonSchema>): boolean {
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  const below = [...Object.values(schema.properties ?? {}), ...(schema.items ? [schema.items] : []), ...(isPlainObject(schema.additionalProperties) ? [schema.additionalProperties] : [])];
+  return below.some((child) => isQuantitySchema(child) || searchQuantities(index.resolve(child), index, seen));
+}
+
 function walk(value: unknown, raw: JsonSchema, index: SchemaIndex, depth: number): void {
   if (depth > 64) return;
   // Quantities are rewritten by their holder: only lists and objects are walked into.
   if (typeof value !== 'object' || value === null) return;
   const schema = index.resolve(raw);
-  if (schema['x-kubernetes-preserve-unknown-fields']) return;
+  if (schema['x-kubernetes-preserve-unknown-fields'] || !holdsQuantities(schema, index)) return;
   if (Array.isArray(value)) {
     if (!schema.items) return;
     if (isQuantitySchema(schema.items)) value.forEach((v, i) => (value[i] = canonical(v)));

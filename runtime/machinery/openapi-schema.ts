@@ -20,6 +20,13 @@ export interface JsonSchema {
 }
 
 export class SchemaIndex {
+  /**
+   * resolve()'s answers: schemas never change, and the schema walks of every write (pruning,
+   * defaulting, omitempty, quantities, managed fields) ask for the same few schemas over and over,
+   * where each uncached answer is a substring and a lookup among thousands of component names.
+   */
+  private readonly resolved = new WeakMap<JsonSchema, JsonSchema>();
+
   constructor(private readonly components: Record<string, JsonSchema>) {}
 
   component(name: string): JsonSchema | undefined {
@@ -33,6 +40,15 @@ export class SchemaIndex {
 
   /** Follows references until a schema with its own shape is reached. */
   resolve(schema: JsonSchema): JsonSchema {
+    let answer = this.resolved.get(schema);
+    if (answer === undefined) {
+      answer = this.follow(schema);
+      this.resolved.set(schema, answer);
+    }
+    return answer;
+  }
+
+  private follow(schema: JsonSchema): JsonSchema {
     let current = schema;
     for (let depth = 0; depth < 32; depth++) {
       if (current.$ref) {

@@ -79,6 +79,15 @@ export interface StoreOptions {
 /** tryUpdate of GuaranteedUpdate: given a copy of the stored object, returns the object to write. */
 export type UpdateFunc = (existing: KubeObject) => KubeObject;
 
+/** The admission of one write: the plugins that handle it, and the object before they changed it. */
+interface Admitting {
+  plugins: readonly AdmissionPlugin[];
+  attributes: AdmissionAttributes;
+  unadmitted?: KubeObject;
+}
+
+const NO_PLUGINS: readonly AdmissionPlugin[] = [];
+
 export class Store {
   readonly definition: ResourceDefinition;
   readonly storage: ResourceStorage;
@@ -181,7 +190,8 @@ export class Store {
     delete meta.selfLink;
     if (meta.generateName && !meta.name) meta.name = generateName(meta.generateName);
     this.ensureNamespace(obj, namespace);
-    const admitting = await this.mutatingAdmission(strategy, { operation: 'CREATE', subresource: '', namespace, object: obj, dryRun: options.dryRun, user: options.user });
+    const admitting = this.admitting('CREATE', '', namespace, obj, undefined, options);
+    if (admitting.plugins.length) await this.mutatingAdmission(strategy, admitting);
     strategy.prepareForCreate(obj);
     // After the strategy, so fields it resets are not recorded as the writer's; before
     // admission's changes, as kube-apiserver's handlers record them.
@@ -192,7 +202,7 @@ export class Store {
     if (causes.length) throw this.invalid(name, causes);
     addWarnings(options, strategy.warningsOnCreate(obj));
     this.canonicalize(strategy, obj);
-    await runValidatingAdmission(admitting.plugins, admitting.attributes);
+    if (admitting.plugins.length) await runValidatingAdmission(admitting.plugins, admitting.attributes);
     const key = this.key(namespace, name);
     if (options.dryRun) {
       const existing = await this.storage.get(key, { ignoreNotFound: true });
@@ -352,15 +362,8 @@ export class Store {
   /** rest.BeforeUpdate: system metadata comes from the stored object, then the strategy runs. */
   private async beforeUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, namespace: string | undefined, options: WriteOptions & { subresource?: string }): Promise<void> {
     this.ensureNamespace(obj, namespace);
-    const admitting = await this.mutatingAdmission(strategy, {
-      operation: 'UPDATE',
-      subresource: options.subresource ?? '',
-      namespace,
-      object: obj,
-      oldObject: old,
-      dryRun: options.dryRun,
-      user: options.user,
-    });
+    const admitting = this.admitting('UPDATE', options.subresource ?? '', namespace, obj, old, options);
+    if (admitting.plugins.length) await this.mutatingAdmission(strategy, admitting);
     const meta = metaOf(obj);
     const oldMeta = metaOf(old);
     if (oldMeta.generation === undefined) delete meta.generation;
@@ -380,27 +383,47 @@ export class Store {
     if (causes.length) throw this.invalid(meta.name ?? '', causes);
     addWarnings(options, strategy.warningsOnUpdate(obj, old));
     this.canonicalize(strategy, obj);
-    await runValidatingAdmission(admitting.plugins, admitting.attributes);
+    if (admitting.plugins.length) await runValidatingAdmission(admitting.plugins, admitting.attributes);
+  }
+
+  /**
+   * The admission plugins that handle a write, and the attributes they are asked with. Most
+   * writes have none, and then no admission step runs at all (not even an await).
+   */
+  private admitting(
+    operation: 'CREATE' | 'UPDATE',
+    subresource: string,
+    namespace: string | undefined,
+    object: KubeObject,
+    oldObject: KubeObject | undefined,
+    options: WriteOptions,
+  ): Admitting {
+    const attributes: AdmissionAttributes = {
+      operation,
+      definition: this.definition,
+      subresource,
+      namespace: this.scopeNamespace(namespace),
+      object,
+      oldObject,
+      dryRun: options.dryRun ?? false,
+      user: options.user,
+    };
+    const plugins = this.admission.length ? this.admission.filter((p) => p.handles(attributes)) : NO_PLUGINS;
+    return { plugins, attributes };
   }
 
   /**
    * Mutating admission, where kube-apiserver's handlers run it: on the decoded and defaulted
    * object, before the strategy prepares it (so a pod's QoS class sees the limits a plugin set).
-   * Returns the plugins that handle the write, for validating admission after the strategy's
-   * own validation, and the object as it was before a plugin changed it.
+   * Records the object as it was before a plugin changed it, if one did.
    */
-  private async mutatingAdmission(
-    strategy: Strategy,
-    write: Omit<AdmissionAttributes, 'definition' | 'namespace' | 'dryRun'> & { namespace: string | undefined; dryRun?: boolean },
-  ): Promise<{ plugins: AdmissionPlugin[]; attributes: AdmissionAttributes; unadmitted?: KubeObject }> {
-    const attributes: AdmissionAttributes = { ...write, definition: this.definition, namespace: this.scopeNamespace(write.namespace), dryRun: write.dryRun ?? false };
-    const plugins = this.admission.filter((p) => p.handles(attributes));
-    if (!plugins.length) return { plugins, attributes };
+  private async mutatingAdmission(strategy: Strategy, admitting: Admitting): Promise<void> {
+    const { plugins, attributes } = admitting;
     strategy.applyDefaults?.(attributes.object);
     const before = deepClone(attributes.object);
     await runMutatingAdmission(plugins, attributes);
     // The object as the writer sent it, when a plugin changed it: managedFields describe that one.
-    return { plugins, attributes, ...(deepEqual(before, attributes.object) ? {} : { unadmitted: before }) };
+    if (!deepEqual(before, attributes.object)) admitting.unadmitted = before;
   }
 
   /** The kind's Canonicalize, then the shape a Go round trip gives (no empty optional maps or lists). */

@@ -37,6 +37,9 @@ export class EtcdKeySpace {
 
   /** The storage key of an etcd key read back from a range or a watch. */
   storageKey(etcdKey: Buffer): string {
+    // With the default prefix the etcd key is the storage key: decoded as it is, the string is
+    // flat, not a concatenation every later comparison and hash of it would first have to join.
+    if (this.prefix === this.root) return etcdKey.toString('utf8');
     return this.root + etcdKey.toString('utf8').slice(this.prefix.length);
   }
 

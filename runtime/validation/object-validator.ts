@@ -97,13 +97,33 @@ function fieldOrder(table: TypeTable, type: string, first: readonly string[] = [
  * null field is an absent one for every rule (kubectl sends `creationTimestamp: null`).
  */
 export function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
+  // Nearly every object has no null member: it is then read as it is (validation only reads), and
+  // a copy is made only of one that has.
+  return holdsNullMember(value) ? copyWithoutNulls(value) : value;
+}
+
+function copyWithoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyWithoutNulls);
   if (isObj(value)) {
     const out: Obj = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = copyWithoutNulls(v);
     return out;
   }
   return value;
+}
+
+/** Whether an object member anywhere below is null (null list items are kept, as the copy keeps them). */
+function holdsNullMember(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNullMember(item)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const member = (value as Obj)[key];
+    if (member === null || holdsNullMember(member)) return true;
+  }
+  return false;
 }
 
 /** A copy whose absent zeroWhenAbsent strings (of the kind's own fields) are "", for validation only. */

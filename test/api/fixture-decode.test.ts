@@ -82,8 +82,40 @@ describe.runIf(present)('served kinds decode the upstream JSON and YAML fixtures
     ['a repeated JSON member', 'application/json', '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"b"}}', 'strict decoding error: duplicate field "metadata.name"'],
     ['a repeated YAML key', 'application/yaml', 'apiVersion: v1\nkind: ConfigMap\ndata:\n  k: a\n  k: b\n', 'strict decoding error: line 5: key "k" already set in map'],
     ['a value of the wrong Go type', 'application/json', '{"apiVersion":"v1","kind":"ConfigMap","data":{"k":1}}', 'cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+    // Repetitions the parsed body cannot show: it is missing the type fields the decoder fills in,
+    // the repetition is inside a list, keys and values hold quotes, colons and multi-byte text.
+    ['a repeated member of a body without apiVersion and kind', 'application/json', '{"metadata":{"name":"a"},"data":{"k":"1","k":"2"}}', 'strict decoding error: duplicate field "data.k"'],
+    [
+      'a repeated member inside a list',
+      'application/json',
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"p","uid":"u"},{"apiVersion":"v1","kind":"Pod","name":"q","uid":"v","uid":"w"}]}}',
+      'strict decoding error: duplicate field "metadata.ownerReferences[1].uid"',
+    ],
+    [
+      'a repeated member whose name holds quotes and colons',
+      'application/json',
+      '{"apiVersion":"v1","kind":"ConfigMap","data":{"a\\": \\"b":"\\" : \\"","ü:\\\\":"é","a\\": \\"b" :"x"}}',
+      `strict decoding error: duplicate field ${JSON.stringify('data.a": "b')}`,
+    ],
   ])('refuses %s with a 400', async (_, contentType, body, message) => {
     const ctx = createContext(configMap, contentType, body);
     await expect(readObject(ctx, 'Strict')).rejects.toMatchObject({ code: 400, reason: 'BadRequest', message: expect.stringContaining(message) });
+  });
+
+  it('accepts members that only look repeated (in values, in other objects) without a warning', async () => {
+    const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"name":"x"}},"data":{"name":"\\"name\\":","k":"name: k:"}}';
+    const ctx = createContext(configMap, 'application/json', body);
+    const decoded = await readObject(ctx, 'Warn');
+    expect(ctx.warnings).toEqual([]);
+    expect(decoded.data).toEqual({ name: '"name":', k: 'name: k:' });
+  });
+
+  it('warns of unknown fields in the order the body has them, number-like names included', async () => {
+    const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"zeta":1,"5":2,"data":{"k":"v"},"alpha":3}';
+    const ctx = createContext(configMap, 'application/json', body);
+    const decoded = await readObject(ctx, 'Warn');
+    expect(ctx.warnings).toEqual(['unknown field "zeta"', 'unknown field "5"', 'unknown field "alpha"']);
+    expect(decoded).not.toHaveProperty('zeta');
+    expect(decoded.data).toEqual({ k: 'v' });
   });
 });

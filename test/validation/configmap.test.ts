@@ -79,3 +79,30 @@ describe('ConfigMap', () => {
     expect(cm.validate({ metadata: { ...meta, creationTimestamp: null }, data: null })).toEqual([]);
   });
 });
+
+describe('ConfigMap: null members read as absent', () => {
+  const deepFreeze = <T>(v: T): T => {
+    if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+      Object.freeze(v);
+      for (const c of Object.values(v)) deepFreeze(c);
+    }
+    return v;
+  };
+
+  it('validates a frozen object without nulls as it is (a cached version), and the same with nulls', () => {
+    const clean = deepFreeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a b', namespace: 'default', labels: { l: 'v' } }, data: { 'x y': 'v' } });
+    const withNulls = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a b', namespace: 'default', creationTimestamp: null, labels: { l: 'v', gone: null } }, data: { 'x y': 'v' }, binaryData: null };
+    const causes = cm.validate(clean);
+    expect(causes.map((c) => c.field)).toEqual(['metadata.name', 'data[x y]']);
+    expect(cm.validate(withNulls)).toEqual(causes);
+    // The object with nulls is read through a copy: the caller's is left as it was.
+    expect(withNulls.metadata.labels).toEqual({ l: 'v', gone: null });
+    expect(withNulls.binaryData).toBeNull();
+  });
+
+  it('an update whose old object is a frozen cached version', () => {
+    const old = deepFreeze({ metadata: { ...stored, uid: 'u' }, data: { k: 'v' }, immutable: true });
+    const next = { metadata: { ...stored, uid: 'u', annotations: null }, data: { k: 'changed' }, immutable: true };
+    expect(cm.validateUpdate(next, old).map((c) => c.field)).toEqual(['data']);
+  });
+});

@@ -37,6 +37,16 @@ it('a transient list decodes for itself; a normal list keeps and shares its deco
   expect(afterwards).toBe(first);
 });
 
+it("a transient reader's own decode is its own: changing it changes nothing another reader is sent", async () => {
+  const transient = (await listObjects(configmaps, 'default', { resourceVersion: '0', transient: true })).items[0]!;
+  (transient.data as Record<string, string>).k = 'changed by the reader';
+  transient.metadata!.labels = { added: 'too' };
+  const normal = (await listObjects(configmaps, 'default', { resourceVersion: '0' })).items[0]!;
+  expect(normal.data).toEqual({ k: 'v' });
+  expect(normal.metadata!.labels).toBeUndefined();
+  expect((await configmaps.get('default', 'a')).data).toEqual({ k: 'v' });
+});
+
 it('a transient watch sees every change, with the same content as a normal one', async () => {
   const list = await listObjects(configmaps, 'default', { resourceVersion: '0' });
   const watch = await watchObjects(configmaps, 'default', { resourceVersion: list.metadata.resourceVersion, transient: true });

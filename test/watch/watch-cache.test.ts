@@ -28,6 +28,39 @@ describe('WatchCache', () => {
     expect(cache.get(P + 'c/w')).toBeUndefined();
   });
 
+  it('keeps thousands of keys in order through creates, updates and deletes in any order', () => {
+    const cache = new WatchCache(P, { windowMs: 60_000, capacity: 100 });
+    cache.reset(0);
+    const live = new Set<string>();
+    // A fixed pseudo-random order, so the keys land all over the index (and its runs split and empty).
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    let rev = 0;
+    for (let i = 0; i < 6000; i++) {
+      const key = `${P}ns${next() % 3}/k${next() % 4000}`;
+      if (live.has(key) && next() % 3 === 0) {
+        cache.apply(del(key, ++rev));
+        live.delete(key);
+      } else {
+        cache.apply(put(key, ++rev));
+        live.add(key);
+      }
+    }
+    const sorted = [...live].sort();
+    expect([...cache.range(P)].map((o) => o.key)).toEqual(sorted);
+    expect(cache.size).toBe(sorted.length);
+    const ns1 = sorted.filter((k) => k.startsWith(`${P}ns1/`));
+    const start = ns1[Math.floor(ns1.length / 2)]!;
+    expect([...cache.range(`${P}ns1/`, start)].map((o) => o.key)).toEqual(ns1.filter((k) => k >= start));
+    expect(cache.countAfter(`${P}ns1/`, start)).toBe(ns1.filter((k) => k > start).length);
+    // A start key that is absent (a continue token's key + "\0") starts at the next key.
+    expect([...cache.range(`${P}ns1/`, `${start}\u0000`)].map((o) => o.key)).toEqual(ns1.filter((k) => k > start));
+    expect([...cache.range(`${P}ns9/`)]).toEqual([]);
+    for (const key of sorted) cache.apply(del(key, ++rev));
+    expect([...cache.range(P)]).toEqual([]);
+    expect(cache.countAfter(P, P)).toBe(0);
+  });
+
   it('gives the events after a revision; before the horizon they are gone', () => {
     const cache = new WatchCache(P, { windowMs: 60_000, capacity: 100 });
     cache.reset(10);

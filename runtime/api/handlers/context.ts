@@ -15,7 +15,7 @@ import { encodeContent } from '../content-encoding.js';
 import { warningHeaders } from '../warning-headers.js';
 import { jsonDecodeError, typeMetaDecodeError } from '../../machinery/go-decode/index.js';
 import { unrecognized } from '../serializers.js';
-import { scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
+import { repeatsMembers, scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
 import { negotiateInput, type Format } from '../negotiation.js';
 import type { ApiMetrics } from '../../machinery/metrics.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
@@ -118,13 +118,23 @@ export interface BodyMembers {
 
 /**
  * The repeated members of a JSON or YAML body (protobuf cannot repeat a field in a way a decoder
- * reports). Skipped under Ignore, where nobody hears about them.
+ * reports). Skipped under Ignore, where nobody hears about them. `parsed` is the JSON body as
+ * parsed, before anything was added to it: when the body repeats nothing, its members are only
+ * tokenized if an unknown field needs its position.
  */
-export function bodyMembers(format: Format, body: Uint8Array, directive: FieldValidation): BodyMembers {
+export function bodyMembers(format: Format, body: Uint8Array, directive: FieldValidation, parsed?: unknown): BodyMembers {
   // Protobuf cannot repeat a member a decoder would report; the CBOR decoder refuses repeated keys itself.
   if (directive === 'Ignore' || format === 'protobuf' || format === 'cbor') return { duplicates: [] };
-  const text = Buffer.from(body).toString('utf8');
-  return format === 'json' ? scanJsonMembers(text) : { duplicates: scanYamlDuplicates(text) };
+  const text = () => Buffer.from(body).toString('utf8');
+  if (format === 'json' && parsed !== undefined && !repeatsMembers(body, parsed)) {
+    return {
+      duplicates: [],
+      get firstSeen() {
+        return scanJsonMembers(text()).firstSeen;
+      },
+    };
+  }
+  return format === 'json' ? scanJsonMembers(text()) : { duplicates: scanYamlDuplicates(text()) };
 }
 
 /**
@@ -179,6 +189,8 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   const obj = ctx.negotiator.decodeBody(contentType, body, ctx.target);
   // decodeBody accepted the type, so naming its format cannot fail here.
   const format = negotiateInput(contentType, { cbor: true });
+  // Taken before apiVersion and kind are filled in below, while obj is the body as parsed.
+  const members = bodyMembers(format, body, directive, obj);
   // JSON and YAML (turned into JSON upstream) are read into Go structs: apiVersion and kind first.
   const textual = format === 'json' || format === 'yaml';
   const typeMetaError = textual ? typeMetaDecodeError(obj) : undefined;
@@ -201,7 +213,7 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   // a CBOR body is read into the same structs upstream (the texts here are the JSON decoder's).
   const typeError = jsonDecodeError(ctx.store.definition.openAPIName, obj);
   if (typeError) throw cannotBeHandled(ctx, typeError);
-  dropUnknownFields(ctx, obj, directive, bodyMembers(format, body, directive));
+  dropUnknownFields(ctx, obj, directive, members);
   dropNulls(ctx.store.definition, obj);
   ctx.recordRequestObject?.(obj);
   return obj;

@@ -17,8 +17,10 @@ import {
   managerIdentifier,
   parseManagerIdentifier,
   type Managed,
+  type ManagedFieldsEntry,
 } from './managed-fields.js';
 import type { TypeNode } from './schema.js';
+import { addedFields } from '../patch/typed-merge.js';
 import { Conflicts, Updater, type Conflict, type ManagedFields } from './updater.js';
 
 /** Fields no manager owns: the server sets them (kube-apiserver's stripMetaManager). */
@@ -61,9 +63,11 @@ export interface FieldManagerOptions {
 
 export class FieldManager {
   private readonly updater: Updater;
+  private readonly resetFields: FieldSet;
 
   constructor(private readonly options: FieldManagerOptions) {
-    this.updater = new Updater(options.node, options.resetFields);
+    this.resetFields = options.resetFields ?? new FieldSet();
+    this.updater = new Updater(options.node, this.resetFields);
   }
 
   private info(manager: string, operation: 'Apply' | 'Update'): string {
@@ -88,11 +92,34 @@ export class FieldManager {
    * there are none, or on an internal error.
    */
   managedFieldsAfterUpdate(live: KubeObject | undefined, next: KubeObject, manager: string): unknown[] | undefined {
+    if (live === undefined && !this.options.subresource && noManagedFields(next)) return this.createdBy(next, manager);
     const recorded = this.recordedUpdate(live, next, manager);
     if (!recorded) return undefined;
     const holder: KubeObject = { metadata: {} };
     setManagedFields(holder, recorded);
     return holder.metadata!.managedFields as unknown[] | undefined;
+  }
+
+  /**
+   * What recordedUpdate comes to for a create that names no managedFields, the common write:
+   * nobody owned anything before, so the writer owns every field the object sets, less the reset
+   * and server-owned ones, and is the only entry.
+   */
+  private createdBy(next: KubeObject, manager: string): ManagedFieldsEntry[] | undefined {
+    try {
+      const owned = addedFields(viewWithoutManagedFields(next), this.options.node).withoutPrefixes(this.resetFields).difference(STRIPPED);
+      if (owned.empty()) return undefined;
+      const entry: ManagedFieldsEntry = {};
+      if (manager) entry.manager = manager;
+      entry.operation = 'Update';
+      entry.apiVersion = this.options.apiVersion;
+      entry.time = nowRFC3339();
+      entry.fieldsType = 'FieldsV1';
+      entry.fieldsV1 = owned.toFieldsV1();
+      return [entry];
+    } catch {
+      return undefined;
+    }
   }
 
   /** The managers after an Update by `manager`; undefined on an internal error. */
@@ -238,6 +265,12 @@ export class FieldManager {
     if (!convert) return fields;
     return new Map([...fields].map(([id, v]) => [id, v.apiVersion === from ? v : { ...v, set: convert(v.set, from, v.apiVersion) }]));
   }
+}
+
+/** True when a write sets no managedFields of its own (absent, null, or an empty list). */
+function noManagedFields(obj: KubeObject): boolean {
+  const entries = isPlainObject(obj.metadata) ? obj.metadata.managedFields : undefined;
+  return entries === undefined || entries === null || (Array.isArray(entries) && entries.length === 0);
 }
 
 /** The object without managedFields, sharing everything else with it: for reading only. */

@@ -51,11 +51,14 @@ export function decodeFromCache(codec: Codec, kv: KeyValue, remember = true): Ku
   let obj = decoded.get(kv);
   if (!obj) {
     obj = codec.decode(kv.value, kv.modRevision);
+    // A transient reader's decode is its own: the cache does not grow by it, and as nobody else
+    // is handed it, it is neither frozen nor known as the version (whose encodings it never reads
+    // or keeps: the transient readers are the server's own informers, which serialize nothing).
+    if (!remember) return obj;
     deepFreeze(obj);
     sharedVersions.add(obj);
     tag(obj, kv);
-    // A transient reader's decode is its own: the cache does not grow by it.
-    if (remember) decoded.set(kv, obj);
+    decoded.set(kv, obj);
   }
   return obj;
 }

@@ -191,6 +191,41 @@ export function compare(lhs: unknown, rhs: unknown, node: TypeNode): Comparison 
   return c;
 }
 
+/**
+ * `compare({}, value, node).added`, built straight into one set: every path a create writes, its
+ * containers included. The one comparison every create makes, so it is walked without the
+ * general comparison's per-path arrays and three result sets.
+ */
+export function addedFields(value: unknown, node: TypeNode): FieldSet {
+  const set = new FieldSet();
+  const n = effective(node, value);
+  if (n.kind === 'map' && !n.atomic && isObjectValue(value)) {
+    for (const key of Object.keys(value)) addAdded(set, fieldElement(key), value[key], fieldOf(n, key).node);
+  } else if (n.kind === 'list' && n.listType !== 'atomic' && Array.isArray(value)) {
+    const { order, items } = indexList(n, value, [], [], false);
+    for (const pe of order) addAdded(set, pe, items.get(pe), n.item());
+  }
+  return set;
+}
+
+/** Adds the path `pe` under `parent` (it was absent before) and everything below it, as walkCompare does. */
+function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeNode): void {
+  if (value === undefined) return;
+  parent.members.add(pe);
+  const n = effective(node, value);
+  if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || isEmptyContainer(value)) return;
+  const below = new FieldSet();
+  if (n.kind === 'map') {
+    if (!isObjectValue(value)) return;
+    for (const key of Object.keys(value)) addAdded(below, fieldElement(key), value[key], fieldOf(n, key).node);
+  } else {
+    // A list's items: problems naming them (no key, duplicates) leave the item out, as in compare.
+    const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
+    for (const item of order) addAdded(below, item, items.get(item), n.item());
+  }
+  if (below.members.size || below.children.size) parent.children.set(pe, below);
+}
+
 function isEmptyContainer(v: unknown): boolean {
   if (v === undefined || v === null) return true;
   if (Array.isArray(v)) return v.length === 0;
