@@ -29,8 +29,12 @@ describe('FieldsV1 encoding', () => {
   });
 
   it('orders fields before keys, values and indexes', () => {
-    const set = FieldSet.of([i(1)], [v('x')], [k({ a: 1 })], [f('z')], [i(0)]);
-    expect(Object.keys(set.toFieldsV1())).toEqual(['f:z', 'k:{"a":1}', 'v:"x"', 'i:0', 'i:1']);
+    const set = FieldSet.of([i(10)], [i(1)], [v('x')], [k({ a: 1 })], [f('z')], [i(0)], [i(2)]);
+    expect(Object.keys(set.toFieldsV1())).toEqual(['f:z', 'k:{"a":1}', 'v:"x"', 'i:0', 'i:1', 'i:2', 'i:10']);
+    // A member with children is written once, its "." entry first.
+    const both = FieldSet.of([f('spec')], [f('spec'), f('b')], [f('spec'), f('a')]);
+    expect(JSON.stringify(both.toFieldsV1())).toBe('{"f:spec":{".":{},"f:a":{},"f:b":{}}}');
+    expect(both.paths().map(pathString)).toEqual(['.spec', '.spec.a', '.spec.b']);
   });
 
   it('decodes what it encodes', () => {

@@ -56,14 +56,37 @@ function elementString(pe: PathElement): string {
 
 // structured-merge-diff orders elements by kind (field names, then keys, then values, then
 // indexes) and within a kind by content; FieldsV1 is written in that order.
-const KIND_ORDER: Record<string, number> = { 'f:': 0, 'k:': 1, 'v:': 2, 'i:': 3 };
+// Every element is spelled `<letter>:`, so its first character names its kind; elements of one
+// kind share that prefix and compare as whole strings.
+function kindOrder(pe: PathElement): number {
+  if (pe.charCodeAt(1) !== 58 /* : */) return 4;
+  switch (pe.charCodeAt(0)) {
+    case 102 /* f */:
+      return 0;
+    case 107 /* k */:
+      return 1;
+    case 118 /* v */:
+      return 2;
+    case 105 /* i */:
+      return 3;
+    default:
+      return 4;
+  }
+}
 
 export function compareElements(a: PathElement, b: PathElement): number {
-  const ka = KIND_ORDER[a.slice(0, 2)] ?? 4;
-  const kb = KIND_ORDER[b.slice(0, 2)] ?? 4;
+  const ka = kindOrder(a);
+  const kb = kindOrder(b);
   if (ka !== kb) return ka - kb;
   if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The elements a node holds (members and children), each once, in FieldsV1 order. */
+function sortedElements(node: FieldSet): PathElement[] {
+  const elements = [...node.members];
+  for (const pe of node.children.keys()) if (!node.members.has(pe)) elements.push(pe);
+  return elements.sort(compareElements);
 }
 
 export class FieldSet {
@@ -170,8 +193,7 @@ export class FieldSet {
   paths(): Path[] {
     const out: Path[] = [];
     const walk = (node: FieldSet, prefix: Path) => {
-      const elements = new Set([...node.members, ...node.children.keys()]);
-      for (const pe of [...elements].sort(compareElements)) {
+      for (const pe of sortedElements(node)) {
         if (node.members.has(pe)) out.push([...prefix, pe]);
         const c = node.children.get(pe);
         if (c) walk(c, [...prefix, pe]);
@@ -191,17 +213,23 @@ export class FieldSet {
    */
   toFieldsV1(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    const elements = new Set([...this.members, ...this.children.keys()]);
-    for (const pe of [...elements].sort(compareElements)) {
-      const c = this.children.get(pe);
-      const nested = c && !c.empty() ? c.toFieldsV1() : undefined;
-      if (!nested) {
-        if (this.members.has(pe)) out[pe] = {};
-        continue;
-      }
-      out[pe] = this.members.has(pe) ? { '.': {}, ...nested } : nested;
-    }
+    this.writeFieldsV1(out);
     return out;
+  }
+
+  /** Writes this node's entries into `out`, after whatever `out` holds (a `.` entry goes first). */
+  private writeFieldsV1(out: Record<string, unknown>): void {
+    for (const pe of sortedElements(this)) {
+      const c = this.children.get(pe);
+      if (c && !c.empty()) {
+        const nested: Record<string, unknown> = {};
+        if (this.members.has(pe)) nested['.'] = {};
+        c.writeFieldsV1(nested);
+        out[pe] = nested;
+      } else if (this.members.has(pe)) {
+        out[pe] = {};
+      }
+    }
   }
 
   static fromFieldsV1(fields: unknown): FieldSet {

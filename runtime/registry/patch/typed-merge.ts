@@ -213,9 +213,9 @@ function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: 
   if (n.kind === 'map') {
     const l = isObjectValue(lhs) ? lhs : {};
     const r = isObjectValue(rhs) ? rhs : {};
-    for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
-      walkCompare(l[key], r[key], fieldOf(n, key).node, [...path, fieldElement(key)], c);
-    }
+    // The keys of both sides, each once, without building their union.
+    for (const key in l) if (Object.hasOwn(l, key)) walkCompare(l[key], r[key], fieldOf(n, key).node, [...path, fieldElement(key)], c);
+    for (const key in r) if (Object.hasOwn(r, key) && !Object.hasOwn(l, key)) walkCompare(undefined, r[key], fieldOf(n, key).node, [...path, fieldElement(key)], c);
   } else {
     const ignored: string[] = [];
     const l = indexList(n, Array.isArray(lhs) ? lhs : [], path, ignored, false);
