@@ -80,6 +80,20 @@ describe('FieldSet operations', () => {
     expect(a.withoutPrefixes(FieldSet.of([f('b')])).paths()).toEqual([[f('a')]]);
   });
 
+  it('leaves its operands as they were, deep subtrees included', () => {
+    const x = FieldSet.of([f('spec'), f('a'), f('b')], [f('spec'), k({ name: 'n' }), f('c')], [f('data')]);
+    const y = FieldSet.of([f('spec'), f('a'), f('z')], [f('status'), f('s')], [f('data')]);
+    const before = [x.toFieldsV1(), y.toFieldsV1()];
+    const results = [x.union(y), y.union(x), x.difference(y), x.withoutPrefixes(FieldSet.of([f('data')])), x.intersection(y), x.union(new FieldSet())];
+    expect([x.toFieldsV1(), y.toFieldsV1()]).toEqual(before);
+    expect(results[0].paths().map(pathString)).toEqual(['.data', '.spec.a.b', '.spec.a.z', '.spec[name="n"].c', '.status.s']);
+    expect(results[0].equals(results[1])).toBe(true);
+    expect(results[2].paths().map(pathString)).toEqual(['.spec.a.b', '.spec[name="n"].c']);
+    expect(results[3].paths().map(pathString)).toEqual(['.spec.a.b', '.spec[name="n"].c']);
+    expect(results[4].paths().map(pathString)).toEqual(['.data']);
+    expect(results[5].equals(x)).toBe(true);
+  });
+
   it('knows when it is empty', () => {
     expect(new FieldSet().empty()).toBe(true);
     expect(a.difference(a).empty()).toBe(true);

@@ -85,8 +85,15 @@ export function compareElements(a: PathElement, b: PathElement): number {
 /** The elements a node holds (members and children), each once, in FieldsV1 order. */
 function sortedElements(node: FieldSet): PathElement[] {
   const elements = [...node.members];
-  for (const pe of node.children.keys()) if (!node.members.has(pe)) elements.push(pe);
-  return elements.sort(compareElements);
+  let fieldsOnly = true;
+  for (const pe of elements) if (kindOrder(pe) !== 0) fieldsOnly = false;
+  for (const pe of node.children.keys()) {
+    if (node.members.has(pe)) continue;
+    elements.push(pe);
+    if (kindOrder(pe) !== 0) fieldsOnly = false;
+  }
+  // Field names alone (most nodes) order as plain strings, which the default sort does fastest.
+  return fieldsOnly ? elements.sort() : elements.sort(compareElements);
 }
 
 export class FieldSet {
@@ -99,6 +106,7 @@ export class FieldSet {
     return set;
   }
 
+  /** Adds a path while the set is being built (results of the set operations share nodes with their operands: never insert into those). */
   insert(path: Path): void {
     if (path.length === 0) return;
     let node: FieldSet = this;
@@ -134,15 +142,19 @@ export class FieldSet {
     return true;
   }
 
-  union(other: FieldSet): FieldSet {
-    const out = this.clone();
-    out.addAll(other);
-    return out;
-  }
+  // The set operations below share the subtrees they leave unchanged with their operands rather
+  // than copying them: a set is only changed while it is being built (insert), never after.
 
-  private addAll(other: FieldSet): void {
-    for (const m of other.members) this.members.add(m);
-    for (const [pe, c] of other.children) this.child(pe).addAll(c);
+  union(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) out.members.add(m);
+    for (const m of other.members) out.members.add(m);
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      out.children.set(pe, o ? c.union(o) : c);
+    }
+    for (const [pe, o] of other.children) if (!this.children.has(pe)) out.children.set(pe, o);
+    return out;
   }
 
   /** Paths of this set that are not in `other` (exact paths: a member of `other` does not remove descendants). */
@@ -151,7 +163,7 @@ export class FieldSet {
     for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) {
       const o = other.children.get(pe);
-      const d = o ? c.difference(o) : c.clone();
+      const d = o ? c.difference(o) : c;
       if (!d.empty()) out.children.set(pe, d);
     }
     return out;
@@ -176,7 +188,7 @@ export class FieldSet {
     for (const [pe, c] of this.children) {
       if (prefixes.members.has(pe)) continue;
       const p = prefixes.children.get(pe);
-      const kept = p ? c.withoutPrefixes(p) : c.clone();
+      const kept = p ? c.withoutPrefixes(p) : c;
       if (!kept.empty()) out.children.set(pe, kept);
     }
     return out;
