@@ -7,6 +7,7 @@
 // does: objects granular, lists atomic.
 
 import type { JsonSchema, SchemaIndex } from '../../machinery/openapi-schema.js';
+import { fieldElement, type PathElement } from './fieldpath.js';
 
 /** The OpenAPI extensions the apply engine reads, beyond what the shared JsonSchema names. */
 export type ApplySchema = JsonSchema & {
@@ -28,6 +29,11 @@ export type TypeNode =
 export interface FieldType {
   node: TypeNode;
   declared: boolean;
+  /**
+   * A declared field's path element (`f:<name>`), made once: every write walks the same names,
+   * and one string per name saves building and hashing a new one each time.
+   */
+  element?: PathElement;
 }
 
 export const DEDUCED: TypeNode = { kind: 'deduced' };
@@ -101,7 +107,7 @@ export class TypedSchema {
           if (known) return known;
           const prop = Object.hasOwn(props, name) ? props[name] : undefined;
           if (prop) {
-            const field = { node: this.node(prop), declared: true };
+            const field = { node: this.node(prop), declared: true, element: fieldElement(name) };
             declared.set(name, field);
             return field;
           }
