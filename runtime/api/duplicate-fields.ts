@@ -30,12 +30,23 @@ export function scanJsonMembers(text: string): JsonMemberIndex {
   const skipSpace = () => {
     while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
   };
+  /** Moves past a string; true when it holds an escape. */
+  const skipString = (): boolean => {
+    let escaped = false;
+    i++; // opening quote
+    for (let c = text.charCodeAt(i); c !== 34 /* " */ && i < text.length; c = text.charCodeAt(i)) {
+      if (c === 92 /* \\ */) {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
+    i++;
+    return escaped;
+  };
+  // Member names are decoded (only those with an escape need the JSON decoder); values are skipped.
   const readString = (): string => {
     const start = i;
-    i++; // opening quote
-    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    return skipString() ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
   };
   const value = (path: string): void => {
     skipSpace();
@@ -77,7 +88,7 @@ export function scanJsonMembers(text: string): JsonMemberIndex {
       }
     }
     if (c === '"') {
-      readString();
+      skipString();
       return;
     }
     // A number or literal: runs to the next delimiter.

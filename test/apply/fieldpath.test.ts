@@ -29,8 +29,12 @@ describe('FieldsV1 encoding', () => {
   });
 
   it('orders fields before keys, values and indexes', () => {
-    const set = FieldSet.of([i(1)], [v('x')], [k({ a: 1 })], [f('z')], [i(0)]);
-    expect(Object.keys(set.toFieldsV1())).toEqual(['f:z', 'k:{"a":1}', 'v:"x"', 'i:0', 'i:1']);
+    const set = FieldSet.of([i(10)], [i(1)], [v('x')], [k({ a: 1 })], [f('z')], [i(0)], [i(2)]);
+    expect(Object.keys(set.toFieldsV1())).toEqual(['f:z', 'k:{"a":1}', 'v:"x"', 'i:0', 'i:1', 'i:2', 'i:10']);
+    // A member with children is written once, its "." entry first.
+    const both = FieldSet.of([f('spec')], [f('spec'), f('b')], [f('spec'), f('a')]);
+    expect(JSON.stringify(both.toFieldsV1())).toBe('{"f:spec":{".":{},"f:a":{},"f:b":{}}}');
+    expect(both.paths().map(pathString)).toEqual(['.spec', '.spec.a', '.spec.b']);
   });
 
   it('decodes what it encodes', () => {
@@ -74,6 +78,20 @@ describe('FieldSet operations', () => {
 
   it('withoutPrefixes removes whole subtrees', () => {
     expect(a.withoutPrefixes(FieldSet.of([f('b')])).paths()).toEqual([[f('a')]]);
+  });
+
+  it('leaves its operands as they were, deep subtrees included', () => {
+    const x = FieldSet.of([f('spec'), f('a'), f('b')], [f('spec'), k({ name: 'n' }), f('c')], [f('data')]);
+    const y = FieldSet.of([f('spec'), f('a'), f('z')], [f('status'), f('s')], [f('data')]);
+    const before = [x.toFieldsV1(), y.toFieldsV1()];
+    const results = [x.union(y), y.union(x), x.difference(y), x.withoutPrefixes(FieldSet.of([f('data')])), x.intersection(y), x.union(new FieldSet())];
+    expect([x.toFieldsV1(), y.toFieldsV1()]).toEqual(before);
+    expect(results[0].paths().map(pathString)).toEqual(['.data', '.spec.a.b', '.spec.a.z', '.spec[name="n"].c', '.status.s']);
+    expect(results[0].equals(results[1])).toBe(true);
+    expect(results[2].paths().map(pathString)).toEqual(['.spec.a.b', '.spec[name="n"].c']);
+    expect(results[3].paths().map(pathString)).toEqual(['.spec.a.b', '.spec[name="n"].c']);
+    expect(results[4].paths().map(pathString)).toEqual(['.data']);
+    expect(results[5].equals(x)).toBe(true);
   });
 
   it('knows when it is empty', () => {

@@ -56,7 +56,7 @@ export function fieldManagerFor(definition: ResourceDefinition, subresource?: st
   let byKey = managers;
   if (custom) {
     byKey = customManagers.get(definition) ?? new Map();
-    customManagers.set(definition, byKey);
+    if (byKey.size === 0) customManagers.set(definition, byKey);
   }
   let manager = byKey.get(key);
   if (!manager) {

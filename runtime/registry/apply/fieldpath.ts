@@ -56,14 +56,44 @@ function elementString(pe: PathElement): string {
 
 // structured-merge-diff orders elements by kind (field names, then keys, then values, then
 // indexes) and within a kind by content; FieldsV1 is written in that order.
-const KIND_ORDER: Record<string, number> = { 'f:': 0, 'k:': 1, 'v:': 2, 'i:': 3 };
+// Every element is spelled `<letter>:`, so its first character names its kind; elements of one
+// kind share that prefix and compare as whole strings.
+function kindOrder(pe: PathElement): number {
+  if (pe.charCodeAt(1) !== 58 /* : */) return 4;
+  switch (pe.charCodeAt(0)) {
+    case 102 /* f */:
+      return 0;
+    case 107 /* k */:
+      return 1;
+    case 118 /* v */:
+      return 2;
+    case 105 /* i */:
+      return 3;
+    default:
+      return 4;
+  }
+}
 
 export function compareElements(a: PathElement, b: PathElement): number {
-  const ka = KIND_ORDER[a.slice(0, 2)] ?? 4;
-  const kb = KIND_ORDER[b.slice(0, 2)] ?? 4;
+  const ka = kindOrder(a);
+  const kb = kindOrder(b);
   if (ka !== kb) return ka - kb;
   if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The elements a node holds (members and children), each once, in FieldsV1 order. */
+function sortedElements(node: FieldSet): PathElement[] {
+  const elements = [...node.members];
+  let fieldsOnly = true;
+  for (const pe of elements) if (kindOrder(pe) !== 0) fieldsOnly = false;
+  for (const pe of node.children.keys()) {
+    if (node.members.has(pe)) continue;
+    elements.push(pe);
+    if (kindOrder(pe) !== 0) fieldsOnly = false;
+  }
+  // Field names alone (most nodes) order as plain strings, which the default sort does fastest.
+  return fieldsOnly ? elements.sort() : elements.sort(compareElements);
 }
 
 export class FieldSet {
@@ -76,6 +106,7 @@ export class FieldSet {
     return set;
   }
 
+  /** Adds a path while the set is being built (results of the set operations share nodes with their operands: never insert into those). */
   insert(path: Path): void {
     if (path.length === 0) return;
     let node: FieldSet = this;
@@ -111,15 +142,19 @@ export class FieldSet {
     return true;
   }
 
-  union(other: FieldSet): FieldSet {
-    const out = this.clone();
-    out.addAll(other);
-    return out;
-  }
+  // The set operations below share the subtrees they leave unchanged with their operands rather
+  // than copying them: a set is only changed while it is being built (insert), never after.
 
-  private addAll(other: FieldSet): void {
-    for (const m of other.members) this.members.add(m);
-    for (const [pe, c] of other.children) this.child(pe).addAll(c);
+  union(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) out.members.add(m);
+    for (const m of other.members) out.members.add(m);
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      out.children.set(pe, o ? c.union(o) : c);
+    }
+    for (const [pe, o] of other.children) if (!this.children.has(pe)) out.children.set(pe, o);
+    return out;
   }
 
   /** Paths of this set that are not in `other` (exact paths: a member of `other` does not remove descendants). */
@@ -128,7 +163,7 @@ export class FieldSet {
     for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) {
       const o = other.children.get(pe);
-      const d = o ? c.difference(o) : c.clone();
+      const d = o ? c.difference(o) : c;
       if (!d.empty()) out.children.set(pe, d);
     }
     return out;
@@ -153,7 +188,7 @@ export class FieldSet {
     for (const [pe, c] of this.children) {
       if (prefixes.members.has(pe)) continue;
       const p = prefixes.children.get(pe);
-      const kept = p ? c.withoutPrefixes(p) : c.clone();
+      const kept = p ? c.withoutPrefixes(p) : c;
       if (!kept.empty()) out.children.set(pe, kept);
     }
     return out;
@@ -170,8 +205,7 @@ export class FieldSet {
   paths(): Path[] {
     const out: Path[] = [];
     const walk = (node: FieldSet, prefix: Path) => {
-      const elements = new Set([...node.members, ...node.children.keys()]);
-      for (const pe of [...elements].sort(compareElements)) {
+      for (const pe of sortedElements(node)) {
         if (node.members.has(pe)) out.push([...prefix, pe]);
         const c = node.children.get(pe);
         if (c) walk(c, [...prefix, pe]);
@@ -190,18 +224,22 @@ export class FieldSet {
    * for an element that is both a member and has children.
    */
   toFieldsV1(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    const elements = new Set([...this.members, ...this.children.keys()]);
-    for (const pe of [...elements].sort(compareElements)) {
+    return Object.fromEntries(this.entriesV1(false));
+  }
+
+  /**
+   * This node's FieldsV1 entries, a `.` entry first when `member`. Objects are made from whole
+   * entry lists: V8 keeps those in fast mode, where adding many names one store at a time can
+   * leave a large node in dictionary mode, slower for every later JSON.stringify of the object.
+   */
+  private entriesV1(member: boolean): [string, unknown][] {
+    const entries: [string, unknown][] = member ? [['.', {}]] : [];
+    for (const pe of sortedElements(this)) {
       const c = this.children.get(pe);
-      const nested = c && !c.empty() ? c.toFieldsV1() : undefined;
-      if (!nested) {
-        if (this.members.has(pe)) out[pe] = {};
-        continue;
-      }
-      out[pe] = this.members.has(pe) ? { '.': {}, ...nested } : nested;
+      if (c && !c.empty()) entries.push([pe, Object.fromEntries(c.entriesV1(this.members.has(pe)))]);
+      else if (this.members.has(pe)) entries.push([pe, {}]);
     }
-    return out;
+    return entries;
   }
 
   static fromFieldsV1(fields: unknown): FieldSet {

@@ -7,6 +7,7 @@
 // does: objects granular, lists atomic.
 
 import type { JsonSchema, SchemaIndex } from '../../machinery/openapi-schema.js';
+import { fieldElement, type PathElement } from './fieldpath.js';
 
 /** The OpenAPI extensions the apply engine reads, beyond what the shared JsonSchema names. */
 export type ApplySchema = JsonSchema & {
@@ -28,6 +29,11 @@ export type TypeNode =
 export interface FieldType {
   node: TypeNode;
   declared: boolean;
+  /**
+   * A declared field's path element (`f:<name>`), made once: every write walks the same names,
+   * and one string per name saves building and hashing a new one each time.
+   */
+  element?: PathElement;
 }
 
 export const DEDUCED: TypeNode = { kind: 'deduced' };
@@ -45,11 +51,9 @@ export class TypedSchema {
 
   node(raw: JsonSchema): TypeNode {
     // The extensions on an allOf-wrapped reference belong to the field, not the referenced type.
-    const outer = raw as ApplySchema;
-    const schema = this.index.resolve(raw) as ApplySchema;
     const cached = this.cache.get(raw);
     if (cached) return cached;
-    const node = this.build(outer, schema);
+    const node = this.build(raw as ApplySchema, this.index.resolve(raw) as ApplySchema);
     this.cache.set(raw, node);
     return node;
   }
@@ -84,17 +88,31 @@ export class TypedSchema {
       const props = schema.properties ?? {};
       const extra = schema.additionalProperties;
       const open = schema['x-kubernetes-preserve-unknown-fields'] === true || extra === true;
+      // Every write walks its object through these lookups: a declared field's type is built once
+      // (the names are the schema's, so the memo is bounded); any other entry shares one answer.
+      const declared = new Map<string, FieldType>();
+      let other: FieldType | undefined | null = null;
+      const otherEntry = (): FieldType | undefined => {
+        if (extra && typeof extra === 'object') return { node: this.node(extra), declared: false };
+        if (open) return { node: DEDUCED, declared: false };
+        // An object schema with neither properties nor additionalProperties is a free-form map.
+        if (!schema.properties && extra === undefined) return { node: DEDUCED, declared: false };
+        return undefined;
+      };
       return {
         kind: 'map',
         atomic: ext('x-kubernetes-map-type') === 'atomic',
         field: (name) => {
+          const known = declared.get(name);
+          if (known) return known;
           const prop = Object.hasOwn(props, name) ? props[name] : undefined;
-          if (prop) return { node: this.node(prop), declared: true };
-          if (extra && typeof extra === 'object') return { node: this.node(extra), declared: false };
-          if (open) return { node: DEDUCED, declared: false };
-          // An object schema with neither properties nor additionalProperties is a free-form map.
-          if (!schema.properties && extra === undefined) return { node: DEDUCED, declared: false };
-          return undefined;
+          if (prop) {
+            const field = { node: this.node(prop), declared: true, element: fieldElement(name) };
+            declared.set(name, field);
+            return field;
+          }
+          if (other === null) other = otherEntry();
+          return other;
         },
       };
     }

@@ -47,6 +47,25 @@ export interface CustomResourceValidator extends ObjectValidator {
   prune(obj: Obj): string[];
 }
 
+/** Whether a decoded JSON value holds a null anywhere. */
+function containsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsNull(item)) return true;
+    return false;
+  }
+  for (const key in value) if (containsNull((value as Obj)[key])) return true;
+  return false;
+}
+
+/**
+ * The object as the checks read it, nulls dropped (kube decodes them as absent). The checks only
+ * read it, and pruning and defaulting have already removed most nulls, so the copy is only made
+ * when one is left.
+ */
+const readable = (obj: Obj): Obj => (containsNull(obj) ? (withoutNulls(obj) as Obj) : obj);
+
 export function customResourceValidator(options: CustomResourceValidatorOptions): CustomResourceValidator {
   const apiVersion = `${options.group}/${options.version}`;
   const metaRules = { namespaced: options.namespaced, nameFormat: 'dns1123Subdomain', kubeFinalizerNames: false };
@@ -64,7 +83,7 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
     return [...causes, ...rules.validate(obj, old)];
   };
   const validate = (raw: Obj): StatusCause[] => {
-    const obj = withoutNulls(raw) as Obj;
+    const obj = readable(raw);
     const wrongType = typeMeta(obj);
     if (wrongType.length) return wrongType;
     return ruleCauses([...validateObjectMeta(obj, metaRules), ...fieldCauses(obj)], obj);
@@ -76,12 +95,12 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
     // kube names a pruned field without the schema walk's leading dot: `unknown field "spec.foo"`.
     prune: (obj) => (options.schema?.prune(obj) ?? []).map((path) => (path.startsWith('.') ? path.slice(1) : path)),
     validate,
-    validateFields: (obj) => fieldCauses(withoutNulls(obj) as Obj),
+    validateFields: (obj) => fieldCauses(readable(obj)),
     arrangeElementCauses: (_obj, causes) => causes,
     elementOrder: () => undefined,
     validateUpdate(rawObj, rawOld) {
-      const obj = withoutNulls(rawObj) as Obj;
-      const old = withoutNulls(rawOld) as Obj;
+      const obj = readable(rawObj);
+      const old = readable(rawOld);
       const wrongType = typeMeta(obj);
       if (wrongType.length) return wrongType;
       return ruleCauses([...validateObjectMetaUpdate(obj, old, 'metadata', false), ...fieldCauses(obj)], obj, old);

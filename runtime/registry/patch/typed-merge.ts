@@ -235,21 +235,26 @@ function isEmptyContainer(v: unknown): boolean {
 function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: Comparison): void {
   if (lhs === undefined && rhs === undefined) return;
   const n = effective(node, rhs !== undefined ? rhs : lhs);
-  const leaf = () => {
+  const leaf = n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic);
+  if (leaf || (isEmptyContainer(lhs) && isEmptyContainer(rhs))) {
     if (lhs === undefined) c.added.insert(path);
     else if (rhs === undefined) c.removed.insert(path);
     else if (!deepEqual(lhs, rhs)) c.modified.insert(path);
-  };
-  const bothEmpty = isEmptyContainer(lhs) && isEmptyContainer(rhs);
-  if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || bothEmpty) {
-    leaf();
     return;
   }
   if (n.kind === 'map') {
     const l = isObjectValue(lhs) ? lhs : {};
     const r = isObjectValue(rhs) ? rhs : {};
-    for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
-      walkCompare(l[key], r[key], fieldOf(n, key).node, [...path, fieldElement(key)], c);
+    // The keys of both sides, each once, without building their union.
+    for (const key in l) {
+      if (!Object.hasOwn(l, key)) continue;
+      const field = fieldOf(n, key);
+      walkCompare(l[key], r[key], field.node, [...path, field.element ?? fieldElement(key)], c);
+    }
+    for (const key in r) {
+      if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
+      const field = fieldOf(n, key);
+      walkCompare(undefined, r[key], field.node, [...path, field.element ?? fieldElement(key)], c);
     }
   } else {
     const ignored: string[] = [];

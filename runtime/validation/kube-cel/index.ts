@@ -18,8 +18,8 @@ import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode,
 import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, invalidRegexLiteral } from './environment.js';
 import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
-import { celValue } from './values.js';
-import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, eachNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered } from './runtime-cost.js';
+import { celFields, celValue } from './values.js';
+import { COST_LIMIT_MESSAGE, CostLimitExceeded, instrument, eachNode, isNode, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, runMetered, type CelNode } from './runtime-cost.js';
 
 /** StaticEstimatedCostLimit: the most one rule may be estimated to cost, times how often it can run. */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -57,6 +57,8 @@ interface CompiledRule {
   messageUsesOldSelf?: boolean;
   program?: Evaluate;
   message?: Evaluate;
+  /** The fields of self the rule and its message read, when they read it only by field selection; undefined: self whole. */
+  selfFields?: ReadonlySet<string>;
   /** The normalized fieldPath, below the node. */
   fieldPath?: string;
 }
@@ -66,6 +68,11 @@ interface NodeValidator {
   schema: Schema;
   decl?: DeclNode;
   rules: CompiledRule[];
+  /**
+   * The fields of self every rule here reads, when all of them read it only by field selection:
+   * self is then built of those fields alone. Undefined: some rule uses self whole.
+   */
+  selfFields?: ReadonlySet<string>;
   properties: Map<string, NodeValidator>;
   items?: NodeValidator;
   additionalProperties?: NodeValidator;
@@ -220,6 +227,52 @@ function usesVariable(root: unknown, name: string): boolean {
   return found;
 }
 
+/** The nodes held directly by a node: in its arguments (through lists and comprehension parts), its macro's and its expansion. */
+function childNodes(n: CelNode): CelNode[] {
+  const out: CelNode[] = [];
+  const stack: unknown[] = [n.args, n.meta.macro?.args, n.meta.alternate];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (isNode(v)) out.push(v);
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (n.op === 'comprehension' && v === n.args && typeof v === 'object' && v !== null) for (const x of Object.values(v)) stack.push(x);
+  }
+  return out;
+}
+
+/**
+ * The fields of `self` an expression reads when every reference to self is a field selection
+ * (`self.x`, `self.?x`, `has(self.x)`); undefined when self is used whole anywhere (compared,
+ * passed to a function, indexed, iterated), or is the whole expression.
+ */
+function selectedSelfFields(root: unknown): Set<string> | undefined {
+  const isSelf = (n: CelNode): boolean => n.op === 'id' && n.args === 'self';
+  if (isNode(root) && isSelf(root)) return undefined;
+  const fields = new Set<string>();
+  let whole = false;
+  eachNode(root, (n) => {
+    for (const c of childNodes(n)) {
+      if (!isSelf(c)) continue;
+      const args = n.args as unknown[];
+      const selection = (n.op === '.' || n.op === '.?') && Array.isArray(args) && args[0] === c && typeof args[1] === 'string';
+      if (selection) fields.add(args[1] as string);
+      else whole = true;
+    }
+  });
+  return whole ? undefined : fields;
+}
+
+/** The fields of self a node's rules read together; undefined when one of them uses self whole. */
+function selfFieldsOfRules(rules: readonly CompiledRule[]): ReadonlySet<string> | undefined {
+  const fields = new Set<string>();
+  for (const r of rules) {
+    if (!r.program) continue;
+    if (!r.selfFields) return undefined;
+    for (const f of r.selfFields) fields.add(f);
+  }
+  return fields;
+}
+
 /** Parses and type-checks `source`; returns the checked program or cel-go's issue text. */
 function check(env: Environment, source: string): { program: ReturnType<Environment['parse']>; type: string } | { error: string } {
   let program: ReturnType<Environment['parse']>;
@@ -358,6 +411,7 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string, o
           causes.push(invalidRule(`${at}.rule`, r, `compilation failed: ${celGoIssue({ summary: `No such key: ${name}`, range: { start: dot, end: dot } }, source)}`));
         } else {
           compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
+          compiled.selfFields = selectedSelfFields(result.program.ast);
           const program = evaluationProgram(source, optional);
           if (typeof program === 'function') compiled.program = program;
           else causes.push(invalidRule(`${at}.rule`, r, `program instantiation failed: ${program.error}`));
@@ -376,6 +430,8 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string, o
           if (typeof program === 'function') compiled.message = program;
           else causes.push(invalidRule(`${at}.messageExpression`, r, `messageExpression instantiation failed: ${program.error}`));
           compiled.messageUsesOldSelf = usesVariable(msg.program.ast, 'oldSelf');
+          const messageFields = selectedSelfFields(msg.program.ast);
+          compiled.selfFields = compiled.selfFields && messageFields ? new Set([...compiled.selfFields, ...messageFields]) : undefined;
           const msgCost = analyzeRule(msg.program.ast, selfDecl).cost;
           if (!opts.suppressPerExpressionCost && msgCost > STATIC_ESTIMATED_COST_LIMIT) causes.push(fe.forbidden(`${at}.messageExpression`, costErrorMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
           total.observe(`${at}.messageExpression`, msgCost);
@@ -394,6 +450,7 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string, o
         }
       }
     });
+    site.validator.selfFields = selfFieldsOfRules(site.validator.rules);
   }
   if (total.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const expensive of total.mostExpensive) causes.push(fe.forbidden(expensive.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
@@ -518,7 +575,7 @@ class RuleSet implements CompiledRules {
     let self: unknown;
     let oldSelf: unknown;
     const activationFor = (compiled: CompiledRule): Record<string, unknown> => {
-      self ??= celValue(value, node.decl);
+      self ??= node.selfFields ? celFields(value, node.decl, node.selfFields) : celValue(value, node.decl);
       if (!compiled.usesOldSelf && !compiled.messageUsesOldSelf) return { self };
       if (old !== undefined) oldSelf ??= celValue(old, node.decl);
       if (compiled.rule.optionalOldSelf === true) return { self, oldSelf: old === undefined ? Optional.none() : Optional.of(oldSelf) };

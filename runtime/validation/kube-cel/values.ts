@@ -74,3 +74,19 @@ export function celValue(v: unknown, d: DeclNode | undefined): unknown {
       return dynValue(v);
   }
 }
+
+/**
+ * The CEL value of an object of which a rule reads only `names` (CEL field names): those fields
+ * alone, as celValue would give them. Any other value is converted whole.
+ */
+export function celFields(v: unknown, d: DeclNode | undefined, names: ReadonlySet<string>): unknown {
+  if (d?.kind !== 'object' || !v || typeof v !== 'object' || Array.isArray(v)) return celValue(v, d);
+  const out = new Map<string, unknown>();
+  for (const name of names) {
+    const field = d.fields?.get(name);
+    if (!field) continue;
+    const x = (v as Record<string, unknown>)[field.jsonName];
+    if (x !== undefined && Object.prototype.hasOwnProperty.call(v, field.jsonName)) out.set(name, celValue(x, field.decl));
+  }
+  return out;
+}

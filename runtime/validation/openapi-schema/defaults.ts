@@ -15,19 +15,40 @@ export function pruneNonNullableNulls(x: unknown, s: SchemaNode | undefined): vo
   // Without a schema no null can be judged, at any depth below.
   if (!s) return;
   if (Array.isArray(x)) {
-    for (const item of x) pruneNonNullableNulls(item, s?.items);
+    const items = s.items;
+    if (items) for (const item of x) if (item !== null && typeof item === 'object') pruneNonNullableNulls(item, items);
     return;
   }
   if (!isObject(x)) return;
-  for (const key of Object.keys(x)) {
-    const schema = propertySchema(s, key);
-    if (nonNullableNull(x[key], schema) && !schema!.default) delete x[key];
-    else pruneNonNullableNulls(x[key], schema);
+  // Only nulls and containers have anything to do; other values are passed over without a schema lookup.
+  for (const key in x) {
+    const value = x[key];
+    if (value === null) {
+      const schema = propertySchema(s, key);
+      if (schema && !schema.nullable && !schema.default) delete x[key];
+    } else if (typeof value === 'object') {
+      pruneNonNullableNulls(value, propertySchema(s, key));
+    }
   }
 }
 
+const defaultsBelowMemo = new WeakMap<SchemaNode, boolean>();
+
+/** Whether any schema below `s` (through properties, items and additionalProperties) has a default. */
+function defaultsBelow(s: SchemaNode): boolean {
+  let found = defaultsBelowMemo.get(s);
+  if (found !== undefined) return found;
+  const below = (child: SchemaNode | boolean | undefined): boolean =>
+    typeof child === 'object' && (child.default !== undefined || defaultsBelow(child));
+  found = below(s.items) || below(s.additionalProperties);
+  if (!found && s.properties) for (const prop of s.properties.values()) if ((found = below(prop))) break;
+  defaultsBelowMemo.set(s, found);
+  return found;
+}
+
 export function applyDefaultValues(x: unknown, s: SchemaNode | undefined): void {
-  if (!s) return;
+  // A subtree whose schema defaults nothing is left as it is, unwalked.
+  if (!s || !defaultsBelow(s)) return;
   if (Array.isArray(x)) {
     const items = s.items;
     if (!items) return;

@@ -9,6 +9,7 @@ import type { SchemaNode } from './structural.js';
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isContainer = (v: unknown): boolean => typeof v === 'object' && v !== null;
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 export function pruneObject(obj: Record<string, unknown>, root: SchemaNode): string[] {
@@ -41,10 +42,12 @@ function pruneValue(x: unknown, s: SchemaNode | undefined, path: string, embedde
   for (const key of Object.keys(x)) {
     if (keepMeta && META_FIELDS.has(key)) continue;
     const prop = s.properties?.get(key);
-    if (prop) pruneValue(x[key], prop, join(path, key), prop.embeddedResource, pruned);
-    else if (s.additionalProperties !== undefined) {
+    // Below a known field only objects and lists can hold something to prune.
+    if (prop) {
+      if (isContainer(x[key])) pruneValue(x[key], prop, join(path, key), prop.embeddedResource, pruned);
+    } else if (s.additionalProperties !== undefined) {
       const extra = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-      pruneValue(x[key], extra, join(path, key), extra?.embeddedResource ?? false, pruned);
+      if (isContainer(x[key])) pruneValue(x[key], extra, join(path, key), extra?.embeddedResource ?? false, pruned);
     } else {
       pruned.push(join(path, key));
       delete x[key];

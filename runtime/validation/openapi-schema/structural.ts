@@ -4,6 +4,7 @@
 
 import { formatCheck } from './formats.js';
 import { compileGoRegexp, type GoRegexp } from '../re2/index.js';
+import { scalarPassOf, type ScalarPass } from './scalar-pass.js';
 
 /**
  * How deep schemas may nest (each of properties, items, additionalProperties, allOf, ... is one
@@ -54,6 +55,8 @@ export interface SchemaNode {
   readonly types: readonly string[];
   /** True when the value check has anything to do beyond type, so the hot walk can skip the rest. */
   readonly hasValueChecks: boolean;
+  /** For a plain scalar schema: true when a value certainly passes every check here (see scalar-pass.ts). */
+  readonly scalarPass?: ScalarPass;
 }
 
 export type JSONValue = unknown;
@@ -161,7 +164,7 @@ export function toNode(raw: unknown, depth = 0, path = ''): SchemaNode {
   const maximum = num(s.maximum);
   const minimum = num(s.minimum);
   const multipleOf = num(s.multipleOf);
-  return {
+  const node: SchemaNode = {
     type,
     nullable: s.nullable === true,
     format,
@@ -210,6 +213,8 @@ export function toNode(raw: unknown, depth = 0, path = ''): SchemaNode {
       oneOf !== undefined ||
       not !== undefined,
   };
+  const scalarPass = scalarPassOf(node);
+  return scalarPass ? { ...node, scalarPass } : node;
 }
 
 const INT_OR_STRING: readonly string[] = ['integer', 'string'];

@@ -237,6 +237,7 @@ export class SchemaValidator {
       const items = node.items;
       const oldItems = old && Array.isArray(old.value) && node.listType === 'map' ? old.value : undefined;
       for (let i = 0; i < value.length; i++) {
+        if (items.scalarPass?.(value[i])) continue;
         this.validate(items, value[i], `${name}[${i}]`, out, oldItems && oldListMapItem(oldItems, value[i], node.listMapKeys ?? []));
       }
     }
@@ -261,12 +262,18 @@ export class SchemaValidator {
           if (!node.properties?.has(key)) out.push(c.invalid(this.field(name), key, `${name}.${key} in body is a forbidden property`));
         }
       } else if (isObject(extra)) {
-        for (const key of keys) if (!node.properties?.has(key)) this.validate(extra as SchemaNode, value[key], `${name}.${key}`, out, oldAt(key));
+        const values = extra as SchemaNode;
+        for (const key of keys) {
+          if (node.properties?.has(key) || values.scalarPass?.(value[key])) continue;
+          this.validate(values, value[key], `${name}.${key}`, out, oldAt(key));
+        }
       }
     }
     if (node.properties) {
       for (const [key, child] of node.properties) {
-        if (Object.hasOwn(value, key)) this.validate(child, value[key], name ? `${name}.${key}` : key, out, oldAt(key));
+        // A scalar that passes needs neither its field name nor its old value.
+        if (!Object.hasOwn(value, key) || child.scalarPass?.(value[key])) continue;
+        this.validate(child, value[key], name ? `${name}.${key}` : key, out, oldAt(key));
       }
     }
     if (node.required) {

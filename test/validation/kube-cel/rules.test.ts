@@ -222,6 +222,54 @@ describe('CompiledRules.validate', () => {
     ]);
   });
 
+  it('gives each rule every field it and its message read, however self is used', () => {
+    // Every rule here reads self by field selection only (the next test mixes in one that does not).
+    const spec = {
+      type: 'object',
+      properties: {
+        a: { type: 'integer' },
+        b: { type: 'integer' },
+        name: { type: 'string' },
+        'dash-field': { type: 'string' },
+        opt: { type: 'string' },
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+      'x-kubernetes-validations': [
+        { rule: 'self.a <= self.b', messageExpression: "'a exceeds b for ' + self.name" },
+        { rule: "!has(self.opt) || self.opt != 'bad'", message: 'opt is bad' },
+        { rule: "self.?opt.orValue('') != 'worse'", message: 'opt is worse' },
+        { rule: "self.dash__dash__field != 'x'", message: 'dash-field is x' },
+      ],
+    };
+    const { causes, rules } = compiled(spec);
+    expect(causes).toEqual([]);
+    const at = (message: string) => ({ reason: 'FieldValueInvalid', message: `Invalid value: "object": ${message}`, field: 'spec' });
+    expect(rules.validate({ spec: { a: 1, b: 2, name: 'w', 'dash-field': 'y', labels: { k: 'v' } } })).toEqual([]);
+    expect(rules.validate({ spec: { a: 3, b: 2, name: 'w', 'dash-field': 'x', opt: 'bad' } })).toEqual([at('a exceeds b for w'), at('opt is bad'), at('dash-field is x')]);
+    expect(rules.validate({ spec: { a: 1, b: 2, 'dash-field': 'y', opt: 'worse' } })).toEqual([at('opt is worse')]);
+    // A field a rule reads but the object lacks is still "no such key".
+    expect(rules.validate({ spec: { a: 1, 'dash-field': 'y' } })).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "object": no such key: b evaluating rule: self.a <= self.b', field: 'spec' },
+    ]);
+  });
+
+  it('lets a rule that uses self whole see every field, beside rules that select', () => {
+    const spec = {
+      type: 'object',
+      properties: { a: { type: 'integer' }, m: { type: 'object', additionalProperties: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(k, self[k] > 0)', message: 'positive' }] } },
+      'x-kubernetes-validations': [
+        { rule: 'self.a > 0', message: 'a positive' },
+        { rule: '[self][0].b > 1', message: 'b above one' },
+      ],
+    };
+    spec.properties = { ...spec.properties, b: { type: 'integer' } } as typeof spec.properties;
+    const { causes, rules } = compiled(spec);
+    expect(causes).toEqual([]);
+    expect(rules.validate({ spec: { a: 1, b: 2, m: { x: 5 } } })).toEqual([]);
+    expect(rules.validate({ spec: { a: 1, b: 1 } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": b above one', field: 'spec' }]);
+    expect(rules.validate({ spec: { a: 1, b: 2, m: { x: 4, y: 0 } } })).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": positive', field: 'spec.m' }]);
+  });
+
   it('defaults the message to the failed rule', () => {
     const { rules } = compiled({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.a != 'x'" }] });
     expect(rules.validate({ spec: { a: 'x' } })).toEqual([{ reason: 'FieldValueInvalid', message: `Invalid value: "object": failed rule: self.a != 'x'`, field: 'spec' }]);

@@ -106,6 +106,40 @@ describe('prune', () => {
     expect(obj.spec).toEqual({ strategy: {}, note: null });
   });
 
+  it('drops nulls at any depth, in list items and map values, scalars beside them untouched', () => {
+    const obj = cr({ replicas: 2, ports: [{ port: null, protocol: 'UDP' }, { port: 81 }], labels: { a: null }, strategy: { type: null }, raw: { known: { a: null }, other: null } });
+    compiled.prune(obj);
+    // A null with a default stays for defaulting to fill; under preserve-unknown-fields only known fields are judged.
+    expect(obj.spec).toEqual({ replicas: 2, ports: [{ protocol: 'UDP' }, { port: 81 }], labels: { a: null }, strategy: { type: null }, raw: { known: {}, other: null } });
+    compiled.applyDefaults(obj);
+    expect(obj.spec).toMatchObject({ ports: [{ protocol: 'UDP' }, { port: 81, protocol: 'TCP' }], labels: { a: 'on' }, strategy: { type: 'Rolling' } });
+  });
+
+  it('prunes inside objects and lists of known fields and drops unknown fields whatever their value', () => {
+    const obj = cr({ replicas: 1, extra: 'x', gone: null, ports: [{ port: 80, bogus: { deep: [1] } }], strategy: { type: 'R', nope: 3 } });
+    expect(compiled.prune(obj)).toEqual(['.spec.extra', '.spec.gone', '.spec.ports[0].bogus', '.spec.strategy.nope']);
+    expect(obj.spec).toEqual({ replicas: 1, ports: [{ port: 80 }], strategy: { type: 'R' } });
+  });
+
+  it('defaults deep inside a default just set, and leaves subtrees without defaults as they are', () => {
+    const nested = compileSchema({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            plain: { type: 'object', properties: { a: { type: 'string' }, list: { type: 'array', items: { type: 'object', properties: { b: { type: 'integer' } } } } } },
+            outer: { type: 'object', default: {}, properties: { inner: { type: 'object', default: {}, properties: { leaf: { type: 'string', default: 'x' } } } } },
+            items: { type: 'array', items: { type: 'object', properties: { deep: { type: 'object', properties: { d: { type: 'integer', default: 7 } } } } } },
+          },
+        },
+      },
+    });
+    const obj = cr({ plain: { a: 'v', list: [{ b: 1 }, {}] }, items: [{ deep: {} }, {}] });
+    nested.applyDefaults(obj);
+    expect(obj.spec).toEqual({ plain: { a: 'v', list: [{ b: 1 }, {}] }, outer: { inner: { leaf: 'x' } }, items: [{ deep: { d: 7 } }, {}] });
+  });
+
   it('prunes a key named __proto__ like any other', () => {
     const obj = JSON.parse('{"apiVersion":"example.com/v1","kind":"W","metadata":{},"spec":{"__proto__":{"polluted":1},"replicas":1}}') as Record<string, unknown>;
     expect(compileSchema(schema).prune(obj)).toEqual(['.spec.__proto__']);
