@@ -7,12 +7,12 @@
 // system:masters is exempt from the limit and that needs the user the request runs as.
 
 import { randomUUID } from 'node:crypto';
-import { Hono } from 'hono';
+import { Hono, type Next } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
+import { quietLogger, type KubeContext, type KubeEnv, type KubeHandler, type Logger } from './context.js';
 import { failedAuthenticationAudit, withAudit, type AuditConfig } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
@@ -131,7 +131,28 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
 
   app.onError((err, c) => writeStatus(c, toStatusError(err, c, logger)));
 
-  app.use('*', async (c, next) => {
+  // The chain, built from the handler outwards as kube's DefaultBuildHandlerChain builds it; it
+  // ends in Hono's dispatch to the endpoints below.
+  let chain: KubeHandler = (_c, routes) => routes();
+  // The map may gain entries while serving (a CRD version marked deprecated); the filter skips at once while it is empty.
+  if (options.deprecatedResources) chain = withDeprecation(chain, options.deprecatedResources, options.onDeprecatedRequest);
+  // Where kube instruments its routes: what authorization let through to a handler.
+  const metrics = options.metrics;
+  if (metrics) chain = withMetrics(chain, metrics, options.serves);
+  chain = withAuthorization(chain, options.authorizer, { withSelectors: options.authorizeWithSelectors, annotate: audited });
+  chain = withMaxInFlight(chain, options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark);
+  chain = withImpersonation(chain, options.authorizer, logger);
+  if (options.audit) chain = withAudit(chain, options.audit, writeStatus);
+  chain = withAuthentication(chain, options.authenticator, logger, options.audit && failedAuthenticationAudit(options.audit));
+  chain = withRequestDeadline(chain, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus);
+  if (options.drain) chain = options.drain.handler(chain);
+  chain = withRequestInfo(chain);
+  let serve: (c: KubeContext, routes: Next) => Promise<void> = withPanicRecovery(chain, writeStatus, logger);
+  if (logger.enabled?.(HTTPLOG_LEVEL)) serve = withHttpLog(serve, logger);
+
+  // The whole chain is this one middleware: Hono composes its middleware with a promise and a
+  // closure per layer, which a chain of plain functions does not pay.
+  app.use('*', (c, next) => {
     const auditId = c.req.header('audit-id') || randomUUID();
     if (audited) c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
@@ -141,36 +162,20 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
       // @hono/node-server writes without building a Headers.
       outgoing.setHeader('Audit-Id', auditId);
       outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
-      if (!c.env.incoming || !('stream' in c.env.incoming)) return next();
-      await next();
-      if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
-      return;
+      if (!c.env.incoming || !('stream' in c.env.incoming)) return serve(c, next);
+      return serve(c, next).then(() => {
+        if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
+      });
     }
     // In-process (app.request) there is no node response to carry them.
-    await next();
-    setCommonHeaders(c, auditId);
+    return serve(c, next).then(() => setCommonHeaders(c, auditId));
   });
-  if (logger.enabled?.(HTTPLOG_LEVEL)) app.use('*', withHttpLog(logger));
-  app.use('*', withPanicRecovery(writeStatus, logger));
-  app.use('*', withRequestInfo());
-  if (options.drain) app.use('*', options.drain.middleware());
-  app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
-  app.use('*', withAuthentication(options.authenticator, logger, options.audit && failedAuthenticationAudit(options.audit)));
-  if (options.audit) app.use('*', withAudit(options.audit));
-  app.use('*', withImpersonation(options.authorizer, logger));
-  app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark));
-  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors, annotate: audited }));
-  // Where kube instruments its routes: what authorization let through to a handler.
-  const metrics = options.metrics;
   if (metrics) {
-    app.use('*', withMetrics(metrics, options.serves));
     app.get('/metrics', async () => {
       const { body, contentType } = await metrics.render();
       return new Response(body, { status: 200, headers: { 'content-type': contentType } });
     });
   }
-  // The map may gain entries while serving (a CRD version marked deprecated); the filter skips at once while it is empty.
-  if (options.deprecatedResources) app.use('*', withDeprecation(options.deprecatedResources, options.onDeprecatedRequest));
 
   const extra = options.healthChecks ?? {};
   installHealthRoutes(app, {

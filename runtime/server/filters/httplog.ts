@@ -4,9 +4,10 @@
 // credential can reach the log this way. Installed only when -v is 3 or more, so a quieter
 // server pays nothing for it.
 
+import type { Next } from 'hono';
 import { formatGoDuration } from '../../machinery/duration.js';
 import { logAt, type Logger } from '../../machinery/logger.js';
-import { connectionSocket, type KubeContext, type KubeMiddleware } from '../context.js';
+import { connectionSocket, type KubeContext, type KubeHandler } from '../context.js';
 
 export const HTTPLOG_LEVEL = 3;
 
@@ -23,8 +24,8 @@ function requestUri(url: string): string {
   return parsed.pathname + parsed.search;
 }
 
-export function withHttpLog(logger: Logger): KubeMiddleware {
-  return async (c, next) => {
+export function withHttpLog(inner: KubeHandler, logger: Logger): (c: KubeContext, routes: Next) => Promise<void> {
+  return async (c, routes) => {
     const started = process.hrtime.bigint();
     const outgoing = c.env?.outgoing;
     const line = () => {
@@ -40,7 +41,7 @@ export function withHttpLog(logger: Logger): KubeMiddleware {
       });
     };
     try {
-      await next();
+      await inner(c, routes);
     } finally {
       if (outgoing && !outgoing.writableFinished) outgoing.once('close', line);
       else line();
