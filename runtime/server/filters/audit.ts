@@ -220,12 +220,12 @@ export function failedAuthenticationAudit(audit: AuditConfig): FailedAuthenticat
 export function withAudit(inner: KubeHandler, audit: AuditConfig, writeStatus: StatusWriter): KubeHandler {
   const blocking = audit.sink.mode !== 'batch';
   const strict = audit.sink.mode === 'blocking-strict';
-  return async (c, routes) => {
+  return async (c) => {
     const received = Date.now();
     const info = c.get('requestInfo');
     const user = c.get('user');
     const config = audit.evaluate(policyAttributes(info, { username: user.name, groups: user.groups }));
-    if (config.level === 'None') return inner(c, routes);
+    if (config.level === 'None') return inner(c);
 
     const objectRef = objectRefOf(info);
     const ev = {
@@ -294,7 +294,7 @@ export function withAudit(inner: KubeHandler, audit: AuditConfig, writeStatus: S
     if (!(await settle(received$)) && strict) throw internalError(new Error('failed to store audit event'));
 
     try {
-      await inner(c, routes);
+      await inner(c);
     } catch (err) {
       if (!isStatusError(err)) {
         await panic(err);

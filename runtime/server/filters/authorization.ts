@@ -2,7 +2,6 @@
 // Forbidden with kube-apiserver's wording, and an authorizer failure without an allow is 500.
 // When auditing, the decision and the reason are the event's annotations, as kube records them.
 
-import type { Next } from 'hono';
 import { internalError } from '../../errors/status-error.js';
 import { attributesFor, type Attributes, type AuthorizationResult, type Authorizer } from '../../auth/authorizer.js';
 import { forbiddenError } from '../../auth/forbidden.js';
@@ -20,11 +19,11 @@ function annotate(c: KubeContext, decision: 'allow' | 'forbid', reason: string):
 const SELECTING_VERBS = new Set(['list', 'watch', 'deletecollection']);
 
 export function withAuthorization(inner: KubeHandler, authorizer: Authorizer, options: { withSelectors?: boolean; annotate?: boolean } = {}): KubeHandler {
-  const decide = (c: KubeContext, routes: Next, attributes: Attributes, result: AuthorizationResult): void | Promise<void> => {
+  const decide = (c: KubeContext, attributes: Attributes, result: AuthorizationResult): void | Promise<void> => {
     // RBAC may fail on one binding and still allow through another: the decision comes first.
     if (result.decision === 'allow') {
       if (options.annotate) annotate(c, 'allow', result.reason ?? '');
-      return inner(c, routes);
+      return inner(c);
     }
     if (result.error) {
       if (options.annotate) addAuditAnnotation(c, REASON, 'internal error');
@@ -33,7 +32,7 @@ export function withAuthorization(inner: KubeHandler, authorizer: Authorizer, op
     if (options.annotate) annotate(c, 'forbid', result.reason ?? '');
     throw forbiddenError(attributes, result.reason);
   };
-  return (c, routes) => {
+  return (c) => {
     const info = c.get('requestInfo');
     const attributes = attributesFor(c.get('user'), info);
     if (options.withSelectors && info.isResourceRequest && SELECTING_VERBS.has(info.verb) && c.req.url.includes('fieldSelector=')) {
@@ -42,7 +41,7 @@ export function withAuthorization(inner: KubeHandler, authorizer: Authorizer, op
     }
     const result = authorizer.authorize(attributes);
     // An allow decided from what is in memory (system:masters, a cached RBAC rule) needs no promise.
-    if (result instanceof Promise) return result.then((r) => decide(c, routes, attributes, r));
-    return decide(c, routes, attributes, result);
+    if (result instanceof Promise) return result.then((r) => decide(c, attributes, r));
+    return decide(c, attributes, result);
   };
 }

@@ -5,7 +5,6 @@
 // deprecated is known from RequestInfo alone, so one map lookup decides; other requests pay
 // nothing more.
 
-import type { Next } from 'hono';
 import { addAuditAnnotation, type KubeContext, type KubeHandler } from '../context.js';
 import type { RequestInfo } from '../../machinery/request-info.js';
 import { warningHeaders } from '../../api/warning-headers.js';
@@ -37,8 +36,8 @@ export function withDeprecation(
   resources: DeprecatedResources,
   onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void,
 ): KubeHandler {
-  const deprecatedRequest = async (c: KubeContext, routes: Next, info: RequestInfo, deprecated: DeprecatedResource): Promise<void> => {
-    await inner(c, routes);
+  const deprecatedRequest = async (c: KubeContext, info: RequestInfo, deprecated: DeprecatedResource): Promise<void> => {
+    await inner(c);
     prependWarning(c.res.headers, deprecated.warning);
     addAuditAnnotation(c, 'k8s.io/deprecated', 'true');
     if (deprecated.removedRelease) addAuditAnnotation(c, 'k8s.io/removed-release', deprecated.removedRelease);
@@ -50,12 +49,12 @@ export function withDeprecation(
       removed_release: deprecated.removedRelease,
     });
   };
-  return (c, routes) => {
+  return (c) => {
     const info = c.get('requestInfo');
-    if (!info.isResourceRequest || resources.size === 0) return inner(c, routes);
+    if (!info.isResourceRequest || resources.size === 0) return inner(c);
     const deprecated = resources.get(deprecatedResourceKey(info.apiGroup, info.apiVersion, info.resource, info.subresource));
-    if (!deprecated) return inner(c, routes);
-    return deprecatedRequest(c, routes, info, deprecated);
+    if (!deprecated) return inner(c);
+    return deprecatedRequest(c, info, deprecated);
   };
 }
 

@@ -4,7 +4,6 @@
 // credential can reach the log this way. Installed only when -v is 3 or more, so a quieter
 // server pays nothing for it.
 
-import type { Next } from 'hono';
 import { formatGoDuration } from '../../machinery/duration.js';
 import { logAt, type Logger } from '../../machinery/logger.js';
 import { connectionSocket, type KubeContext, type KubeHandler } from '../context.js';
@@ -24,8 +23,8 @@ function requestUri(url: string): string {
   return parsed.pathname + parsed.search;
 }
 
-export function withHttpLog(inner: KubeHandler, logger: Logger): (c: KubeContext, routes: Next) => Promise<void> {
-  return async (c, routes) => {
+export function withHttpLog(inner: KubeHandler, logger: Logger): (c: KubeContext) => Promise<void> {
+  return async (c) => {
     const started = process.hrtime.bigint();
     const outgoing = c.env?.outgoing;
     const line = () => {
@@ -41,7 +40,7 @@ export function withHttpLog(inner: KubeHandler, logger: Logger): (c: KubeContext
       });
     };
     try {
-      await inner(c, routes);
+      await inner(c);
     } finally {
       if (outgoing && !outgoing.writableFinished) outgoing.once('close', line);
       else line();

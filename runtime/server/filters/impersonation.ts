@@ -5,7 +5,6 @@
 // The impersonated user then replaces the caller for everything after: max in-flight,
 // authorization, the handlers and SelfSubjectReview.
 
-import type { Next } from 'hono';
 import type { Attributes, Authorizer } from '../../auth/authorizer.js';
 import { forbiddenError } from '../../auth/forbidden.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, type UserInfo } from '../../auth/user.js';
@@ -162,7 +161,7 @@ function describe(u: UserInfo): string {
 }
 
 export function withImpersonation(inner: KubeHandler, authorizer: Authorizer, logger: Logger): KubeHandler {
-  const impersonate = async (c: KubeContext, routes: Next, headers: [string, string][]): Promise<void> => {
+  const impersonate = async (c: KubeContext, headers: [string, string][]): Promise<void> => {
     let requests: ImpersonationRequest[];
     try {
       requests = buildRequests(headers);
@@ -174,7 +173,7 @@ export function withImpersonation(inner: KubeHandler, authorizer: Authorizer, lo
       c.res = plainTextError(500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
       return;
     }
-    if (requests.length === 0) return inner(c, routes);
+    if (requests.length === 0) return inner(c);
     const requestor = c.get('user');
     for (const r of requests) {
       const attributes = attributesOf(requestor, r);
@@ -185,11 +184,11 @@ export function withImpersonation(inner: KubeHandler, authorizer: Authorizer, lo
     const user = impersonatedUser(requests, groupsSpecified);
     logger.debug(`${describe(requestor)} is impersonating ${describe(user)}`);
     c.set('user', user);
-    return inner(c, routes);
+    return inner(c);
   };
-  return (c, routes) => {
+  return (c) => {
     const headers = impersonationHeaders(c);
-    if (headers.length === 0) return inner(c, routes);
-    return impersonate(c, routes, headers);
+    if (headers.length === 0) return inner(c);
+    return impersonate(c, headers);
   };
 }

@@ -11,7 +11,6 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import type { Next } from 'hono';
 import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeContext, KubeHandler } from '../context.js';
@@ -74,31 +73,31 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
   const inFlight = { nonMutating: 0, mutating: 0 };
   if (watermark) watermark.current = inFlight;
   const release = (kind: 'nonMutating' | 'mutating') => void inFlight[kind]--;
-  const admitted = async (c: KubeContext, routes: Next, kind: 'nonMutating' | 'mutating'): Promise<void> => {
+  const admitted = async (c: KubeContext, kind: 'nonMutating' | 'mutating'): Promise<void> => {
     const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release, kind);
     // Serve after the event loop's turn, so every request that arrived in it has been counted
     // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (releasedWhenSent) return inner(c, routes);
+    if (releasedWhenSent) return inner(c);
     // In-process (app.request) there is no node response: count the handler's run.
     try {
-      await inner(c, routes);
+      await inner(c);
     } finally {
       release(kind);
     }
   };
-  return (c, routes) => {
+  return (c) => {
     const info = c.get('requestInfo');
-    if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return inner(c, routes);
+    if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return inner(c);
     const kind = isMutating(info) ? 'mutating' : 'nonMutating';
     const limit = limits[kind];
-    if (limit <= 0) return inner(c, routes);
+    if (limit <= 0) return inner(c);
     if (inFlight[kind] >= limit) throw tooManyRequestsError();
     inFlight[kind]++;
     if (watermark) {
       if (kind === 'mutating') watermark.mutating = Math.max(watermark.mutating, inFlight.mutating);
       else watermark.readOnly = Math.max(watermark.readOnly, inFlight.nonMutating);
     }
-    return admitted(c, routes, kind);
+    return admitted(c, kind);
   };
 }

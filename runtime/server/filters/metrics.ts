@@ -107,7 +107,7 @@ export function withMetrics(inner: KubeHandler, metrics: ServerMetrics, serves?:
     metrics.requestDone(series, code, (performance.now() - p.start) / 1000, series.size ? writtenLength(p.outgoing) : undefined);
   };
   // A request served over the network passes through with no promise of its own.
-  return (c, routes) => {
+  return (c) => {
     const start = performance.now();
     const info = c.get('requestInfo');
     const longRunning = isLongRunning(info);
@@ -115,9 +115,9 @@ export function withMetrics(inner: KubeHandler, metrics: ServerMetrics, serves?:
     if (writable(outgoing)) {
       const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
       whenResponseDone(outgoing, record, { c, info, outgoing, start, ended });
-      return inner(c, routes);
+      return inner(c);
     }
-    return recordInProcess(c, () => inner(c, routes), metrics, serves, info, start, longRunning);
+    return recordInProcess(c, () => inner(c), metrics, serves, info, start, longRunning);
   };
 }
 

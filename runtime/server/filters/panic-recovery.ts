@@ -2,7 +2,6 @@
 // never takes the process down. StatusErrors keep their code; anything else is a 500
 // InternalError, and is logged because it is a bug.
 
-import type { Next } from 'hono';
 import { internalError, isStatusError, type StatusError } from '../../errors/status-error.js';
 import type { KubeContext, KubeHandler, Logger } from '../context.js';
 import type { StatusWriter } from '../status-response.js';
@@ -17,10 +16,10 @@ export function toStatusError(err: unknown, c: KubeContext, logger: Logger): Sta
  * What the filters throw, and anything thrown at all (strings, failures of app.onError, which
  * Hono calls for the Errors the endpoints throw), becomes the answer, so every request gets one.
  */
-export function withPanicRecovery(inner: KubeHandler, writeStatus: StatusWriter, logger: Logger): (c: KubeContext, routes: Next) => Promise<void> {
-  return async (c, routes) => {
+export function withPanicRecovery(inner: KubeHandler, writeStatus: StatusWriter, logger: Logger): (c: KubeContext) => Promise<void> {
+  return async (c) => {
     try {
-      await inner(c, routes);
+      await inner(c);
     } catch (err) {
       c.res = await writeStatus(c, toStatusError(err, c, logger));
     }

@@ -32,15 +32,15 @@ const ignore = () => {};
 
 export function withRequestDeadline(inner: KubeHandler, defaultTimeoutMs: number, writeStatus: StatusWriter): KubeHandler {
   const sweeper = new DeadlineSweeper(requestTimeoutError);
-  return (c, routes) => {
+  return (c) => {
     if (isLongRunning(c.get('requestInfo'))) {
       // No deadline, but a watch still wants to know when its client goes away.
       c.set('deadline', deadlineFollowing(() => c.req.raw.signal));
-      return inner(c, routes);
+      return inner(c);
     }
     const deadline = new RequestDeadline(Date.now() + timeoutOf(c, defaultTimeoutMs));
     c.set('deadline', deadline);
-    const handled = inner(c, routes);
+    const handled = inner(c);
     // Answered without waiting: there was nothing to time.
     if (!handled) return;
     sweeper.track(deadline);

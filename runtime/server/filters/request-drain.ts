@@ -17,12 +17,12 @@ export class RequestDrain {
   private idle: (() => void)[] = [];
 
   handler(inner: KubeHandler): KubeHandler {
-    return (c, routes) => {
-      if (isLongRunning(c.get('requestInfo'))) return inner(c, routes);
+    return (c) => {
+      if (isLongRunning(c.get('requestInfo'))) return inner(c);
       this.inFlight++;
       let handled;
       try {
-        handled = inner(c, routes);
+        handled = inner(c);
       } catch (err) {
         this.handled(c);
         throw err;

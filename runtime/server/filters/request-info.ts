@@ -5,13 +5,13 @@ import { requestTarget, type KubeHandler } from '../context.js';
 import { newRequestInfo, RequestPathError } from '../../machinery/request-info.js';
 
 export function withRequestInfo(inner: KubeHandler): KubeHandler {
-  return (c, routes) => {
+  return (c) => {
     try {
       c.set('requestInfo', newRequestInfo(c.req.method, requestTarget(c)));
     } catch (err) {
       if (err instanceof RequestPathError) throw badRequest(err.message);
       throw err;
     }
-    return inner(c, routes);
+    return inner(c);
   };
 }
