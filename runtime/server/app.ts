@@ -198,7 +198,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   if (logger.enabled?.(HTTPLOG_LEVEL)) serve = withHttpLog(serve, logger);
 
   // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
-  // where middleware and routes cost a composed promise and closure per layer and a route match.
+  // where middleware and routes cost a composed promise and closure per layer.
   app.all('*', (c) => {
     const auditId = c.req.header('audit-id') || randomUUID();
     if (audited) c.set('auditID', auditId);
