@@ -37,21 +37,26 @@ export const NO_CREDENTIAL: AuthenticationResult = { kind: 'none' };
 /**
  * Tries authenticators in order and returns the first user; rejections from earlier ones do not
  * stop later ones (union.New). When nobody accepts, the collected rejections are the result.
+ * Answers at once while the authenticators do (a client certificate, a cached token).
  */
 export function unionAuthenticator(authenticators: Authenticator[]): Authenticator {
-  return {
-    name: 'union',
-    async authenticate(req) {
-      const errors: string[] = [];
-      for (const a of authenticators) {
-        const result = await a.authenticate(req);
-        if (result.kind === 'user') return result;
-        if (result.kind === 'error') errors.push(result.error);
+  const from = (req: AuthenticationRequest, first: number, errors: string[] | undefined): AuthenticationResult | Promise<AuthenticationResult> => {
+    for (let i = first; i < authenticators.length; i++) {
+      const result = authenticators[i].authenticate(req);
+      if (result instanceof Promise) {
+        return result.then((r) => {
+          if (r.kind === 'user') return r;
+          if (r.kind === 'error') (errors ??= []).push(r.error);
+          return from(req, i + 1, errors);
+        });
       }
-      // TokenReview shows the aggregate in status.error.
-      return errors.length === 0 ? NO_CREDENTIAL : { kind: 'error', error: aggregateMessage(errors) };
-    },
+      if (result.kind === 'user') return result;
+      if (result.kind === 'error') (errors ??= []).push(result.error);
+    }
+    // TokenReview shows the aggregate in status.error.
+    return errors === undefined ? NO_CREDENTIAL : { kind: 'error', error: aggregateMessage(errors) };
   };
+  return { name: 'union', authenticate: (req) => from(req, 0, undefined) };
 }
 
 /**
@@ -59,29 +64,39 @@ export function unionAuthenticator(authenticators: Authenticator[]): Authenticat
  * a bad credential is never downgraded to anonymous access.
  */
 export function failOnErrorAuthenticator(primary: Authenticator, fallback: Authenticator): Authenticator {
+  const decide = (req: AuthenticationRequest, result: AuthenticationResult) => (result.kind !== 'none' ? result : fallback.authenticate(req));
   return {
     name: primary.name,
-    async authenticate(req) {
-      const result = await primary.authenticate(req);
-      if (result.kind !== 'none') return result;
-      return fallback.authenticate(req);
+    authenticate(req) {
+      const result = primary.authenticate(req);
+      return result instanceof Promise ? result.then((r) => decide(req, r)) : decide(req, result);
     },
   };
 }
 
-/** Adds system:authenticated to every user the wrapped authenticator accepts (group.NewAuthenticatedGroupAdder). */
+/**
+ * Adds system:authenticated to every user the wrapped authenticator accepts (group.NewAuthenticatedGroupAdder).
+ * The inner authenticators hand out one result object per cached credential, so the answer for
+ * each is made once, not per request.
+ */
 export function authenticatedGroupAdder(inner: Authenticator): Authenticator {
+  const added = new WeakMap<AuthenticationResult, AuthenticationResult>();
+  const add = (result: AuthenticationResult): AuthenticationResult => {
+    if (result.kind !== 'user') return result;
+    let answer = added.get(result);
+    if (answer) return answer;
+    const { user } = result;
+    // Anonymous users and users already tagged either way keep their groups, as upstream does.
+    if (user.name === ANONYMOUS || user.groups.some((g) => g === ALL_AUTHENTICATED || g === ALL_UNAUTHENTICATED)) answer = result;
+    else answer = { ...result, user: { ...user, groups: [...user.groups, ALL_AUTHENTICATED] } };
+    added.set(result, answer);
+    return answer;
+  };
   return {
     name: inner.name,
-    async authenticate(req) {
-      const result = await inner.authenticate(req);
-      if (result.kind !== 'user') return result;
-      const { user } = result;
-      // Anonymous users and users already tagged either way keep their groups, as upstream does.
-      if (user.name === ANONYMOUS || user.groups.some((g) => g === ALL_AUTHENTICATED || g === ALL_UNAUTHENTICATED)) {
-        return result;
-      }
-      return { ...result, user: { ...user, groups: [...user.groups, ALL_AUTHENTICATED] } };
+    authenticate(req) {
+      const result = inner.authenticate(req);
+      return result instanceof Promise ? result.then(add) : add(result);
     },
   };
 }

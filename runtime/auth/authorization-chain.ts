@@ -7,7 +7,7 @@ import type { Logger } from '../machinery/logger.js';
 import type { ApiMetrics } from '../machinery/metrics.js';
 import { BUILTIN_AUTHORIZER_FACTORIES, type AuthorizationMode, type AuthorizationModeFiles, type AuthorizerFactory } from './authorization-modes.js';
 import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-config.js';
-import { privilegedGroupsAuthorizer, unionAuthorizer, type Authorizer, type RuleResolver } from './authorizer.js';
+import { privilegedGroupsAuthorizer, unionAuthorizer, type AuthorizationResult, type Authorizer, type RuleResolver } from './authorizer.js';
 import { WebhookAuthorizer, type RetryBackoff } from './webhook-authorizer.js';
 import { loadWebhookKubeconfig, WebhookClient } from './webhook-client.js';
 import { compileMatchConditions } from './webhook-match-conditions.js';
@@ -36,12 +36,15 @@ export interface ChainOptions {
 function counted(authorizer: Authorizer, type: string, name: string, metrics: ApiMetrics | undefined): Authorizer {
   if (!metrics) return authorizer;
   const authorize = authorizer.authorize.bind(authorizer);
+  const count = (result: AuthorizationResult) => {
+    if (result.decision === 'allow') metrics.authorizationDecision(type, name, 'allowed');
+    else if (result.decision === 'deny') metrics.authorizationDecision(type, name, 'denied');
+    return result;
+  };
   return Object.assign(Object.create(authorizer) as Authorizer, {
-    async authorize(attributes: Parameters<Authorizer['authorize']>[0]) {
-      const result = await authorize(attributes);
-      if (result.decision === 'allow') metrics.authorizationDecision(type, name, 'allowed');
-      else if (result.decision === 'deny') metrics.authorizationDecision(type, name, 'denied');
-      return result;
+    authorize(attributes: Parameters<Authorizer['authorize']>[0]) {
+      const result = authorize(attributes);
+      return result instanceof Promise ? result.then(count) : count(result);
     },
   });
 }

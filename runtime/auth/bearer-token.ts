@@ -11,6 +11,7 @@ import { DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS,
 import type { TokenAuthenticator } from './token-file.js';
 
 const INVALID: AuthenticationResult = { kind: 'error', error: 'invalid bearer token' };
+const accepted = (r: AuthenticationResult) => r.kind === 'user';
 
 export class BearerTokenAuthenticator implements Authenticator {
   readonly name = 'bearer-token';
@@ -24,7 +25,7 @@ export class BearerTokenAuthenticator implements Authenticator {
     this.cache = new TokenCache(cacheTTLs);
   }
 
-  async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult> {
+  authenticate(req: AuthenticationRequest): AuthenticationResult | Promise<AuthenticationResult> {
     const header = req.header('authorization')?.trim();
     if (!header) return NO_CREDENTIAL;
     const parts = header.split(' ');
@@ -33,18 +34,18 @@ export class BearerTokenAuthenticator implements Authenticator {
     // "Bearer  token" (two spaces) leaves an empty token: treated as no credential, as upstream does.
     if (token === '') return NO_CREDENTIAL;
     // The request's audiences (a TokenReview's), else the API audiences every request is for.
-    const targets = req.audiences ?? (this.apiAudiences.length > 0 ? [...this.apiAudiences] : undefined);
+    const targets = req.audiences ?? (this.apiAudiences.length > 0 ? this.apiAudiences : undefined);
     if (!this.cache.enabled) return this.authenticateToken(token, targets);
-    return this.cache.lookup(token, targets, () => this.authenticateToken(token, targets), (r) => r.kind === 'user');
+    return this.cache.lookup(token, targets, () => this.authenticateToken(token, targets), accepted);
   }
 
   /** The union of the token authenticators: the first that knows the token names the user. */
-  private async authenticateToken(token: string, targets: string[] | undefined): Promise<AuthenticationResult> {
+  private async authenticateToken(token: string, targets: readonly string[] | undefined): Promise<AuthenticationResult> {
     // What an audience-agnostic token is good for: the API audiences among the targets.
     const implicit = targets && this.apiAudiences.filter((a) => targets.includes(a));
     for (const auth of this.tokenAuthenticators) {
       if (auth.audienceAware) {
-        const found = await auth.authenticateToken(token, targets);
+        const found = await auth.authenticateToken(token, targets && [...targets]);
         if (!found) continue;
         const { user, audiences } = 'user' in found ? found : { user: found, audiences: [] };
         return { kind: 'user', user, authenticator: this.name, audiences };

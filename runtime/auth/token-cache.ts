@@ -39,25 +39,25 @@ export class TokenCache<T> {
     return this.ttls.successMs > 0 || this.ttls.failureMs > 0;
   }
 
-  /** The cached answer for (token, audiences), else `authenticate`'s, kept as long as `succeeded` says. */
-  async lookup(token: string, audiences: readonly string[] | undefined, authenticate: () => Promise<T>, succeeded: (value: T) => boolean): Promise<T> {
+  /**
+   * The cached answer for (token, audiences), else `authenticate`'s, kept as long as `succeeded`
+   * says. A hit is answered at once, without a promise.
+   */
+  lookup(token: string, audiences: readonly string[] | undefined, authenticate: () => Promise<T>, succeeded: (value: T) => boolean): T | Promise<T> {
     const key = this.keyOf(token, audiences);
-    const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
+    if (hit && hit.expires > Date.now()) return hit.value;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const run = authenticate().then((value) => {
-      const ttl = succeeded(value) ? this.ttls.successMs : this.ttls.failureMs;
-      if (ttl > 0) this.store(key, value, Date.now() + ttl);
-      return value;
-    });
+    const run = authenticate()
+      .then((value) => {
+        const ttl = succeeded(value) ? this.ttls.successMs : this.ttls.failureMs;
+        if (ttl > 0) this.store(key, value, Date.now() + ttl);
+        return value;
+      })
+      .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, run);
-    try {
-      return await run;
-    } finally {
-      this.inFlight.delete(key);
-    }
+    return run;
   }
 
   /** Length-prefixed fields, so token "ab" with audience "c" and token "a" with "bc" differ. */

@@ -12,7 +12,7 @@ import { getPath } from 'hono/utils/url';
 import { StatusError } from '../errors/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import { quietLogger, type KubeContext, type KubeEnv, type Logger } from './context.js';
+import { quietLogger, type KubeContext, type KubeEnv, type KubeHandler, type Logger } from './context.js';
 import { failedAuthenticationAudit, withAudit, type AuditConfig } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
@@ -26,7 +26,7 @@ import { HTTPLOG_LEVEL, withHttpLog } from './filters/httplog.js';
 import type { RequestDrain } from './filters/request-drain.js';
 import { withMetrics } from './filters/metrics.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
-import { installHealthRoutes, logCheck, pingCheck, type HealthChecks } from './health.js';
+import { healthEndpoints, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
 
@@ -131,7 +131,75 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
 
   app.onError((err, c) => writeStatus(c, toStatusError(err, c, logger)));
 
-  app.use('*', async (c, next) => {
+  // The endpoints the server serves itself (GET and HEAD), by path; everything else is the API's.
+  const extra = options.healthChecks ?? {};
+  const endpoints = new Map<string, ApiHandler>(
+    healthEndpoints({
+      livez: [pingCheck, logCheck, ...(extra.livez ?? [])],
+      readyz: [pingCheck, logCheck, ...(extra.readyz ?? [])],
+      healthz: [pingCheck, logCheck, ...(extra.healthz ?? [])],
+    }),
+  );
+  const version = options.version ?? serverVersion;
+  endpoints.set('/version', () => versionResponse(version));
+  endpoints.set('/version/', () => versionResponse(version));
+  const metrics = options.metrics;
+  if (metrics) {
+    endpoints.set('/metrics', async () => {
+      const { body, contentType } = await metrics.render();
+      return new Response(body, { status: 200, headers: { 'content-type': contentType } });
+    });
+  }
+  const route = (c: KubeContext): Response | Promise<Response> => {
+    const method = c.req.method;
+    const endpoint = method === 'GET' || method === 'HEAD' ? endpoints.get(c.req.path) : undefined;
+    return (endpoint ?? apiHandler)(c);
+  };
+  // A failed endpoint answers as app.onError would have it: the error kept on the context for
+  // audit (a bug is a Panic there), its Status as the response. Anything but an Error is thrown
+  // on, for panic recovery.
+  const failed = (c: KubeContext, err: unknown): void | Promise<void> => {
+    if (!(err instanceof Error)) throw err;
+    c.error = err;
+    const res = writeStatus(c, toStatusError(err, c, logger));
+    if (res instanceof Promise) return res.then((r) => answer(c, r));
+    answer(c, res);
+  };
+  // An answer after the request's deadline is dropped: the 504 stands (kube's timeout writer).
+  const answer = (c: KubeContext, res: Response): void => {
+    if (!c.get('deadline')?.expired) c.res = res;
+  };
+  const endpoint: KubeHandler = (c) => {
+    let res: Response | Promise<Response>;
+    try {
+      res = route(c);
+    } catch (err) {
+      return failed(c, err);
+    }
+    if (res instanceof Promise) return res.then((r) => answer(c, r), (err: unknown) => failed(c, err));
+    answer(c, res);
+  };
+
+  // The chain, built from the endpoints outwards as kube's DefaultBuildHandlerChain builds it.
+  let chain = endpoint;
+  // The map may gain entries while serving (a CRD version marked deprecated); the filter skips at once while it is empty.
+  if (options.deprecatedResources) chain = withDeprecation(chain, options.deprecatedResources, options.onDeprecatedRequest);
+  // Where kube instruments its routes: what authorization let through to a handler.
+  if (metrics) chain = withMetrics(chain, metrics, options.serves);
+  chain = withAuthorization(chain, options.authorizer, { withSelectors: options.authorizeWithSelectors, annotate: audited });
+  chain = withMaxInFlight(chain, options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark);
+  chain = withImpersonation(chain, options.authorizer, logger);
+  if (options.audit) chain = withAudit(chain, options.audit, writeStatus);
+  chain = withAuthentication(chain, options.authenticator, logger, options.audit && failedAuthenticationAudit(options.audit));
+  chain = withRequestDeadline(chain, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus);
+  if (options.drain) chain = options.drain.handler(chain);
+  chain = withRequestInfo(chain);
+  let serve = withPanicRecovery(chain, writeStatus, logger);
+  if (logger.enabled?.(HTTPLOG_LEVEL)) serve = withHttpLog(serve, logger);
+
+  // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
+  // where middleware and routes cost a composed promise and closure per layer.
+  app.all('*', (c) => {
     const auditId = c.req.header('audit-id') || randomUUID();
     if (audited) c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
@@ -141,46 +209,13 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
       // @hono/node-server writes without building a Headers.
       outgoing.setHeader('Audit-Id', auditId);
       outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
-      if (!c.env.incoming || !('stream' in c.env.incoming)) return next();
-      await next();
-      if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
-      return;
+      if (!c.env.incoming || !('stream' in c.env.incoming)) return serve(c);
+      return serve(c).then(() => {
+        if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
+      });
     }
     // In-process (app.request) there is no node response to carry them.
-    await next();
-    setCommonHeaders(c, auditId);
+    return serve(c).then(() => setCommonHeaders(c, auditId));
   });
-  if (logger.enabled?.(HTTPLOG_LEVEL)) app.use('*', withHttpLog(logger));
-  app.use('*', withPanicRecovery(writeStatus, logger));
-  app.use('*', withRequestInfo());
-  if (options.drain) app.use('*', options.drain.middleware());
-  app.use('*', withRequestDeadline(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, writeStatus));
-  app.use('*', withAuthentication(options.authenticator, logger, options.audit && failedAuthenticationAudit(options.audit)));
-  if (options.audit) app.use('*', withAudit(options.audit));
-  app.use('*', withImpersonation(options.authorizer, logger));
-  app.use('*', withMaxInFlight(options.inFlightLimits ?? DEFAULT_IN_FLIGHT_LIMITS, options.inFlightWatermark));
-  app.use('*', withAuthorization(options.authorizer, { withSelectors: options.authorizeWithSelectors, annotate: audited }));
-  // Where kube instruments its routes: what authorization let through to a handler.
-  const metrics = options.metrics;
-  if (metrics) {
-    app.use('*', withMetrics(metrics, options.serves));
-    app.get('/metrics', async () => {
-      const { body, contentType } = await metrics.render();
-      return new Response(body, { status: 200, headers: { 'content-type': contentType } });
-    });
-  }
-  // The map may gain entries while serving (a CRD version marked deprecated); the filter skips at once while it is empty.
-  if (options.deprecatedResources) app.use('*', withDeprecation(options.deprecatedResources, options.onDeprecatedRequest));
-
-  const extra = options.healthChecks ?? {};
-  installHealthRoutes(app, {
-    livez: [pingCheck, logCheck, ...(extra.livez ?? [])],
-    readyz: [pingCheck, logCheck, ...(extra.readyz ?? [])],
-    healthz: [pingCheck, logCheck, ...(extra.healthz ?? [])],
-  });
-  const version = options.version ?? serverVersion;
-  app.get('/version', () => versionResponse(version));
-  app.get('/version/', () => versionResponse(version));
-  app.all('*', (c) => apiHandler(c));
   return app;
 }

@@ -2,7 +2,7 @@
 // request and the caller from here: `c.get('requestInfo')`, `c.get('user')`.
 
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestDeadline } from './deadlines.js';
@@ -50,7 +50,15 @@ export interface KubeEnv {
 }
 
 export type KubeContext = Context<KubeEnv>;
-export type KubeMiddleware = MiddlewareHandler<KubeEnv>;
+
+/**
+ * One step of the filter chain, which createApp installs as the app's one Hono handler: like
+ * kube's filters (http.Handlers wrapping the next), each wraps the step after it and answers by
+ * setting `c.res` or throwing a StatusError, or hands the request on with `inner(c)`. A step
+ * returns a promise only when it has something to wait for, so a request pays no promise for a
+ * step that decides at once.
+ */
+export type KubeHandler = (c: KubeContext) => void | Promise<void>;
 
 /**
  * The request target as the client sent it (`/api/v1/...?query`). The Request's URL has been

@@ -9,11 +9,12 @@ export class RequestDeadline {
   private controller?: AbortController;
   private reason: unknown;
   expired = false;
+  /** Told once, when the deadline passes. */
+  onExpire?: () => void;
 
   constructor(
     /** Epoch milliseconds; Infinity for long-running requests. */
     readonly expiresAt: number,
-    private readonly onExpire?: () => void,
     private readonly upstream?: () => AbortSignal,
   ) {}
 
@@ -38,7 +39,7 @@ export class RequestDeadline {
 
 /** A deadline that never passes, whose signal follows another (the client connection's). */
 export function deadlineFollowing(signal: () => AbortSignal): RequestDeadline {
-  return new RequestDeadline(Number.POSITIVE_INFINITY, undefined, signal);
+  return new RequestDeadline(Number.POSITIVE_INFINITY, signal);
 }
 
 export class DeadlineSweeper {

@@ -3,8 +3,7 @@
 // failing check gives 500 with the list (reasons withheld, since the endpoint is public).
 // /<endpoint>/<check> runs one check. Which checks exist is the caller's choice.
 
-import type { Hono } from 'hono';
-import type { KubeEnv } from './context.js';
+import type { KubeContext } from './context.js';
 import { plainTextError } from './status-response.js';
 
 export interface HealthCheck {
@@ -71,15 +70,20 @@ async function rootHealth(endpoint: string, checks: HealthCheck[], url: URL): Pr
   return new Response(`${output}${endpoint} check passed\n`, { headers: TEXT_HEADERS });
 }
 
-export function installHealthRoutes(app: Hono<KubeEnv>, checks: HealthChecks): void {
+/** The health endpoints by path: each root with its checks, and each check on its own. */
+export function healthEndpoints(checks: HealthChecks): Map<string, (c: KubeContext) => Promise<Response>> {
+  const endpoints = new Map<string, (c: KubeContext) => Promise<Response>>();
   for (const endpoint of ['livez', 'readyz', 'healthz'] as const) {
     const list = checks[endpoint].length > 0 ? checks[endpoint] : [pingCheck];
-    app.get(`/${endpoint}`, (c) => rootHealth(endpoint, list, new URL(c.req.url)));
+    endpoints.set(`/${endpoint}`, (c) => rootHealth(endpoint, list, new URL(c.req.url)));
     for (const check of list) {
-      app.get(`/${endpoint}/${check.name}`, async () => {
+      // Two checks of one name: the first answers, as the first of two routes would.
+      if (endpoints.has(`/${endpoint}/${check.name}`)) continue;
+      endpoints.set(`/${endpoint}/${check.name}`, async () => {
         const err = await runCheck(check);
         return err ? plainTextError(500, `internal server error: ${err.message}`) : new Response('ok', { headers: TEXT_HEADERS });
       });
     }
   }
+  return endpoints;
 }

@@ -14,7 +14,8 @@ import type { AuditEvent, AuditObjectReference, AuditResponseStatus, AuditUser }
 import { microTime } from '../audit/event.js';
 import type { AuditSink } from '../audit/log-backend.js';
 import { levelAtLeast, type PolicyRuleEvaluator, type RequestAuditConfig, type Stage } from '../audit/policy.js';
-import { connectionSocket, requestTarget, type KubeContext, type KubeMiddleware } from '../context.js';
+import { connectionSocket, requestTarget, type KubeContext, type KubeHandler } from '../context.js';
+import type { StatusWriter } from '../status-response.js';
 
 export interface AuditConfig {
   evaluate: PolicyRuleEvaluator;
@@ -212,15 +213,19 @@ export function failedAuthenticationAudit(audit: AuditConfig): FailedAuthenticat
   };
 }
 
-export function withAudit(audit: AuditConfig): KubeMiddleware {
+/**
+ * `writeStatus` answers the StatusErrors of the filters after this one (impersonation, max in-flight,
+ * authorization): their refusals are responses the event records, not panics.
+ */
+export function withAudit(inner: KubeHandler, audit: AuditConfig, writeStatus: StatusWriter): KubeHandler {
   const blocking = audit.sink.mode !== 'batch';
   const strict = audit.sink.mode === 'blocking-strict';
-  return async (c, next) => {
+  return async (c) => {
     const received = Date.now();
     const info = c.get('requestInfo');
     const user = c.get('user');
     const config = audit.evaluate(policyAttributes(info, { username: user.name, groups: user.groups }));
-    if (config.level === 'None') return next();
+    if (config.level === 'None') return inner(c);
 
     const objectRef = objectRefOf(info);
     const ev = {
@@ -289,10 +294,13 @@ export function withAudit(audit: AuditConfig): KubeMiddleware {
     if (!(await settle(received$)) && strict) throw internalError(new Error('failed to store audit event'));
 
     try {
-      await next();
+      await inner(c);
     } catch (err) {
-      await panic(err);
-      throw err;
+      if (!isStatusError(err)) {
+        await panic(err);
+        throw err;
+      }
+      c.res = await writeStatus(c, err);
     }
 
     const impersonated = c.get('user');

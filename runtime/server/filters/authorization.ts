@@ -3,14 +3,14 @@
 // When auditing, the decision and the reason are the event's annotations, as kube records them.
 
 import { internalError } from '../../errors/status-error.js';
-import { attributesFor, type Authorizer } from '../../auth/authorizer.js';
+import { attributesFor, type Attributes, type AuthorizationResult, type Authorizer } from '../../auth/authorizer.js';
 import { forbiddenError } from '../../auth/forbidden.js';
-import { addAuditAnnotation, type KubeMiddleware } from '../context.js';
+import { addAuditAnnotation, type KubeContext, type KubeHandler } from '../context.js';
 
 const DECISION = 'authorization.k8s.io/decision';
 const REASON = 'authorization.k8s.io/reason';
 
-function annotate(c: Parameters<KubeMiddleware>[0], decision: 'allow' | 'forbid', reason: string): void {
+function annotate(c: KubeContext, decision: 'allow' | 'forbid', reason: string): void {
   addAuditAnnotation(c, DECISION, decision);
   addAuditAnnotation(c, REASON, reason);
 }
@@ -18,19 +18,12 @@ function annotate(c: Parameters<KubeMiddleware>[0], decision: 'allow' | 'forbid'
 /** The verbs whose field selector authorizers are shown (kube's GetAuthorizerAttributes). */
 const SELECTING_VERBS = new Set(['list', 'watch', 'deletecollection']);
 
-export function withAuthorization(authorizer: Authorizer, options: { withSelectors?: boolean; annotate?: boolean } = {}): KubeMiddleware {
-  return async (c, next) => {
-    const info = c.get('requestInfo');
-    const attributes = attributesFor(c.get('user'), info);
-    if (options.withSelectors && info.isResourceRequest && SELECTING_VERBS.has(info.verb) && c.req.url.includes('fieldSelector=')) {
-      const fieldSelector = new URL(c.req.url).searchParams.get('fieldSelector');
-      if (fieldSelector !== null) attributes.fieldSelector = fieldSelector;
-    }
-    const result = await authorizer.authorize(attributes);
+export function withAuthorization(inner: KubeHandler, authorizer: Authorizer, options: { withSelectors?: boolean; annotate?: boolean } = {}): KubeHandler {
+  const decide = (c: KubeContext, attributes: Attributes, result: AuthorizationResult): void | Promise<void> => {
     // RBAC may fail on one binding and still allow through another: the decision comes first.
     if (result.decision === 'allow') {
       if (options.annotate) annotate(c, 'allow', result.reason ?? '');
-      return next();
+      return inner(c);
     }
     if (result.error) {
       if (options.annotate) addAuditAnnotation(c, REASON, 'internal error');
@@ -38,5 +31,17 @@ export function withAuthorization(authorizer: Authorizer, options: { withSelecto
     }
     if (options.annotate) annotate(c, 'forbid', result.reason ?? '');
     throw forbiddenError(attributes, result.reason);
+  };
+  return (c) => {
+    const info = c.get('requestInfo');
+    const attributes = attributesFor(c.get('user'), info);
+    if (options.withSelectors && info.isResourceRequest && SELECTING_VERBS.has(info.verb) && c.req.url.includes('fieldSelector=')) {
+      const fieldSelector = new URL(c.req.url).searchParams.get('fieldSelector');
+      if (fieldSelector !== null) attributes.fieldSelector = fieldSelector;
+    }
+    const result = authorizer.authorize(attributes);
+    // An allow decided from what is in memory (system:masters, a cached RBAC rule) needs no promise.
+    if (result instanceof Promise) return result.then((r) => decide(c, attributes, r));
+    return decide(c, attributes, result);
   };
 }

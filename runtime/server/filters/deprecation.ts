@@ -5,7 +5,8 @@
 // deprecated is known from RequestInfo alone, so one map lookup decides; other requests pay
 // nothing more.
 
-import { addAuditAnnotation, type KubeMiddleware } from '../context.js';
+import { addAuditAnnotation, type KubeContext, type KubeHandler } from '../context.js';
+import type { RequestInfo } from '../../machinery/request-info.js';
 import { warningHeaders } from '../../api/warning-headers.js';
 
 /** The apiserver_requested_deprecated_apis labels. */
@@ -30,13 +31,13 @@ export type DeprecatedResources = ReadonlyMap<string, DeprecatedResource>;
 export const deprecatedResourceKey = (group: string, version: string, resource: string, subresource = ''): string =>
   subresource ? `${group}/${version}/${resource}/${subresource}` : `${group}/${version}/${resource}`;
 
-export function withDeprecation(resources: DeprecatedResources, onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void): KubeMiddleware {
-  return async (c, next) => {
-    const info = c.get('requestInfo');
-    if (!info.isResourceRequest || resources.size === 0) return next();
-    const deprecated = resources.get(deprecatedResourceKey(info.apiGroup, info.apiVersion, info.resource, info.subresource));
-    if (!deprecated) return next();
-    await next();
+export function withDeprecation(
+  inner: KubeHandler,
+  resources: DeprecatedResources,
+  onDeprecatedRequest?: (labels: DeprecatedRequestLabels) => void,
+): KubeHandler {
+  const deprecatedRequest = async (c: KubeContext, info: RequestInfo, deprecated: DeprecatedResource): Promise<void> => {
+    await inner(c);
     prependWarning(c.res.headers, deprecated.warning);
     addAuditAnnotation(c, 'k8s.io/deprecated', 'true');
     if (deprecated.removedRelease) addAuditAnnotation(c, 'k8s.io/removed-release', deprecated.removedRelease);
@@ -47,6 +48,13 @@ export function withDeprecation(resources: DeprecatedResources, onDeprecatedRequ
       subresource: info.subresource,
       removed_release: deprecated.removedRelease,
     });
+  };
+  return (c) => {
+    const info = c.get('requestInfo');
+    if (!info.isResourceRequest || resources.size === 0) return inner(c);
+    const deprecated = resources.get(deprecatedResourceKey(info.apiGroup, info.apiVersion, info.resource, info.subresource));
+    if (!deprecated) return inner(c);
+    return deprecatedRequest(c, info, deprecated);
   };
 }
 

@@ -6,7 +6,7 @@
 
 import { formatGoDuration } from '../../machinery/duration.js';
 import { logAt, type Logger } from '../../machinery/logger.js';
-import { connectionSocket, type KubeContext, type KubeMiddleware } from '../context.js';
+import { connectionSocket, type KubeContext, type KubeHandler } from '../context.js';
 
 export const HTTPLOG_LEVEL = 3;
 
@@ -23,8 +23,8 @@ function requestUri(url: string): string {
   return parsed.pathname + parsed.search;
 }
 
-export function withHttpLog(logger: Logger): KubeMiddleware {
-  return async (c, next) => {
+export function withHttpLog(inner: KubeHandler, logger: Logger): (c: KubeContext) => Promise<void> {
+  return async (c) => {
     const started = process.hrtime.bigint();
     const outgoing = c.env?.outgoing;
     const line = () => {
@@ -40,7 +40,7 @@ export function withHttpLog(logger: Logger): KubeMiddleware {
       });
     };
     try {
-      await next();
+      await inner(c);
     } finally {
       if (outgoing && !outgoing.writableFinished) outgoing.once('close', line);
       else line();

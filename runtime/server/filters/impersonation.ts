@@ -10,7 +10,7 @@ import { forbiddenError } from '../../auth/forbidden.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, type UserInfo } from '../../auth/user.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/formats.js';
 import { goQuote } from '../../machinery/go-format.js';
-import { requestTarget, type KubeContext, type KubeMiddleware, type Logger } from '../context.js';
+import { requestTarget, type KubeContext, type KubeHandler, type Logger } from '../context.js';
 import { plainTextError } from '../status-response.js';
 
 const USER = 'impersonate-user';
@@ -160,10 +160,8 @@ function describe(u: UserInfo): string {
   return `${u.name || '<empty>'}${u.groups.length ? `[${u.groups.join(',')}]` : ''}`;
 }
 
-export function withImpersonation(authorizer: Authorizer, logger: Logger): KubeMiddleware {
-  return async (c, next) => {
-    const headers = impersonationHeaders(c);
-    if (headers.length === 0) return next();
+export function withImpersonation(inner: KubeHandler, authorizer: Authorizer, logger: Logger): KubeHandler {
+  const impersonate = async (c: KubeContext, headers: [string, string][]): Promise<void> => {
     let requests: ImpersonationRequest[];
     try {
       requests = buildRequests(headers);
@@ -175,7 +173,7 @@ export function withImpersonation(authorizer: Authorizer, logger: Logger): KubeM
       c.res = plainTextError(500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
       return;
     }
-    if (requests.length === 0) return next();
+    if (requests.length === 0) return inner(c);
     const requestor = c.get('user');
     for (const r of requests) {
       const attributes = attributesOf(requestor, r);
@@ -186,6 +184,11 @@ export function withImpersonation(authorizer: Authorizer, logger: Logger): KubeM
     const user = impersonatedUser(requests, groupsSpecified);
     logger.debug(`${describe(requestor)} is impersonating ${describe(user)}`);
     c.set('user', user);
-    await next();
+    return inner(c);
+  };
+  return (c) => {
+    const headers = impersonationHeaders(c);
+    if (headers.length === 0) return inner(c);
+    return impersonate(c, headers);
   };
 }

@@ -13,7 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
-import type { KubeMiddleware } from '../context.js';
+import type { KubeContext, KubeHandler } from '../context.js';
 import { whenResponseDone } from '../response-done.js';
 import { isLongRunning, isMutating, type RequestInfo } from '../../machinery/request-info.js';
 
@@ -69,32 +69,35 @@ export class InFlightWatermark {
   }
 }
 
-export function withMaxInFlight(limits: InFlightLimits, watermark?: InFlightWatermark): KubeMiddleware {
+export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, watermark?: InFlightWatermark): KubeHandler {
   const inFlight = { nonMutating: 0, mutating: 0 };
   if (watermark) watermark.current = inFlight;
   const release = (kind: 'nonMutating' | 'mutating') => void inFlight[kind]--;
-  return async (c, next) => {
+  const admitted = async (c: KubeContext, kind: 'nonMutating' | 'mutating'): Promise<void> => {
+    const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release, kind);
+    // Serve after the event loop's turn, so every request that arrived in it has been counted
+    // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (releasedWhenSent) return inner(c);
+    // In-process (app.request) there is no node response: count the handler's run.
+    try {
+      await inner(c);
+    } finally {
+      release(kind);
+    }
+  };
+  return (c) => {
     const info = c.get('requestInfo');
-    if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return next();
+    if (isExempt(info) || c.get('user').groups.includes(SYSTEM_MASTERS)) return inner(c);
     const kind = isMutating(info) ? 'mutating' : 'nonMutating';
     const limit = limits[kind];
-    if (limit <= 0) return next();
+    if (limit <= 0) return inner(c);
     if (inFlight[kind] >= limit) throw tooManyRequestsError();
     inFlight[kind]++;
     if (watermark) {
       if (kind === 'mutating') watermark.mutating = Math.max(watermark.mutating, inFlight.mutating);
       else watermark.readOnly = Math.max(watermark.readOnly, inFlight.nonMutating);
     }
-    const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release, kind);
-    // Serve after the event loop's turn, so every request that arrived in it has been counted
-    // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (releasedWhenSent) return next();
-    // In-process (app.request) there is no node response: count the handler's run.
-    try {
-      await next();
-    } finally {
-      release(kind);
-    }
+    return admitted(c, kind);
   };
 }

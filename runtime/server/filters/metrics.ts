@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js';
-import type { KubeContext, KubeMiddleware } from '../context.js';
+import type { KubeContext, KubeHandler } from '../context.js';
 import { whenResponseDone } from '../response-done.js';
 import type { RequestSeries, ServerMetrics } from '../metrics/server-metrics.js';
 
@@ -97,7 +97,7 @@ interface Pending {
   ended: (() => void) | undefined;
 }
 
-export function withMetrics(metrics: ServerMetrics, serves?: (group: string, version: string, resource: string) => boolean): KubeMiddleware {
+export function withMetrics(inner: KubeHandler, metrics: ServerMetrics, serves?: (group: string, version: string, resource: string) => boolean): KubeHandler {
   // Made once: recorded when the response is written (a watch: when it ends), with what was sent.
   const record = (p: Pending) => {
     p.ended?.();
@@ -106,8 +106,8 @@ export function withMetrics(metrics: ServerMetrics, serves?: (group: string, ver
     const series = seriesFor(p.c, metrics, p.info);
     metrics.requestDone(series, code, (performance.now() - p.start) / 1000, series.size ? writtenLength(p.outgoing) : undefined);
   };
-  // Not async: a request served over the network passes through with no promise of its own.
-  return (c, next) => {
+  // A request served over the network passes through with no promise of its own.
+  return (c) => {
     const start = performance.now();
     const info = c.get('requestInfo');
     const longRunning = isLongRunning(info);
@@ -115,16 +115,16 @@ export function withMetrics(metrics: ServerMetrics, serves?: (group: string, ver
     if (writable(outgoing)) {
       const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
       whenResponseDone(outgoing, record, { c, info, outgoing, start, ended });
-      return next();
+      return inner(c);
     }
-    return recordInProcess(c, next, metrics, serves, info, start, longRunning);
+    return recordInProcess(c, () => inner(c), metrics, serves, info, start, longRunning);
   };
 }
 
 /** In-process (app.request) there is no node response: the handler's run and its Response. */
 async function recordInProcess(
   c: KubeContext,
-  next: () => Promise<void>,
+  handle: () => void | Promise<void>,
   metrics: ServerMetrics,
   serves: ((group: string, version: string, resource: string) => boolean) | undefined,
   info: RequestInfo,
@@ -133,7 +133,7 @@ async function recordInProcess(
 ): Promise<void> {
   const ended = longRunning ? metrics.longRunningStarted(seriesFor(c, metrics, info)) : undefined;
   try {
-    await next();
+    await handle();
   } finally {
     ended?.();
   }

@@ -3,7 +3,7 @@
 // InternalError, and is logged because it is a bug.
 
 import { internalError, isStatusError, type StatusError } from '../../errors/status-error.js';
-import type { KubeContext, KubeMiddleware, Logger } from '../context.js';
+import type { KubeContext, KubeHandler, Logger } from '../context.js';
 import type { StatusWriter } from '../status-response.js';
 
 export function toStatusError(err: unknown, c: KubeContext, logger: Logger): StatusError {
@@ -13,13 +13,13 @@ export function toStatusError(err: unknown, c: KubeContext, logger: Logger): Sta
 }
 
 /**
- * Hono routes thrown Error objects to app.onError (see createApp); this catches the rest (thrown
- * strings, failures of onError itself) so every request still gets an answer.
+ * What the filters throw, and anything thrown at all (strings, failures of app.onError, which
+ * Hono calls for the Errors the endpoints throw), becomes the answer, so every request gets one.
  */
-export function withPanicRecovery(writeStatus: StatusWriter, logger: Logger): KubeMiddleware {
-  return async (c, next) => {
+export function withPanicRecovery(inner: KubeHandler, writeStatus: StatusWriter, logger: Logger): (c: KubeContext) => Promise<void> {
+  return async (c) => {
     try {
-      await next();
+      await inner(c);
     } catch (err) {
       c.res = await writeStatus(c, toStatusError(err, c, logger));
     }

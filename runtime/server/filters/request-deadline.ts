@@ -5,7 +5,7 @@
 // c.get('deadline').signal.
 
 import { badRequest, StatusError } from '../../errors/status-error.js';
-import type { KubeMiddleware } from '../context.js';
+import type { KubeContext, KubeHandler } from '../context.js';
 import { DeadlineSweeper, deadlineFollowing, RequestDeadline } from '../deadlines.js';
 import { parseGoDuration } from '../../machinery/duration.js';
 import { isLongRunning } from '../../machinery/request-info.js';
@@ -15,44 +15,55 @@ export function requestTimeoutError(): StatusError {
   return new StatusError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
 }
 
-const EXPIRED = Symbol('expired');
+/** The server's timeout, or the request's `timeout` when that is shorter. */
+function timeoutOf(c: KubeContext, defaultTimeoutMs: number): number {
+  const param = c.req.query('timeout');
+  if (param === undefined || param === '') return defaultTimeoutMs;
+  let requested: number;
+  try {
+    requested = parseGoDuration(param);
+  } catch (err) {
+    throw badRequest(`invalid timeout specified in the request URL - ${(err as Error).message}`);
+  }
+  return requested > 0 && requested < defaultTimeoutMs ? requested : defaultTimeoutMs;
+}
 
-export function withRequestDeadline(defaultTimeoutMs: number, writeStatus: StatusWriter): KubeMiddleware {
+const ignore = () => {};
+
+export function withRequestDeadline(inner: KubeHandler, defaultTimeoutMs: number, writeStatus: StatusWriter): KubeHandler {
   const sweeper = new DeadlineSweeper(requestTimeoutError);
-  return async (c, next) => {
-    const info = c.get('requestInfo');
-    if (isLongRunning(info)) {
+  return (c) => {
+    if (isLongRunning(c.get('requestInfo'))) {
       // No deadline, but a watch still wants to know when its client goes away.
       c.set('deadline', deadlineFollowing(() => c.req.raw.signal));
-      return next();
+      return inner(c);
     }
-
-    let timeoutMs = defaultTimeoutMs;
-    const param = c.req.query('timeout');
-    if (param !== undefined && param !== '') {
-      let requested: number;
-      try {
-        requested = parseGoDuration(param);
-      } catch (err) {
-        throw badRequest(`invalid timeout specified in the request URL - ${(err as Error).message}`);
-      }
-      if (requested > 0 && requested < timeoutMs) timeoutMs = requested;
-    }
-
-    let fire!: (v: typeof EXPIRED) => void;
-    const expired = new Promise<typeof EXPIRED>((resolve) => (fire = resolve));
-    const deadline = new RequestDeadline(Date.now() + timeoutMs, () => fire(EXPIRED));
+    const deadline = new RequestDeadline(Date.now() + timeoutOf(c, defaultTimeoutMs));
     c.set('deadline', deadline);
+    const handled = inner(c);
+    // Answered without waiting: there was nothing to time.
+    if (!handled) return;
     sweeper.track(deadline);
-    const handled = next();
-    try {
-      if ((await Promise.race([handled, expired])) === EXPIRED) {
+    // Settles with the handler or at the deadline, whichever comes first.
+    return new Promise<void>((resolve, reject) => {
+      deadline.onExpire = () => {
         // The handler runs on to its end; its failure, if any, must not go unobserved.
-        handled.catch(() => {});
-        c.res = await writeStatus(c, requestTimeoutError());
-      }
-    } finally {
-      sweeper.untrack(deadline);
-    }
+        handled.catch(ignore);
+        Promise.resolve(writeStatus(c, requestTimeoutError())).then((res) => {
+          c.res = res;
+          resolve();
+        }, reject);
+      };
+      handled.then(
+        () => {
+          sweeper.untrack(deadline);
+          resolve();
+        },
+        (err: unknown) => {
+          sweeper.untrack(deadline);
+          reject(err);
+        },
+      );
+    });
   };
 }

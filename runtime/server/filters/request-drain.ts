@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { isLongRunning } from '../../machinery/request-info.js';
-import type { KubeMiddleware } from '../context.js';
+import type { KubeContext, KubeHandler } from '../context.js';
 import { whenResponseDone } from '../response-done.js';
 
 export class RequestDrain {
@@ -16,19 +16,34 @@ export class RequestDrain {
   private inFlight = 0;
   private idle: (() => void)[] = [];
 
-  middleware(): KubeMiddleware {
-    return async (c, next) => {
-      if (isLongRunning(c.get('requestInfo'))) return next();
+  handler(inner: KubeHandler): KubeHandler {
+    return (c) => {
+      if (isLongRunning(c.get('requestInfo'))) return inner(c);
       this.inFlight++;
-      const outgoing: ServerResponse | Http2ServerResponse | undefined = c.env?.outgoing;
+      let handled;
       try {
-        await next();
-      } finally {
-        const sending = outgoing && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
-        if (sending) whenResponseDone(outgoing, RequestDrain.release, this);
-        else this.released();
+        handled = inner(c);
+      } catch (err) {
+        this.handled(c);
+        throw err;
       }
+      if (!handled) return this.handled(c);
+      return handled.then(
+        () => this.handled(c),
+        (err: unknown) => {
+          this.handled(c);
+          throw err;
+        },
+      );
     };
+  }
+
+  /** The handler is done; the count drops once its response is written too. */
+  private handled(c: KubeContext): void {
+    const outgoing: ServerResponse | Http2ServerResponse | undefined = c.env?.outgoing;
+    const sending = outgoing && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
+    if (sending) whenResponseDone(outgoing, RequestDrain.release, this);
+    else this.released();
   }
 
   /** One request fewer; the waiters hear of the last. */

@@ -150,7 +150,10 @@ describe('the audit log', () => {
       'impersonate-group': 'developers',
     });
     expect(res.status).toBe(403);
-    const [received, complete] = events(auditId(res.headers));
+    const written = events(auditId(res.headers));
+    // Authorization's refusal is the response the event records, never a Panic.
+    expect(written.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
+    const [received, complete] = written;
     // The policy saw the authenticated user; impersonation comes after RequestReceived, as in kube.
     expect(received.user.username).toBe('admin');
     expect(received.impersonatedUser).toBeUndefined();
