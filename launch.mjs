@@ -19,12 +19,25 @@ import vm from 'node:vm';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const bundle = join(dir, 'server.cjs');
-const cacheFile = join(dir, 'server.cjs.cache');
+const cacheFile = join(dir, `server.cjs.${commandLineKey()}.cache`);
 const require = createRequire(bundle);
 /** Time for the server to start (and compile what it runs) before the cache is taken. */
 const CACHE_AFTER_MS = 2000;
 /** Every V8 flag the bundle sets on itself while loading. */
 const BUNDLE_V8_FLAGS = ['--enable-experimental-regexp-engine'];
+
+/**
+ * V8 accepts a cache only under the V8 flags it was made with, and `npm start` gives node other
+ * flags (package.json) than `node dist/main.mjs` has: one cache per node command line, so that
+ * neither keeps discarding and rewriting the other's. (V8 flags in NODE_OPTIONS still share the
+ * command line's cache: a port in it would otherwise make a new file at every start.)
+ */
+function commandLineKey() {
+  // FNV-1a: a name, not a secret, and node:crypto is not loaded yet.
+  let hash = 0x811c9dc5;
+  for (const c of process.execArgv.join('\0')) hash = Math.imul(hash ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
+}
 
 /** V8 checks a cache only against its source's length, so one older than the bundle is not used. */
 function readCache() {
