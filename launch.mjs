@@ -4,19 +4,40 @@
 // build (or after V8 refused the cache: another Node version or V8 flags) writes the cache once
 // the server has started. With --enable-source-maps Node's own loader runs the bundle, since
 // only it applies the source map.
+//
+// V8 accepts a cache only under the V8 flags it was made with. The bundle turns on the linear-time
+// regexp engine when it loads (runtime/validation/kube-cel/re2.ts), so a cache made after that
+// never matched a fresh process and every start compiled the whole bundle again (and wrote the
+// cache again); the flag is set here first, so the compile and the cache see the same flags.
 
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const bundle = join(dir, 'server.cjs');
-const cacheFile = join(dir, 'server.cjs.cache');
+const cacheFile = join(dir, `server.cjs.${commandLineKey()}.cache`);
 const require = createRequire(bundle);
 /** Time for the server to start (and compile what it runs) before the cache is taken. */
 const CACHE_AFTER_MS = 2000;
+/** Every V8 flag the bundle sets on itself while loading. */
+const BUNDLE_V8_FLAGS = ['--enable-experimental-regexp-engine'];
+
+/**
+ * V8 accepts a cache only under the V8 flags it was made with, and `npm start` gives node other
+ * flags (package.json) than `node dist/main.mjs` has: one cache per node command line, so that
+ * neither keeps discarding and rewriting the other's. (V8 flags in NODE_OPTIONS still share the
+ * command line's cache: a port in it would otherwise make a new file at every start.)
+ */
+function commandLineKey() {
+  // FNV-1a: a name, not a secret, and node:crypto is not loaded yet.
+  let hash = 0x811c9dc5;
+  for (const c of process.execArgv.join('\0')) hash = Math.imul(hash ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
+}
 
 /** V8 checks a cache only against its source's length, so one older than the bundle is not used. */
 function readCache() {
@@ -40,6 +61,7 @@ function writeCache(script) {
 }
 
 function run() {
+  for (const flag of BUNDLE_V8_FLAGS) v8.setFlagsFromString(flag);
   // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
   const cachedData = readCache();
   const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });

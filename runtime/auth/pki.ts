@@ -6,9 +6,9 @@
 
 import { X509Certificate as NodeX509, webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type * as X509 from '@peculiar/x509';
+import { isIP } from '../machinery/formats.js';
 import { parseCertificateBundle } from './x509.js';
 
 let x509Module: Promise<typeof X509> | undefined;
@@ -158,7 +158,7 @@ export async function issueCertificate(ca: KeyedCert, req: LeafRequest): Promise
   if (req.usage !== 'none') extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[req.usage]], false));
   if (req.names && req.names.length > 0) {
     extensions.push(
-      new x509.SubjectAlternativeNameExtension(req.names.map((n) => ({ type: isIP(n) ? 'ip' : 'dns', value: n }) as X509.JsonGeneralName)),
+      new x509.SubjectAlternativeNameExtension(req.names.map((n) => ({ type: isIPAddress(n) ? 'ip' : 'dns', value: n }) as X509.JsonGeneralName)),
     );
   }
   const cert = await x509.X509CertificateGenerator.create({
@@ -176,6 +176,15 @@ export async function issueCertificate(ca: KeyedCert, req: LeafRequest): Promise
   return { certPem: cert.toString('pem'), keyPem: keyToPem(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as webcrypto.CryptoKey)) };
 }
 
+/**
+ * Whether a certificate name is an IP address rather than a DNS name, by the machinery's check:
+ * node:net's compiles a large IPv6 pattern on its first use, milliseconds of every start (the
+ * default names include ::1), where this one splits the text.
+ */
+function isIPAddress(name: string): boolean {
+  return isIP(name).length === 0;
+}
+
 /** Whether a stored leaf can be kept: signed by the CA, not near expiry, and covering every name. */
 function leafIsUsable(certPem: string | undefined, ca: NodeX509, names: string[] = []): boolean {
   if (!certPem) return false;
@@ -183,7 +192,7 @@ function leafIsUsable(certPem: string | undefined, ca: NodeX509, names: string[]
     const cert = new NodeX509(certPem);
     if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return false;
     if (new Date(cert.validTo).getTime() - Date.now() < RENEW_BEFORE_DAYS * DAY_MS) return false;
-    return names.every((n) => (isIP(n) ? cert.checkIP(n) !== undefined : cert.checkHost(n) !== undefined));
+    return names.every((n) => (isIPAddress(n) ? cert.checkIP(n) !== undefined : cert.checkHost(n) !== undefined));
   } catch {
     return false;
   }

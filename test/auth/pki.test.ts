@@ -78,6 +78,16 @@ describe('ensurePki', () => {
     expect(new X509Certificate(pki.servingCert).checkIP('10.1.2.3')).toBe('10.1.2.3');
   });
 
+  it('tells an IPv6 serving name from a DNS name, issuing it as an IP address and keeping it on the next start', async () => {
+    const pki = await ensurePki({ dataDir: dir, servingNames: ['fd00::10', 'api.example.test'] });
+    const serving = new X509Certificate(pki.servingCert);
+    expect(serving.checkIP('fd00::10')).toBeDefined();
+    expect(serving.checkHost('api.example.test')).toBe('api.example.test');
+    expect(serving.subjectAltName).not.toContain('DNS:fd00::10');
+    const again = await ensurePki({ dataDir: dir, servingNames: ['fd00::10', 'api.example.test'] });
+    expect(again.servingCert).toBe(pki.servingCert);
+  });
+
   it('replaces a leaf the CA did not sign', async () => {
     await ensurePki({ dataDir: dir });
     const stranger = await createCertificateAuthority('stranger');
