@@ -5,16 +5,14 @@
 // the server has started. With --enable-source-maps Node's own loader runs the bundle, since
 // only it applies the source map.
 //
-// V8 accepts a cache only under the V8 flags it was made with. The bundle turns on the linear-time
-// regexp engine when it loads (runtime/validation/kube-cel/re2.ts), so a cache made after that
-// never matched a fresh process and every start compiled the whole bundle again (and wrote the
-// cache again); the flag is set here first, so the compile and the cache see the same flags.
+// V8 accepts a cache only under the V8 flags it was made with, so the bundle must never set a V8
+// flag on itself while loading (one that did made every start refuse the cache, compile the whole
+// bundle again and rewrite the cache); test/server/launch.test.ts shows the cache is kept.
 
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
 import vm from 'node:vm';
 
 const dir = dirname(fileURLToPath(import.meta.url));
@@ -23,8 +21,6 @@ const cacheFile = join(dir, `server.cjs.${commandLineKey()}.cache`);
 const require = createRequire(bundle);
 /** Time for the server to start (and compile what it runs) before the cache is taken. */
 const CACHE_AFTER_MS = 2000;
-/** Every V8 flag the bundle sets on itself while loading. */
-const BUNDLE_V8_FLAGS = ['--enable-experimental-regexp-engine'];
 
 /**
  * V8 accepts a cache only under the V8 flags it was made with, and `npm start` gives node other
@@ -61,7 +57,6 @@ function writeCache(script) {
 }
 
 function run() {
-  for (const flag of BUNDLE_V8_FLAGS) v8.setFlagsFromString(flag);
   // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
   const cachedData = readCache();
   const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
