@@ -251,10 +251,14 @@ export class ResourceRegistry {
       if (builtInGroupVersions.has(`${def.group}/${def.version}`)) return false;
       return !this.virtuals.has(key) && (!this.stores.has(key) || ownKeys.has(key));
     });
-    if (this.cacher) for (const prefix of new Set(admitted.map((d) => collectionPrefix(d)))) await this.cacher.addPrefix(prefix);
+    // Its web service for a group answers every path below /apis/<group> too: a CRD version new to
+    // a built-in group is listed in discovery (its definition is served) but has no store.
+    const builtInGroups = new Set(this.builtIn.map((d) => d.group));
+    const reached = admitted.filter((def) => !builtInGroups.has(def.group));
+    if (this.cacher) for (const prefix of new Set(reached.map((d) => collectionPrefix(d)))) await this.cacher.addPrefix(prefix);
     const keys: string[] = [];
     const storages: ServingStorage[] = [];
-    for (const def of admitted) {
+    for (const def of reached) {
       const key = registryKey(def.group, def.version, def.plural);
       registerStoredViews([def]);
       const strategies = strategiesFor(def, this.gateEnabled, this.reportMismatch);
@@ -268,7 +272,7 @@ export class ResourceRegistry {
     for (const key of ownKeys) if (!kept.has(key)) this.stores.delete(key);
     // Watches kept across the change now belong to the new generation, whose teardown ends them.
     if (!endWatches && before) storages.push(...before.storages);
-    if (keys.length > 0) this.dynamic.set(owner, { definitions: admitted, keys, storages });
+    if (admitted.length > 0) this.dynamic.set(owner, { definitions: admitted, keys, storages });
     else this.dynamic.delete(owner);
     this.served = [...this.builtIn, ...[...this.dynamic.values()].flatMap((d) => d.definitions)];
     if (this.cacher) {
@@ -292,6 +296,11 @@ export class ResourceRegistry {
   close(): void {
     this.cacher?.close();
     for (const expirer of this.expirers) expirer.close();
+  }
+
+  /** Whether built-in kinds serve `group`: then kube-apiserver's web service for it claims every path below /apis/<group>. */
+  servesBuiltInGroup(group: string): boolean {
+    return this.builtIn.some((d) => d.group === group);
   }
 
   storeFor(group: string, version: string, plural: string): Store | undefined {
