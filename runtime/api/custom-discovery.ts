@@ -92,3 +92,29 @@ export function customGroupDocuments(definitions: readonly ResourceDefinition[])
   }
   return out;
 }
+
+/**
+ * The versions CRDs add to a group built-in kinds serve, as kube-apiserver's aggregator shows
+ * them: each CRD version is an APIService of version priority 100 (crdregistration controller;
+ * its CRD source in the aggregated discovery manager gets the same), above every built-in
+ * version's (at most a few dozen), so the CRD versions lead the group (the first is the
+ * preferred version) and the built-in ones follow. A group version built-in kinds serve stays
+ * theirs (no APIService is made for it; the built-in source wins in aggregated discovery). The
+ * added versions' own documents are not served: kube-apiserver's web service of the group
+ * answers every path below it, so those paths are 404 there, as here.
+ */
+export function withCustomVersions(builtIn: { groups: Json[]; aggregated: Json[] }, custom: CustomGroupDocuments): { groups: Json[]; aggregated: Json[] } {
+  const added = new Map(custom.groups.map((g) => [g.name as string, g]));
+  const addedAggregated = new Map(custom.aggregated.map((item) => [(item.metadata as Json).name as string, item]));
+  const groups = builtIn.groups.map((g) => {
+    const extra = added.get(g.name as string);
+    if (!extra) return g;
+    const versions = [...(extra.versions as Json[]), ...(g.versions as Json[])];
+    return { ...g, versions, preferredVersion: versions[0] };
+  });
+  const aggregated = builtIn.aggregated.map((item) => {
+    const extra = addedAggregated.get((item.metadata as Json).name as string);
+    return extra ? { ...item, versions: [...(extra.versions as Json[]), ...(item.versions as Json[])] } : item;
+  });
+  return { groups, aggregated };
+}

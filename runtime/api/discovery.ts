@@ -15,7 +15,7 @@ import type { JsonObject } from './protobuf/message-plan.js';
 import { encodeJSON, responseEncoder } from './serializers.js';
 import { generatedPath } from '../generated-files.js';
 import type { ResourceDefinition } from '../registry/definition.js';
-import { customGroupDocuments } from './custom-discovery.js';
+import { customGroupDocuments, withCustomVersions } from './custom-discovery.js';
 
 type Json = Record<string, unknown>;
 
@@ -128,6 +128,16 @@ export class Discovery {
     const documents = new Map(this.builtInDocuments);
     const aggregated = new Map(this.builtInAggregated);
     const builtInGroups = new Set(((this.builtInDocuments.get('/apis')?.groups ?? []) as Json[]).map((g) => g.name as string));
+    const inBuiltInGroups = definitions.filter((d) => builtInGroups.has(d.group));
+    if (inBuiltInGroups.length > 0) {
+      const merged = withCustomVersions(
+        { groups: documents.get('/apis')!.groups as Json[], aggregated: aggregated.get('/apis')!.items as Json[] },
+        customGroupDocuments(inBuiltInGroups),
+      );
+      documents.set('/apis', { ...documents.get('/apis')!, groups: merged.groups });
+      for (const g of merged.groups) documents.set(`/apis/${g.name as string}`, { kind: 'APIGroup', apiVersion: 'v1', ...g });
+      aggregated.set('/apis', { ...aggregated.get('/apis')!, items: merged.aggregated });
+    }
     const custom = customGroupDocuments(definitions.filter((d) => !builtInGroups.has(d.group)));
     if (custom.groups.length > 0) {
       for (const [path, doc] of custom.documents) documents.set(path, doc);

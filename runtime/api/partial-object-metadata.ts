@@ -31,5 +31,7 @@ export function asPartialObjectMetadataList(list: JsonObject, version = 'v1'): J
     throw notAcceptable(`you requested PartialObjectMetadataList, but the requested object is not a list (${goTypeName(list)})`);
   }
   const items = (list.items as JsonObject[]).map((item) => asPartialObjectMetadata(item, version));
-  return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: list.metadata ?? {}, items };
+  // A typed ListMeta omits an empty continue, which an unstructured list (custom resources) carries.
+  const { continue: token, ...metadata } = (list.metadata ?? {}) as JsonObject;
+  return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: token ? { ...metadata, continue: token } : metadata, items };
 }

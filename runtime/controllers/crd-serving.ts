@@ -2,7 +2,10 @@
 // follows the CRDs through the registry's list and watch (as a client would), and once a CRD is
 // Established has the registry serve its served versions; a change of the CRD (schema, names,
 // versions, deprecation, Terminating) replaces them, compiled again once; a CRD that is deleted or
-// no longer Established is unserved (its paths are 404 and the watches on them end).
+// no longer Established is unserved (its paths are 404 and the watches on them end). As kube's
+// crdHandler.updateCustomResourceDefinition, only a change of the spec or the accepted names
+// rebuilds the serving info and so ends the watches opened on the old one (clients relist and
+// see the objects under the new rules); Terminating alone keeps them.
 
 import type { KubeObject } from '../machinery/object.js';
 import { metaOf } from '../machinery/object.js';
@@ -14,7 +17,7 @@ import { Informer } from './informer.js';
 export class CustomResourceServing {
   private informer?: Informer;
   /** What each served CRD was last served from, so status-only changes compile nothing. */
-  private readonly servedFrom = new Map<string, string>();
+  private readonly servedFrom = new Map<string, { servingInfo: string; terminating: boolean }>();
   private pending: Promise<unknown> = Promise.resolve();
   /** True once the CRDs of the first list are served (kube's crd-informer-synced post-start hook). */
   synced = false;
@@ -59,9 +62,12 @@ export class CustomResourceServing {
       this.unserve(name);
       return;
     }
-    const fingerprint = JSON.stringify([specOf(crd), statusOf(crd).acceptedNames ?? null, isConditionTrue(crd, 'Terminating')]);
-    if (this.servedFrom.get(name) === fingerprint) return;
-    this.servedFrom.set(name, fingerprint);
+    const servingInfo = JSON.stringify([specOf(crd), statusOf(crd).acceptedNames ?? null]);
+    const terminating = isConditionTrue(crd, 'Terminating');
+    const before = this.servedFrom.get(name);
+    if (before?.servingInfo === servingInfo && before.terminating === terminating) return;
+    this.servedFrom.set(name, { servingInfo, terminating });
+    const endWatches = before !== undefined && before.servingInfo !== servingInfo;
     let definitions;
     try {
       definitions = customResourceDefinitions(crd, this.compile);
@@ -71,7 +77,7 @@ export class CustomResourceServing {
       this.unserve(name);
       return;
     }
-    this.track(this.registry.serve(name, definitions), name);
+    this.track(this.registry.serve(name, definitions, { endWatches }), name);
   }
 
   private unserve(name: string): void {

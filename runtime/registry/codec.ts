@@ -7,11 +7,19 @@
 
 import type { ResourceDefinition } from './definition.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
+import { sortKeysDeep, sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
 
 export class Codec {
   readonly kind: string;
   readonly apiVersion: string;
+  /**
+   * Unstructured kinds (custom resources) keep kube's order, every object's keys sorted (Go's
+   * maps): sorted once when written, so stored JSON, decoded objects and responses all have it.
+   */
+  private readonly sortsKeys: boolean;
+  /** The sorted stored form encode() made of each object, for stored() to reuse. */
+  private readonly sortedWrites = new WeakMap<KubeObject, KubeObject>();
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -20,10 +28,12 @@ export class Codec {
   ) {
     this.kind = definition.kind;
     this.apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
+    this.sortsKeys = definition.unstructured === true;
   }
 
   /** The stored JSON back as an API object, with the write's revision as resourceVersion. */
   decode(value: string, modRevision: number): KubeObject {
+    if (this.sortsKeys) return this.decodeSorted(value, modRevision);
     // kind and apiVersion lead, as kube-apiserver's encoder writes them.
     const obj = { kind: this.kind, apiVersion: this.apiVersion, ...fromStoredForm(this.definition, JSON.parse(value) as KubeObject) };
     obj.kind = this.kind;
@@ -41,11 +51,31 @@ export class Codec {
     delete meta.resourceVersion;
     delete meta.selfLink;
     copy.metadata = meta;
-    return JSON.stringify(copy);
+    if (!this.sortsKeys) return JSON.stringify(copy);
+    const sorted = sortKeysDeep(copy) as KubeObject;
+    this.sortedWrites.set(obj, sorted);
+    return JSON.stringify(sorted);
+  }
+
+  /** decode for unstructured kinds: the stored order kept, type meta and resourceVersion in their sorted places. */
+  private decodeSorted(value: string, modRevision: number): KubeObject {
+    const obj = fromStoredForm(this.definition, JSON.parse(value) as KubeObject);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.kind;
+    obj.metadata = withResourceVersion(metaOf(obj) as Record<string, unknown>, String(modRevision));
+    this.defaultOnRead?.(obj);
+    // Stored before keys were sorted, or given defaults just now: sorted here, once per version.
+    return sortKeysInPlace(obj) as KubeObject;
   }
 
   /** What decode(encode(obj)) gives at `modRevision`, without the parse: for an object just written. */
   stored(obj: KubeObject, modRevision: number): KubeObject {
+    if (this.sortsKeys) {
+      const sorted = fromStoredForm(this.definition, this.sortedWrites.get(obj) ?? (JSON.parse(this.encode(obj)) as KubeObject));
+      const out: KubeObject = { ...sorted, apiVersion: this.apiVersion, kind: this.kind };
+      out.metadata = withResourceVersion(metaOf(sorted) as Record<string, unknown>, String(modRevision));
+      return out;
+    }
     const out: KubeObject = { kind: this.kind, apiVersion: this.apiVersion, ...obj };
     out.kind = this.kind;
     out.apiVersion = this.apiVersion;

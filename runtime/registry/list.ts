@@ -10,6 +10,7 @@ import { collectionPrefix } from './keys.js';
 import { validateListOptions, type ListOptions } from './list-options.js';
 import { metaOf, type KubeList } from '../machinery/object.js';
 import { compilePredicate } from './selection.js';
+import type { ListPage } from './resource-storage.js';
 import type { Store } from './store.js';
 
 export { parseResourceVersion, type ListOptions } from './list-options.js';
@@ -27,6 +28,7 @@ export async function listObjects(store: Store, namespace: string | undefined, o
     predicate,
     transient: options.transient,
   });
+  if (store.definition.unstructured) return unstructuredList(store, page);
   const metadata: KubeList['metadata'] = { resourceVersion: String(page.revision) };
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.continue !== undefined && page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
@@ -34,9 +36,26 @@ export async function listObjects(store: Store, namespace: string | undefined, o
     kind: store.definition.listKind,
     apiVersion: store.apiVersion,
     metadata,
-    // Items of a typed list carry no apiVersion/kind of their own, as kube-apiserver encodes them;
-    // an unstructured list's items do.
-    items: store.definition.unstructured ? page.items.map((item) => ({ apiVersion: store.apiVersion, kind: store.definition.kind, ...withoutTypeMeta(item) })) : page.items.map(withoutTypeMeta),
+    // Items of a typed list carry no apiVersion/kind of their own, as kube-apiserver encodes them.
+    items: page.items.map(withoutTypeMeta),
+  };
+}
+
+/**
+ * A list of custom resources as kube-apiserver writes an UnstructuredList: a Go map, so its keys
+ * are sorted (apiVersion, items, kind, metadata) as are its metadata's, where the storage always
+ * sets `continue`, empty on the last page; the items carry their apiVersion and kind, and keep
+ * the sorted order their codec gave them.
+ */
+function unstructuredList(store: Store, page: ListPage): KubeList {
+  const { kind } = store.definition;
+  const remaining = page.continue !== undefined && page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {};
+  const metadata: KubeList['metadata'] = { continue: page.continue ?? '', ...remaining, resourceVersion: String(page.revision) };
+  return {
+    apiVersion: store.apiVersion,
+    items: page.items.map((item) => (item.apiVersion === store.apiVersion && item.kind === kind ? item : { apiVersion: store.apiVersion, kind, ...withoutTypeMeta(item) })),
+    kind: store.definition.listKind,
+    metadata,
   };
 }
 

@@ -17,6 +17,7 @@ import { decodeFromCache } from './cacher/serialization-cache.js';
 import { Codec } from './codec.js';
 import type { ResourceDefinition } from './definition.js';
 import { ConvertingStorage } from './converting-storage.js';
+import { ServingStorage } from './custom-resources/serving-storage.js';
 import { DirectStorage } from './direct-storage.js';
 import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
@@ -68,6 +69,16 @@ interface DynamicResources {
   definitions: ResourceDefinition[];
   /** The registry keys this owner holds (a key a built-in or another owner held first is not one). */
   keys: string[];
+  /** Their storages, whose watches end when the owner's serving is rebuilt or removed. */
+  storages: ServingStorage[];
+}
+
+export interface ServeOptions {
+  /**
+   * Whether what the owner served before is torn down, ending the watches opened on it (kube
+   * rebuilds a CRD's serving info when its spec or accepted names change); otherwise they go on.
+   */
+  endWatches?: boolean;
 }
 
 export class ResourceRegistry {
@@ -225,13 +236,13 @@ export class ResourceRegistry {
    * its store is visible, so the first request already reads from it. A resource a built-in kind
    * or another owner serves stays theirs, as kube-apiserver's own routes win over a CRD's.
    */
-  serve(owner: string, definitions: readonly ResourceDefinition[]): Promise<void> {
-    return this.serially(() => this.replace(owner, definitions));
+  serve(owner: string, definitions: readonly ResourceDefinition[], options: ServeOptions = {}): Promise<void> {
+    return this.serially(() => this.replace(owner, definitions, options.endWatches ?? false));
   }
 
   /** Stops serving what `owner` served: its paths are 404 and open watches on them end. */
   unserve(owner: string): Promise<void> {
-    return this.serially(() => this.replace(owner, []));
+    return this.serially(() => this.replace(owner, [], true));
   }
 
   private serially(change: () => Promise<void>): Promise<void> {
@@ -240,7 +251,7 @@ export class ResourceRegistry {
     return next;
   }
 
-  private async replace(owner: string, definitions: readonly ResourceDefinition[]): Promise<void> {
+  private async replace(owner: string, definitions: readonly ResourceDefinition[], endWatches: boolean): Promise<void> {
     const before = this.dynamic.get(owner);
     if (!before && definitions.length === 0) return;
     const ownKeys = new Set(before?.keys ?? []);
@@ -252,20 +263,28 @@ export class ResourceRegistry {
       if (builtInGroupVersions.has(`${def.group}/${def.version}`)) return false;
       return !this.virtuals.has(key) && (!this.stores.has(key) || ownKeys.has(key));
     });
-    if (this.cacher) for (const prefix of new Set(admitted.map((d) => collectionPrefix(d)))) await this.cacher.addPrefix(prefix);
+    // Its web service for a group answers every path below /apis/<group> too: a CRD version new to
+    // a built-in group is listed in discovery (its definition is served) but has no store.
+    const builtInGroups = new Set(this.builtIn.map((d) => d.group));
+    const reached = admitted.filter((def) => !builtInGroups.has(def.group));
+    if (this.cacher) for (const prefix of new Set(reached.map((d) => collectionPrefix(d)))) await this.cacher.addPrefix(prefix);
     const keys: string[] = [];
-    for (const def of admitted) {
+    const storages: ServingStorage[] = [];
+    for (const def of reached) {
       const key = registryKey(def.group, def.version, def.plural);
       registerStoredViews([def]);
       const strategies = strategiesFor(def, this.gateEnabled, this.reportMismatch);
       const plain = this.resourceStorage(this.storage, new Codec(def, strategies.defaultOnRead));
-      const resourceStorage = def.conversion ? new ConvertingStorage(plain, def.conversion) : plain;
-      this.stores.set(key, new Store({ storage: resourceStorage, definition: def, strategies, namespaces: this.lookupNamespace, admission: this.admission }));
+      const serving = new ServingStorage(def.conversion ? new ConvertingStorage(plain, def.conversion) : plain);
+      this.stores.set(key, new Store({ storage: serving, definition: def, strategies, namespaces: this.lookupNamespace, admission: this.admission }));
       keys.push(key);
+      storages.push(serving);
     }
     const kept = new Set(keys);
     for (const key of ownKeys) if (!kept.has(key)) this.stores.delete(key);
-    if (keys.length > 0) this.dynamic.set(owner, { definitions: admitted, keys });
+    // Watches kept across the change now belong to the new generation, whose teardown ends them.
+    if (!endWatches && before) storages.push(...before.storages);
+    if (admitted.length > 0) this.dynamic.set(owner, { definitions: admitted, keys, storages });
     else this.dynamic.delete(owner);
     this.served = [...this.builtIn, ...[...this.dynamic.values()].flatMap((d) => d.definitions)];
     this.groups = groupsOf(this.served);
@@ -276,6 +295,7 @@ export class ResourceRegistry {
         if (!inUse.has(prefix)) this.cacher.removePrefix(prefix);
       }
     }
+    if (endWatches) for (const storage of before?.storages ?? []) storage.tearDown();
     const change = { added: admitted, removed: before?.definitions ?? [] };
     for (const listener of this.listeners) listener(change);
   }
@@ -289,6 +309,11 @@ export class ResourceRegistry {
   close(): void {
     this.cacher?.close();
     for (const expirer of this.expirers) expirer.close();
+  }
+
+  /** Whether built-in kinds serve `group`: then kube-apiserver's web service for it claims every path below /apis/<group>. */
+  servesBuiltInGroup(group: string): boolean {
+    return this.builtIn.some((d) => d.group === group);
   }
 
   storeFor(group: string, version: string, plural: string): Store | undefined {

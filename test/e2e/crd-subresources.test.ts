@@ -170,6 +170,11 @@ describe.runIf(upstreamAvailable())('custom resources: printer columns, selectab
     expect(smp.status).toBe(422);
     const apply = await server.raw('PATCH', `${rollouts}/${name}/scale`, '{}', { 'content-type': 'application/apply-patch+yaml' });
     expect(apply.status).toBe(415);
+    // kube's crdHandler gives a custom resource's subresources the patch types of custom
+    // resources: no strategic merge patch, even of the built-in Scale.
+    const strategic = await server.raw('PATCH', `${rollouts}/${name}/scale`, '{"spec":{"replicas":6}}', { 'content-type': 'application/strategic-merge-patch+json' });
+    expect(strategic.status).toBe(415);
+    expect(strategic.json<JsonObject>().reason).toBe('UnsupportedMediaType');
 
     const missing = await server.send<JsonObject>('GET', `${rollouts}/nope/scale`);
     expect(missing.status).toBe(404);

@@ -3,9 +3,9 @@
 // specReplicasPath, statusReplicasPath and labelSelectorPath; a write sets only the spec replicas
 // path of the custom resource, through the kind's own strategy (its validation, generation and
 // status rules), conditional on the Scale's resourceVersion when it names one (409 when stale).
-// JSON patch and merge patch apply to the Scale; a strategic merge patch of a Scale is a merge
-// patch, since Scale has no list for its strategies to act on. Server-side apply of a Scale is
-// not served here (415).
+// JSON patch and merge patch apply to the Scale. A strategic merge patch is refused (415), as
+// kube's crdHandler offers a custom resource's subresources only the patch types of custom
+// resources. Server-side apply of a Scale, which kube serves, is not served here (415).
 
 import { badRequest, internalError, StatusError } from '../../errors/status-error.js';
 import { goPrint } from '../../machinery/jsonpath.js';
@@ -20,7 +20,7 @@ import { negotiatePatchType, type PatchType } from '../negotiation.js';
 const SCALE_API_VERSION = 'autoscaling/v1';
 /** kube marks a Scale whose custom resource has no spec replicas so an update that leaves it so is refused. */
 const INVALID_SPEC_REPLICAS = -2147483648;
-const SCALE_PATCH_TYPES: readonly PatchType[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const SCALE_PATCH_TYPES: readonly PatchType[] = ['application/json-patch+json', 'application/merge-patch+json'];
 
 function scalePaths(ctx: HandlerContext): CustomResourceSubresourceScale {
   const paths = ctx.store.definition.subresources.find((s) => s.name === 'scale')?.scale;
@@ -150,7 +150,7 @@ async function patchScale(ctx: HandlerContext, paths: CustomResourceSubresourceS
   const directive = fieldValidation(ctx, 'PatchOptions');
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
   const patchType = negotiatePatchType(contentType, SCALE_PATCH_TYPES);
-  const engine = PATCH_ENGINES[patchType === 'application/json-patch+json' ? patchType : 'application/merge-patch+json'];
+  const engine = PATCH_ENGINES[patchType];
   const patch = await readBody(ctx.request);
   const updated = await ctx.store.guaranteedUpdate(
     ctx.info.namespace || undefined,

@@ -9,6 +9,7 @@ import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/object-meta.js';
 import { withoutNulls } from '../../validation/object-validator.js';
+import { rulesBlockedBy } from '../../validation/kube-cel/index.js';
 import type { ObjectValidator } from '../definition.js';
 
 type Obj = Record<string, unknown>;
@@ -34,13 +35,6 @@ export interface CustomResourceValidatorOptions {
   schema?: SchemaChecks;
   rules?: RuleChecks;
 }
-
-/** Cause types after which kube does not evaluate CEL rules: the object lacks the shape they were written for. */
-const BLOCKING = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
-
-const NOT_CHECKED: StatusCause = {
-  ...fe.invalid('<nil>', null, 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'),
-};
 
 export interface CustomResourceValidator extends ObjectValidator {
   /** Drops fields the schema does not know, in place; their paths (`.spec.foo`). */
@@ -79,8 +73,10 @@ export function customResourceValidator(options: CustomResourceValidatorOptions)
   const ruleCauses = (causes: StatusCause[], obj: Obj, old?: Obj): StatusCause[] => {
     const rules = options.rules;
     if (!rules || rules.empty) return causes;
-    if (causes.some((c) => BLOCKING.has(c.reason ?? ''))) return [...causes, NOT_CHECKED];
-    return [...causes, ...rules.validate(obj, old)];
+    // Only a wrong type, a missing required field, an unsupported enum value or a length or count
+    // beyond its maximum keeps the rules from running; other schema errors are reported beside theirs.
+    const blocked = rulesBlockedBy(causes);
+    return blocked ? [...causes, blocked] : [...causes, ...rules.validate(obj, old)];
   };
   const validate = (raw: Obj): StatusCause[] => {
     const obj = readable(raw);

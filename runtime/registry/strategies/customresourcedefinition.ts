@@ -66,9 +66,9 @@ const defaultRules: DefaultRules = (schema, value, fldPath) => {
  * they pass, its x-kubernetes-validations compiled and costed (crd-cel), as kube builds the CEL
  * context only for a valid structural schema.
  */
-const schemaChecks: SchemaChecks = (schema, fldPath, { statusEnabled }) => {
+const schemaChecks: SchemaChecks = (schema, fldPath, { statusEnabled, suppressPerExpressionCost }) => {
   const causes = schemaCauses(schema, fldPath, { statusEnabled, requireStructural: true, defaultRules });
-  return causes.length > 0 ? causes : compileRules(schema, fldPath).causes;
+  return causes.length > 0 ? causes : compileRules(schema, fldPath, { suppressPerExpressionCost }).causes;
 };
 
 export function customResourceDefinitionStrategies(def: ResourceDefinition): ResourceStrategies {

@@ -6,6 +6,7 @@
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../../machinery/formats.js';
+import { deepEqual } from '../../../machinery/deep-equal.js';
 import { annotationsOf, asList, asObject, asString, isPlainObject, metaOf, type KubeObject } from '../../../machinery/object.js';
 import type { JsonObject } from '../../../machinery/json-values.js';
 import { invalid, notSupported, required } from '../../../validation/field-errors.js';
@@ -23,12 +24,14 @@ import { caBundleCauses } from './webhook-config.js';
  * CEL), with kube's messages below `fldPath` (`spec.validation.openAPIV3Schema`); absent, only
  * the CRD's own rules run.
  */
-export type SchemaChecks = (schema: JsonObject, fldPath: string, opts: { statusEnabled: boolean }) => StatusCause[];
+export type SchemaChecks = (schema: JsonObject, fldPath: string, opts: { statusEnabled: boolean; suppressPerExpressionCost?: boolean }) => StatusCause[];
 
 interface Options extends ConversionOptions {
   requireImmutableNames: boolean;
   requireOpenAPISchema: boolean;
   schemaChecks?: SchemaChecks;
+  /** On update, the versions whose schema the update leaves as it was (findVersionsWithUnchangedSchemas). */
+  unchangedSchemaVersions?: ReadonlySet<string>;
 }
 
 const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
@@ -36,11 +39,29 @@ const ENHANCEMENT = 'https://github.com/kubernetes/enhancements/pull/1111';
 
 const invalidSyntax = (field: string, rendered: string, detail: string): StatusCause => ({ reason: 'FieldValueInvalid', message: `Invalid value: ${rendered}: ${detail}`, field });
 
-/** validateCustomResourceDefinitionValidation: one schema (a version's or the lifted one). */
-function validationCauses(validation: unknown, statusEnabled: boolean, at: string, opts: Options): StatusCause[] {
+/**
+ * validateCustomResourceDefinitionValidation: one schema (a version's or the lifted one, checked
+ * under the first version's name). A schema an update leaves unchanged keeps rules whose own
+ * estimated cost is over the limit (suppressExpressionCostForUnchangedSchema): they were accepted
+ * once, perhaps under another estimator, and the objects stored under them stay writable.
+ */
+function validationCauses(validation: unknown, statusEnabled: boolean, at: string, version: string, opts: Options): StatusCause[] {
   const schema = isPlainObject(validation) ? validation.openAPIV3Schema : undefined;
   if (!isPlainObject(schema) || !opts.schemaChecks) return [];
-  return opts.schemaChecks(schema, `${at}.openAPIV3Schema`, { statusEnabled });
+  const suppressPerExpressionCost = opts.unchangedSchemaVersions?.has(version) ?? false;
+  return opts.schemaChecks(schema, `${at}.openAPIV3Schema`, { statusEnabled, suppressPerExpressionCost });
+}
+
+/** findVersionsWithUnchangedSchemas: the versions of `spec` whose schema `oldSpec` had as it is. */
+function versionsWithUnchangedSchemas(spec: JsonObject, oldSpec: JsonObject): Set<string> {
+  const oldVersions = new Map(asList(oldSpec.versions).map((v) => [asString(asObject(v).name), asObject(v)]));
+  const unchanged = new Set<string>();
+  for (const v of asList(spec.versions)) {
+    const name = asString(asObject(v).name);
+    const old = oldVersions.get(name);
+    if (old && deepEqual(asObject(v).schema ?? null, old.schema ?? null)) unchanged.add(name);
+  }
+  return unchanged;
 }
 
 function specCauses(spec: JsonObject, internal: InternalSpec, opts: Options): StatusCause[] {
@@ -79,7 +100,7 @@ function specCauses(spec: JsonObject, internal: InternalSpec, opts: Options): St
     if (nameErrs.length) causes.push(invalid(`${at}.name`, name, nameErrs.join(',')));
     const statusEnabled = isPlainObject(subresourcesOf(internal, v)?.status);
     causes.push(...deprecationWarningCauses(v, `${at}.deprecationWarning`));
-    causes.push(...validationCauses(v.schema, statusEnabled, `${at}.schema`, opts));
+    causes.push(...validationCauses(v.schema, statusEnabled, `${at}.schema`, name, opts));
     causes.push(...subresourcesCauses(v.subresources, `${at}.subresources`));
     asList(v.additionalPrinterColumns).forEach((c, j) => causes.push(...columnCauses(c, `${at}.additionalPrinterColumns[${j}]`)));
     if (asList(v.selectableFields).length > 0) {
@@ -100,7 +121,7 @@ function specCauses(spec: JsonObject, internal: InternalSpec, opts: Options): St
   causes.push(...namesCauses(spec.names, 'spec.names'));
 
   const anyStatus = [internal.top.subresources, ...internal.versions.map((v) => v.subresources)].some((s) => isPlainObject(s) && isPlainObject(s.status));
-  causes.push(...validationCauses(internal.top.schema, anyStatus, 'spec.validation', opts));
+  causes.push(...validationCauses(internal.top.schema, anyStatus, 'spec.validation', asString(internal.versions[0]?.name), opts));
   causes.push(...subresourcesCauses(internal.top.subresources, 'spec.subresources'));
   asList(internal.top.additionalPrinterColumns).forEach((c, j) => causes.push(...columnCauses(c, `spec.additionalPrinterColumns[${j}]`)));
   if (asList(internal.top.selectableFields).length > 0) {
@@ -241,6 +262,7 @@ export function crdUpdateCauses(obj: KubeObject, old: KubeObject, schemaChecks?:
     requireOpenAPISchema: allVersionsHaveSchemas(old),
     validateCABundle: allowsInvalidCABundle(old) ? () => [] : caBundleCauses,
     schemaChecks,
+    unchangedSchemaVersions: versionsWithUnchangedSchemas(spec, oldSpec),
   };
   const causes = specCauses(spec, internalSpec(spec), opts);
   const immutable = (path: string, now: unknown, before: unknown): void => {
