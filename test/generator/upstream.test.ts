@@ -41,10 +41,11 @@ const REMOVED_UPSTREAM_MESSAGES: Record<string, { fields: UpstreamField[] }> = {
   [`${SVM}.StorageVersionMigrationStatus`]: { fields: [{ name: 'conditions', number: 1, type: `${SVM}.MigrationCondition`, label: 'repeated' }, opt('resourceVersion', 2, 'string')] },
   [`${SVM}.MigrationCondition`]: { fields: [opt('type', 1, 'string'), opt('status', 2, 'string'), opt('lastUpdateTime', 3, 'k8s.io.apimachinery.pkg.apis.meta.v1.Time'), opt('reason', 4, 'string'), opt('message', 5, 'string')] },
 };
-// authentication.k8s.io/v1 TokenRequest is only the body of serviceaccounts/token, a message the
-// snapshot (taken from served kinds) does not reach; its facts are from kube 1.33's
-// staging/src/k8s.io/api/authentication/v1/generated.proto.
+// authentication.k8s.io/v1 TokenRequest is only the body of serviceaccounts/token, and
+// autoscaling/v1 Scale of a custom resource's scale subresource: messages the snapshot (taken from
+// served kinds) does not reach; their facts are from kube 1.33's generated.proto files.
 const AUTHN = 'k8s.io.api.authentication.v1';
+const AUTOSCALING = 'k8s.io.api.autoscaling.v1';
 const SUBRESOURCE_BODY_MESSAGES: Record<string, { fields: UpstreamField[] }> = {
   [`${AUTHN}.TokenRequest`]: { fields: [opt('metadata', 1, 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta'), opt('spec', 2, `${AUTHN}.TokenRequestSpec`), opt('status', 3, `${AUTHN}.TokenRequestStatus`)] },
   [`${AUTHN}.TokenRequestSpec`]: {
@@ -56,6 +57,10 @@ const SUBRESOURCE_BODY_MESSAGES: Record<string, { fields: UpstreamField[] }> = {
   },
   [`${AUTHN}.BoundObjectReference`]: { fields: [opt('kind', 1, 'string'), opt('apiVersion', 2, 'string'), opt('name', 3, 'string'), opt('uid', 4, 'string')] },
   [`${AUTHN}.TokenRequestStatus`]: { fields: [opt('token', 1, 'string'), opt('expirationTimestamp', 2, 'k8s.io.apimachinery.pkg.apis.meta.v1.Time')] },
+  // The scale subresource's body (k8s.io/api/autoscaling/v1/generated.proto).
+  [`${AUTOSCALING}.Scale`]: { fields: [opt('metadata', 1, 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta'), opt('spec', 2, `${AUTOSCALING}.ScaleSpec`), opt('status', 3, `${AUTOSCALING}.ScaleStatus`)] },
+  [`${AUTOSCALING}.ScaleSpec`]: { fields: [opt('replicas', 1, 'int32')] },
+  [`${AUTOSCALING}.ScaleStatus`]: { fields: [opt('replicas', 1, 'int32'), opt('selector', 2, 'string')] },
 };
 const REMOVED_UPSTREAM_DISCOVERY: Record<string, { resources: Record<string, unknown>[]; apiVersion?: string; groupVersion: string }> = {
   'apis__storagemigration.k8s.io__v1alpha1': {
