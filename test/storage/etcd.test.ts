@@ -217,7 +217,9 @@ describe.runIf(binary)('etcd storage', () => {
       await store.close();
       await own.stop();
     }
-  });
+    // A real etcd stopped and started again, then the client's reconnect back-off: on a loaded CI
+    // machine (the whole suite in parallel) that alone has taken most of the default 30 s.
+  }, 90_000);
 
   it('refuses a write while etcd is down, never applies it later, and reads again as soon as etcd is back', async () => {
     const own = await startEtcd(binary!);
