@@ -1,11 +1,8 @@
 // Go's encoding/json writes a map[string]interface{} with its keys in sorted order, at every
 // level, so kube-apiserver writes unstructured objects (custom resources) that way whatever order
-// they came in. Sorting a value once, where it is stored, lets every response reuse that order.
+// they came in. Sorting a value once, where it is stored, lets every response reuse that order
+// (a copy sorted throughout is go-format's sortKeysDeep).
 // (A JS object lists integer-like keys first, so such keys cannot follow Go's order.)
-
-import { sortKeysDeep } from './go-format.js';
-
-export { sortKeysDeep };
 
 /**
  * `value` with every object's keys in sorted order, reusing what is in order already: an object

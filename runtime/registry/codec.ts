@@ -7,7 +7,8 @@
 
 import type { ResourceDefinition } from './definition.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
-import { sortKeysDeep, sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
+import { sortKeysDeep } from '../machinery/go-format.js';
+import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
 
 export class Codec {
