@@ -6,9 +6,11 @@
 // without a time; every other field stays with its owner. Hostile bodies are refused as kube
 // refuses them and leave the stored object as it was.
 
-import { describe, expect, it } from 'vitest';
+import { encode, Tag } from 'cbor2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCRD } from '../support/crds.js';
 import { useMemoryServer, type TestServer } from '../support/memory-server.js';
+import { startWireServer, type WireServer } from '../support/wire-client.js';
 
 type JsonObject = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies of several shapes
 
@@ -215,5 +217,36 @@ describe('server-side apply and ownership through a custom resource\'s scale sub
     expect(dry.status, dry.body).toBe(200);
     expect(dry.json<JsonObject>().spec).toEqual({ replicas: 9 });
     expect((await server.send<JsonObject>('GET', `${pools}/p4`)).body).toEqual(before);
+  });
+});
+
+describe('server-side apply of a Scale as CBOR (CBORServingAndStorage on)', () => {
+  let wire: WireServer;
+  beforeAll(async () => {
+    wire = await startWireServer({ featureGates: { CBORServingAndStorage: true } });
+  });
+  afterAll(() => wire?.close());
+
+  it('takes application/apply-patch+cbor on /scale and lists it among the patch types', async () => {
+    const json = { 'content-type': 'application/json' };
+    expect((await wire.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { headers: json, body: JSON.stringify(crd) })).status).toBe(201);
+    let created = 0;
+    for (let i = 0; i < 400 && created !== 201; i++) {
+      created = (await wire.call('POST', pools, { headers: json, body: JSON.stringify({ apiVersion: 'scale.example.com/v1', kind: 'Pool', metadata: { name: 'c' }, spec: { scaling: { replicas: 1 } } }) })).status;
+      if (created !== 201) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(created).toBe(201);
+    const body = encode(new Tag(55799, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'c' }, spec: { replicas: 6 } }));
+    const applied = await wire.call('PATCH', `${pools}/c/scale?fieldManager=cbor-scaler&force=true`, { headers: { 'content-type': 'application/apply-patch+cbor', accept: 'application/json' }, body });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.json<JsonObject>().spec).toEqual({ replicas: 6 });
+    const parent = (await wire.call('GET', `${pools}/c`, { headers: { accept: 'application/json' } })).json<JsonObject>();
+    expect(parent.spec.scaling.replicas).toBe(6);
+    expect(parent.metadata.managedFields.find((e: JsonObject) => e.manager === 'cbor-scaler')).toMatchObject({ operation: 'Apply', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:scaling': { 'f:replicas': {} } } } });
+    const strategic = await wire.call('PATCH', `${pools}/c/scale`, { headers: { 'content-type': 'application/strategic-merge-patch+json' }, body: '{}' });
+    expect(strategic.status).toBe(415);
+    expect(strategic.json<JsonObject>().message).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor',
+    );
   });
 });
