@@ -167,9 +167,16 @@ describe('server-side apply and ownership through a custom resource\'s scale sub
     expect(noManager.status).toBe(422);
     expect(noManager.json<JsonObject>().message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
 
+    // kube's field manager checks the whole group, version and kind first (versionCheckManager).
     const wrongVersion = await server.raw('PATCH', url, JSON.stringify({ apiVersion: 'autoscaling/v2', kind: 'Scale', spec: { replicas: 3 } }), APPLY);
     expect(wrongVersion.status).toBe(400);
-    expect(wrongVersion.json<JsonObject>().message).toBe('Incorrect version specified in apply patch. Specified patch version: autoscaling/v2, expected: autoscaling/v1');
+    expect(wrongVersion.json<JsonObject>().message).toBe('invalid object type: autoscaling/v2, Kind=Scale');
+    // kubectl apply --server-side --subresource=scale sends the parent's own manifest.
+    const parentBody = await server.raw('PATCH', url, pool('p3', 5), APPLY);
+    expect(parentBody.status).toBe(400);
+    expect(parentBody.json<JsonObject>().message).toBe('invalid object type: scale.example.com/v1, Kind=Pool');
+    const noVersion = await server.raw('PATCH', url, JSON.stringify({ kind: 'Scale', spec: { replicas: 3 } }), APPLY);
+    expect(noVersion.json<JsonObject>().message).toBe('invalid object type: /, Kind=Scale');
 
     const wrongKind = await server.raw('PATCH', url, JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Pool', spec: { replicas: 3 } }), APPLY);
     expect(wrongKind.status).toBe(400);

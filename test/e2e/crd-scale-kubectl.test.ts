@@ -92,6 +92,11 @@ describe.runIf(kubectl133)('kubectl scaling a custom resource (kubectl 1.33)', (
     const patched = await run(['patch', 'pool', 'web', '--subresource=scale', '--type=merge', '-p', '{"spec":{"replicas":4}}', '--field-manager=autoscaler']);
     expect(patched.stderr).toBe('');
     expect(await owners()).toEqual({ replicas: 4, ofReplicas: [['autoscaler', 'Update', 'scale']] });
+    // apply --subresource=scale sends the Pool manifest itself, which the Scale's field manager refuses.
+    const subApply = await run(['apply', '--server-side', '--subresource=scale', '--field-manager=deployer', '-f', '-'], POOL);
+    expect(subApply.code).not.toBe(0);
+    expect(subApply.stderr).toContain('invalid object type: scale.example.com/v1, Kind=Pool');
+    expect((await owners()).replicas).toBe(4);
     const scale = JSON.parse((await run(['get', 'pool', 'web', '--subresource=scale', '-o', 'json'])).stdout);
     expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 4 } });
   });

@@ -230,14 +230,21 @@ function scalePatchTypes(ctx: HandlerContext) {
   return builtinPatchTypes(ctx.config.cbor).filter((t) => t !== 'application/strategic-merge-patch+json');
 }
 
-/** The checks of the field manager's version check and merge on an applied Scale. */
+/** schema.GroupVersionKind's String() of an object's apiVersion and kind, as unstructured reads them. */
+function gvkString(apiVersion: string, kind: string): string {
+  const parts = apiVersion.split('/');
+  const [group, version] = parts.length === 1 ? ['', parts[0]] : parts.length === 2 ? parts : ['', ''];
+  return `${group}/${version}, Kind=${kind}`;
+}
+
+/**
+ * The checks of the Scale's field manager before it merges: its version check (the outermost
+ * manager, so any other group, version or kind is `invalid object type`), then the merge's own.
+ */
 function checkScaleConfig(config: KubeObject): void {
   const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
-  if (apiVersion !== SCALE_API_VERSION) {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${apiVersion}, expected: ${SCALE_API_VERSION}`);
-  }
   const kind = typeof config.kind === 'string' ? config.kind : '';
-  if (kind !== 'Scale') throw badRequest(`invalid object type: autoscaling/v1, Kind=${kind}`);
+  if (apiVersion !== SCALE_API_VERSION || kind !== 'Scale') throw badRequest(`invalid object type: ${gvkString(apiVersion, kind)}`);
   if (isPlainObject(config.metadata) && config.metadata.managedFields != null) throw badRequest('metadata.managedFields must be nil');
 }
 
