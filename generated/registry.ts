@@ -416,7 +416,7 @@ export const resources: ResourceDefinition[] = [
     tracksGeneration: true,
     allowUnconditionalUpdate: false,
     strategy: "customresourcedefinition",
-    storagePrefix: "customresourcedefinitions",
+    storagePrefix: "apiextensions.k8s.io/customresourcedefinitions",
     validator: gv1.CustomResourceDefinition,
   },
   {

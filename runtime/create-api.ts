@@ -37,6 +37,7 @@ import { APILifecycle } from './server/api-lifecycle.js';
 import type { ResourceDefinition } from './registry/definition.js';
 import type { CacherOptions } from './registry/cacher/cacher.js';
 import { ResourceRegistry } from './registry/registry.js';
+import { moveLegacyCRDKeys } from './registry/custom-resources/legacy-crd-keys.js';
 import type { ServerAccess } from './registry/virtual/index.js';
 import { storeComponent } from './registry/virtual/componentstatus.js';
 import type { ApiComponents, ApiContext, ApiFactory } from './server/api-components.js';
@@ -194,6 +195,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       historyWindowMs: apiOptions.historyWindowMs,
       onFailure: (detail) => context.logger.error(detail),
     });
+    await moveLegacyCRDKeys(storage).catch((e: Error) => context.logger.error(`moving CustomResourceDefinitions to kube's storage prefix: ${e.message}`));
     // A window of 0 means the store never forgets; the cache then keeps history up to its event cap.
     const cacheWindowMs = apiOptions.historyWindowMs === 0 ? Number.POSITIVE_INFINITY : apiOptions.historyWindowMs;
     const watchCache = apiOptions.watchCache === false ? false : { historyWindowMs: cacheWindowMs, ...apiOptions.watchCache };

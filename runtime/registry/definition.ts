@@ -55,6 +55,11 @@ export interface SubresourceDefinition {
   verbs: Verb[];
   /** The paths of a custom resource's `scale` subresource (a CRD's `subresources.scale`), for the `scale` handler. */
   scale?: CustomResourceSubresourceScale;
+  /**
+   * With `scale`: the specReplicasPath of every version of the CRD by group/version, null where a
+   * version has no scale subresource (the managed fields of a Scale are mapped through them).
+   */
+  replicasPaths?: Readonly<Record<string, string | null>>;
 }
 
 export interface ResourceDefinition {

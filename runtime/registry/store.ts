@@ -24,6 +24,7 @@ import { MAX_NAME_GENERATION_ATTEMPTS, generateName } from './names.js';
 import { admitCreate, type NamespaceLookup } from './namespace-lifecycle.js';
 import { runMutatingAdmission, runValidatingAdmission, type AdmissionAttributes, type AdmissionPlugin } from './admission/admission.js';
 import { deepClone, deepEqual, metaOf, nowRFC3339, type KubeObject } from '../machinery/object.js';
+import { sortKeysDeep } from '../machinery/go-format.js';
 import type { DeletionDecision, ResourceStorage } from './resource-storage.js';
 import { storedGroup } from './stored-form.js';
 import { omitEmptyCollections } from './omit-empty.js';
@@ -207,7 +208,7 @@ export class Store {
     if (options.dryRun) {
       const existing = await this.storage.get(key, { ignoreNotFound: true });
       if (existing) throw this.alreadyExists(existing, name);
-      const out = deepClone(obj);
+      const out = this.dryRunCopy(obj);
       out.apiVersion = this.apiVersion;
       out.kind = this.definition.kind;
       return out;
@@ -219,6 +220,14 @@ export class Store {
       const existing = await this.storage.get(key, { ignoreNotFound: true }).catch(() => undefined);
       throw this.alreadyExists(existing, name);
     }
+  }
+
+  /**
+   * A dry run's answer: kube's dry-run storage round-trips it through the storage codec, which
+   * sorts an unstructured object's keys (custom resources) as a real write does.
+   */
+  private dryRunCopy(obj: KubeObject): KubeObject {
+    return this.definition.unstructured ? (sortKeysDeep(obj) as KubeObject) : deepClone(obj);
   }
 
   /** AlreadyExists, prefixed as kube-apiserver does when the holder of the name is being deleted. */
@@ -305,7 +314,7 @@ export class Store {
         metaOf(obj).resourceVersion = metaOf(current).resourceVersion;
         obj.apiVersion = this.apiVersion;
         obj.kind = this.definition.kind;
-        return { object: obj, write: false };
+        return { object: this.definition.unstructured ? this.dryRunCopy(obj) : obj, write: false };
       }
       written = true;
       return { object: obj, write: true };

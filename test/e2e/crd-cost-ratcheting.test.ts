@@ -20,7 +20,7 @@ const etcd = etcdBinary();
 const GROUP = 'ratchet.example.com';
 const NAME = `lists.${GROUP}`;
 const CRD_PATH = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${NAME}`;
-const ETCD_KEY = `/registry/customresourcedefinitions/${NAME}`;
+const ETCD_KEY = `/registry/apiextensions.k8s.io/customresourcedefinitions/${NAME}`;
 const RULE = 'self.names.all(x, self.names.all(y, x == y))';
 // kube validates the internal form: a lone version's schema is reported at spec.validation.
 const LIFTED_RULE_PATH = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule';

@@ -216,7 +216,7 @@ function cborTypeName(value: unknown): string {
  * An application/apply-patch+cbor body, decoded as kube-apiserver decodes it into an unstructured
  * map: a 400 "error decoding patch" when it is not CBOR or not a map (null is an empty one).
  */
-function decodeCborApplyPatch(body: Uint8Array): KubeObject {
+export function decodeCborApplyPatch(body: Uint8Array): KubeObject {
   let value: unknown;
   try {
     value = decodeCBOR(body);
@@ -233,7 +233,7 @@ function decodeCborApplyPatch(body: Uint8Array): KubeObject {
  * go-yaml's repeated keys (JSON bodies are read as YAML too) fail a Strict request with a 400 and
  * become one Warning each under Warn.
  */
-function strictDecodeApplyPatch(ctx: HandlerContext, body: Uint8Array, directive: FieldValidation): void {
+export function strictDecodeApplyPatch(ctx: HandlerContext, body: Uint8Array, directive: FieldValidation): void {
   if (directive === 'Ignore') return;
   const lines = scanYamlDuplicates(Buffer.from(body).toString('utf8')).map((d) => d.message);
   if (lines.length === 0) return;

@@ -47,13 +47,18 @@ export function customResourceDefinitions(crd: KubeObject, compile?: SchemaCompi
   const terminating = isConditionTrue(crd, 'Terminating');
   // One webhook client for every version; the storage version itself needs no conversion.
   const webhook = webhookConversionOf(crd);
+  const replicasPaths: Record<string, string | null> = {};
+  for (const v of spec.versions ?? []) {
+    const scale = v.subresources?.scale as CustomResourceSubresourceScale | undefined;
+    replicasPaths[`${spec.group}/${v.name}`] = scale?.specReplicasPath ?? null;
+  }
   return (spec.versions ?? [])
     .filter((v) => v.served)
     .map((version): ResourceDefinition => {
       const subresources: SubresourceDefinition[] = [];
       if (version.subresources?.status) subresources.push({ name: 'status', kind: names.kind, verbs: ['get', 'patch', 'update'] });
       const scale = version.subresources?.scale as CustomResourceSubresourceScale | undefined;
-      if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', handler: 'scale', verbs: ['get', 'patch', 'update'], scale });
+      if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', handler: 'scale', verbs: ['get', 'patch', 'update'], scale, replicasPaths });
       const openAPISchema = version.schema?.openAPIV3Schema;
       const compiled = openAPISchema && compile ? compile(openAPISchema) : {};
       return {

@@ -158,6 +158,29 @@ export function invalidRegexLiteral(root: unknown, source: string): string | und
   return problem;
 }
 
+/**
+ * The Go regexp error of a constant find() or findAll() pattern: kube's regex library compiles
+ * those when the program is built (its regex optimizations), so a CRD write reports
+ * `program instantiation failed: <error>`; a pattern computed at run time fails there instead.
+ */
+export function invalidFindLiteral(root: unknown): string | undefined {
+  let problem: string | undefined;
+  eachNode(root, (n) => {
+    if (problem || n.op !== 'rcall') return;
+    const args = n.args as unknown[];
+    if (args[0] !== 'find' && args[0] !== 'findAll') return;
+    const pattern = (args[2] as unknown[])[0];
+    if (!isNode(pattern) || pattern.op !== 'value' || typeof pattern.args !== 'string') return;
+    try {
+      compileGoRegexp(pattern.args);
+    } catch (err) {
+      if (!(err instanceof GoRegexpError)) throw err;
+      problem = err.message;
+    }
+  });
+  return problem;
+}
+
 function compilesInGo(pattern: string): boolean {
   try {
     compileGoRegexp(pattern);

@@ -15,7 +15,7 @@ import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
-import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, invalidRegexLiteral } from './environment.js';
+import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, invalidFindLiteral, invalidRegexLiteral } from './environment.js';
 import { analyzeRule } from './cost-estimate.js';
 import { validFieldPath } from './field-path.js';
 import { celFields, celValue } from './values.js';
@@ -412,10 +412,12 @@ export function compileRules(schema: Record<string, unknown>, fldPath: string, o
         } else {
           compiled.usesOldSelf = usesVariable(result.program.ast, 'oldSelf');
           compiled.selfFields = selectedSelfFields(result.program.ast);
-          const program = evaluationProgram(source, optional);
+          const badPattern = invalidFindLiteral(result.program.ast);
+          const program = badPattern === undefined ? evaluationProgram(source, optional) : { error: badPattern };
           if (typeof program === 'function') compiled.program = program;
           else causes.push(invalidRule(`${at}.rule`, r, `program instantiation failed: ${program.error}`));
-          ruleCost = analysis.cost;
+          // kube estimates no cost for a rule whose program could not be built.
+          if (badPattern === undefined) ruleCost = analysis.cost;
         }
       }
       const expressionCost = ruleCost * maxCardinality;

@@ -118,7 +118,8 @@ function meterNode(node: CelNode): void {
       try {
         return compileGoRegexp(p).test(s);
       } catch (err) {
-        if (err instanceof GoRegexpError) throw new Error(`invalid regex: ${err.message}`);
+        // cel-go's matches() returns Go's regexp error as it is.
+        if (err instanceof GoRegexpError) throw new Error(err.message);
         throw err;
       }
     };

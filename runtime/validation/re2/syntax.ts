@@ -2,6 +2,8 @@
 // CEL's regular expressions): a pattern parsed into a small tree, or refused with the error Go's
 // parser gives, which a CRD write quotes (`error parsing regexp: missing closing ): ` + "`(abc`").
 
+import { foldOrbit } from './fold.js';
+
 export class GoRegexpError extends Error {
   constructor(
     readonly code: string,
@@ -109,17 +111,13 @@ function normalize(ranges: number[]): number[] {
   return out;
 }
 
-/** Adds the other-case forms of a set's ranges, as (?i) does (small ranges only; large ones hold both cases already in practice). */
+/** Adds the whole case-fold orbit of a set's runes, as (?i) does (small ranges only; large ones hold both cases already in practice). */
 function foldRanges(ranges: number[]): number[] {
   const out = [...ranges];
   for (let i = 0; i < ranges.length; i += 2) {
     if (ranges[i + 1] - ranges[i] > 2000) continue;
     for (let cp = ranges[i]; cp <= ranges[i + 1]; cp++) {
-      const ch = String.fromCodePoint(cp);
-      for (const other of [ch.toLowerCase(), ch.toUpperCase()]) {
-        const o = other.codePointAt(0);
-        if (o !== undefined && [...other].length === 1 && o !== cp) out.push(o, o);
-      }
+      for (const o of foldOrbit(cp)) out.push(o, o);
     }
   }
   return out;

@@ -76,13 +76,14 @@ describe('regex', () => {
   });
 
   it('refuses what RE2 refuses', () => {
-    expect(() => ev("'aa'.matches('(a)\\\\1')")).toThrow(/invalid regex/);
+    expect(() => ev("'aa'.matches('(a)\\\\1')")).toThrow('error parsing regexp: invalid escape sequence: `\\1`');
     expect(() => ev("'aa'.matches('a(?=a)')")).toThrow(/invalid or unsupported Perl syntax/);
   });
 
-  it("refuses with Go's parse error", () => {
-    expect(() => ev("s.matches('(a')", { s: 'a' })).toThrow('invalid regex: error parsing regexp: missing closing ): `(a`');
-    expect(() => ev("s.find('a\\\\C')", { s: 'a' })).toThrow('invalid regex: error parsing regexp: invalid escape sequence: `\\C`');
+  it("refuses with Go's parse error, worded as cel-go's matches and kube's find and findAll word it", () => {
+    expect(() => ev("s.matches('(a')", { s: 'a' })).toThrow(/^error parsing regexp: missing closing \): `\(a`$/);
+    expect(() => ev("s.find('a\\\\C')", { s: 'a' })).toThrow(/^Illegal regex: error parsing regexp: invalid escape sequence: `\\C`$/);
+    expect(() => ev("'a'.findAll(s)", { s: ')' })).toThrow(/^Illegal regex: error parsing regexp: unexpected \): `\)`$/);
   });
 
   // Valid Go patterns once refused here (rules ran on a rewrite for V8's linear engine, which takes no

@@ -50,6 +50,30 @@ describe('compileRules at CRD write', () => {
     }
   });
 
+  it("refuses constant regex patterns Go cannot compile as kube does: matches at the check, find and findAll when the program is built", () => {
+    const spec = (rule: string) => ({ type: 'object', properties: { str: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule }] });
+    for (const rule of ["self.str.find(')') == ''", "self.str.findAll(')') == []", "self.str.findAll(')', 1) == []"]) {
+      const { causes } = compiled(spec(rule));
+      expect(causes).toEqual([
+        {
+          reason: 'FieldValueInvalid',
+          field: `${ROOT}.properties[spec].x-kubernetes-validations[0].rule`,
+          message: `Invalid value: ${ruleValue({ rule })}: program instantiation failed: error parsing regexp: unexpected ): \`)\``,
+        },
+      ]);
+    }
+    const matches = compiled(spec("self.str.matches('x++')")).causes;
+    expect(matches.map((c) => c.message)).toEqual([
+      `Invalid value: ${ruleValue({ rule: "self.str.matches('x++')" })}: compilation failed: ERROR: <input>:1:18: invalid matches argument\n | self.str.matches('x++')\n | .................^`,
+    ]);
+    // A pattern computed when the rule runs is judged there, with kube's find text.
+    const dynamic = compiled(spec("self.str.find(self.str) == ''"));
+    expect(dynamic.causes).toEqual([]);
+    expect(dynamic.rules.validate({ spec: { str: '(' } }).map((c) => c.message)).toEqual([
+      'Invalid value: "object": Illegal regex: error parsing regexp: missing closing ): `(` evaluating rule: self.str.find(self.str) == \'\'',
+    ]);
+  });
+
   it('refuses a rule that is not a bool', () => {
     const { causes } = compiled({ type: 'object', properties: { size: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.size + 1' }] });
     expect(causes.map((c) => (c.message ?? '').split(': ').at(-1))).toEqual(['cel expression must evaluate to a bool']);

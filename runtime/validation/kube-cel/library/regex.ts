@@ -10,7 +10,8 @@ function regex(pattern: string, subject: string): GoRegexp {
   try {
     return compileGoRegexp(pattern);
   } catch (err) {
-    if (err instanceof GoRegexpError) throw new Error(`invalid regex: ${err.message}`);
+    // kube's find and findAll, for a pattern only known when the rule runs.
+    if (err instanceof GoRegexpError) throw new Error(`Illegal regex: ${err.message}`);
     throw err;
   }
 }
