@@ -7,7 +7,7 @@ import type { Store } from '../../runtime/registry/store.js';
 import type { Storage } from '../../runtime/storage/interface.js';
 import { backends, definitions } from '../support/registry-fixtures.js';
 
-async function failure(p: Promise<unknown>): Promise<StatusError> {
+async function failure(p: unknown): Promise<StatusError> {
   try {
     await p;
   } catch (e) {
