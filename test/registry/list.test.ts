@@ -136,6 +136,29 @@ describe.each(cases)('list on %s storage through %s', (_n, _c, makeStorage, watc
     expect(bad.code).toBe(400);
   });
 
+  it('get: what the watch cache holds is answered at once, without a promise; the rest is a promise with the same answer', async () => {
+    const current = String(await storage.currentRevision());
+    // Reached: the cache has caught up with every write above.
+    await getObject(configmaps, 'a', 'cm1', { resourceVersion: current });
+    for (const resourceVersion of [undefined, '0', current]) {
+      const got = getObject(configmaps, 'a', 'cm1', { resourceVersion });
+      // Without a cache every read is the store's promise.
+      expect(got instanceof Promise).toBe(!watchCache);
+      expect((await got).metadata).toMatchObject({ name: 'cm1', namespace: 'a', resourceVersion: expect.any(String) });
+    }
+    // A write is seen by the next read at once (Most Recent), from the cache as from the store.
+    const updated = await configmaps.update('a', 'cm1', { metadata: { name: 'cm1', namespace: 'a', labels: { n: 'changed' } } });
+    const after = getObject(configmaps, 'a', 'cm1');
+    expect((await after).metadata).toMatchObject({ labels: { n: 'changed' }, resourceVersion: updated.metadata!.resourceVersion });
+    // Failures found in the cache are rejected promises, never thrown at the caller.
+    for (const [name, resourceVersion, code] of [['nope', undefined, 404], ['cm1', 'x', 400], ['cm1', '999999', 504]] as const) {
+      const failed = getObject(configmaps, 'a', name, { resourceVersion });
+      expect(failed).toBeInstanceOf(Promise);
+      expect((await failure(failed)).code).toBe(code);
+    }
+    expect(getObject(configmaps, 'a', 'cm1') instanceof Promise).toBe(!watchCache);
+  });
+
   it('an exact read at an older revision sees the old state', async () => {
     const before = await listObjects(configmaps, 'a');
     await configmaps.delete('a', 'cm0');
