@@ -338,7 +338,8 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       useAuthenticator(chain, apiAudiences) {
         authentication = { authenticator: chain, apiAudiences };
       },
-      async handler(c) {
+      // Not async: a GET the watch cache answers leaves here as a Response, with no promise.
+      handler(c) {
         const info = c.get('requestInfo');
         if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'), c.get('auditRequestObject'));
         const issuerDocument = serviceAccounts?.discovery?.handle(info.path, new URL(c.req.url).origin);

@@ -7,9 +7,10 @@
 
 import type { UserInfo } from '../auth/user.js';
 import { StatusError, badRequest, methodNotSupported } from '../errors/status-error.js';
-import type { Verb } from '../registry/definition.js';
+import type { ResourceDefinition, Verb } from '../registry/definition.js';
 import type { ResourceRegistry } from '../registry/registry.js';
-import type { ServerAccess } from '../registry/virtual/index.js';
+import type { Store } from '../registry/store.js';
+import type { ServerAccess, VirtualResource } from '../registry/virtual/index.js';
 import type { RequestInfo } from '../machinery/request-info.js';
 import { createResource } from './handlers/create.js';
 import type { HandlerConfig, HandlerContext, RequestObjectRecorder } from './handlers/context.js';
@@ -38,9 +39,12 @@ export interface ResourceHandlerOptions {
 
 /** `user` is the authenticated caller; virtual kinds (SelfSubjectReview) answer with it. */
 /** `recordRequestObject`, when auditing, is shown each decoded request object (kube's audit.LogRequestObject). */
-export type ResourceHandler = (request: Request, info: RequestInfo, user?: UserInfo, recordRequestObject?: RequestObjectRecorder) => Promise<Response>;
+/** A Response rather than a promise when the answer is at hand (a GET the watch cache serves). */
+export type ResourceHandler = (request: Request, info: RequestInfo, user?: UserInfo, recordRequestObject?: RequestObjectRecorder) => Response | Promise<Response>;
 
-const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
+type VerbHandler = (ctx: HandlerContext) => Response | Promise<Response>;
+
+const HANDLERS: Record<Verb, VerbHandler> = {
   get: getResource,
   list: listResource,
   watch: watchResource,
@@ -54,11 +58,70 @@ const HANDLERS: Record<Verb, (ctx: HandlerContext) => Promise<Response>> = {
 /** Verbs whose response must be negotiable before they change anything (reads fail in encodeResponse alone). */
 const WRITES = new Set<Verb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/** What one request is served with, found before its handler is chosen. */
+interface Served {
+  request: Request;
+  info: RequestInfo;
+  user?: UserInfo;
+  recordRequestObject?: RequestObjectRecorder;
+  store?: Store;
+  virtual?: VirtualResource;
+  def?: ResourceDefinition;
+  target: BodyTarget;
+  accept?: string;
+  query: URLSearchParams;
+}
+
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const negotiator = options.negotiator ?? jsonNegotiator;
   const config: HandlerConfig = { ...DEFAULT_HANDLER_CONFIG, ...options.config };
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
-  return async (request, info, user, recordRequestObject) => {
+
+  /** The verb's (or subresource's, or virtual kind's) handler; throws the refusals before it. */
+  const dispatch = ({ request, info, user, recordRequestObject, store, virtual, def, target, accept, query }: Served): Response | Promise<Response> => {
+    if (!def) throw pathNotFound();
+    checkRoute(def, info, request.method);
+    if (virtual?.view) {
+      if (!def.verbs.includes(info.verb as Verb)) throw methodNotSupported({ group: def.group, resource: def.plural }, info.verb);
+      checkNameParameter(info.name);
+      return readVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.view);
+    }
+    if (virtual?.create) {
+      // As kube-apiserver's review REST: an operation about the caller needs one.
+      if (!user) throw badRequest('no user present on request');
+      negotiator.checkAccept(accept, target);
+      return createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.create, user, options.access?.());
+    }
+    if (!store) throw pathNotFound();
+    const verb = info.verb as Verb;
+    const handler = HANDLERS[verb];
+    if (info.subresource) {
+      const sub = def.subresources.find((s) => s.name === info.subresource)!;
+      target.kind = sub.kind;
+      if (sub.group !== undefined && sub.version !== undefined) {
+        target.group = sub.group;
+        target.version = sub.version;
+      }
+      if (sub.handler) {
+        const serve = subresourceHandlers[sub.handler];
+        if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
+        if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
+        checkNameParameter(info.name);
+        return serve({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
+      }
+    } else if (!def.verbs.includes(verb)) {
+      // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
+      throw methodNotSupported({ group: def.group, resource: def.plural }, verb);
+    } else if (verb === 'create' && def.createRefusal !== undefined) {
+      const refused = methodNotSupported({ group: def.group, resource: def.plural }, verb);
+      throw new StatusError(refused.code, refused.reason, def.createRefusal, refused.details);
+    }
+    if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
+    checkNameParameter(info.name);
+    return handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
+  };
+
+  return (request, info, user, recordRequestObject) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
     const def = store?.definition ?? virtual?.definition;
@@ -68,50 +131,14 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
     // below anything else nothing answers but Go's plain-text NotFound.
     if (!def && info.apiPrefix === 'apis' && !options.registry.servesGroup(info.apiGroup)) return goNotFound();
+    const failed = (err: unknown) => errorResponse(err, negotiator, accept, target, requestHints(request, query));
+    let res: Response | Promise<Response>;
     try {
-      if (!def) throw pathNotFound();
-      checkRoute(def, info, request.method);
-      if (virtual?.view) {
-        if (!def.verbs.includes(info.verb as Verb)) throw methodNotSupported({ group: def.group, resource: def.plural }, info.verb);
-        checkNameParameter(info.name);
-        return await readVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.view);
-      }
-      if (virtual?.create) {
-        // As kube-apiserver's review REST: an operation about the caller needs one.
-        if (!user) throw badRequest('no user present on request');
-        negotiator.checkAccept(accept, target);
-        return await createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.create, user, options.access?.());
-      }
-      if (!store) throw pathNotFound();
-      const verb = info.verb as Verb;
-      const handler = HANDLERS[verb];
-      if (info.subresource) {
-        const sub = def.subresources.find((s) => s.name === info.subresource)!;
-        target.kind = sub.kind;
-        if (sub.group !== undefined && sub.version !== undefined) {
-          target.group = sub.group;
-          target.version = sub.version;
-        }
-        if (sub.handler) {
-          const serve = subresourceHandlers[sub.handler];
-          if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
-          if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
-          checkNameParameter(info.name);
-          return await serve({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
-        }
-      } else if (!def.verbs.includes(verb)) {
-        // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
-        throw methodNotSupported({ group: def.group, resource: def.plural }, verb);
-      } else if (verb === 'create' && def.createRefusal !== undefined) {
-        const refused = methodNotSupported({ group: def.group, resource: def.plural }, verb);
-        throw new StatusError(refused.code, refused.reason, def.createRefusal, refused.details);
-      }
-      if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
-      checkNameParameter(info.name);
-      return await handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
+      res = dispatch({ request, info, user, recordRequestObject, store, virtual, def, target, accept, query });
     } catch (err) {
-      return errorResponse(err, negotiator, accept, target, requestHints(request, query));
+      return failed(err);
     }
+    return res instanceof Promise ? res.catch(failed) : res;
   };
 }
 

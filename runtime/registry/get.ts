@@ -11,6 +11,19 @@ export interface GetOptions {
   shared?: boolean;
 }
 
-export function getObject(store: Store, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<KubeObject> {
-  return store.storage.get(store.key(namespace, name), { resourceVersion: options.resourceVersion, shared: options.shared });
+/**
+ * The object, at once (no promise) when the watch cache holds what the resourceVersion asks for.
+ * Failures, a 404 found in the cache included, are always a rejected promise.
+ */
+export function getObject(store: Store, namespace: string | undefined, name: string, options: GetOptions = {}): KubeObject | Promise<KubeObject> {
+  const key = store.key(namespace, name);
+  const storage = store.storage;
+  const readOptions = { resourceVersion: options.resourceVersion, shared: options.shared };
+  try {
+    const cached = storage.getCached?.(key, readOptions);
+    if (cached) return cached;
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return storage.get(key, readOptions);
 }

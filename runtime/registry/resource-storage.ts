@@ -88,6 +88,12 @@ export interface ResourceStorage {
   get(key: string, options: GetOptions & { ignoreNotFound: true }): Promise<KubeObject | undefined>;
   get(key: string, options?: GetOptions): Promise<KubeObject>;
 
+  /**
+   * The get answered at once when this storage can (a watch cache that holds what the
+   * resourceVersion asks for), else undefined: call `get`. Throws what `get` would reject with.
+   */
+  getCached?(key: string, options?: Omit<GetOptions, 'ignoreNotFound'>): KubeObject | undefined;
+
   /** A page of the objects under `prefix` that the predicate selects. */
   getList(prefix: string, request: ListRequest): Promise<ListPage>;
 

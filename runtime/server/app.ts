@@ -105,6 +105,12 @@ function closeHttp2Session(c: KubeContext, headers: Headers): void {
   headers.delete('Connection');
 }
 
+/** An HTTP/2 stream's answer, without the Connection header HTTP/2 forbids. */
+function http2Answer(c: KubeContext): Response {
+  if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
+  return c.res;
+}
+
 /**
  * Routes on the path as sent, so `/api/../readyz` is no more /readyz than it is in kube-apiserver's
  * muxes (see requestTarget). In-process requests have only the parsed URL.
@@ -198,8 +204,10 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   if (logger.enabled?.(HTTPLOG_LEVEL)) serve = withHttpLog(serve, logger);
 
   // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
-  // where middleware and routes cost a composed promise and closure per layer.
-  app.all('*', (c) => {
+  // where middleware and routes cost a composed promise and closure per layer. A request the chain
+  // answers at once (a GET the watch cache serves) is answered with its Response, not a promise:
+  // @hono/node-server then writes it at once, without a promise of its own.
+  app.all('*', (c): Response | Promise<Response> => {
     const auditId = c.req.header('audit-id') || randomUUID();
     if (audited) c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
@@ -209,13 +217,16 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
       // @hono/node-server writes without building a Headers.
       outgoing.setHeader('Audit-Id', auditId);
       outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
-      if (!c.env.incoming || !('stream' in c.env.incoming)) return serve(c);
-      return serve(c).then(() => {
-        if (c.res.headers.has('Connection')) closeHttp2Session(c, c.res.headers);
-      });
+      const served = serve(c);
+      const http2 = c.env.incoming !== undefined && 'stream' in c.env.incoming;
+      if (served instanceof Promise) return served.then(() => (http2 ? http2Answer(c) : c.res));
+      return http2 ? http2Answer(c) : c.res;
     }
     // In-process (app.request) there is no node response to carry them.
-    return serve(c).then(() => setCommonHeaders(c, auditId));
+    return Promise.resolve(serve(c)).then(() => {
+      setCommonHeaders(c, auditId);
+      return c.res;
+    });
   });
   return app;
 }

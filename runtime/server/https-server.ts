@@ -119,6 +119,9 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
       ca: options.clientCaPem,
       requestCert: true,
       rejectUnauthorized: false,
+      // Go sets TCP_NODELAY on every connection, as node:http does (not node:http2): a response
+      // or frame is sent as it is written, never held back for the peer's ACK of the one before.
+      noDelay: true,
       allowHTTP1: true,
       ALPNProtocols: ['h2', 'http/1.1'],
       settings: {

@@ -7,7 +7,7 @@ import type { Store } from '../../runtime/registry/store.js';
 import type { Storage } from '../../runtime/storage/interface.js';
 import { backends, definitions } from '../support/registry-fixtures.js';
 
-async function failure(p: Promise<unknown>): Promise<StatusError> {
+async function failure(p: unknown): Promise<StatusError> {
   try {
     await p;
   } catch (e) {
@@ -134,6 +134,29 @@ describe.each(cases)('list on %s storage through %s', (_n, _c, makeStorage, watc
     expect(missing.message).toBe('configmaps "nope" not found');
     const bad = await failure(getObject(configmaps, 'a', 'cm1', { resourceVersion: 'x' }));
     expect(bad.code).toBe(400);
+  });
+
+  it('get: what the watch cache holds is answered at once, without a promise; the rest is a promise with the same answer', async () => {
+    const current = String(await storage.currentRevision());
+    // Reached: the cache has caught up with every write above.
+    await getObject(configmaps, 'a', 'cm1', { resourceVersion: current });
+    for (const resourceVersion of [undefined, '0', current]) {
+      const got = getObject(configmaps, 'a', 'cm1', { resourceVersion });
+      // Without a cache every read is the store's promise.
+      expect(got instanceof Promise).toBe(!watchCache);
+      expect((await got).metadata).toMatchObject({ name: 'cm1', namespace: 'a', resourceVersion: expect.any(String) });
+    }
+    // A write is seen by the next read at once (Most Recent), from the cache as from the store.
+    const updated = await configmaps.update('a', 'cm1', { metadata: { name: 'cm1', namespace: 'a', labels: { n: 'changed' } } });
+    const after = getObject(configmaps, 'a', 'cm1');
+    expect((await after).metadata).toMatchObject({ labels: { n: 'changed' }, resourceVersion: updated.metadata!.resourceVersion });
+    // Failures found in the cache are rejected promises, never thrown at the caller.
+    for (const [name, resourceVersion, code] of [['nope', undefined, 404], ['cm1', 'x', 400], ['cm1', '999999', 504]] as const) {
+      const failed = getObject(configmaps, 'a', name, { resourceVersion });
+      expect(failed).toBeInstanceOf(Promise);
+      expect((await failure(failed)).code).toBe(code);
+    }
+    expect(getObject(configmaps, 'a', 'cm1') instanceof Promise).toBe(!watchCache);
   });
 
   it('an exact read at an older revision sees the old state', async () => {

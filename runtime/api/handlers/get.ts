@@ -5,11 +5,13 @@ import { getObject } from '../../registry/get.js';
 import type { HandlerContext } from './context.js';
 import { respond } from './context.js';
 
-// Not an async function: the read's own promise carries the answer, with none made around it.
-export function getResource(ctx: HandlerContext): Promise<Response> {
-  return getObject(ctx.store, ctx.info.namespace, ctx.info.name, {
+// Not an async function: an object the watch cache holds is answered with a Response, no promise
+// made; otherwise the read's own promise carries the answer.
+export function getResource(ctx: HandlerContext): Response | Promise<Response> {
+  const obj = getObject(ctx.store, ctx.info.namespace, ctx.info.name, {
     resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
     // Answered as it is: a cached version's kept encoding may serve it.
     shared: true,
-  }).then((obj) => respond(ctx, 200, obj));
+  });
+  return obj instanceof Promise ? obj.then((o) => respond(ctx, 200, o)) : respond(ctx, 200, obj);
 }

@@ -64,26 +64,40 @@ export class CacherStorage implements ResourceStorage {
   get(key: string, options: GetOptions & { ignoreNotFound: true }): Promise<KubeObject | undefined>;
   get(key: string, options?: GetOptions): Promise<KubeObject>;
   get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
-    if (!options.resourceVersion) return this.getMostRecent(key, options);
+    try {
+      if (this.answersAtOnce(options.resourceVersion)) return Promise.resolve(this.fromCache(key, options));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!options.resourceVersion) return this.storage.get(key, options);
     return this.getFromCache(key, options);
   }
 
   /**
-   * Most Recent: the cache when it provably holds the store's current revision, which an embedded
-   * store knows without a round trip (the read then sees exactly what the store's would, at the
-   * same resourceVersion, as ConsistentListFromCache does for lists); otherwise the store.
+   * The get when the cache can answer it now, else undefined (then `get` waits or reads the
+   * store). Throws what `get` would reject with, 404 included. A GET served here costs no promise.
    */
-  private async getMostRecent(key: string, options: GetOptions): Promise<KubeObject | undefined> {
-    const current = this.storage.localRevision();
-    if (current === undefined || !this.cacher.ready || this.cacher.progress < current) return this.storage.get(key, options);
-    const kv = this.cache.get(key);
-    if (!kv) {
-      if (options.ignoreNotFound) return undefined;
-      throw notFound(this.storage.groupResource, this.storage.nameOf(key));
-    }
-    return options.shared ? decodeFromCache(this.codec, kv) : this.codec.decode(kv.value, kv.modRevision);
+  getCached(key: string, options: Omit<GetOptions, 'ignoreNotFound'> = {}): KubeObject | undefined {
+    return this.answersAtOnce(options.resourceVersion) ? this.fromCache(key, options) : undefined;
   }
 
+  /**
+   * Whether the cache holds what the resourceVersion asks for, without waiting. Most Recent: when
+   * it provably holds the store's current revision, which an embedded store knows without a round
+   * trip (the read then sees exactly what the store's would, at the same resourceVersion, as
+   * ConsistentListFromCache does for lists). Any: once ready. Not older than N: once it reached N.
+   */
+  private answersAtOnce(resourceVersion: string | undefined): boolean {
+    const cacher = this.cacher;
+    if (!cacher.ready) return false;
+    if (!resourceVersion) {
+      const current = this.storage.localRevision();
+      return current !== undefined && cacher.progress >= current;
+    }
+    return cacher.progress >= parseResourceVersion(resourceVersion);
+  }
+
+  /** Waits for the cache to reach N, or reads the store for Any before the cache is ready. */
   private async getFromCache(key: string, options: GetOptions): Promise<KubeObject | undefined> {
     const requested = parseResourceVersion(options.resourceVersion);
     const cacher = this.cacher;
@@ -92,6 +106,10 @@ export class CacherStorage implements ResourceStorage {
     } else if (!(await cacher.waitUntilFresh(requested))) {
       throw tooLargeResourceVersion(requested, cacher.ready ? cacher.progress : await this.storage.currentRevision('get'));
     }
+    return this.fromCache(key, options);
+  }
+
+  private fromCache(key: string, options: GetOptions): KubeObject | undefined {
     const kv = this.cache.get(key);
     if (!kv) {
       if (options.ignoreNotFound) return undefined;

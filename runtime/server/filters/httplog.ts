@@ -23,7 +23,7 @@ function requestUri(url: string): string {
   return parsed.pathname + parsed.search;
 }
 
-export function withHttpLog(inner: KubeHandler, logger: Logger): (c: KubeContext) => Promise<void> {
+export function withHttpLog(inner: KubeHandler, logger: Logger): KubeHandler {
   return async (c) => {
     const started = process.hrtime.bigint();
     const outgoing = c.env?.outgoing;

@@ -15,13 +15,25 @@ export function toStatusError(err: unknown, c: KubeContext, logger: Logger): Sta
 /**
  * What the filters throw, and anything thrown at all (strings, failures of app.onError, which
  * Hono calls for the Errors the endpoints throw), becomes the answer, so every request gets one.
+ * A request answered at once stays synchronous: no promise is made around it.
  */
-export function withPanicRecovery(inner: KubeHandler, writeStatus: StatusWriter, logger: Logger): (c: KubeContext) => Promise<void> {
-  return async (c) => {
-    try {
-      await inner(c);
-    } catch (err) {
-      c.res = await writeStatus(c, toStatusError(err, c, logger));
+export function withPanicRecovery(inner: KubeHandler, writeStatus: StatusWriter, logger: Logger): KubeHandler {
+  const recover = (c: KubeContext, err: unknown): void | Promise<void> => {
+    const res = writeStatus(c, toStatusError(err, c, logger));
+    if (res instanceof Promise) {
+      return res.then((r) => {
+        c.res = r;
+      });
     }
+    c.res = res;
+  };
+  return (c) => {
+    let handled;
+    try {
+      handled = inner(c);
+    } catch (err) {
+      return recover(c, err);
+    }
+    if (handled) return handled.then(undefined, (err: unknown) => recover(c, err));
   };
 }
