@@ -3,17 +3,18 @@
 //
 // etcd reports both a compacted and a future read revision as gRPC OUT_OF_RANGE; only the
 // message ("mvcc: required revision has been compacted" / "... is a future revision") tells them
-// apart, so that is what is matched. grpc-js words every failure "<code> <NAME>: <details>" and
-// the etcd3 client keeps that text when it re-types the error, so the gRPC code is read from it.
+// apart, so that is what is matched. grpc-js (under etcd3, for watches) and the KV client of
+// etcd-client/ both word a failure "<code> <NAME>: <details>", and the etcd3 client keeps that
+// text when it re-types the error, so the gRPC code is read from it.
 //
 // The messages of the StorageErrors made here name no addresses, ports or client classes: those
 // go to the backend's failure log only.
 
+import { GrpcCallError } from './etcd-client/kv-client.js';
 import { StorageError } from './interface.js';
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_UNAVAILABLE = 14;
 /** etcd refused the request itself, for good: invalid, too large, out of space, not permitted. */
 const GRPC_REFUSALS = new Set([3, 5, 6, 7, 8, 9, 11, 12, 16]);
@@ -26,9 +27,6 @@ const grpcCode = (e: unknown): number | undefined => {
 /** etcd's own words of a refusal, without gRPC's code prefix (`etcdserver: request is too large`). */
 const etcdWords = (e: unknown): string => messageOf(e).replace(/^\d+ [A-Z_]+: /, '');
 
-/** The client's circuit breaker held the request back (cockatiel marks its error so). */
-const isBrokenCircuit = (e: unknown): boolean => e instanceof Error && 'isBrokenCircuitError' in e;
-
 /** etcd refused a read (or a compaction) at a revision it has already compacted. */
 export const isEtcdCompacted = (e: unknown): boolean => messageOf(e).includes('required revision has been compacted');
 
@@ -36,21 +34,13 @@ export const isEtcdCompacted = (e: unknown): boolean => messageOf(e).includes('r
 export const isEtcdFutureRevision = (e: unknown): boolean => messageOf(e).includes('required revision is a future revision');
 
 /**
- * True when the request never left this process, so etcd cannot have applied it: the circuit
- * breaker held it back, no connection could be had (grpc-js fails a call fast with "No
- * connection established" while its channel cannot connect), or the deadline passed while the
- * call still waited for a connection ("Waiting for LB pick"). Every other failure of a write,
- * a dropped connection or a deadline after sending above all, leaves its outcome unknown.
- * (etcd's clientv3 draws the same line in isSafeRetryMutableRPC.)
+ * True when the request never left this process, so etcd cannot have applied it: no connection
+ * could be had, or the deadline passed while the call still waited for one (the KV client marks
+ * its error so). Every other failure of a write, a dropped connection or a deadline after
+ * sending above all, leaves its outcome unknown. (etcd's clientv3 draws the same line in
+ * isSafeRetryMutableRPC.)
  */
-export function neverSent(e: unknown): boolean {
-  if (isBrokenCircuit(e)) return true;
-  const code = grpcCode(e);
-  const text = messageOf(e);
-  if (code === GRPC_UNAVAILABLE) return text.includes('No connection established');
-  if (code === GRPC_DEADLINE_EXCEEDED) return text.includes('Waiting for LB pick');
-  return false;
-}
+export const neverSent = (e: unknown): boolean => e instanceof GrpcCallError && !e.sent;
 
 /**
  * True when a read may be tried again: etcd or the way to it is unavailable for now (gRPC

@@ -12,7 +12,7 @@
 //   event handed out, or the revision of a progress notification (etcd sends those, with
 //   progress_notify, only once every earlier event went out), so an idle watch stays current.
 
-import type { Etcd3, IWatchResponse, Watcher as EtcdWatcher } from 'etcd3';
+import type { Etcd3, IKeyValue, IWatchResponse, Watcher as EtcdWatcher } from 'etcd3';
 import type { EtcdKeySpace } from './etcd-keys.js';
 import { StorageError } from './interface.js';
 import type { KeyValue, StorageWatchEvent, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
@@ -124,9 +124,9 @@ export class EtcdWatch implements Watcher {
     if (this.done) return;
     const revision = Number(res.header.revision);
     for (const raw of res.events) {
-      const kv = this.context.keys.keyValue(raw.kv);
+      const kv = this.keyValue(raw.kv);
       if (kv.modRevision <= this.delivered) continue;
-      const prevKv = raw.prev_kv ? this.context.keys.keyValue(raw.prev_kv) : undefined;
+      const prevKv = raw.prev_kv ? this.keyValue(raw.prev_kv) : undefined;
       const event = this.toEvent(raw.type === 'Delete', kv, prevKv);
       try {
         this.callbacks.onEvent(event);
@@ -144,6 +144,11 @@ export class EtcdWatch implements Watcher {
     if (res.events.length === 0 && revision > this.delivered) this.delivered = revision;
     this.context.noteRevision(revision);
     this.pin();
+  }
+
+  /** etcd3's key-value (revisions as decimal strings) as the storage contract has it. */
+  private keyValue(kv: IKeyValue): KeyValue {
+    return this.context.keys.keyValue({ key: kv.key, value: kv.value, createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision) });
   }
 
   private toEvent(deleted: boolean, kv: KeyValue, prevKv: KeyValue | undefined): StorageWatchEvent {
