@@ -10,7 +10,7 @@
 // The messages of the StorageErrors made here name no addresses, ports or client classes: those
 // go to the backend's failure log only.
 
-import { GrpcCallError } from './etcd-client/kv-client.js';
+import { GrpcCallError } from './etcd-client/client.js';
 import { StorageError } from './interface.js';
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

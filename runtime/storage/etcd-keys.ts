@@ -11,7 +11,7 @@
 // prefix see exactly the keys the logical prefix covers.
 
 import type { KeyValue } from './interface.js';
-import type { EtcdKeyValue } from './etcd-client/kv-client.js';
+import type { EtcdKeyValue } from './etcd-client/client.js';
 
 /** The root every registry key starts with (registry/keys.ts REGISTRY_ROOT). */
 export const REGISTRY_KEY_ROOT = '/registry';

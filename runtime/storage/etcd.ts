@@ -15,23 +15,18 @@
 // etcd's and the clients' failures become StorageError codes here (and in etcd-errors.ts) only;
 // their detail (addresses, client classes) goes to the failure log, never into the StorageError.
 //
-// Reads, writes and compactions go through the small KV client of etcd-client/ (unary gRPC over
-// node:http2): a create is one Txn, and through the etcd3 library (@grpc/grpc-js) that call cost
-// this process about twice the CPU. Watches, long-lived streams with their own reconnect logic,
-// stay on etcd3.
+// etcd is spoken to through the small gRPC client of etcd-client/ (node:http2, hand-encoded
+// messages): a create is one Txn and one watch event, and through the etcd3 library
+// (@grpc/grpc-js, protobufjs) those cost this process more CPU than etcd spends on the put.
 //
 // A write is never sent twice once it may have reached etcd: a retried create that had in fact
 // committed would find its own key and answer AlreadyExists, a retried update Conflict. So
 // call() retries what kube-apiserver's etcd client retries: reads while etcd is unavailable,
 // writes only when they never left this process. With several endpoints the KV client moves to
 // the next one when a connection cannot be had.
-//
-// etcd3 (with gRPC and its protobuf loader) is loaded on first use, not when this module is
-// imported: every server imports the backends, and only one configured with etcd pays for it.
 
-import type { Etcd3 } from 'etcd3';
-import { EtcdKvClient } from './etcd-client/kv-client.js';
-import type { Compare, RangeRequest, ResponseHeader, TxnResponse } from './etcd-client/kv-client.js';
+import { EtcdClient } from './etcd-client/client.js';
+import type { Compare, RangeRequest, ResponseHeader, TxnResponse } from './etcd-client/client.js';
 import { EtcdKeySpace, REGISTRY_KEY_ROOT } from './etcd-keys.js';
 import { etcdFailure, failureDetail, isEtcdCompacted, isEtcdFutureRevision, neverSent, retryableRead } from './etcd-errors.js';
 import { EtcdWatch } from './etcd-watch.js';
@@ -72,10 +67,7 @@ interface CallOptions {
 }
 
 export class EtcdStorage implements Storage {
-  /** The etcd3 client of the watches, once the library is loaded. */
-  private readonly client: Promise<Etcd3>;
-  /** The client of every other request. */
-  private readonly kv: EtcdKvClient;
+  private readonly kv: EtcdClient;
   private readonly onFailure: (detail: string) => void;
   private readonly keys: EtcdKeySpace;
   /** The etcd key a cheap range reads to learn the current revision (the prefix itself). */
@@ -97,24 +89,12 @@ export class EtcdStorage implements Storage {
     if (options.endpoints.length === 0) throw new Error('etcd storage: no endpoints given');
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.onFailure = options.onFailure ?? (() => undefined);
-    this.client = Promise.all([import('etcd3'), import('cockatiel')]).then(
-      ([{ Etcd3 }, { noop }]) =>
-        new Etcd3({
-          hosts: options.endpoints,
-          faultHandling: options.endpoints.length > 1 ? { global: noop } : { global: noop, host: () => noop },
-          // A watch answer with many events easily passes gRPC's default 4 MiB answer limit;
-          // kube-apiserver's etcd client lifts it too.
-          grpcOptions: { 'grpc.max_receive_message_length': -1 },
-        }),
-    );
     // Every call gets a deadline, so a silent etcd cannot hang a request forever.
-    this.kv = new EtcdKvClient(options.endpoints, timeout);
-    // A failed load surfaces on each request (as Unavailable), not as an unhandled rejection.
-    this.client.catch(() => undefined);
+    this.kv = new EtcdClient(options.endpoints, timeout);
     this.keys = new EtcdKeySpace(options.prefix ?? REGISTRY_KEY_ROOT, options.keyRoot ?? REGISTRY_KEY_ROOT);
     this.probeKey = this.keys.key(options.keyRoot ?? REGISTRY_KEY_ROOT);
     this.watchContext = {
-      client: this.client,
+      client: this.kv,
       keys: this.keys,
       noteRevision: (revision) => this.noteRevision(revision),
       failure: (key, error) => this.failure(key, error),
@@ -288,7 +268,6 @@ export class EtcdStorage implements Storage {
     this.watches.clear();
     await Promise.all(open.map((w) => w.close(closedError(''))));
     this.kv.close();
-    (await this.client.catch(() => undefined))?.close();
   }
 
   /** A range at `revision` (current when absent), with Compacted and FutureRevision as the contract words them. */
@@ -369,7 +348,7 @@ export class EtcdStorage implements Storage {
    * file), notes the revision it saw, and turns the failure into a StorageError, unless `raw`,
    * where the caller interprets etcd's answer.
    */
-  private async call<T extends { header: ResponseHeader }>(key: string, request: (kv: EtcdKvClient) => Promise<T>, options: CallOptions = {}): Promise<T> {
+  private async call<T extends { header: ResponseHeader }>(key: string, request: (kv: EtcdClient) => Promise<T>, options: CallOptions = {}): Promise<T> {
     this.ensureOpen(key);
     const retryable = options.write ? neverSent : retryableRead;
     const started = Date.now();

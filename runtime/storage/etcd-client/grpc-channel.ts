@@ -10,7 +10,7 @@
 // stream is opened leaves the outcome to etcd.
 
 import { connect, constants } from 'node:http2';
-import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
+import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 
 /** gRPC status codes, by number, as the status names them (grpc/doc/statuscodes.md). */
 const CODE_NAMES = [
@@ -66,6 +66,26 @@ const fromHttpStatus = (status: number): number => {
   return 2;
 };
 
+export interface GrpcStreamHandlers {
+  message(message: Buffer): void;
+  /** The stream ended: undefined when etcd closed it with status OK. */
+  end(error: GrpcCallError | undefined): void;
+}
+
+export interface GrpcStream {
+  /** Ends the stream from this side; resolves once it is closed. No handler is called after. */
+  cancel(): Promise<void>;
+}
+
+/** A message behind gRPC's 5-byte prefix: not compressed, then its length. */
+const frame = (message: Buffer): Buffer => {
+  const framed = Buffer.allocUnsafe(5 + message.length);
+  framed[0] = 0;
+  framed.writeUInt32BE(message.length, 1);
+  message.copy(framed, 5);
+  return framed;
+};
+
 const parseEndpoint = (endpoint: string): string => (endpoint.includes('://') ? endpoint : `http://${endpoint}`);
 
 export class GrpcChannel {
@@ -84,7 +104,57 @@ export class GrpcChannel {
   /** Calls `path` (`/package.Service/Method`) with one encoded request message; resolves to the encoded answer. */
   async unary(path: string, request: Buffer, deadline: number): Promise<Buffer> {
     const session = this.session ?? (await this.connectBefore(deadline));
-    return this.call(session, path, request, deadline);
+    return new Promise((resolve, reject) => {
+      let answer: Buffer | undefined;
+      this.exchange(session, path, deadline, (message) => (answer ??= message), (error) => {
+        if (error) reject(error);
+        else if (answer) resolve(answer);
+        else reject(new GrpcCallError(GRPC_INTERNAL, 'etcd answered without a message', true));
+      })?.end(frame(request));
+    });
+  }
+
+  /**
+   * Opens a stream to `path` and writes `request` on it; each message etcd sends goes to
+   * `handlers.message`, and `handlers.end` is told once how the stream ended (unless canceled).
+   * A connection is sought until `connectDeadline`; the stream itself has no deadline.
+   */
+  stream(path: string, request: Buffer, connectDeadline: number, handlers: GrpcStreamHandlers): GrpcStream {
+    let canceled = false;
+    let stream: ClientHttp2Stream | undefined;
+    let closed: Promise<void> | undefined;
+    const opened = (this.session ? Promise.resolve(this.session) : this.connectBefore(connectDeadline)).then(
+      (session) => {
+        if (canceled) return;
+        // A message its handler cannot take ends the stream: what follows it would make no sense.
+        let refused: GrpcCallError | undefined;
+        const message = (body: Buffer): void => {
+          if (refused) return;
+          try {
+            handlers.message(body);
+          } catch (error) {
+            refused = new GrpcCallError(GRPC_INTERNAL, `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`, true);
+            opened?.close(constants.NGHTTP2_INTERNAL_ERROR);
+          }
+        };
+        const opened = this.exchange(session, path, undefined, message, (error) => canceled || handlers.end(refused ?? error));
+        if (!opened) return;
+        stream = opened;
+        closed = new Promise((resolve) => opened.once('close', resolve));
+        // The request stays open: etcd ends a watch stream when the client's side ends.
+        opened.write(frame(request));
+      },
+      (error: GrpcCallError) => canceled || handlers.end(error),
+    );
+    return {
+      cancel: async () => {
+        if (canceled) return;
+        canceled = true;
+        await opened;
+        if (stream && !stream.closed) stream.close(constants.NGHTTP2_CANCEL);
+        await closed;
+      },
+    };
   }
 
   close(): void {
@@ -94,74 +164,94 @@ export class GrpcChannel {
     session?.close();
   }
 
-  private call(session: ClientHttp2Session, path: string, request: Buffer, deadline: number): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const left = deadline - Date.now();
-      if (left <= 0) return reject(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline passed before the call was sent', false));
-      let stream: ClientHttp2Stream;
-      try {
-        stream = session.request(
-          {
-            [constants.HTTP2_HEADER_METHOD]: 'POST',
-            [constants.HTTP2_HEADER_PATH]: path,
-            [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-            [constants.HTTP2_HEADER_TE]: 'trailers',
-            'grpc-timeout': `${left}m`,
-          },
-          { endStream: false },
-        );
-      } catch (error) {
-        // The session went away between the check and the call (closing, or a GOAWAY).
-        this.forget(session);
-        return reject(new GrpcCallError(GRPC_UNAVAILABLE, `No connection established: ${String(error)}`, false));
-      }
-      const frame = Buffer.allocUnsafe(5 + request.length);
-      frame[0] = 0;
-      frame.writeUInt32BE(request.length, 1);
-      request.copy(frame, 5);
-      stream.end(frame);
+  /**
+   * One gRPC exchange on `session`: the request headers now (the caller writes the messages),
+   * each answer message to `onMessage`, and its outcome once to `onClose`. Undefined when the
+   * session could not take the stream (onClose is told so).
+   */
+  private exchange(
+    session: ClientHttp2Session,
+    path: string,
+    deadline: number | undefined,
+    onMessage: (message: Buffer) => void,
+    onClose: (error: GrpcCallError | undefined) => void,
+  ): ClientHttp2Stream | undefined {
+    const left = deadline === undefined ? undefined : deadline - Date.now();
+    const headers: OutgoingHttpHeaders = {
+      [constants.HTTP2_HEADER_METHOD]: 'POST',
+      [constants.HTTP2_HEADER_PATH]: path,
+      [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+      [constants.HTTP2_HEADER_TE]: 'trailers',
+    };
+    if (left !== undefined) headers['grpc-timeout'] = `${Math.max(left, 1)}m`;
+    let stream: ClientHttp2Stream;
+    try {
+      stream = session.request(headers, { endStream: false });
+    } catch (error) {
+      // The session went away between the check and the call (closing, or a GOAWAY).
+      this.forget(session);
+      const refused = new GrpcCallError(GRPC_UNAVAILABLE, `No connection established: ${String(error)}`, false);
+      queueMicrotask(() => onClose(refused));
+      return undefined;
+    }
 
-      const chunks: Buffer[] = [];
-      let httpStatus = 0;
-      let grpcStatus: number | undefined;
-      let grpcMessage = '';
-      let failure: Error | undefined;
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stream.close(constants.NGHTTP2_CANCEL);
-      }, left);
-      const status = (headers: IncomingHttpHeaders): void => {
-        const code = headers['grpc-status'];
-        if (code === undefined) return;
-        grpcStatus = Number(code);
-        const message = headers['grpc-message'];
-        if (typeof message === 'string') grpcMessage = decodeURIComponent(message);
-      };
-      stream.on('response', (headers) => {
-        httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS]);
-        // A trailers-only answer (an error before any message) carries the status here.
-        status(headers);
-      });
-      stream.on('trailers', status);
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('error', (error) => (failure = error));
-      stream.on('close', () => {
-        clearTimeout(timer);
-        if (timedOut) return reject(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true));
-        if (grpcStatus === undefined) {
-          if (httpStatus !== 0 && httpStatus !== 200) return reject(new GrpcCallError(fromHttpStatus(httpStatus), `HTTP status ${httpStatus}`, true));
-          const why = failure ? failure.message : `stream closed (code ${stream.rstCode ?? 'none'})`;
-          return reject(new GrpcCallError(GRPC_UNAVAILABLE, `connection lost: ${why}`, true));
-        }
-        if (grpcStatus !== 0) return reject(new GrpcCallError(grpcStatus, grpcMessage, true));
-        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
-          return reject(new GrpcCallError(GRPC_INTERNAL, 'etcd answered with a malformed or compressed gRPC message', true));
-        }
-        resolve(body.subarray(5));
-      });
+    let httpStatus = 0;
+    let grpcStatus: number | undefined;
+    let grpcMessage = '';
+    let failure: Error | undefined;
+    let timedOut = false;
+    let malformed = false;
+    let pending: Buffer | undefined;
+    const timer =
+      left === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            stream.close(constants.NGHTTP2_CANCEL);
+          }, Math.max(left, 0));
+    const status = (headers: IncomingHttpHeaders): void => {
+      const code = headers['grpc-status'];
+      if (code === undefined) return;
+      grpcStatus = Number(code);
+      const message = headers['grpc-message'];
+      if (typeof message === 'string') grpcMessage = decodeURIComponent(message);
+    };
+    stream.on('response', (headers) => {
+      httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS]);
+      // A trailers-only answer (an error before any message) carries the status here.
+      status(headers);
     });
+    stream.on('trailers', status);
+    stream.on('data', (chunk: Buffer) => {
+      // Messages behind their 5-byte prefix (compressed flag, length), split across chunks at will.
+      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
+      while (buf.length >= 5) {
+        const length = buf.readUInt32BE(1);
+        if (buf.length < 5 + length) break;
+        if (buf[0] !== 0) {
+          malformed = true;
+          stream.close(constants.NGHTTP2_PROTOCOL_ERROR);
+          return;
+        }
+        onMessage(buf.subarray(5, 5 + length));
+        buf = buf.subarray(5 + length);
+      }
+      pending = buf.length > 0 ? buf : undefined;
+    });
+    stream.on('error', (error) => (failure = error));
+    stream.on('close', () => {
+      clearTimeout(timer);
+      if (timedOut) return onClose(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true));
+      if (malformed) return onClose(new GrpcCallError(GRPC_INTERNAL, 'etcd sent a compressed gRPC message, which was not asked for', true));
+      if (grpcStatus === undefined) {
+        if (httpStatus !== 0 && httpStatus !== 200) return onClose(new GrpcCallError(fromHttpStatus(httpStatus), `HTTP status ${httpStatus}`, true));
+        const why = failure ? failure.message : `stream closed (code ${stream.rstCode ?? 'none'})`;
+        return onClose(new GrpcCallError(GRPC_UNAVAILABLE, `connection lost: ${why}`, true));
+      }
+      if (grpcStatus !== 0) return onClose(new GrpcCallError(grpcStatus, grpcMessage, true));
+      onClose(undefined);
+    });
+    return stream;
   }
 
   /** The open session, or a new one to the first endpoint that accepts before the deadline. */

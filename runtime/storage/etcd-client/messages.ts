@@ -1,6 +1,7 @@
-// The messages of etcd's KV service this server sends and reads (etcdserverpb's Range, Txn and
-// Compact, with mvccpb.KeyValue), in the field numbers of etcd's rpc.proto and kv.proto. Fields
-// this server never sets are not written; fields it never reads are skipped.
+// The messages of etcd's KV and Watch services this server sends and reads (etcdserverpb's Range,
+// Txn, Compact and Watch, with mvccpb.KeyValue and Event), in the field numbers of etcd's
+// rpc.proto and kv.proto. Fields this server never sets are not written; fields it never reads
+// are skipped.
 
 import { ProtoReader, ProtoWriter } from './wire.js';
 
@@ -67,6 +68,30 @@ export interface TxnResponse {
 
 export interface CompactionResponse {
   header: ResponseHeader;
+}
+
+export interface WatchCreateRequest {
+  key: Buffer;
+  rangeEnd?: Buffer;
+  /** The first revision to send events of; absent: from the next change. */
+  startRevision?: number;
+  progressNotify?: boolean;
+  prevKv?: boolean;
+}
+
+export interface WatchEvent {
+  type: 'put' | 'delete';
+  kv: EtcdKeyValue;
+  prevKv?: EtcdKeyValue;
+}
+
+export interface WatchResponse {
+  header: ResponseHeader;
+  created: boolean;
+  canceled: boolean;
+  compactRevision: number;
+  cancelReason: string;
+  events: WatchEvent[];
 }
 
 const COMPARE_RESULT = { Equal: 0, Greater: 1, Less: 2, NotEqual: 3 } as const;
@@ -221,6 +246,58 @@ export function decodeCompactionResponse(buf: Buffer): CompactionResponse {
   while (r.next()) {
     if (r.field === 1) res.header = header(r.message());
     else r.skip();
+  }
+  return res;
+}
+
+/** A WatchRequest holding one create_request. */
+export function encodeWatchCreateRequest(r: WatchCreateRequest): Buffer {
+  const create = new ProtoWriter()
+    .bytes(1, r.key, true)
+    .bytes(2, r.rangeEnd)
+    .varint(3, r.startRevision ?? 0)
+    .bool(4, r.progressNotify)
+    .bool(6, r.prevKv);
+  return new ProtoWriter().message(1, create).finish();
+}
+
+function watchEvent(r: ProtoReader): WatchEvent {
+  const event: WatchEvent = { type: 'put', kv: keyValue(new ProtoReader(EMPTY)) };
+  while (r.next()) {
+    if (r.field === 1) event.type = r.varint() === 1 ? 'delete' : 'put';
+    else if (r.field === 2) event.kv = keyValue(r.message());
+    else if (r.field === 3) event.prevKv = keyValue(r.message());
+    else r.skip();
+  }
+  return event;
+}
+
+export function decodeWatchResponse(buf: Buffer): WatchResponse {
+  const r = new ProtoReader(buf);
+  const res: WatchResponse = { header: { revision: 0 }, created: false, canceled: false, compactRevision: 0, cancelReason: '', events: [] };
+  while (r.next()) {
+    switch (r.field) {
+      case 1:
+        res.header = header(r.message());
+        break;
+      case 3:
+        res.created = r.bool();
+        break;
+      case 4:
+        res.canceled = r.bool();
+        break;
+      case 5:
+        res.compactRevision = r.varint();
+        break;
+      case 6:
+        res.cancelReason = r.bytes().toString('utf8');
+        break;
+      case 11:
+        res.events.push(watchEvent(r.message()));
+        break;
+      default:
+        r.skip();
+    }
   }
   return res;
 }
