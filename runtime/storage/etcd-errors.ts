@@ -1,31 +1,23 @@
-// How etcd's and the etcd3 client's failures read, so the etcd backend can turn them into
+// How etcd's and the gRPC client's failures read, so the etcd backend can turn them into
 // StorageError codes, and how far a failed request got, which decides whether it may be retried.
 //
 // etcd reports both a compacted and a future read revision as gRPC OUT_OF_RANGE; only the
 // message ("mvcc: required revision has been compacted" / "... is a future revision") tells them
-// apart, so that is what is matched. grpc-js (under etcd3, for watches) and the KV client of
-// etcd-client/ both word a failure "<code> <NAME>: <details>", and the etcd3 client keeps that
-// text when it re-types the error, so the gRPC code is read from it.
+// apart, so that is what is matched. The client of etcd-client/ gives each failure its gRPC code
+// and etcd's words apart (GrpcCallError).
 //
 // The messages of the StorageErrors made here name no addresses, ports or client classes: those
 // go to the backend's failure log only.
 
-import { GrpcCallError } from './etcd-client/client.js';
+import { GRPC_UNAVAILABLE, GrpcCallError } from './etcd-client/client.js';
 import { StorageError } from './interface.js';
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-const GRPC_UNAVAILABLE = 14;
 /** etcd refused the request itself, for good: invalid, too large, out of space, not permitted. */
 const GRPC_REFUSALS = new Set([3, 5, 6, 7, 8, 9, 11, 12, 16]);
 
-const grpcCode = (e: unknown): number | undefined => {
-  const match = /^(\d+) [A-Z_]+: /.exec(messageOf(e));
-  return match ? Number(match[1]) : undefined;
-};
-
-/** etcd's own words of a refusal, without gRPC's code prefix (`etcdserver: request is too large`). */
-const etcdWords = (e: unknown): string => messageOf(e).replace(/^\d+ [A-Z_]+: /, '');
+const grpcCode = (e: unknown): number | undefined => (e instanceof GrpcCallError ? e.code : undefined);
 
 /** etcd refused a read (or a compaction) at a revision it has already compacted. */
 export const isEtcdCompacted = (e: unknown): boolean => messageOf(e).includes('required revision has been compacted');
@@ -57,8 +49,7 @@ export const retryableRead = (e: unknown): boolean => grpcCode(e) === GRPC_UNAVA
  */
 export function etcdFailure(key: string, e: unknown, write: boolean): StorageError {
   if (e instanceof StorageError) return e;
-  const code = grpcCode(e);
-  if (code !== undefined && GRPC_REFUSALS.has(code)) return new StorageError('Internal', key, etcdWords(e));
+  if (e instanceof GrpcCallError && GRPC_REFUSALS.has(e.code)) return new StorageError('Internal', key, e.details);
   if (write && !neverSent(e)) return new StorageError('Timeout', key, 'etcd did not confirm the write; it may or may not have been applied');
   return new StorageError('Unavailable', key, 'etcd is unavailable');
 }

@@ -1,4 +1,4 @@
-// The etcd backend (etcd3 client): what kube-apiserver does with etcd, over the storage contract.
+// The etcd backend: what kube-apiserver does with etcd, over the storage contract.
 //
 // Revisions are etcd's own (mod_revision, create_revision, the header revision), so several
 // servers sharing one etcd cluster agree on every resourceVersion. Writes are single
