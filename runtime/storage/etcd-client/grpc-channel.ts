@@ -123,7 +123,7 @@ export class GrpcChannel {
     let canceled = false;
     let stream: ClientHttp2Stream | undefined;
     let closed: Promise<void> | undefined;
-    const opened = (this.session ? Promise.resolve(this.session) : this.connectBefore(connectDeadline)).then(
+    void (this.session ? Promise.resolve(this.session) : this.connectBefore(connectDeadline)).then(
       (session) => {
         if (canceled) return;
         // A message its handler cannot take ends the stream: what follows it would make no sense.
@@ -150,8 +150,9 @@ export class GrpcChannel {
       cancel: async () => {
         if (canceled) return;
         canceled = true;
-        await opened;
-        if (stream && !stream.closed) stream.close(constants.NGHTTP2_CANCEL);
+        // Not open yet: it never will be (the connection's outcome finds it canceled).
+        if (!stream) return;
+        if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
         await closed;
       },
     };
