@@ -1,33 +1,23 @@
-// How etcd's and the etcd3 client's failures read, so the etcd backend can turn them into
+// How etcd's and the gRPC client's failures read, so the etcd backend can turn them into
 // StorageError codes, and how far a failed request got, which decides whether it may be retried.
 //
 // etcd reports both a compacted and a future read revision as gRPC OUT_OF_RANGE; only the
 // message ("mvcc: required revision has been compacted" / "... is a future revision") tells them
-// apart, so that is what is matched. grpc-js words every failure "<code> <NAME>: <details>" and
-// the etcd3 client keeps that text when it re-types the error, so the gRPC code is read from it.
+// apart, so that is what is matched. The client of etcd-client/ gives each failure its gRPC code
+// and etcd's words apart (GrpcCallError).
 //
 // The messages of the StorageErrors made here name no addresses, ports or client classes: those
 // go to the backend's failure log only.
 
+import { GRPC_UNAVAILABLE, GrpcCallError } from './etcd-client/client.js';
 import { StorageError } from './interface.js';
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_UNAVAILABLE = 14;
 /** etcd refused the request itself, for good: invalid, too large, out of space, not permitted. */
 const GRPC_REFUSALS = new Set([3, 5, 6, 7, 8, 9, 11, 12, 16]);
 
-const grpcCode = (e: unknown): number | undefined => {
-  const match = /^(\d+) [A-Z_]+: /.exec(messageOf(e));
-  return match ? Number(match[1]) : undefined;
-};
-
-/** etcd's own words of a refusal, without gRPC's code prefix (`etcdserver: request is too large`). */
-const etcdWords = (e: unknown): string => messageOf(e).replace(/^\d+ [A-Z_]+: /, '');
-
-/** The client's circuit breaker held the request back (cockatiel marks its error so). */
-const isBrokenCircuit = (e: unknown): boolean => e instanceof Error && 'isBrokenCircuitError' in e;
+const grpcCode = (e: unknown): number | undefined => (e instanceof GrpcCallError ? e.code : undefined);
 
 /** etcd refused a read (or a compaction) at a revision it has already compacted. */
 export const isEtcdCompacted = (e: unknown): boolean => messageOf(e).includes('required revision has been compacted');
@@ -36,21 +26,13 @@ export const isEtcdCompacted = (e: unknown): boolean => messageOf(e).includes('r
 export const isEtcdFutureRevision = (e: unknown): boolean => messageOf(e).includes('required revision is a future revision');
 
 /**
- * True when the request never left this process, so etcd cannot have applied it: the circuit
- * breaker held it back, no connection could be had (grpc-js fails a call fast with "No
- * connection established" while its channel cannot connect), or the deadline passed while the
- * call still waited for a connection ("Waiting for LB pick"). Every other failure of a write,
- * a dropped connection or a deadline after sending above all, leaves its outcome unknown.
- * (etcd's clientv3 draws the same line in isSafeRetryMutableRPC.)
+ * True when the request never left this process, so etcd cannot have applied it: no connection
+ * could be had, or the deadline passed while the call still waited for one (the KV client marks
+ * its error so). Every other failure of a write, a dropped connection or a deadline after
+ * sending above all, leaves its outcome unknown. (etcd's clientv3 draws the same line in
+ * isSafeRetryMutableRPC.)
  */
-export function neverSent(e: unknown): boolean {
-  if (isBrokenCircuit(e)) return true;
-  const code = grpcCode(e);
-  const text = messageOf(e);
-  if (code === GRPC_UNAVAILABLE) return text.includes('No connection established');
-  if (code === GRPC_DEADLINE_EXCEEDED) return text.includes('Waiting for LB pick');
-  return false;
-}
+export const neverSent = (e: unknown): boolean => e instanceof GrpcCallError && !e.sent;
 
 /**
  * True when a read may be tried again: etcd or the way to it is unavailable for now (gRPC
@@ -67,8 +49,7 @@ export const retryableRead = (e: unknown): boolean => grpcCode(e) === GRPC_UNAVA
  */
 export function etcdFailure(key: string, e: unknown, write: boolean): StorageError {
   if (e instanceof StorageError) return e;
-  const code = grpcCode(e);
-  if (code !== undefined && GRPC_REFUSALS.has(code)) return new StorageError('Internal', key, etcdWords(e));
+  if (e instanceof GrpcCallError && GRPC_REFUSALS.has(e.code)) return new StorageError('Internal', key, e.details);
   if (write && !neverSent(e)) return new StorageError('Timeout', key, 'etcd did not confirm the write; it may or may not have been applied');
   return new StorageError('Unavailable', key, 'etcd is unavailable');
 }

@@ -11,7 +11,7 @@
 // prefix see exactly the keys the logical prefix covers.
 
 import type { KeyValue } from './interface.js';
-import type { IKeyValue } from 'etcd3';
+import type { EtcdKeyValue } from './etcd-client/client.js';
 
 /** The root every registry key starts with (registry/keys.ts REGISTRY_ROOT). */
 export const REGISTRY_KEY_ROOT = '/registry';
@@ -49,13 +49,8 @@ export class EtcdKeySpace {
     return { start, end: rangeEnd(start) };
   }
 
-  keyValue(kv: IKeyValue): KeyValue {
-    return {
-      key: this.storageKey(kv.key),
-      value: kv.value.toString('utf8'),
-      createRevision: Number(kv.create_revision),
-      modRevision: Number(kv.mod_revision),
-    };
+  keyValue(kv: Omit<EtcdKeyValue, 'version'>): KeyValue {
+    return { key: this.storageKey(kv.key), value: kv.value.toString('utf8'), createRevision: kv.createRevision, modRevision: kv.modRevision };
   }
 }
 

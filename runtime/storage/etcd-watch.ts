@@ -1,4 +1,5 @@
-// One storage watch carried by an etcd watch (etcd3's Watcher, which reconnects on its own).
+// One storage watch carried by an etcd watch: a Watch stream of its own (etcd-client/), opened
+// again after the connection is lost, from where it left off.
 //
 // Two details make it match the storage contract exactly:
 // - The etcd watch starts AT the last revision already delivered (`delivered`), not one past
@@ -6,35 +7,41 @@
 //   compaction point, so starting at `delivered` makes etcd refuse exactly the watches the
 //   contract calls compacted (afterRevision < compacted revision) and accept a watch from the
 //   compaction point itself.
-// - The resume point after a reconnect is ours, not etcd3's: etcd3 resumes from the newest
-//   header revision it saw, and a header can run ahead of the events of a catching-up watch.
-//   After every response this watch pins the request's start revision to `delivered`: the last
-//   event handed out, or the revision of a progress notification (etcd sends those, with
-//   progress_notify, only once every earlier event went out), so an idle watch stays current.
+// - The resume point after a reconnect is `delivered`, never a response header's revision (a
+//   header can run ahead of the events of a catching-up watch): the last event handed out, or
+//   the revision of a progress notification (etcd sends those, with progress_notify, only once
+//   every earlier event went out), so an idle watch stays current.
 
-import type { Etcd3, IWatchResponse, Watcher as EtcdWatcher } from 'etcd3';
+import { GRPC_UNAVAILABLE } from './etcd-client/client.js';
+import type { EtcdClient, GrpcCallError, GrpcStream, WatchResponse } from './etcd-client/client.js';
 import type { EtcdKeySpace } from './etcd-keys.js';
 import { StorageError } from './interface.js';
 import type { KeyValue, StorageWatchEvent, WatchCallbacks, Watcher, WatchOptions } from './interface.js';
 
 /** What a watch needs from the store that opened it. */
 export interface EtcdWatchContext {
-  /** The client, once etcd3 is loaded (see etcd.ts). */
-  readonly client: Promise<Etcd3>;
+  readonly client: EtcdClient;
   readonly keys: EtcdKeySpace;
   noteRevision(revision: number): void;
   /** The compacted revision the store knows of. */
   knownCompacted(): number;
   /** Why etcd may have canceled a watch that had delivered through `revision`: Compacted, or undefined. */
   compactedError(key: string, revision: number): Promise<StorageError | undefined>;
-  /** The StorageError an etcd3 failure means (the store logs the detail). */
+  /** The StorageError an etcd failure means (the store logs the detail). */
   failure(key: string, error: unknown): StorageError;
   /** The watch ended (stopped, failed or closed); the store forgets it. */
   ended(watch: EtcdWatch): void;
 }
 
+/** The pause before opening a lost watch stream again, growing by a tenth of a second per try up to one second. */
+const reconnectDelay = (attempt: number): number => Math.min(100 * attempt, 1000);
+
 export class EtcdWatch implements Watcher {
-  private etcdWatcher?: EtcdWatcher;
+  private stream?: GrpcStream;
+  private readonly range: { key: Buffer; rangeEnd?: Buffer };
+  /** Tries to open the stream again since it last worked. */
+  private attempt = 0;
+  private retryTimer?: NodeJS.Timeout;
   /** Every event at or below this revision has been delivered (or precedes the watch). */
   private delivered: number;
   private done = false;
@@ -49,6 +56,13 @@ export class EtcdWatch implements Watcher {
     now?: Promise<number>,
   ) {
     const compacted = context.knownCompacted();
+    // Mapped now, so a key outside the store's root fails the call rather than the watch.
+    if (options.prefix) {
+      const { start, end } = context.keys.range(key);
+      this.range = { key: start, rangeEnd: end };
+    } else {
+      this.range = { key: context.keys.key(key) };
+    }
     this.delivered = options.afterRevision > 0 ? options.afterRevision : 0;
     if (options.afterRevision > 0 && options.afterRevision < compacted) {
       const error = new StorageError(
@@ -64,30 +78,50 @@ export class EtcdWatch implements Watcher {
       queueMicrotask(() => this.report(error));
       return;
     }
-    // Mapped now, so a key outside the store's root fails the call rather than the watch.
-    const range = options.prefix ? context.keys.range(key) : context.keys.key(key);
-    Promise.all([context.client, now]).then(
-      ([client, revision]) => {
-        if (revision !== undefined) this.delivered = revision;
-        this.start(client, range);
+    if (now === undefined) {
+      this.start();
+      return;
+    }
+    now.then(
+      (revision) => {
+        this.delivered = revision;
+        this.start();
       },
       (error: unknown) => this.fail(context.failure(key, error)),
     );
   }
 
-  private start(client: Etcd3, range: Buffer | { start: Buffer; end: Buffer }): void {
+  private start(): void {
     if (this.done) return;
-    const builder = client.watch().withPreviousKV();
-    if (Buffer.isBuffer(range)) builder.key(range);
-    else builder.inRange(range);
-    if (this.delivered > 0) builder.startRevision(String(this.delivered));
-    const watcher = builder.watcher();
-    this.etcdWatcher = watcher;
-    // These listeners run after etcd3's own (registered in its constructor), so pin() has the
-    // last word on the resume revision.
-    watcher.on('connected', (res) => this.onConnected(res));
-    watcher.on('data', (res) => this.onData(res));
-    watcher.on('error', (error) => this.onCanceled(error));
+    this.stream = this.context.client.watch(
+      { ...this.range, startRevision: this.delivered > 0 ? this.delivered : undefined, progressNotify: true, prevKv: true },
+      (res) => this.onResponse(res),
+      (error) => this.onStreamEnd(error),
+    );
+  }
+
+  private onResponse(res: WatchResponse): void {
+    if (this.done) return;
+    if (res.canceled) {
+      this.onCanceled(res.cancelReason || `watch canceled at compaction revision ${res.compactRevision}`);
+      return;
+    }
+    if (res.created) this.onCreated(res);
+    else this.onData(res);
+  }
+
+  /** The stream ended without etcd canceling the watch: the connection was lost, or etcd stopped. */
+  private onStreamEnd(error: GrpcCallError | undefined): void {
+    this.stream = undefined;
+    if (this.done) return;
+    this.attempt++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.start();
+    }, reconnectDelay(this.attempt));
+    // A lost connection is etcd restarting or out of reach, which the reads and writes report;
+    // anything else etcd said on ending the stream goes to the log.
+    if (error && error.code !== GRPC_UNAVAILABLE) this.context.failure(this.key, error);
   }
 
   /** Where the watch resumes after a reconnect: every event up to this revision has been delivered. */
@@ -112,22 +146,20 @@ export class EtcdWatch implements Watcher {
     return this.cancelling ?? Promise.resolve();
   }
 
-  private onConnected(res: IWatchResponse): void {
-    const revision = Number(res.header.revision);
-    this.context.noteRevision(revision);
+  private onCreated(res: WatchResponse): void {
+    this.attempt = 0;
+    this.context.noteRevision(res.header.revision);
     // Only on an empty etcd (revision 0 has no events) can a watch still lack a starting point.
-    if (this.delivered === 0) this.delivered = revision;
-    this.pin();
+    if (this.delivered === 0) this.delivered = res.header.revision;
   }
 
-  private onData(res: IWatchResponse): void {
-    if (this.done) return;
-    const revision = Number(res.header.revision);
+  private onData(res: WatchResponse): void {
+    const revision = res.header.revision;
     for (const raw of res.events) {
       const kv = this.context.keys.keyValue(raw.kv);
       if (kv.modRevision <= this.delivered) continue;
-      const prevKv = raw.prev_kv ? this.context.keys.keyValue(raw.prev_kv) : undefined;
-      const event = this.toEvent(raw.type === 'Delete', kv, prevKv);
+      const prevKv = raw.prevKv ? this.context.keys.keyValue(raw.prevKv) : undefined;
+      const event = this.toEvent(raw.type === 'delete', kv, prevKv);
       try {
         this.callbacks.onEvent(event);
       } catch (cause) {
@@ -143,7 +175,6 @@ export class EtcdWatch implements Watcher {
     // No events and not canceled: a progress notification, everything up to it went out.
     if (res.events.length === 0 && revision > this.delivered) this.delivered = revision;
     this.context.noteRevision(revision);
-    this.pin();
   }
 
   private toEvent(deleted: boolean, kv: KeyValue, prevKv: KeyValue | undefined): StorageWatchEvent {
@@ -158,10 +189,12 @@ export class EtcdWatch implements Watcher {
   }
 
   /** etcd canceled the watch: find out whether compaction is why, then report it. */
-  private onCanceled(error: Error): void {
+  private onCanceled(reason: string): void {
     if (this.done) return;
     this.done = true;
     this.context.ended(this);
+    this.cancel();
+    const error = new Error(`etcd canceled the watch: ${reason}`);
     const through = this.delivered;
     this.context.compactedError(this.key, through).then(
       (compacted) => this.report(compacted ?? this.context.failure(this.key, error)),
@@ -181,13 +214,9 @@ export class EtcdWatch implements Watcher {
     this.callbacks.onError(error);
   }
 
-  private pin(): void {
-    if (this.etcdWatcher && this.delivered > 0) this.etcdWatcher.request.start_revision = this.delivered;
-  }
-
   private cancel(): void {
-    if (!this.etcdWatcher || this.cancelling) return;
-    // The stream may already be gone (closing client, lost connection); nothing is left to cancel then.
-    this.cancelling = this.etcdWatcher.cancel().catch(() => undefined);
+    clearTimeout(this.retryTimer);
+    if (!this.stream || this.cancelling) return;
+    this.cancelling = this.stream.cancel();
   }
 }

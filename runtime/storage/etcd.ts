@@ -1,4 +1,4 @@
-// The etcd backend (etcd3 client): what kube-apiserver does with etcd, over the storage contract.
+// The etcd backend: what kube-apiserver does with etcd, over the storage contract.
 //
 // Revisions are etcd's own (mod_revision, create_revision, the header revision), so several
 // servers sharing one etcd cluster agree on every resourceVersion. Writes are single
@@ -12,21 +12,21 @@
 // - etcd never says how far it has been compacted, only that a revision is gone. When a read or
 //   a watch meets someone else's compaction, the store finds the point by probing (a range at
 //   revision r fails exactly when r is below it) and remembers it.
-// etcd3's and gRPC's failures become StorageError codes here (and in etcd-errors.ts) only; their
-// detail (addresses, client classes) goes to the failure log, never into the StorageError.
+// etcd's and the clients' failures become StorageError codes here (and in etcd-errors.ts) only;
+// their detail (addresses, client classes) goes to the failure log, never into the StorageError.
+//
+// etcd is spoken to through the small gRPC client of etcd-client/ (node:http2, hand-encoded
+// messages): a create is one Txn and one watch event, and through the etcd3 library
+// (@grpc/grpc-js, protobufjs) those cost this process more CPU than etcd spends on the put.
 //
 // A write is never sent twice once it may have reached etcd: a retried create that had in fact
-// committed would find its own key and answer AlreadyExists, a retried update Conflict. So the
-// etcd3 client's own retry policy (which retries any transient failure, writes included) is
-// off, and call() retries what kube-apiserver's etcd client retries: reads while etcd is
-// unavailable, writes only when they never left this process. With several endpoints the
-// client's per-endpoint circuit breaker stays, so a dead one is skipped for a while; with one
-// there is nowhere else to go, and a breaker would only hold requests back after etcd returns.
-//
-// etcd3 (with gRPC and its protobuf loader) is loaded on first use, not when this module is
-// imported: every server imports the backends, and only one configured with etcd pays for it.
+// committed would find its own key and answer AlreadyExists, a retried update Conflict. So
+// call() retries what kube-apiserver's etcd client retries: reads while etcd is unavailable,
+// writes only when they never left this process. With several endpoints the KV client moves to
+// the next one when a connection cannot be had.
 
-import type { Etcd3, IKeyValue, IRangeRequest, IResponseHeader, ITxnResponse } from 'etcd3';
+import { EtcdClient } from './etcd-client/client.js';
+import type { Compare, RangeRequest, ResponseHeader, TxnResponse } from './etcd-client/client.js';
 import { EtcdKeySpace, REGISTRY_KEY_ROOT } from './etcd-keys.js';
 import { etcdFailure, failureDetail, isEtcdCompacted, isEtcdFutureRevision, neverSent, retryableRead } from './etcd-errors.js';
 import { EtcdWatch } from './etcd-watch.js';
@@ -67,8 +67,7 @@ interface CallOptions {
 }
 
 export class EtcdStorage implements Storage {
-  /** The etcd3 client, once the library is loaded. */
-  private readonly client: Promise<Etcd3>;
+  private readonly kv: EtcdClient;
   private readonly onFailure: (detail: string) => void;
   private readonly keys: EtcdKeySpace;
   /** The etcd key a cheap range reads to learn the current revision (the prefix itself). */
@@ -90,25 +89,12 @@ export class EtcdStorage implements Storage {
     if (options.endpoints.length === 0) throw new Error('etcd storage: no endpoints given');
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.onFailure = options.onFailure ?? (() => undefined);
-    this.client = Promise.all([import('etcd3'), import('cockatiel')]).then(
-      ([{ Etcd3 }, { noop }]) =>
-        new Etcd3({
-          hosts: options.endpoints,
-          faultHandling: options.endpoints.length > 1 ? { global: noop } : { global: noop, host: () => noop },
-          // A list of many objects easily passes gRPC's default 4 MiB answer limit; kube-apiserver's
-          // etcd client lifts it too.
-          grpcOptions: { 'grpc.max_receive_message_length': -1 },
-          // Unary calls get a deadline so a silent etcd cannot hang a request forever; the watch
-          // stream lives as long as its watches.
-          defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeout }),
-        }),
-    );
-    // A failed load surfaces on each request (as Unavailable), not as an unhandled rejection.
-    this.client.catch(() => undefined);
+    // Every call gets a deadline, so a silent etcd cannot hang a request forever.
+    this.kv = new EtcdClient(options.endpoints, timeout);
     this.keys = new EtcdKeySpace(options.prefix ?? REGISTRY_KEY_ROOT, options.keyRoot ?? REGISTRY_KEY_ROOT);
     this.probeKey = this.keys.key(options.keyRoot ?? REGISTRY_KEY_ROOT);
     this.watchContext = {
-      client: this.client,
+      client: this.kv,
       keys: this.keys,
       noteRevision: (revision) => this.noteRevision(revision),
       failure: (key, error) => this.failure(key, error),
@@ -139,8 +125,8 @@ export class EtcdStorage implements Storage {
   }
 
   async currentRevision(): Promise<number> {
-    const res = await this.call('', (client) => client.kv.range({ key: this.probeKey, count_only: true }));
-    return Number(res.header.revision);
+    const res = await this.call('', (kv) => kv.range({ key: this.probeKey, countOnly: true }));
+    return res.header.revision;
   }
 
   async oldestRevision(): Promise<number> {
@@ -165,25 +151,25 @@ export class EtcdStorage implements Storage {
     const limit = options.limit && options.limit > 0 ? options.limit : 0;
     // etcd's count is every key in the range at that revision, whatever the limit: the rest of
     // the list is that count minus this page, with no second request.
-    const res = await this.rangeAt(prefix, options.revision, { key: from, range_end: end, limit });
+    const res = await this.rangeAt(prefix, options.revision, { key: from, rangeEnd: end, limit });
     const items = res.kvs.map((kv) => this.keys.keyValue(kv));
-    const remaining = Number(res.count) - items.length;
-    return { items, revision: options.revision || Number(res.header.revision), more: res.more, remaining: res.more ? remaining : 0 };
+    const remaining = res.count - items.length;
+    return { items, revision: options.revision || res.header.revision, more: res.more, remaining: res.more ? remaining : 0 };
   }
 
   async count(prefix: string): Promise<number> {
     const { start, end } = this.keys.range(prefix);
-    const res = await this.call(prefix, (client) => client.kv.range({ key: start, range_end: end, count_only: true }));
-    return Number(res.count);
+    const res = await this.call(prefix, (kv) => kv.range({ key: start, rangeEnd: end, countOnly: true }));
+    return res.count;
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
     const etcdKey = this.keys.key(key);
-    const res = await this.call(key, (client) =>
-      client.kv.txn({
-        compare: [{ key: etcdKey, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: etcdKey, value: Buffer.from(value, 'utf8') } }],
-        failure: [{ request_range: { key: etcdKey } }],
+    const res = await this.call(key, (kv) =>
+      kv.txn({
+        compare: [{ key: etcdKey, target: 'Create', result: 'Equal', value: 0 }],
+        success: [{ put: { key: etcdKey, value: Buffer.from(value, 'utf8') } }],
+        failure: [{ range: { key: etcdKey } }],
       }),
       { write: true },
     );
@@ -191,41 +177,41 @@ export class EtcdStorage implements Storage {
       const current = this.currentOf(res);
       throw new StorageError('KeyExists', key, `key ${key} already exists`, current);
     }
-    const revision = Number(res.header.revision);
+    const revision = res.header.revision;
     return { key, value, createRevision: revision, modRevision: revision };
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
     const etcdKey = this.keys.key(key);
-    const res = await this.call(key, (client) =>
-      client.kv.txn({
+    const res = await this.call(key, (kv) =>
+      kv.txn({
         compare: this.liveAt(etcdKey, expectedModRevision),
-        success: [{ request_put: { key: etcdKey, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
-        failure: [{ request_range: { key: etcdKey } }],
+        success: [{ put: { key: etcdKey, value: Buffer.from(value, 'utf8'), prevKv: true } }],
+        failure: [{ range: { key: etcdKey } }],
       }),
       { write: true },
     );
     if (!res.succeeded) throw this.writeRefused(key, res, expectedModRevision);
-    const prev = res.responses[0]?.response_put?.prev_kv;
-    const revision = Number(res.header.revision);
-    return { key, value, createRevision: prev ? Number(prev.create_revision) : revision, modRevision: revision };
+    const prev = res.responses[0]?.put?.prevKv;
+    const revision = res.header.revision;
+    return { key, value, createRevision: prev ? prev.createRevision : revision, modRevision: revision };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     const etcdKey = this.keys.key(key);
-    const res = await this.call(key, (client) =>
-      client.kv.txn({
+    const res = await this.call(key, (kv) =>
+      kv.txn({
         compare: this.liveAt(etcdKey, expectedModRevision),
-        success: [{ request_delete_range: { key: etcdKey, prev_kv: true } }],
-        failure: [{ request_range: { key: etcdKey } }],
+        success: [{ deleteRange: { key: etcdKey, prevKv: true } }],
+        failure: [{ range: { key: etcdKey } }],
       }),
       { write: true },
     );
     if (!res.succeeded) throw this.writeRefused(key, res, expectedModRevision);
-    const prev: IKeyValue | undefined = res.responses[0]?.response_delete_range?.prev_kvs[0];
+    const prev = res.responses[0]?.deleteRange?.prevKvs[0];
     // The compare held, so the key was live when the delete ran and prev_kv is its last value.
     if (!prev) throw new StorageError('KeyNotFound', key, `key ${key} not found`);
-    return { key, value: prev.value.toString('utf8'), createRevision: Number(prev.create_revision), modRevision: Number(res.header.revision) };
+    return { key, value: prev.value.toString('utf8'), createRevision: prev.createRevision, modRevision: res.header.revision };
   }
 
   watch(key: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
@@ -239,7 +225,7 @@ export class EtcdStorage implements Storage {
       // "From now" is the revision etcd reports when asked, and this store's requests that
       // follow the call wait for that answer (the barrier), so none of its own later writes can
       // land before the watch's starting point.
-      from = this.call(key, (client) => client.kv.range({ key: this.probeKey, count_only: true })).then((res) => Number(res.header.revision));
+      from = this.call(key, (kv) => kv.range({ key: this.probeKey, countOnly: true })).then((res) => res.header.revision);
       const previous = this.barrier;
       this.barrier = Promise.all([previous, from.catch(() => undefined)]).then(() => undefined);
     }
@@ -252,7 +238,7 @@ export class EtcdStorage implements Storage {
     this.ensureOpen('');
     if (revision <= this.compacted) return;
     try {
-      await this.call('', (client) => client.kv.compact({ revision }), { raw: true });
+      await this.call('', (kv) => kv.compact(revision), { raw: true });
       this.noteCompacted(revision);
     } catch (error) {
       if (isEtcdCompacted(error)) {
@@ -270,17 +256,8 @@ export class EtcdStorage implements Storage {
 
   async healthCheck(timeoutMs: number): Promise<void> {
     this.ensureOpen('');
-    const client = await this.client;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`etcd did not answer within ${timeoutMs}ms`)), timeoutMs);
-    });
-    try {
-      // One read of the storage root's own key, with no retry: the answer is whether etcd serves now.
-      await Promise.race([client.kv.range({ key: this.probeKey, keys_only: true }, { deadline: Date.now() + timeoutMs }), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
+    // One read of the storage root's own key, with no retry: the answer is whether etcd serves now.
+    await this.kv.range({ key: this.probeKey, keysOnly: true }, timeoutMs);
   }
 
   async close(): Promise<void> {
@@ -290,14 +267,14 @@ export class EtcdStorage implements Storage {
     const open = [...this.watches];
     this.watches.clear();
     await Promise.all(open.map((w) => w.close(closedError(''))));
-    (await this.client.catch(() => undefined))?.close();
+    this.kv.close();
   }
 
   /** A range at `revision` (current when absent), with Compacted and FutureRevision as the contract words them. */
-  private async rangeAt(key: string, revision: number | undefined, request: IRangeRequest) {
+  private async rangeAt(key: string, revision: number | undefined, request: RangeRequest) {
     if (revision && revision <= this.compacted) throw this.compactedRead(key, revision);
     try {
-      return await this.call(key, (client) => client.kv.range({ ...request, revision: revision || 0 }), { raw: true });
+      return await this.call(key, (kv) => kv.range({ ...request, revision: revision || 0 }), { raw: true });
     } catch (error) {
       if (!revision) throw this.failure(key, error);
       if (isEtcdCompacted(error)) {
@@ -319,7 +296,7 @@ export class EtcdStorage implements Storage {
   /** True when etcd still serves reads at `revision` (a range there fails exactly below its compaction point). */
   private async readableAt(revision: number): Promise<boolean> {
     try {
-      await this.call('', (client) => client.kv.range({ key: this.probeKey, count_only: true, revision }), { raw: true });
+      await this.call('', (kv) => kv.range({ key: this.probeKey, countOnly: true, revision }), { raw: true });
       return true;
     } catch (error) {
       if (isEtcdCompacted(error)) return false;
@@ -349,20 +326,18 @@ export class EtcdStorage implements Storage {
   }
 
   /** The compare of a conditional write: the key is live, and at the expected mod revision when one is given. */
-  private liveAt(etcdKey: Buffer, expectedModRevision: number | undefined) {
-    const live = { key: etcdKey, target: 'Version' as const, result: 'Greater' as const, version: 0 };
-    return expectedModRevision === undefined
-      ? [live]
-      : [live, { key: etcdKey, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expectedModRevision }];
+  private liveAt(etcdKey: Buffer, expectedModRevision: number | undefined): Compare[] {
+    const live: Compare = { key: etcdKey, target: 'Version', result: 'Greater', value: 0 };
+    return expectedModRevision === undefined ? [live] : [live, { key: etcdKey, target: 'Mod', result: 'Equal', value: expectedModRevision }];
   }
 
   /** The current value a failed transaction read in its failure branch. */
-  private currentOf(res: ITxnResponse): KeyValue | undefined {
-    const kv = res.responses[0]?.response_range?.kvs[0];
+  private currentOf(res: TxnResponse): KeyValue | undefined {
+    const kv = res.responses[0]?.range?.kvs[0];
     return kv ? this.keys.keyValue(kv) : undefined;
   }
 
-  private writeRefused(key: string, res: ITxnResponse, expected: number | undefined): StorageError {
+  private writeRefused(key: string, res: TxnResponse, expected: number | undefined): StorageError {
     const current = this.currentOf(res);
     if (!current) return new StorageError('KeyNotFound', key, `key ${key} not found`);
     return new StorageError('Conflict', key, `key ${key} has mod revision ${current.modRevision}, expected ${expected}`, current);
@@ -373,7 +348,7 @@ export class EtcdStorage implements Storage {
    * file), notes the revision it saw, and turns the failure into a StorageError, unless `raw`,
    * where the caller interprets etcd's answer.
    */
-  private async call<T extends { header: IResponseHeader }>(key: string, request: (client: Etcd3) => Promise<T>, options: CallOptions = {}): Promise<T> {
+  private async call<T extends { header: ResponseHeader }>(key: string, request: (kv: EtcdClient) => Promise<T>, options: CallOptions = {}): Promise<T> {
     this.ensureOpen(key);
     const retryable = options.write ? neverSent : retryableRead;
     const started = Date.now();
@@ -384,7 +359,7 @@ export class EtcdStorage implements Storage {
       let res: T;
       try {
         await barrier;
-        res = await request(await this.client);
+        res = await request(this.kv);
       } catch (error) {
         if (this.closed) throw closedError(key);
         const wait = retryDelay(attempt);
@@ -395,7 +370,7 @@ export class EtcdStorage implements Storage {
         if (options.raw) throw error;
         throw this.failure(key, error, options.write);
       }
-      this.noteRevision(Number(res.header.revision));
+      this.noteRevision(res.header.revision);
       return res;
     }
   }

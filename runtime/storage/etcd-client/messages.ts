@@ -1,0 +1,303 @@
+// The messages of etcd's KV and Watch services this server sends and reads (etcdserverpb's Range,
+// Txn, Compact and Watch, with mvccpb.KeyValue and Event), in the field numbers of etcd's
+// rpc.proto and kv.proto. Fields this server never sets are not written; fields it never reads
+// are skipped.
+
+import { ProtoReader, ProtoWriter } from './wire.js';
+
+export interface EtcdKeyValue {
+  key: Buffer;
+  value: Buffer;
+  createRevision: number;
+  modRevision: number;
+  version: number;
+}
+
+export interface ResponseHeader {
+  revision: number;
+}
+
+export interface RangeRequest {
+  key: Buffer;
+  /** Exclusive end of the range; absent: the single key. */
+  rangeEnd?: Buffer;
+  limit?: number;
+  /** Read at this revision; absent or 0: the current one. */
+  revision?: number;
+  keysOnly?: boolean;
+  countOnly?: boolean;
+}
+
+export interface RangeResponse {
+  header: ResponseHeader;
+  kvs: EtcdKeyValue[];
+  more: boolean;
+  count: number;
+}
+
+export interface Compare {
+  key: Buffer;
+  target: 'Version' | 'Create' | 'Mod';
+  result: 'Equal' | 'Greater' | 'Less' | 'NotEqual';
+  /** The version, create revision or mod revision compared with (by `target`). */
+  value: number;
+}
+
+export type RequestOp =
+  | { range: RangeRequest }
+  | { put: { key: Buffer; value: Buffer; prevKv?: boolean } }
+  | { deleteRange: { key: Buffer; rangeEnd?: Buffer; prevKv?: boolean } };
+
+export interface TxnRequest {
+  compare: Compare[];
+  success: RequestOp[];
+  failure: RequestOp[];
+}
+
+export interface ResponseOp {
+  range?: RangeResponse;
+  put?: { prevKv?: EtcdKeyValue };
+  deleteRange?: { deleted: number; prevKvs: EtcdKeyValue[] };
+}
+
+export interface TxnResponse {
+  header: ResponseHeader;
+  succeeded: boolean;
+  responses: ResponseOp[];
+}
+
+export interface CompactionResponse {
+  header: ResponseHeader;
+}
+
+export interface WatchCreateRequest {
+  key: Buffer;
+  rangeEnd?: Buffer;
+  /** The first revision to send events of; absent: from the next change. */
+  startRevision?: number;
+  progressNotify?: boolean;
+  prevKv?: boolean;
+}
+
+export interface WatchEvent {
+  type: 'put' | 'delete';
+  kv: EtcdKeyValue;
+  prevKv?: EtcdKeyValue;
+}
+
+export interface WatchResponse {
+  header: ResponseHeader;
+  created: boolean;
+  canceled: boolean;
+  compactRevision: number;
+  cancelReason: string;
+  events: WatchEvent[];
+}
+
+const COMPARE_RESULT = { Equal: 0, Greater: 1, Less: 2, NotEqual: 3 } as const;
+/** Compare.target and, beside it, the field of the oneof target_union holding the value. */
+const COMPARE_TARGET = { Version: [0, 4], Create: [1, 5], Mod: [2, 6] } as const;
+
+const rangeRequest = (r: RangeRequest): ProtoWriter =>
+  new ProtoWriter()
+    .bytes(1, r.key, true)
+    .bytes(2, r.rangeEnd)
+    .varint(3, r.limit ?? 0)
+    .varint(4, r.revision ?? 0)
+    .bool(8, r.keysOnly)
+    .bool(9, r.countOnly);
+
+export const encodeRangeRequest = (r: RangeRequest): Buffer => rangeRequest(r).finish();
+
+const compare = (c: Compare): ProtoWriter => {
+  const [target, valueField] = COMPARE_TARGET[c.target];
+  return new ProtoWriter()
+    .varint(1, COMPARE_RESULT[c.result])
+    .varint(2, target)
+    .bytes(3, c.key, true)
+    .varint(valueField, c.value, true);
+};
+
+const requestOp = (op: RequestOp): ProtoWriter => {
+  const w = new ProtoWriter();
+  if ('range' in op) return w.message(1, rangeRequest(op.range));
+  if ('put' in op) return w.message(2, new ProtoWriter().bytes(1, op.put.key, true).bytes(2, op.put.value).bool(4, op.put.prevKv));
+  return w.message(3, new ProtoWriter().bytes(1, op.deleteRange.key, true).bytes(2, op.deleteRange.rangeEnd).bool(3, op.deleteRange.prevKv));
+};
+
+export function encodeTxnRequest(t: TxnRequest): Buffer {
+  const w = new ProtoWriter();
+  for (const c of t.compare) w.message(1, compare(c));
+  for (const op of t.success) w.message(2, requestOp(op));
+  for (const op of t.failure) w.message(3, requestOp(op));
+  return w.finish();
+}
+
+export const encodeCompactionRequest = (revision: number): Buffer => new ProtoWriter().varint(1, revision).finish();
+
+function header(r: ProtoReader): ResponseHeader {
+  const h: ResponseHeader = { revision: 0 };
+  while (r.next()) {
+    if (r.field === 3) h.revision = r.varint();
+    else r.skip();
+  }
+  return h;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function keyValue(r: ProtoReader): EtcdKeyValue {
+  const kv: EtcdKeyValue = { key: EMPTY, value: EMPTY, createRevision: 0, modRevision: 0, version: 0 };
+  while (r.next()) {
+    switch (r.field) {
+      case 1:
+        kv.key = r.bytes();
+        break;
+      case 2:
+        kv.createRevision = r.varint();
+        break;
+      case 3:
+        kv.modRevision = r.varint();
+        break;
+      case 4:
+        kv.version = r.varint();
+        break;
+      case 5:
+        kv.value = r.bytes();
+        break;
+      default:
+        r.skip();
+    }
+  }
+  return kv;
+}
+
+
+function rangeResponse(r: ProtoReader): RangeResponse {
+  const res: RangeResponse = { header: { revision: 0 }, kvs: [], more: false, count: 0 };
+  while (r.next()) {
+    switch (r.field) {
+      case 1:
+        res.header = header(r.message());
+        break;
+      case 2:
+        res.kvs.push(keyValue(r.message()));
+        break;
+      case 3:
+        res.more = r.bool();
+        break;
+      case 4:
+        res.count = r.varint();
+        break;
+      default:
+        r.skip();
+    }
+  }
+  return res;
+}
+
+export const decodeRangeResponse = (buf: Buffer): RangeResponse => rangeResponse(new ProtoReader(buf));
+
+function putResponse(r: ProtoReader): { prevKv?: EtcdKeyValue } {
+  const res: { prevKv?: EtcdKeyValue } = {};
+  while (r.next()) {
+    if (r.field === 2) res.prevKv = keyValue(r.message());
+    else r.skip();
+  }
+  return res;
+}
+
+function deleteRangeResponse(r: ProtoReader): { deleted: number; prevKvs: EtcdKeyValue[] } {
+  const res = { deleted: 0, prevKvs: [] as EtcdKeyValue[] };
+  while (r.next()) {
+    if (r.field === 2) res.deleted = r.varint();
+    else if (r.field === 3) res.prevKvs.push(keyValue(r.message()));
+    else r.skip();
+  }
+  return res;
+}
+
+function responseOp(r: ProtoReader): ResponseOp {
+  const op: ResponseOp = {};
+  while (r.next()) {
+    if (r.field === 1) op.range = rangeResponse(r.message());
+    else if (r.field === 2) op.put = putResponse(r.message());
+    else if (r.field === 3) op.deleteRange = deleteRangeResponse(r.message());
+    else r.skip();
+  }
+  return op;
+}
+
+export function decodeTxnResponse(buf: Buffer): TxnResponse {
+  const r = new ProtoReader(buf);
+  const res: TxnResponse = { header: { revision: 0 }, succeeded: false, responses: [] };
+  while (r.next()) {
+    if (r.field === 1) res.header = header(r.message());
+    else if (r.field === 2) res.succeeded = r.bool();
+    else if (r.field === 3) res.responses.push(responseOp(r.message()));
+    else r.skip();
+  }
+  return res;
+}
+
+export function decodeCompactionResponse(buf: Buffer): CompactionResponse {
+  const r = new ProtoReader(buf);
+  const res: CompactionResponse = { header: { revision: 0 } };
+  while (r.next()) {
+    if (r.field === 1) res.header = header(r.message());
+    else r.skip();
+  }
+  return res;
+}
+
+/** A WatchRequest holding one create_request. */
+export function encodeWatchCreateRequest(r: WatchCreateRequest): Buffer {
+  const create = new ProtoWriter()
+    .bytes(1, r.key, true)
+    .bytes(2, r.rangeEnd)
+    .varint(3, r.startRevision ?? 0)
+    .bool(4, r.progressNotify)
+    .bool(6, r.prevKv);
+  return new ProtoWriter().message(1, create).finish();
+}
+
+function watchEvent(r: ProtoReader): WatchEvent {
+  const event: WatchEvent = { type: 'put', kv: keyValue(new ProtoReader(EMPTY)) };
+  while (r.next()) {
+    if (r.field === 1) event.type = r.varint() === 1 ? 'delete' : 'put';
+    else if (r.field === 2) event.kv = keyValue(r.message());
+    else if (r.field === 3) event.prevKv = keyValue(r.message());
+    else r.skip();
+  }
+  return event;
+}
+
+export function decodeWatchResponse(buf: Buffer): WatchResponse {
+  const r = new ProtoReader(buf);
+  const res: WatchResponse = { header: { revision: 0 }, created: false, canceled: false, compactRevision: 0, cancelReason: '', events: [] };
+  while (r.next()) {
+    switch (r.field) {
+      case 1:
+        res.header = header(r.message());
+        break;
+      case 3:
+        res.created = r.bool();
+        break;
+      case 4:
+        res.canceled = r.bool();
+        break;
+      case 5:
+        res.compactRevision = r.varint();
+        break;
+      case 6:
+        res.cancelReason = r.bytes().toString('utf8');
+        break;
+      case 11:
+        res.events.push(watchEvent(r.message()));
+        break;
+      default:
+        r.skip();
+    }
+  }
+  return res;
+}

@@ -1,0 +1,231 @@
+// The etcd backend's own gRPC client (runtime/storage/etcd-client/): its hand-written protobuf
+// against protobufjs reading etcd's .proto files (as shipped with the etcd3 package), its calls
+// against a real etcd (binary keys and values, a watch answer far larger than an HTTP/2 frame,
+// deletes with their last value), and its answers to a peer that is not a well-behaved etcd: a
+// refusal, an HTTP error, a compressed or truncated message. Each hostile answer must come back
+// as a GrpcCallError the store can classify, and the client must go on working.
+
+import { createServer } from 'node:http2';
+import type { Http2Server, ServerHttp2Stream } from 'node:http2';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import protobuf from 'protobufjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EtcdClient, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
+import type { WatchResponse } from '../../runtime/storage/etcd-client/client.js';
+import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
+import { ProtoReader, ProtoWriter } from '../../runtime/storage/etcd-client/wire.js';
+import { etcdBinary, startEtcd } from '../support/etcd.js';
+import type { EtcdProcess } from '../support/etcd.js';
+
+const protoDir = join(dirname(createRequire(import.meta.url).resolve('etcd3/package.json')), 'proto');
+const root = new protobuf.Root().loadSync(join(protoDir, 'rpc.proto'), { keepCase: true });
+const type = (name: string) => root.lookupType(name);
+const plain = (t: protobuf.Type, bytes: Uint8Array) => t.toObject(t.decode(bytes), { longs: Number, bytes: Buffer, defaults: false, oneofs: false });
+
+describe('etcd client wire format', () => {
+  it('reads back every varint it writes, up to 2^53 - 1', () => {
+    const values = [0, 1, 127, 128, 300, 16383, 16384, 2 ** 31, 2 ** 32 + 5, 2 ** 40, Number.MAX_SAFE_INTEGER];
+    const w = new ProtoWriter();
+    values.forEach((v, i) => w.varint(i + 1, v, true));
+    const r = new ProtoReader(w.finish());
+    const seen: number[] = [];
+    while (r.next()) seen[r.field - 1] = r.varint();
+    expect(seen).toEqual(values);
+  });
+
+  it('refuses a negative number and a message cut inside a field', () => {
+    expect(() => new ProtoWriter().varint(1, -1)).toThrow(RangeError);
+    const bytes = new ProtoWriter().bytes(1, Buffer.from('abcdef')).finish();
+    const r = new ProtoReader(bytes.subarray(0, bytes.length - 2));
+    expect(r.next()).toBe(true);
+    expect(() => r.bytes()).toThrow(/ends inside a field/);
+  });
+
+  it('encodes a Txn as protobufjs reads etcd\'s TxnRequest, oneof zero values included', () => {
+    const key = Buffer.from([0x00, 0xff, 0x2f, 0x80]);
+    const bytes = encodeTxnRequest({
+      compare: [
+        { key, target: 'Create', result: 'Equal', value: 0 },
+        { key, target: 'Mod', result: 'Equal', value: 1234567 },
+        { key, target: 'Version', result: 'Greater', value: 0 },
+      ],
+      success: [{ put: { key, value: Buffer.from('v'), prevKv: true } }, { deleteRange: { key, prevKv: true } }],
+      failure: [{ range: { key, rangeEnd: Buffer.from([0]), limit: 500, revision: 70000, countOnly: true } }],
+    });
+    expect(plain(type('etcdserverpb.TxnRequest'), bytes)).toEqual({
+      compare: [
+        { key, target: 1, create_revision: 0 },
+        { key, target: 2, mod_revision: 1234567 },
+        { key, result: 1, version: 0 },
+      ],
+      success: [{ request_put: { key, value: Buffer.from('v'), prev_kv: true } }, { request_delete_range: { key, prev_kv: true } }],
+      failure: [{ request_range: { key, range_end: Buffer.from([0]), limit: 500, revision: 70000, count_only: true } }],
+    });
+  });
+
+  it('encodes a watch as protobufjs reads etcd\'s WatchRequest', () => {
+    const bytes = encodeWatchCreateRequest({ key: Buffer.from('/a'), rangeEnd: Buffer.from('/b'), startRevision: 99, progressNotify: true, prevKv: true });
+    expect(plain(type('etcdserverpb.WatchRequest'), bytes)).toEqual({
+      create_request: { key: Buffer.from('/a'), range_end: Buffer.from('/b'), start_revision: 99, progress_notify: true, prev_kv: true },
+    });
+  });
+
+  it('decodes what protobufjs encodes of etcd\'s TxnResponse and WatchResponse, unknown fields skipped', () => {
+    const kv = { key: Buffer.from('/k'), create_revision: 5, mod_revision: 300, version: 2, value: Buffer.from('x'.repeat(200)), lease: 7 };
+    const txn = type('etcdserverpb.TxnResponse');
+    const txnBytes = txn.encode(
+      txn.fromObject({
+        header: { cluster_id: 11, member_id: 12, revision: 301, raft_term: 4 },
+        succeeded: true,
+        responses: [{ response_put: { header: { revision: 301 }, prev_kv: kv } }, { response_delete_range: { deleted: 1, prev_kvs: [kv] } }, { response_range: { kvs: [kv], more: true, count: 9 } }],
+      }),
+    ).finish();
+    const expectedKv = { key: kv.key, createRevision: 5, modRevision: 300, version: 2, value: kv.value };
+    expect(decodeTxnResponse(Buffer.from(txnBytes))).toEqual({
+      header: { revision: 301 },
+      succeeded: true,
+      responses: [
+        { put: { prevKv: expectedKv } },
+        { deleteRange: { deleted: 1, prevKvs: [expectedKv] } },
+        { range: { header: { revision: 0 }, kvs: [expectedKv], more: true, count: 9 } },
+      ],
+    });
+
+    const watch = type('etcdserverpb.WatchResponse');
+    const watchBytes = watch.encode(
+      watch.fromObject({ header: { revision: 302 }, watch_id: 3, canceled: true, compact_revision: 250, cancel_reason: 'mvcc: required revision has been compacted', events: [{ type: 1, kv, prev_kv: kv }] }),
+    ).finish();
+    expect(decodeWatchResponse(Buffer.from(watchBytes))).toEqual({
+      header: { revision: 302 },
+      created: false,
+      canceled: true,
+      compactRevision: 250,
+      cancelReason: 'mvcc: required revision has been compacted',
+      events: [{ type: 'delete', kv: expectedKv, prevKv: expectedKv }],
+    });
+  });
+});
+
+const binary = etcdBinary();
+
+describe.runIf(binary)('etcd client against a real etcd', () => {
+  let etcd: EtcdProcess;
+  let client: EtcdClient;
+  beforeAll(async () => {
+    etcd = await startEtcd(binary!);
+    client = new EtcdClient(etcd.endpoints, 10_000);
+  });
+  afterAll(async () => {
+    client?.close();
+    await etcd?.stop();
+  });
+
+  it('stores and reads keys and values of any bytes', async () => {
+    const key = Buffer.from([0x2f, 0x00, 0x01, 0xfe, 0xff]);
+    const value = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const created = await client.txn({ compare: [{ key, target: 'Create', result: 'Equal', value: 0 }], success: [{ put: { key, value } }], failure: [{ range: { key } }] });
+    expect(created.succeeded).toBe(true);
+    const again = await client.txn({ compare: [{ key, target: 'Create', result: 'Equal', value: 0 }], success: [{ put: { key, value } }], failure: [{ range: { key } }] });
+    expect(again.succeeded).toBe(false);
+    expect(again.responses[0]?.range?.kvs[0]).toEqual({ key, value, createRevision: created.header.revision, modRevision: created.header.revision, version: 1 });
+  });
+
+  it('watches with the previous value, and receives one answer much larger than an HTTP/2 frame whole', async () => {
+    const prefix = Buffer.from('/big/');
+    const responses: WatchResponse[] = [];
+    const ended: Array<GrpcCallError | undefined> = [];
+    const stream = client.watch({ key: prefix, rangeEnd: Buffer.from('/big0'), prevKv: true, progressNotify: true }, (res) => responses.push(res), (e) => ended.push(e));
+    while (!responses.some((r) => r.created)) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Ten puts of 100 KiB in one transaction: one revision, one watch answer of about 1 MiB.
+    const value = Buffer.alloc(100 * 1024, 'v');
+    const keys = Array.from({ length: 10 }, (_, i) => Buffer.from(`/big/${i}`));
+    await client.txn({ compare: [], success: keys.map((key) => ({ put: { key, value } })), failure: [] });
+    await client.txn({ compare: [], success: [{ deleteRange: { key: keys[0]!, prevKv: true } }], failure: [] });
+    const events = () => responses.flatMap((r) => r.events);
+    while (events().length < 11) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events().slice(0, 10).map((e) => [e.type, e.kv.key.toString(), e.kv.value.equals(value)])).toEqual(keys.map((k) => ['put', k.toString(), true]));
+    const deleted = events()[10]!;
+    expect([deleted.type, deleted.kv.key.toString(), deleted.prevKv?.value.equals(value)]).toEqual(['delete', '/big/0', true]);
+    await stream.cancel();
+    expect(ended).toEqual([]);
+  });
+});
+
+describe('etcd client against a peer that is not a well-behaved etcd', () => {
+  let server: Http2Server;
+  let endpoint: string;
+  let answer: (stream: ServerHttp2Stream) => void;
+  beforeAll(async () => {
+    server = createServer();
+    server.on('stream', (stream: ServerHttp2Stream) => {
+      // Read the request through, then answer as the test says.
+      stream.resume();
+      stream.on('end', () => answer(stream));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const grpcAnswer = (message: Buffer, flag = 0, status = '0') => (stream: ServerHttp2Stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': status }));
+    const framed = Buffer.alloc(5 + message.length);
+    framed[0] = flag;
+    framed.writeUInt32BE(message.length, 1);
+    message.copy(framed, 5);
+    stream.end(framed);
+  };
+  const range = (client: EtcdClient) => client.range({ key: Buffer.from('/k') });
+  const failure = async (promise: Promise<unknown>): Promise<GrpcCallError> => {
+    const error = await promise.then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(GrpcCallError);
+    return error as GrpcCallError;
+  };
+
+  it('passes on a refusal in its own words, and an HTTP error as gRPC maps it', async () => {
+    const client = new EtcdClient([endpoint], 2000);
+    try {
+      answer = (stream) => stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '3', 'grpc-message': 'etcdserver: request is too large' }, { endStream: true });
+      expect(await failure(range(client))).toMatchObject({ code: 3, details: 'etcdserver: request is too large', sent: true });
+      answer = (stream) => stream.respond({ ':status': 503 }, { endStream: true });
+      expect(await failure(range(client))).toMatchObject({ code: 14, sent: true });
+      // The connection still serves a proper answer afterwards.
+      answer = grpcAnswer(Buffer.from(type('etcdserverpb.RangeResponse').encode({ header: { revision: 42 }, count: 0 }).finish()));
+      expect((await range(client)).header.revision).toBe(42);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses a compressed message, a truncated one and a missing one', async () => {
+    const client = new EtcdClient([endpoint], 2000);
+    try {
+      answer = grpcAnswer(Buffer.from([0x1a, 0x02, 0x08]), 1);
+      expect(await failure(range(client))).toMatchObject({ code: 13 });
+      answer = (stream) => {
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+        stream.end();
+      };
+      expect(await failure(range(client))).toMatchObject({ code: 13, details: 'etcd answered without a message' });
+      // A header field whose length runs past the message's end.
+      answer = grpcAnswer(Buffer.from([0x0a, 0x10, 0x18, 0x01]));
+      await expect(range(client)).rejects.toThrow(/ends inside a field/);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('gives up at the deadline on a peer that never answers, the call marked as sent', async () => {
+    const client = new EtcdClient([endpoint], 300);
+    try {
+      answer = () => undefined;
+      expect(await failure(range(client))).toMatchObject({ code: 4, sent: true });
+    } finally {
+      client.close();
+    }
+  });
+});
