@@ -15,6 +15,7 @@ import { sortKeysDeep } from '../machinery/go-format.js';
 import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 import { encodeCachedList, encodeCachedWatchEvent } from './kept-json.js';
 import { keptText } from '../registry/cacher/serialization-cache.js';
+import { stringifyJSON } from '../machinery/deep-json.js';
 
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
 const GO_ESCAPES: Record<string, string> = {
@@ -32,11 +33,11 @@ const GO_ESCAPES: Record<string, string> = {
 export function encodeJSON(obj: unknown, pretty = false): string {
   // A cached version is served as often as it is read: its compact text is made once.
   if (!pretty && typeof obj === 'object' && obj !== null) return keptText(obj, compactJSON);
-  return goEscape(pretty ? JSON.stringify(obj, null, 2) : `${JSON.stringify(obj)}\n`);
+  return goEscape(pretty ? stringifyJSON(obj, 2) : `${stringifyJSON(obj)}\n`);
 }
 
 function compactJSON(obj: unknown): string {
-  return goEscape(`${JSON.stringify(obj)}\n`);
+  return goEscape(`${stringifyJSON(obj)}\n`);
 }
 
 const goEscape = (text: string): string => (needsEscape(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text);

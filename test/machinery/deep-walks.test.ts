@@ -1,8 +1,10 @@
-// The walks over decoded JSON that every layer shares (key sorting, semantic equality) take any
+// The walks over decoded JSON that every layer shares (key sorting, equality, copies, JSON text) take any
 // depth JSON can reach (Go's decoders allow 10,000 levels) and keep their answers on shallow values.
 import { describe, expect, it } from 'vitest';
 import { deepEqual } from '../../runtime/machinery/deep-equal.js';
+import { stringifyJSON } from '../../runtime/machinery/deep-json.js';
 import { sortKeysDeep } from '../../runtime/machinery/go-format.js';
+import { deepClone, deepEqual as semanticEqual } from '../../runtime/machinery/object.js';
 import { sortKeysInPlace } from '../../runtime/machinery/sorted-keys.js';
 
 /** `levels` objects nested as member "z" of each other, each with "a" after "z" (out of order), built without recursion. */
@@ -127,5 +129,59 @@ describe('deepEqual', () => {
     at.a = 'other';
     expect(deepEqual(deepObjects(levels), changed)).toBe(false);
     expect(deepEqual(changed, deepObjects(levels))).toBe(false);
+  });
+});
+
+describe('stringifyJSON', () => {
+  const shallow = { b: [1, 'two', null, true, { c: {} }, [], undefined, () => 1], a: { d: undefined, e: 'x<>&\u2028"\\', f: new Date(0) }, '': -0.5e-7 };
+
+  it('writes what JSON.stringify writes, compact and indented', () => {
+    expect(stringifyJSON(shallow)).toBe(JSON.stringify(shallow));
+    expect(stringifyJSON(shallow, 2)).toBe(JSON.stringify(shallow, null, 2));
+    expect(stringifyJSON('s')).toBe('"s"');
+    expect(stringifyJSON(undefined)).toBe('null');
+  });
+
+  it.each(DEPTHS)('writes objects and arrays nested %i levels, as JSON.parse reads them back', (levels) => {
+    const objects = deepObjects(levels);
+    const text = stringifyJSON(objects);
+    expect(text.startsWith('{"z":{"z":')).toBe(true);
+    expect(deepEqual(JSON.parse(text), objects)).toBe(true);
+    const arrays = deepArrays(levels);
+    expect(deepEqual(JSON.parse(stringifyJSON(arrays)), arrays)).toBe(true);
+  });
+
+  it('indents a value too deep for the native writer as JSON.stringify indents a shallow one', () => {
+    // Indented text grows with the square of the depth: 6,000 levels are 72 MB.
+    const levels = 6_000;
+    const text = stringifyJSON(deepObjects(levels), 2);
+    expect(text.split('\n', 4)).toEqual(['{', '  "z": {', '    "z": {', '      "z": {']);
+    expect(deepEqual(JSON.parse(text), deepObjects(levels))).toBe(true);
+  });
+});
+
+describe('deepClone and the semantic deepEqual of object.ts', () => {
+  it('copies shallow values, own __proto__ members as members', () => {
+    const value = JSON.parse('{"a":[1,{"b":null}],"__proto__":{"x":1}}') as Record<string, unknown>;
+    const copy = deepClone(value);
+    expect(copy).not.toBe(value);
+    expect(semanticEqual(copy, value)).toBe(true);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['a', '__proto__']);
+  });
+
+  it.each(DEPTHS)('copies and compares values nested %i levels', (levels) => {
+    const objects = deepObjects(levels);
+    const copy = deepClone(objects);
+    // (vitest's matchers walk their operands recursively: deep values are compared as booleans)
+    expect(copy === objects).toBe(false);
+    expect(semanticEqual(copy, objects)).toBe(true);
+    expect(semanticEqual(deepClone(deepArrays(levels)), deepArrays(levels))).toBe(true);
+    let at = copy;
+    while (at.z && Object.keys(at.z).length > 0) at = at.z as Record<string, unknown>;
+    at.a = 'other';
+    expect(semanticEqual(copy, objects)).toBe(false);
+    expect(semanticEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(semanticEqual({ a: {} }, {})).toBe(false);
   });
 });
