@@ -16,6 +16,7 @@ import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js'
 import { encodeCachedList, encodeCachedWatchEvent } from './kept-json.js';
 import { keptText } from '../registry/cacher/serialization-cache.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
+import { deepYAML } from './deep-yaml.js';
 
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
 const GO_ESCAPES: Record<string, string> = {
@@ -55,7 +56,14 @@ const needsEscape = (text: string): boolean =>
 
 /** YAML as sigs.k8s.io/yaml renders JSON: sorted keys, unindented sequences, no folding. */
 export function encodeYAML(obj: unknown): string {
-  return stringifyYaml(sortKeysDeep(obj), { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+  const sorted = sortKeysDeep(obj);
+  try {
+    return stringifyYaml(sorted, { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+  } catch (err) {
+    // The package recurses; a value nested deeper than the stack allows is laid out the same way without it.
+    if (err instanceof RangeError) return deepYAML(sorted);
+    throw err;
+  }
 }
 
 export interface ResponseEncoder {
