@@ -153,4 +153,68 @@ describe.skipIf(!etcd)('a custom resource nested 10,000 levels deep in storage',
     expect((await send('GET', `${BLOBS}/deep`)).status).toBe(404);
     await expectServing();
   });
+
+});
+
+describe.skipIf(!etcd)('a ConfigMap whose managedFields nest 10,000 levels deep in storage', () => {
+  // fieldsV1 is free-form JSON in every kind: kube-apiserver stores a client's as it was sent.
+  let etcdProcess: EtcdProcess;
+  let server: RunningServer;
+  let creds: Credentials;
+  let raw: Etcd3;
+  let dir: string;
+  const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+  const KEY = '/registry/configmaps/default/cm';
+
+  const send = (method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResult> =>
+    call(server.url, path, creds, { method, headers: { 'content-type': 'application/json', ...headers }, body });
+
+  beforeAll(async () => {
+    etcdProcess = await startEtcd(etcd!);
+    dir = mkdtempSync(join(tmpdir(), 'deep-fields-'));
+    server = await startServer({ etcdServers: etcdProcess.endpoints, dataDir: join(dir, 'data') });
+    creds = kubeconfigCredentials(server.kubeconfig);
+    raw = new Etcd3({ hosts: etcdProcess.endpoints });
+  });
+  afterAll(async () => {
+    raw?.close();
+    await server?.close();
+    await etcdProcess?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The object, metadata, managedFields and the entry are four levels: fieldsV1 holds the rest. */
+  const fields = '{"f:a":'.repeat(GO_MAX_DEPTH - 5) + '{}' + '}'.repeat(GO_MAX_DEPTH - 5);
+  const deepEntry = `{"manager":"deep","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":${fields}}`;
+  const managers = (res: HttpResult) => (res.json<{ metadata: { managedFields?: { manager?: string }[] } }>().metadata.managedFields ?? []).map((m) => m.manager ?? '');
+
+  it('is served in every format, updated and patched keeping that entry, and deleted', async () => {
+    expect((await send('POST', `${CONFIGMAPS}?fieldManager=creator`, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"k":"v"}}')).status).toBe(201);
+    const storedText = (await raw.get(KEY).string())!;
+    expect(storedText).toContain('"managedFields":[');
+    await raw.put(KEY).value(storedText.replace('"managedFields":[', `"managedFields":[${deepEntry},`));
+    for (let tries = 0; tries < 200 && !(await send('GET', `${CONFIGMAPS}/cm`)).body.includes(deepEntry); tries++) await new Promise((r) => setTimeout(r, 25));
+
+    for (const accept of ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io']) {
+      const got = await send('GET', `${CONFIGMAPS}/cm`, undefined, { accept });
+      expect(got.status, `${accept}: ${got.body.slice(0, 200)}`).toBe(200);
+      const list = await send('GET', CONFIGMAPS, undefined, { accept });
+      expect(list.status, `${accept}: ${list.body.slice(0, 200)}`).toBe(200);
+    }
+    expect((await send('GET', `${CONFIGMAPS}/cm`)).body).toContain(deepEntry);
+
+    // Another manager's writes leave the deep entry as it is (its fields are not theirs).
+    const { metadata } = (await send('GET', `${CONFIGMAPS}/cm`)).json<{ metadata: { resourceVersion: string } }>();
+    const updated = await send('PUT', `${CONFIGMAPS}/cm?fieldManager=updater`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","resourceVersion":"${metadata.resourceVersion}"},"data":{"k":"v2"}}`);
+    expect(updated.status, updated.body.slice(0, 300)).toBe(200);
+    expect(managers(updated).sort()).toEqual(['creator', 'deep', 'updater']);
+    expect(updated.body).toContain(`"fieldsV1":${fields}`);
+    const patched = await send('PATCH', `${CONFIGMAPS}/cm?fieldManager=patcher`, '{"data":{"k3":"v3"}}', { 'content-type': 'application/strategic-merge-patch+json' });
+    expect(patched.status, patched.body.slice(0, 300)).toBe(200);
+    expect(managers(patched).sort()).toEqual(['creator', 'deep', 'patcher', 'updater']);
+    expect(patched.body).toContain(`"fieldsV1":${fields}`);
+    expect((await send('DELETE', `${CONFIGMAPS}/cm`)).status).toBe(200);
+    const ready = await send('GET', '/readyz');
+    expect(ready.status).toBe(200);
+  });
 });
