@@ -232,8 +232,15 @@ function isEmptyContainer(v: unknown): boolean {
   return isObjectValue(v) && Object.keys(v).length === 0;
 }
 
-function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: Comparison): void {
+/**
+ * Levels the comparison walks by recursion, the quickest for the shallow objects of nearly every
+ * write; deeper (an object may nest 10,000 levels) it goes on with an explicit stack.
+ */
+const RECURSIVE_LEVELS = 256;
+
+function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: Comparison, depth = 0): void {
   if (lhs === undefined && rhs === undefined) return;
+  if (depth === RECURSIVE_LEVELS) return walkCompareIteratively(lhs, rhs, node, path, c);
   const n = effective(node, rhs !== undefined ? rhs : lhs);
   const leaf = n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic);
   if (leaf || (isEmptyContainer(lhs) && isEmptyContainer(rhs))) {
@@ -249,22 +256,103 @@ function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: 
     for (const key in l) {
       if (!Object.hasOwn(l, key)) continue;
       const field = fieldOf(n, key);
-      walkCompare(l[key], r[key], field.node, [...path, field.element ?? fieldElement(key)], c);
+      walkCompare(l[key], r[key], field.node, [...path, field.element ?? fieldElement(key)], c, depth + 1);
     }
     for (const key in r) {
       if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
       const field = fieldOf(n, key);
-      walkCompare(undefined, r[key], field.node, [...path, field.element ?? fieldElement(key)], c);
+      walkCompare(undefined, r[key], field.node, [...path, field.element ?? fieldElement(key)], c, depth + 1);
     }
   } else {
     const ignored: string[] = [];
     const l = indexList(n, Array.isArray(lhs) ? lhs : [], path, ignored, false);
     const r = indexList(n, Array.isArray(rhs) ? rhs : [], path, ignored, false);
-    for (const pe of new Set([...l.order, ...r.order])) walkCompare(l.items.get(pe), r.items.get(pe), n.item(), [...path, pe], c);
+    for (const pe of new Set([...l.order, ...r.order])) walkCompare(l.items.get(pe), r.items.get(pe), n.item(), [...path, pe], c, depth + 1);
   }
   // Containers report their own appearance and disappearance, besides their contents'.
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
+}
+
+/**
+ * A path below the recursion's, one element per level. It is never made into an array: each
+ * result set's node for it is made once, when something is recorded at or below it, so that a
+ * deep subtree that appeared or vanished costs one step per level rather than a path per level.
+ */
+interface PathLink {
+  parent: PathLink | undefined;
+  pe: PathElement;
+  /** Its node in each result set (added, modified, removed), once made. */
+  nodes: (FieldSet | undefined)[];
+}
+
+/**
+ * walkCompare with an explicit stack, from `base` down. A container's own appearance is recorded
+ * before its contents' rather than after: the results are sets, whatever the order of insertion.
+ */
+function walkCompareIteratively(lhs0: unknown, rhs0: unknown, node0: TypeNode, base: Path, c: Comparison): void {
+  const sets = [c.added, c.modified, c.removed];
+  const baseNodes: (FieldSet | undefined)[] = [];
+  const nodeOf = (which: number, link: PathLink | undefined): FieldSet => {
+    if (!link) {
+      let node = baseNodes[which];
+      if (!node) {
+        node = sets[which];
+        for (const pe of base) node = node.child(pe);
+        baseNodes[which] = node;
+      }
+      return node;
+    }
+    const missing: PathLink[] = [];
+    let l: PathLink | undefined = link;
+    for (; l && !l.nodes[which]; l = l.parent) missing.push(l);
+    let node = l ? l.nodes[which]! : nodeOf(which, undefined);
+    for (let i = missing.length - 1; i >= 0; i--) node = missing[i].nodes[which] = node.child(missing[i].pe);
+    return node;
+  };
+  const record = (which: number, link: PathLink | undefined) => {
+    if (link) nodeOf(which, link.parent).members.add(link.pe);
+    else sets[which].insert(base);
+  };
+  const ADDED = 0;
+  const MODIFIED = 1;
+  const REMOVED = 2;
+  const below = (link: PathLink | undefined, pe: PathElement): PathLink => ({ parent: link, pe, nodes: [] });
+  const pending: [unknown, unknown, TypeNode, PathLink | undefined][] = [[lhs0, rhs0, node0, undefined]];
+  while (pending.length > 0) {
+    const [lhs, rhs, node, link] = pending.pop()!;
+    if (lhs === undefined && rhs === undefined) continue;
+    const n = effective(node, rhs !== undefined ? rhs : lhs);
+    const leaf = n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic);
+    if (leaf || (isEmptyContainer(lhs) && isEmptyContainer(rhs))) {
+      if (lhs === undefined) record(ADDED, link);
+      else if (rhs === undefined) record(REMOVED, link);
+      else if (!deepEqual(lhs, rhs)) record(MODIFIED, link);
+      continue;
+    }
+    if (lhs === undefined) record(ADDED, link);
+    else if (rhs === undefined) record(REMOVED, link);
+    if (n.kind === 'map') {
+      const l = isObjectValue(lhs) ? lhs : {};
+      const r = isObjectValue(rhs) ? rhs : {};
+      for (const key in l) {
+        if (!Object.hasOwn(l, key)) continue;
+        const field = fieldOf(n, key);
+        pending.push([l[key], r[key], field.node, below(link, field.element ?? fieldElement(key))]);
+      }
+      for (const key in r) {
+        if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
+        const field = fieldOf(n, key);
+        pending.push([undefined, r[key], field.node, below(link, field.element ?? fieldElement(key))]);
+      }
+    } else {
+      // indexList's complaints are not reported by a comparison: no path is needed for them.
+      const ignored: string[] = [];
+      const l = indexList(n, Array.isArray(lhs) ? lhs : [], [], ignored, false);
+      const r = indexList(n, Array.isArray(rhs) ? rhs : [], [], ignored, false);
+      for (const pe of new Set([...l.order, ...r.order])) pending.push([l.items.get(pe), r.items.get(pe), n.item(), below(link, pe)]);
+    }
+  }
 }
 
 /**
