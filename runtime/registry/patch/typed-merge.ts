@@ -209,21 +209,48 @@ export function addedFields(value: unknown, node: TypeNode): FieldSet {
 }
 
 /** Adds the path `pe` under `parent` (it was absent before) and everything below it, as walkCompare does. */
-function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeNode): void {
+function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeNode, depth = 0): void {
   if (value === undefined) return;
+  if (depth === RECURSIVE_LEVELS) return addAddedIteratively(parent, pe, value, node);
   parent.members.add(pe);
   const n = effective(node, value);
   if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || isEmptyContainer(value)) return;
   const below = new FieldSet();
   if (n.kind === 'map') {
     if (!isObjectValue(value)) return;
-    for (const key of Object.keys(value)) addAdded(below, fieldElement(key), value[key], fieldOf(n, key).node);
+    for (const key of Object.keys(value)) addAdded(below, fieldElement(key), value[key], fieldOf(n, key).node, depth + 1);
   } else {
     // A list's items: problems naming them (no key, duplicates) leave the item out, as in compare.
     const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
-    for (const item of order) addAdded(below, item, items.get(item), n.item());
+    for (const item of order) addAdded(below, item, items.get(item), n.item(), depth + 1);
   }
   if (below.members.size || below.children.size) parent.children.set(pe, below);
+}
+
+/**
+ * addAdded with an explicit stack. A node's set of children is attached before they are added,
+ * when one of them will be (a value that is not undefined adds at least its own path).
+ */
+function addAddedIteratively(parent0: FieldSet, pe0: PathElement, value0: unknown, node0: TypeNode): void {
+  const pending: [FieldSet, PathElement, unknown, TypeNode][] = [[parent0, pe0, value0, node0]];
+  while (pending.length > 0) {
+    const [parent, pe, value, node] = pending.pop()!;
+    if (value === undefined) continue;
+    parent.members.add(pe);
+    const n = effective(node, value);
+    if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || isEmptyContainer(value)) continue;
+    const below = new FieldSet();
+    const children: [FieldSet, PathElement, unknown, TypeNode][] = [];
+    if (n.kind === 'map') {
+      if (!isObjectValue(value)) continue;
+      for (const key of Object.keys(value)) children.push([below, fieldElement(key), value[key], fieldOf(n, key).node]);
+    } else {
+      const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
+      for (const item of order) children.push([below, item, items.get(item), n.item()]);
+    }
+    if (children.some((child) => child[2] !== undefined)) parent.children.set(pe, below);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+  }
 }
 
 function isEmptyContainer(v: unknown): boolean {
