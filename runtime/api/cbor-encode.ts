@@ -120,25 +120,55 @@ function sortKeys(keys: string[]): string[] {
   return keys.sort(/^[\x00-\x7f]*$/.test(keys.join('')) ? asciiOrder : byteOrder);
 }
 
-function value(w: Writer, v: unknown): void {
+/**
+ * Levels written by recursion, the quickest for the shallow objects nearly every response holds;
+ * below them a value (JSON may nest 10,000 levels) is written with an explicit stack.
+ */
+const RECURSIVE_LEVELS = 256;
+
+function value(w: Writer, v: unknown, depth = 0): void {
   if (typeof v === 'string') w.bytesOfString(v);
   else if (typeof v === 'number') number(w, v);
   else if (typeof v === 'boolean') w.byte(v ? 0xf5 : 0xf4);
   else if (v === null) w.byte(0xf6);
+  else if (typeof v === 'object' && depth === RECURSIVE_LEVELS) valueIteratively(w, v);
   else if (Array.isArray(v)) {
     w.head(4, v.length);
-    for (const item of v) value(w, item === undefined ? null : item);
+    for (const item of v) value(w, item === undefined ? null : item, depth + 1);
   } else if (typeof v === 'object') {
     const keys = sortKeys(Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined));
     w.head(5, keys.length);
     for (const k of keys) {
       w.bytesOfString(k);
-      value(w, (v as Record<string, unknown>)[k]);
+      value(w, (v as Record<string, unknown>)[k], depth + 1);
     }
   } else if (typeof v === 'bigint') {
     if (v >= 0n) w.head(0, Number(v));
     else w.head(1, Number(-1n - v));
   } else throw new Error(`cbor: cannot encode a value of type ${typeof v}`);
+}
+
+/** A map key still to write, told apart on the stack from the values. */
+class Key {
+  constructor(readonly name: string) {}
+}
+
+/** `value` with an explicit stack: a container writes its head, then stacks its contents in reverse. */
+function valueIteratively(w: Writer, root: object): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (v instanceof Key) w.bytesOfString(v.name);
+    else if (v === null || typeof v !== 'object') value(w, v);
+    else if (Array.isArray(v)) {
+      w.head(4, v.length);
+      for (let i = v.length - 1; i >= 0; i--) pending.push(v[i] === undefined ? null : v[i]);
+    } else {
+      const keys = sortKeys(Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined));
+      w.head(5, keys.length);
+      for (let i = keys.length - 1; i >= 0; i--) pending.push((v as Record<string, unknown>)[keys[i]], new Key(keys[i]));
+    }
+  }
 }
 
 /** Tag 22, "expected later base64 encoding": what kube-apiserver wraps a Go []byte's bytes in. */

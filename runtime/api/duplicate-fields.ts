@@ -48,55 +48,59 @@ export function scanJsonMembers(text: string): JsonMemberIndex {
     const start = i;
     return skipString() ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
   };
-  const value = (path: string): void => {
+  // The containers open around the value being read (JSON may nest 10,000 levels, so no recursion):
+  // an object's members seen so far, or an array's index.
+  const open: { path: string; seen?: Set<string>; n: number }[] = [];
+  /** Reads a member name and its colon; the member's path. */
+  const member = (container: { path: string; seen?: Set<string> }): string => {
+    skipSpace();
+    const at = i;
+    const key = readString();
+    const child = container.path ? `${container.path}.${key}` : key;
+    if (container.seen!.has(key)) duplicates.push({ message: `duplicate field ${JSON.stringify(child)}`, at });
+    else container.seen!.add(key);
+    // Paths longer than any schema's are not kept: every level's would add up to gigabytes in a deep body.
+    if (child.length <= MAX_INDEXED_PATH && !firstSeen.has(child)) firstSeen.set(child, at);
+    skipSpace();
+    i++; // colon
+    return child;
+  };
+  let path = '';
+  for (;;) {
     skipSpace();
     const c = text[i];
-    if (c === '{') {
-      i++;
-      const seen = new Set<string>();
-      skipSpace();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        skipSpace();
-        const at = i;
-        const key = readString();
-        const child = path ? `${path}.${key}` : key;
-        if (seen.has(key)) duplicates.push({ message: `duplicate field ${JSON.stringify(child)}`, at });
-        else seen.add(key);
-        if (!firstSeen.has(child)) firstSeen.set(child, at);
-        skipSpace();
-        i++; // colon
-        value(child);
-        skipSpace();
-        if (text[i++] === '}') return;
-      }
-    }
-    if (c === '[') {
+    if (c === '{' || c === '[') {
       i++;
       skipSpace();
-      if (text[i] === ']') {
-        i++;
-        return;
+      if (text[i] !== (c === '{' ? '}' : ']')) {
+        const container = c === '{' ? { path, seen: new Set<string>(), n: 0 } : { path, n: 0 };
+        open.push(container);
+        path = c === '{' ? member(container) : `${path}[0]`;
+        continue;
       }
-      for (let n = 0; ; n++) {
-        value(`${path}[${n}]`);
-        skipSpace();
-        if (text[i++] === ']') return;
-      }
-    }
-    if (c === '"') {
+      i++;
+    } else if (c === '"') {
       skipString();
-      return;
+    } else {
+      // A number or literal: runs to the next delimiter.
+      while (i < text.length && !',}] \n\r\t'.includes(text[i])) i++;
     }
-    // A number or literal: runs to the next delimiter.
-    while (i < text.length && !',}] \n\r\t'.includes(text[i])) i++;
-  };
-  value('');
-  return { duplicates, firstSeen };
+    // A value is complete: close the containers it completes, then read the next member or element.
+    for (;;) {
+      const container = open.at(-1);
+      if (!container) return { duplicates, firstSeen };
+      skipSpace();
+      if (text[i++] === ',') {
+        path = container.seen ? member(container) : `${container.path}[${++container.n}]`;
+        break;
+      }
+      open.pop();
+    }
+  }
 }
+
+/** The longest member path whose first position is kept for ordering complaints. */
+const MAX_INDEXED_PATH = 4096;
 
 /**
  * Whether JSON text (already known to parse to `parsed`) repeats a member anywhere: exactly when
@@ -124,15 +128,23 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 
-/** Members of every object in a parsed JSON value. */
+/** Members of every object in a parsed JSON value, walked with an explicit stack (JSON may nest 10,000 levels). */
 function memberCount(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
   let n = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) n += memberCount(item);
-    return n;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) if (typeof item === 'object' && item !== null) pending.push(item);
+      continue;
+    }
+    for (const key in v) {
+      n++;
+      const item = (v as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) pending.push(item);
+    }
   }
-  for (const key in value) n += 1 + memberCount((value as Record<string, unknown>)[key]);
   return n;
 }
 

@@ -6,6 +6,7 @@
 // however many watchers get it. The results are byte for byte encodeJSON's.
 
 import { keepEncoding, lookupEncoding } from '../registry/cacher/serialization-cache.js';
+import { stringifyJSON } from '../machinery/deep-json.js';
 
 /**
  * Kept item JSON is the object less apiVersion and kind, as a typed list's items are written;
@@ -33,7 +34,7 @@ function itemJSON(item: unknown, format: string, escape: (text: string) => strin
   const cacheable = obj !== null && typeof obj === 'object' && obj.apiVersion === undefined && obj.kind === undefined;
   const kept = cacheable ? lookupEncoding(obj, format) : undefined;
   if (kept) return kept;
-  const bytes = ownBytes(escape(JSON.stringify(item) ?? 'null'));
+  const bytes = ownBytes(escape(stringifyJSON(item)));
   if (kept === null) keepEncoding(obj!, format, bytes);
   return bytes;
 }
@@ -76,7 +77,7 @@ export function encodeCachedWatchEvent(type: string, obj: unknown, escape: (text
   const format = `json-event:${type}:${String(object.apiVersion)}/${String(object.kind)}`;
   const kept = lookupEncoding(object, format);
   if (kept !== null) return kept;
-  const bytes = ownBytes(escape(`${JSON.stringify({ type, object })}\n`));
+  const bytes = ownBytes(escape(`${stringifyJSON({ type, object })}\n`));
   keepEncoding(object, format, bytes);
   return bytes;
 }

@@ -15,6 +15,8 @@ import { sortKeysDeep } from '../machinery/go-format.js';
 import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 import { encodeCachedList, encodeCachedWatchEvent } from './kept-json.js';
 import { keptText } from '../registry/cacher/serialization-cache.js';
+import { stringifyJSON } from '../machinery/deep-json.js';
+import { deepYAML } from './deep-yaml.js';
 
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
 const GO_ESCAPES: Record<string, string> = {
@@ -32,11 +34,11 @@ const GO_ESCAPES: Record<string, string> = {
 export function encodeJSON(obj: unknown, pretty = false): string {
   // A cached version is served as often as it is read: its compact text is made once.
   if (!pretty && typeof obj === 'object' && obj !== null) return keptText(obj, compactJSON);
-  return goEscape(pretty ? JSON.stringify(obj, null, 2) : `${JSON.stringify(obj)}\n`);
+  return goEscape(pretty ? stringifyJSON(obj, 2) : `${stringifyJSON(obj)}\n`);
 }
 
 function compactJSON(obj: unknown): string {
-  return goEscape(`${JSON.stringify(obj)}\n`);
+  return goEscape(`${stringifyJSON(obj)}\n`);
 }
 
 const goEscape = (text: string): string => (needsEscape(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text);
@@ -54,7 +56,14 @@ const needsEscape = (text: string): boolean =>
 
 /** YAML as sigs.k8s.io/yaml renders JSON: sorted keys, unindented sequences, no folding. */
 export function encodeYAML(obj: unknown): string {
-  return stringifyYaml(sortKeysDeep(obj), { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+  const sorted = sortKeysDeep(obj);
+  try {
+    return stringifyYaml(sorted, { indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+  } catch (err) {
+    // The package recurses; a value nested deeper than the stack allows is laid out the same way without it.
+    if (err instanceof RangeError) return deepYAML(sorted);
+    throw err;
+  }
 }
 
 export interface ResponseEncoder {

@@ -53,12 +53,72 @@ export function goQuote(s: string): string {
 
 /** A JSON value with object keys sorted at every level, as Go writes a decoded map. */
 export function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  return sortedCopy(value, 0);
+}
+
+/**
+ * Levels copied by recursion, the quickest for the shallow objects nearly every request holds;
+ * below them the rest of a value (JSON may nest 10,000 levels) is copied with an explicit stack.
+ */
+const RECURSIVE_LEVELS = 256;
+
+function sortedCopy(value: unknown, depth: number): unknown {
   if (!value || typeof value !== 'object') return value;
+  if (depth === RECURSIVE_LEVELS) return sortedCopyIterative(value);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) out.push(sortedCopy(item, depth + 1));
+    return out;
+  }
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort()) sorted[key] = sortedCopy((value as Record<string, unknown>)[key], depth + 1);
   return sorted;
 }
+
+/**
+ * sortedCopy with an explicit stack: each copy is made empty when its parent is filled, then
+ * filled in turn, so every object receives its keys in sorted order.
+ */
+function sortedCopyIterative(value: object): unknown {
+  const root = emptyCopy(value);
+  const sources: object[] = [value];
+  const copies: unknown[] = [root];
+  while (sources.length > 0) {
+    const source = sources.pop()!;
+    const copy = copies.pop();
+    if (Array.isArray(source)) {
+      const out = copy as unknown[];
+      for (let i = 0; i < source.length; i++) {
+        const item: unknown = source[i];
+        if (item === null || typeof item !== 'object') {
+          out[i] = item;
+          continue;
+        }
+        const child = emptyCopy(item);
+        out[i] = child;
+        sources.push(item);
+        copies.push(child);
+      }
+      continue;
+    }
+    const out = copy as Record<string, unknown>;
+    const from = source as Record<string, unknown>;
+    for (const key of Object.keys(from).sort()) {
+      const item = from[key];
+      if (item === null || typeof item !== 'object') {
+        out[key] = item;
+        continue;
+      }
+      const child = emptyCopy(item);
+      out[key] = child;
+      sources.push(item);
+      copies.push(child);
+    }
+  }
+  return root;
+}
+
+const emptyCopy = (value: object): unknown => (Array.isArray(value) ? [] : {});
 
 /** Go's encoding/json output for a decoded JSON value (maps sorted by key, <>& escaped). */
 export function goJSON(value: unknown): string {

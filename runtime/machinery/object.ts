@@ -54,10 +54,42 @@ export function deepClone<T>(v: T): T {
   try {
     return cloneValue(v) as T;
   } catch (e) {
-    // Nesting deeper than the stack allows (JSON may nest 10,000 levels): the structured clone has no such limit.
-    if (e instanceof RangeError) return structuredClone(v);
+    // Nesting deeper than the stack allows (JSON may nest 10,000 levels, structuredClone takes
+    // fewer): the same copy, made with an explicit stack.
+    if (e instanceof RangeError) return cloneIteratively(v) as T;
     throw e;
   }
+}
+
+/** cloneValue with an explicit stack: each copy is filled after its parent holds it. */
+function cloneIteratively(root: unknown): unknown {
+  const copyOf = (v: object): object => {
+    if (Array.isArray(v)) return new Array(v.length);
+    const proto = Object.getPrototypeOf(v);
+    return proto !== Object.prototype && proto !== null ? structuredClone(v) : {};
+  };
+  if (typeof root !== 'object' || root === null) return root;
+  const top = copyOf(root);
+  const sources: object[] = [root];
+  const copies: object[] = [top];
+  while (sources.length > 0) {
+    const source = sources.pop()! as Record<string, unknown>;
+    const copy = copies.pop()! as Record<string, unknown>;
+    const proto = Object.getPrototypeOf(source);
+    if (!Array.isArray(source) && proto !== Object.prototype && proto !== null) continue;
+    for (const key of Object.keys(source)) {
+      let member = source[key];
+      if (typeof member === 'object' && member !== null) {
+        const child = copyOf(member);
+        sources.push(member);
+        copies.push(child);
+        member = child;
+      }
+      if (key === '__proto__') Object.defineProperty(copy, key, { value: member, writable: true, enumerable: true, configurable: true });
+      else copy[key] = member;
+    }
+  }
+  return top;
 }
 
 /**
@@ -84,20 +116,35 @@ function cloneValue(v: unknown): unknown {
   return out;
 }
 
-/** Structural equality of JSON values (key order ignored), as apiequality.Semantic.DeepEqual is used on decoded objects. */
+/**
+ * Structural equality of JSON values (key order ignored), as apiequality.Semantic.DeepEqual is
+ * used on decoded objects. Walked with an explicit stack of pairs, as JSON may nest 10,000 levels.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => deepEqual(v, b[i]));
+  const left: unknown[] = [a];
+  const right: unknown[] = [b];
+  while (left.length > 0) {
+    const x = left.pop();
+    const y = right.pop();
+    if (x === y) continue;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = x.length - 1; i >= 0; i--) {
+        left.push(x[i]);
+        right.push(y[i]);
+      }
+      continue;
+    }
+    if (!isPlainObject(x) || !isPlainObject(y)) return false;
+    const xk = Object.keys(x).filter((k) => x[k] !== undefined);
+    const yk = Object.keys(y).filter((k) => y[k] !== undefined);
+    if (xk.length !== yk.length) return false;
+    for (const k of xk) {
+      left.push(x[k]);
+      right.push(y[k]);
+    }
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ak = Object.keys(a).filter((k) => a[k] !== undefined);
-    const bk = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ak.length !== bk.length) return false;
-    return ak.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
+  return true;
 }
 
 /** RFC 3339 with second precision in UTC, as metav1.Time serializes. */

@@ -7,36 +7,52 @@
 /**
  * `value` with every object's keys in sorted order, reusing what is in order already: an object
  * out of order is replaced in its parent by a sorted copy. For a freshly decoded value that
- * nothing else holds; when all is in order (as stored), nothing is allocated.
+ * nothing else holds; when all is in order (as stored), nothing is allocated. Walked with an
+ * explicit stack (JSON may nest 10,000 levels), parents before children: a copy holds the same
+ * children as the object it replaces, so they are then sorted inside the copy.
  */
 export function sortKeysInPlace(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (item !== null && typeof item === 'object') {
-        const sorted = sortKeysInPlace(item);
-        if (sorted !== item) value[i] = sorted;
+  const root = inKeyOrder(value);
+  const pending: object[] = [root];
+  while (pending.length > 0) {
+    const container = pending.pop()!;
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        const item: unknown = container[i];
+        if (item === null || typeof item !== 'object') continue;
+        const sorted = inKeyOrder(item);
+        if (sorted !== item) container[i] = sorted;
+        pending.push(sorted);
       }
+      continue;
     }
-    return value;
+    const obj = container as Record<string, unknown>;
+    for (const key in obj) {
+      const item = obj[key];
+      if (item === null || typeof item !== 'object') continue;
+      const sorted = inKeyOrder(item);
+      if (sorted !== item) obj[key] = sorted;
+      pending.push(sorted);
+    }
   }
+  return root;
+}
+
+/** An array as it is; an object as it is when its keys are in order, else a shallow copy in order. */
+function inKeyOrder(value: object): object {
+  if (Array.isArray(value)) return value;
   const obj = value as Record<string, unknown>;
   let previous: string | undefined;
-  let ordered = true;
-  for (const key of Object.keys(obj)) {
-    const child = obj[key];
-    if (child !== null && typeof child === 'object') {
-      const sorted = sortKeysInPlace(child);
-      if (sorted !== child) obj[key] = sorted;
+  for (const key in obj) {
+    if (previous !== undefined && previous > key) {
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(obj).sort()) out[k] = obj[k];
+      return out;
     }
-    if (previous !== undefined && previous > key) ordered = false;
     previous = key;
   }
-  if (ordered) return obj;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(obj).sort()) out[key] = obj[key];
-  return out;
+  return obj;
 }
 
 /** A copy of sorted `metadata` with `resourceVersion` in its sorted place. */

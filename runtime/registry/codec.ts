@@ -10,6 +10,7 @@ import { metaOf, type KubeObject } from '../machinery/object.js';
 import { sortKeysDeep } from '../machinery/go-format.js';
 import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
+import { stringifyJSON } from '../machinery/deep-json.js';
 
 export class Codec {
   readonly kind: string;
@@ -52,10 +53,10 @@ export class Codec {
     delete meta.resourceVersion;
     delete meta.selfLink;
     copy.metadata = meta;
-    if (!this.sortsKeys) return JSON.stringify(copy);
+    if (!this.sortsKeys) return stringifyJSON(copy);
     const sorted = sortKeysDeep(copy) as KubeObject;
     this.sortedWrites.set(obj, sorted);
-    return JSON.stringify(sorted);
+    return stringifyJSON(sorted);
   }
 
   /** decode for unstructured kinds: the stored order kept, type meta and resourceVersion in their sorted places. */

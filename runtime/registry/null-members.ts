@@ -51,10 +51,16 @@ function zeroValue(schema: JsonSchema): unknown {
   }
 }
 
+/** Whether a null is anywhere in the value, walked with an explicit stack (JSON may nest 10,000 levels). */
 function holdsNull(value: unknown): boolean {
-  if (value === null) return true;
-  if (Array.isArray(value)) return value.some(holdsNull);
-  return isObject(value) && Object.values(value).some(holdsNull);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (v === null) return true;
+    if (Array.isArray(v)) for (const item of v) pending.push(item);
+    else if (isObject(v)) for (const key in v) pending.push(v[key]);
+  }
+  return false;
 }
 
 /** Null map values and list items take their element type's zero value, in place, at every depth. */

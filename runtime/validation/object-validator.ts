@@ -102,26 +102,64 @@ export function withoutNulls(value: unknown): unknown {
   return holdsNullMember(value) ? copyWithoutNulls(value) : value;
 }
 
+/** Walked with an explicit stack, as JSON may nest 10,000 levels: each copy is filled after its parent holds it. */
 function copyWithoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyWithoutNulls);
-  if (isObj(value)) {
-    const out: Obj = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = copyWithoutNulls(v);
-    return out;
+  if (typeof value !== 'object' || value === null) return value;
+  const emptyCopy = (v: object): object => (Array.isArray(v) ? [] : {});
+  const root = emptyCopy(value);
+  const sources: object[] = [value];
+  const copies: object[] = [root];
+  while (sources.length > 0) {
+    const source = sources.pop()!;
+    const copy = copies.pop()!;
+    if (Array.isArray(source)) {
+      const out = copy as unknown[];
+      for (const item of source) {
+        if (typeof item !== 'object' || item === null) {
+          out.push(item);
+          continue;
+        }
+        const child = emptyCopy(item);
+        out.push(child);
+        sources.push(item);
+        copies.push(child);
+      }
+      continue;
+    }
+    const out = copy as Obj;
+    for (const [k, v] of Object.entries(source)) {
+      if (v === null) continue;
+      if (typeof v !== 'object') {
+        out[k] = v;
+        continue;
+      }
+      const child = emptyCopy(v);
+      out[k] = child;
+      sources.push(v);
+      copies.push(child);
+    }
   }
-  return value;
+  return root;
 }
 
-/** Whether an object member anywhere below is null (null list items are kept, as the copy keeps them). */
+/**
+ * Whether an object member anywhere below is null (null list items are kept, as the copy keeps
+ * them), walked with an explicit stack.
+ */
 function holdsNullMember(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (holdsNullMember(item)) return true;
-    return false;
-  }
-  for (const key in value) {
-    const member = (value as Obj)[key];
-    if (member === null || holdsNullMember(member)) return true;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+      continue;
+    }
+    for (const key in v) {
+      const member = (v as Obj)[key];
+      if (member === null) return true;
+      pending.push(member);
+    }
   }
   return false;
 }

@@ -9,6 +9,7 @@ import { goJsonSyntaxError } from '../../machinery/go-json.js';
 import protobuf from 'protobufjs';
 import { formatGoDuration, parseGoDurationNs as parseGoDuration } from '../../machinery/duration.js';
 import type { WireWriter } from './wire-writer.js';
+import { stringifyJSON } from '../../machinery/deep-json.js';
 
 export interface SpecialMessage {
   /** Writes the body; `value` is undefined for an absent non-pointer field (Go's zero value). */
@@ -172,7 +173,7 @@ const rawJSON: SpecialMessage = {
   write(w, value) {
     if (value === undefined || value === null) return;
     w.uint32(0x0a);
-    w.string(JSON.stringify(value));
+    w.string(stringifyJSON(value));
   },
   read(body) {
     let raw: Uint8Array | undefined;

@@ -297,15 +297,43 @@ function setManagedFields(obj: KubeObject, managed: Managed): void {
 }
 
 /** Nulls in an applied configuration mean "unset" once the object takes its typed form. */
+/** Walked with an explicit stack, as the object may nest 10,000 levels: each copy is filled after its parent holds it. */
 function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNulls);
-  if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
-    return out;
+  const root = emptyCopy(value);
+  const sources: unknown[] = [value];
+  const copies: unknown[] = [root];
+  while (sources.length > 0) {
+    const from = sources.pop();
+    const to = copies.pop();
+    if (Array.isArray(from)) {
+      const out = to as unknown[];
+      for (const item of from) {
+        const copy = emptyCopy(item);
+        out.push(copy);
+        if (copy !== item) {
+          sources.push(item);
+          copies.push(copy);
+        }
+      }
+    } else if (isPlainObject(from)) {
+      const out = to as Record<string, unknown>;
+      for (const k in from) {
+        const v = from[k];
+        if (v === null) continue;
+        const copy = emptyCopy(v);
+        out[k] = copy;
+        if (copy !== v) {
+          sources.push(v);
+          copies.push(copy);
+        }
+      }
+    }
   }
-  return value;
+  return root;
 }
+
+/** A container's empty copy, to be filled; anything else as it is. */
+const emptyCopy = (v: unknown): unknown => (Array.isArray(v) ? [] : isPlainObject(v) ? {} : v);
 
 /** How a conflict names its manager: `"kubectl"`, `"m" using v1`, `"m" with subresource "status"`. */
 export function printManager(id: string): string {

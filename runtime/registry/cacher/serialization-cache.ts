@@ -32,11 +32,18 @@ const jsonTexts = new WeakMap<object, string>();
 /** List items (the object less apiVersion and kind) by the decoded object they stand for. */
 const listItems = new WeakMap<KubeObject, KubeObject>();
 
-/** Freezes a decoded JSON value all the way down: it is shared by every reader of its version. */
+/**
+ * Freezes a decoded JSON value all the way down: it is shared by every reader of its version.
+ * Walked with an explicit stack, as JSON may nest 10,000 levels.
+ */
 function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const key in v) pending.push((v as Record<string, unknown>)[key]);
+  }
 }
 
 /**

@@ -127,14 +127,30 @@ export function copyWithRawText(value: unknown): unknown {
   return value;
 }
 
-/** The plain JSON value, every RawScalar replaced by its value (containers are changed in place). */
+/**
+ * The plain JSON value, every RawScalar replaced by its value (containers are changed in place).
+ * Walked with an explicit stack: the patched document may nest 10,000 levels.
+ */
 export function dropRawText(value: unknown): unknown {
   if (value instanceof RawScalar) return value.value;
-  if (Array.isArray(value)) {
-    value.forEach((item, i) => (value[i] = dropRawText(item)));
-  } else if (value !== null && typeof value === 'object') {
-    const con = value as Record<string, unknown>;
-    for (const key of Object.keys(con)) setMember(con, key, dropRawText(con[key]));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const con = pending.pop();
+    if (con === null || typeof con !== 'object') continue;
+    if (Array.isArray(con)) {
+      for (let i = 0; i < con.length; i++) {
+        const item: unknown = con[i];
+        if (item instanceof RawScalar) con[i] = item.value;
+        else pending.push(item);
+      }
+      continue;
+    }
+    const obj = con as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      const member = obj[key];
+      if (member instanceof RawScalar) setMember(obj, key, member.value);
+      else pending.push(member);
+    }
   }
   return value;
 }

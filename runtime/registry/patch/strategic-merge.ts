@@ -14,6 +14,7 @@
 
 import { StatusError, badRequest } from '../../errors/status-error.js';
 import { goPrint } from '../../machinery/go-decode/index.js';
+import { deepClone } from '../../machinery/object.js';
 import type { PatchMeta, PatchSchema } from './patch-meta.js';
 
 type JsonObject = Record<string, unknown>;
@@ -59,9 +60,10 @@ const badPatchType = (directive: unknown, m: JsonObject) => engineError(`unknown
 
 /** Applies `patch` to a copy of `original`; the inputs are left untouched. A null patch changes nothing. */
 export function applyStrategicMergePatch(original: JsonObject, patch: unknown, schema: PatchSchema): JsonObject {
-  if (patch === null) return structuredClone(original);
+  // deepClone: the original may nest deeper than structuredClone can copy (managedFields, 10,000 levels).
+  if (patch === null) return deepClone(original);
   if (!isObject(patch)) throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'string' ? 'string' : typeof patch === 'boolean' ? 'bool' : 'number'} into Go value of type map[string]interface {}`);
-  return mergeMap(structuredClone(original), structuredClone(patch), schema);
+  return mergeMap(deepClone(original), deepClone(patch), schema);
 }
 
 // Where the patch's value is taken rather than merged, strategicpatch cleans it in one of three

@@ -209,21 +209,48 @@ export function addedFields(value: unknown, node: TypeNode): FieldSet {
 }
 
 /** Adds the path `pe` under `parent` (it was absent before) and everything below it, as walkCompare does. */
-function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeNode): void {
+function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeNode, depth = 0): void {
   if (value === undefined) return;
+  if (depth === RECURSIVE_LEVELS) return addAddedIteratively(parent, pe, value, node);
   parent.members.add(pe);
   const n = effective(node, value);
   if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || isEmptyContainer(value)) return;
   const below = new FieldSet();
   if (n.kind === 'map') {
     if (!isObjectValue(value)) return;
-    for (const key of Object.keys(value)) addAdded(below, fieldElement(key), value[key], fieldOf(n, key).node);
+    for (const key of Object.keys(value)) addAdded(below, fieldElement(key), value[key], fieldOf(n, key).node, depth + 1);
   } else {
     // A list's items: problems naming them (no key, duplicates) leave the item out, as in compare.
     const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
-    for (const item of order) addAdded(below, item, items.get(item), n.item());
+    for (const item of order) addAdded(below, item, items.get(item), n.item(), depth + 1);
   }
   if (below.members.size || below.children.size) parent.children.set(pe, below);
+}
+
+/**
+ * addAdded with an explicit stack. A node's set of children is attached before they are added,
+ * when one of them will be (a value that is not undefined adds at least its own path).
+ */
+function addAddedIteratively(parent0: FieldSet, pe0: PathElement, value0: unknown, node0: TypeNode): void {
+  const pending: [FieldSet, PathElement, unknown, TypeNode][] = [[parent0, pe0, value0, node0]];
+  while (pending.length > 0) {
+    const [parent, pe, value, node] = pending.pop()!;
+    if (value === undefined) continue;
+    parent.members.add(pe);
+    const n = effective(node, value);
+    if (n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || isEmptyContainer(value)) continue;
+    const below = new FieldSet();
+    const children: [FieldSet, PathElement, unknown, TypeNode][] = [];
+    if (n.kind === 'map') {
+      if (!isObjectValue(value)) continue;
+      for (const key of Object.keys(value)) children.push([below, fieldElement(key), value[key], fieldOf(n, key).node]);
+    } else {
+      const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
+      for (const item of order) children.push([below, item, items.get(item), n.item()]);
+    }
+    if (children.some((child) => child[2] !== undefined)) parent.children.set(pe, below);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+  }
 }
 
 function isEmptyContainer(v: unknown): boolean {
@@ -232,8 +259,15 @@ function isEmptyContainer(v: unknown): boolean {
   return isObjectValue(v) && Object.keys(v).length === 0;
 }
 
-function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: Comparison): void {
+/**
+ * Levels the comparison walks by recursion, the quickest for the shallow objects of nearly every
+ * write; deeper (an object may nest 10,000 levels) it goes on with an explicit stack.
+ */
+const RECURSIVE_LEVELS = 256;
+
+function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: Comparison, depth = 0): void {
   if (lhs === undefined && rhs === undefined) return;
+  if (depth === RECURSIVE_LEVELS) return walkCompareIteratively(lhs, rhs, node, path, c);
   const n = effective(node, rhs !== undefined ? rhs : lhs);
   const leaf = n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic);
   if (leaf || (isEmptyContainer(lhs) && isEmptyContainer(rhs))) {
@@ -249,22 +283,103 @@ function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: 
     for (const key in l) {
       if (!Object.hasOwn(l, key)) continue;
       const field = fieldOf(n, key);
-      walkCompare(l[key], r[key], field.node, [...path, field.element ?? fieldElement(key)], c);
+      walkCompare(l[key], r[key], field.node, [...path, field.element ?? fieldElement(key)], c, depth + 1);
     }
     for (const key in r) {
       if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
       const field = fieldOf(n, key);
-      walkCompare(undefined, r[key], field.node, [...path, field.element ?? fieldElement(key)], c);
+      walkCompare(undefined, r[key], field.node, [...path, field.element ?? fieldElement(key)], c, depth + 1);
     }
   } else {
     const ignored: string[] = [];
     const l = indexList(n, Array.isArray(lhs) ? lhs : [], path, ignored, false);
     const r = indexList(n, Array.isArray(rhs) ? rhs : [], path, ignored, false);
-    for (const pe of new Set([...l.order, ...r.order])) walkCompare(l.items.get(pe), r.items.get(pe), n.item(), [...path, pe], c);
+    for (const pe of new Set([...l.order, ...r.order])) walkCompare(l.items.get(pe), r.items.get(pe), n.item(), [...path, pe], c, depth + 1);
   }
   // Containers report their own appearance and disappearance, besides their contents'.
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
+}
+
+/**
+ * A path below the recursion's, one element per level. It is never made into an array: each
+ * result set's node for it is made once, when something is recorded at or below it, so that a
+ * deep subtree that appeared or vanished costs one step per level rather than a path per level.
+ */
+interface PathLink {
+  parent: PathLink | undefined;
+  pe: PathElement;
+  /** Its node in each result set (added, modified, removed), once made. */
+  nodes: (FieldSet | undefined)[];
+}
+
+/**
+ * walkCompare with an explicit stack, from `base` down. A container's own appearance is recorded
+ * before its contents' rather than after: the results are sets, whatever the order of insertion.
+ */
+function walkCompareIteratively(lhs0: unknown, rhs0: unknown, node0: TypeNode, base: Path, c: Comparison): void {
+  const sets = [c.added, c.modified, c.removed];
+  const baseNodes: (FieldSet | undefined)[] = [];
+  const nodeOf = (which: number, link: PathLink | undefined): FieldSet => {
+    if (!link) {
+      let node = baseNodes[which];
+      if (!node) {
+        node = sets[which];
+        for (const pe of base) node = node.child(pe);
+        baseNodes[which] = node;
+      }
+      return node;
+    }
+    const missing: PathLink[] = [];
+    let l: PathLink | undefined = link;
+    for (; l && !l.nodes[which]; l = l.parent) missing.push(l);
+    let node = l ? l.nodes[which]! : nodeOf(which, undefined);
+    for (let i = missing.length - 1; i >= 0; i--) node = missing[i].nodes[which] = node.child(missing[i].pe);
+    return node;
+  };
+  const record = (which: number, link: PathLink | undefined) => {
+    if (link) nodeOf(which, link.parent).members.add(link.pe);
+    else sets[which].insert(base);
+  };
+  const ADDED = 0;
+  const MODIFIED = 1;
+  const REMOVED = 2;
+  const below = (link: PathLink | undefined, pe: PathElement): PathLink => ({ parent: link, pe, nodes: [] });
+  const pending: [unknown, unknown, TypeNode, PathLink | undefined][] = [[lhs0, rhs0, node0, undefined]];
+  while (pending.length > 0) {
+    const [lhs, rhs, node, link] = pending.pop()!;
+    if (lhs === undefined && rhs === undefined) continue;
+    const n = effective(node, rhs !== undefined ? rhs : lhs);
+    const leaf = n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic);
+    if (leaf || (isEmptyContainer(lhs) && isEmptyContainer(rhs))) {
+      if (lhs === undefined) record(ADDED, link);
+      else if (rhs === undefined) record(REMOVED, link);
+      else if (!deepEqual(lhs, rhs)) record(MODIFIED, link);
+      continue;
+    }
+    if (lhs === undefined) record(ADDED, link);
+    else if (rhs === undefined) record(REMOVED, link);
+    if (n.kind === 'map') {
+      const l = isObjectValue(lhs) ? lhs : {};
+      const r = isObjectValue(rhs) ? rhs : {};
+      for (const key in l) {
+        if (!Object.hasOwn(l, key)) continue;
+        const field = fieldOf(n, key);
+        pending.push([l[key], r[key], field.node, below(link, field.element ?? fieldElement(key))]);
+      }
+      for (const key in r) {
+        if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
+        const field = fieldOf(n, key);
+        pending.push([undefined, r[key], field.node, below(link, field.element ?? fieldElement(key))]);
+      }
+    } else {
+      // indexList's complaints are not reported by a comparison: no path is needed for them.
+      const ignored: string[] = [];
+      const l = indexList(n, Array.isArray(lhs) ? lhs : [], [], ignored, false);
+      const r = indexList(n, Array.isArray(rhs) ? rhs : [], [], ignored, false);
+      for (const pe of new Set([...l.order, ...r.order])) pending.push([l.items.get(pe), r.items.get(pe), n.item(), below(link, pe)]);
+    }
+  }
 }
 
 /**
