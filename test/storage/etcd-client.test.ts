@@ -190,6 +190,9 @@ describe('etcd client against a peer that is not a well-behaved etcd', () => {
     try {
       answer = (stream) => stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '3', 'grpc-message': 'etcdserver: request is too large' }, { endStream: true });
       expect(await failure(range(client))).toMatchObject({ code: 3, details: 'etcdserver: request is too large', sent: true });
+      // A malformed percent-escape is passed on as sent, not thrown from the stream's event.
+      answer = (stream) => stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '9', 'grpc-message': 'bad %E0%A4%A escape' }, { endStream: true });
+      expect(await failure(range(client))).toMatchObject({ code: 9, details: 'bad %E0%A4%A escape', sent: true });
       answer = (stream) => stream.respond({ ':status': 503 }, { endStream: true });
       expect(await failure(range(client))).toMatchObject({ code: 14, sent: true });
       // The connection still serves a proper answer afterwards.

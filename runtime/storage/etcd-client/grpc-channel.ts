@@ -86,6 +86,18 @@ const frame = (message: Buffer): Buffer => {
   return framed;
 };
 
+/** grpc-message is percent-encoded; a malformed escape is kept as sent rather than thrown from a stream event. */
+const percentDecoded = (message: string): string => {
+  try {
+    return decodeURIComponent(message);
+  } catch {
+    return message;
+  }
+};
+
+/** How long one endpoint may take to accept a connection before the next is tried (gRPC's minimum connect timeout). */
+const CONNECT_TIMEOUT_MS = 20_000;
+
 const parseEndpoint = (endpoint: string): string => (endpoint.includes('://') ? endpoint : `http://${endpoint}`);
 
 export class GrpcChannel {
@@ -215,7 +227,7 @@ export class GrpcChannel {
       if (code === undefined) return;
       grpcStatus = Number(code);
       const message = headers['grpc-message'];
-      if (typeof message === 'string') grpcMessage = decodeURIComponent(message);
+      if (typeof message === 'string') grpcMessage = percentDecoded(message);
     };
     stream.on('response', (headers) => {
       httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS]);
@@ -293,9 +305,16 @@ export class GrpcChannel {
   private open(endpoint: string): Promise<ClientHttp2Session> {
     return new Promise((resolve, reject) => {
       const session = connect(endpoint, { settings: { initialWindowSize: WINDOW_BYTES } });
-      const failed = (error: Error): void => reject(error);
+      // An endpoint that never answers (packets dropped) would hold every later call behind it
+      // for the kernel's SYN retries, minutes: it is given up after gRPC's connect timeout.
+      const timer = setTimeout(() => session.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS / 1000}s`)), CONNECT_TIMEOUT_MS);
+      const failed = (error: Error): void => {
+        clearTimeout(timer);
+        reject(error);
+      };
       session.on('error', failed);
       session.once('connect', () => {
+        clearTimeout(timer);
         session.off('error', failed);
         session.setLocalWindowSize(WINDOW_BYTES);
         // From here on a failure ends the session; the calls on it fail by their streams, and the
