@@ -54,7 +54,8 @@ function toJsonValue(value: unknown): unknown {
   return value;
 }
 
-const celEnvironment = new Environment({ unlistedVariablesAreDyn: true });
+/** Made by the first CEL column compiled (a Table request), not at every start: building CEL's standard library is costly. */
+let celEnvironment: Environment | undefined;
 const compiled = new Map<string, CellFn>();
 
 function compileColumn(column: PrinterColumn): CellFn {
@@ -81,6 +82,7 @@ function compileColumn(column: PrinterColumn): CellFn {
     };
   }
   if (column.cel !== undefined) {
+    celEnvironment ??= new Environment({ unlistedVariablesAreDyn: true });
     const program = celEnvironment.parse(column.cel);
     return (obj) => {
       try {

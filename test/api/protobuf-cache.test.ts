@@ -56,6 +56,24 @@ describe('protobuf bytes kept per stored version', () => {
     expect(decodeObject(root, encodeObject(root, CM_LIST, second), names).object).toEqual({ ...copyOf(first) });
   });
 
+  it('encodes a long list of kept and new items byte for byte as a fresh encode', async () => {
+    // Items past 127 bytes (two-byte lengths) and a body far past the writer's first buffer, some
+    // items kept by an earlier list and some not yet: the kept ones are reserved at once.
+    const filler = 'x'.repeat(300);
+    for (let i = 0; i < 40; i++) await store.create('ns', { metadata: { name: `early-${i}` }, data: { k: filler } }, { fieldManager: 'test' });
+    encodeObject(root, CM_LIST, await cachedList());
+    for (let i = 0; i < 40; i++) await store.create('ns', { metadata: { name: `late-${i}` }, data: { k: filler } }, { fieldManager: 'test' });
+    const list = (await listObjects(store, 'ns', {})) as unknown as JsonObject;
+    const items = list.items as JsonObject[];
+    expect(items).toHaveLength(83);
+    expect(items.filter((item) => cachedEncoding(item, CM) !== undefined).length).toBe(43);
+    const fresh = hex(encodeObject(root, CM_LIST, copyOf(list)));
+    expect(hex(encodeObject(root, CM_LIST, list))).toBe(fresh);
+    for (const item of items) expect(cachedEncoding(item, CM)).toBeDefined();
+    expect(hex(encodeObject(root, CM_LIST, list))).toBe(fresh);
+    expect(decodeObject(root, encodeObject(root, CM_LIST, list), names).object).toEqual(copyOf(list));
+  });
+
   it('encodes the new version after an update', async () => {
     await encodeObject(root, CM_LIST, await cachedList());
     const live = await store.get('ns', 'b');

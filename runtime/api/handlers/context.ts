@@ -271,7 +271,12 @@ export function errorResponse(err: unknown, negotiator: Negotiator, accept: stri
   return new Response(bodyInit(encoded.body), { status: status.code, headers: { 'content-type': encoded.contentType, ...status.headers } });
 }
 
-/** Response wants bytes backed by a plain ArrayBuffer; copy views of anything else. */
+/**
+ * Response wants bytes backed by a plain ArrayBuffer: the same bytes under that type when they
+ * are (a 10 MB list body is not copied again), a copy of anything else. No body is written to
+ * once it is handed out.
+ */
 export function bodyInit(body: Uint8Array | string): string | Uint8Array<ArrayBuffer> {
-  return typeof body === 'string' ? body : new Uint8Array(body);
+  if (typeof body === 'string') return body;
+  return body.buffer instanceof ArrayBuffer ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : new Uint8Array(body);
 }

@@ -18,8 +18,9 @@ export class WireWriter {
   }
 
   private grow(need: number): void {
-    let size = this.buf.length * 2;
-    while (size < this.pos + need) size *= 2;
+    // Doubling, except for a need beyond that (a list's kept items, reserved at once): then what
+    // is asked plus room for the few bytes that close the message, not the next power of two.
+    const size = Math.max(this.buf.length * 2, this.pos + need + INITIAL_CAPACITY);
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;

@@ -6,7 +6,7 @@
 
 import { isIPv4 as nodeIsIPv4, isIPv6 as nodeIsIPv6 } from 'node:net';
 import { parseGoDurationNs } from '../../machinery/duration.js';
-import { compileGoRegexp } from '../re2/index.js';
+import { compileGoRegexp, type GoRegexp } from '../re2/index.js';
 
 type Check = (value: string) => boolean;
 
@@ -14,10 +14,11 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
 const UUID3 = /^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const UUID4 = /^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i;
 const UUID5 = /^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i;
-// strfmt's hostname pattern has nested repetitions: it runs on the linear Go engine.
-const HOSTNAME = compileGoRegexp(
-  '^([a-zA-Z0-9\\p{S}\\p{L}]((-?[a-zA-Z0-9\\p{S}\\p{L}]{0,62})?)|([a-zA-Z0-9\\p{S}\\p{L}](([a-zA-Z0-9-\\p{S}\\p{L}]{0,61}[a-zA-Z0-9\\p{S}\\p{L}])?)(\\.)){1,}([a-zA-Z\\p{L}]){2,63})$',
-);
+// strfmt's hostname pattern has nested repetitions: it runs on the linear Go engine. Compiled by
+// the first hostname checked, not at every start (its Unicode classes make it costly to build).
+const HOSTNAME_PATTERN =
+  '^([a-zA-Z0-9\\p{S}\\p{L}]((-?[a-zA-Z0-9\\p{S}\\p{L}]{0,62})?)|([a-zA-Z0-9\\p{S}\\p{L}](([a-zA-Z0-9-\\p{S}\\p{L}]{0,61}[a-zA-Z0-9\\p{S}\\p{L}])?)(\\.)){1,}([a-zA-Z\\p{L}]){2,63})$';
+let hostname: GoRegexp | undefined;
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+$/;
 const NAMED_EMAIL = /^[^<>]*<[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+>$/;
 const CONTROL = /[\x00-\x1f\x7f]/;
@@ -110,7 +111,8 @@ function isMAC(s: string): boolean {
 
 /** strfmt's IsHostname: its pattern, at most 255 bytes, labels at most 63 bytes. */
 function isHostname(s: string): boolean {
-  return HOSTNAME.test(s) && utf8Length(s) <= 255 && s.split('.').every((label) => utf8Length(label) <= 63);
+  hostname ??= compileGoRegexp(HOSTNAME_PATTERN);
+  return hostname.test(s) && utf8Length(s) <= 255 && s.split('.').every((label) => utf8Length(label) <= 63);
 }
 
 /** Go's url.ParseRequestURI: an absolute URI or an absolute path, without control characters. */
