@@ -1,11 +1,10 @@
 // `npm run build` (and `npm start` when dist/ is stale): bundles the server into dist/server.cjs,
 // run by dist/main.mjs (launch.mjs) through V8's code cache. Starting one bundled file takes a
 // fraction of the time tsx needs to transform each module on every start. better-sqlite3 stays
-// external because it is a native addon, etcd3 because it reads its .proto files from its own
-// folder at run time, @peculiar/x509 because only a start that makes certificates loads it: in
-// the bundle its 450 KB of source would stay in memory on every start, and the code cache, written
-// by the first start (the one that makes the PKI), would bring its compiled functions into every
-// later start as well.
+// external because it is a native addon, @peculiar/x509 because only a start that makes
+// certificates loads it: in the bundle its 450 KB of source would stay in memory on every start,
+// and the code cache, written by the first start (the one that makes the PKI), would bring its
+// compiled functions into every later start as well.
 import { build } from 'esbuild';
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,7 +31,7 @@ const externalsRequired = {
     b.onLoad({ filter: /.*/, namespace: 'required-external' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
-const EXTERNAL = ['better-sqlite3', 'etcd3', '@peculiar/x509'];
+const EXTERNAL = ['better-sqlite3', '@peculiar/x509'];
 
 const result = await build({
   absWorkingDir: root,
