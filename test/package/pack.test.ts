@@ -1,9 +1,9 @@
 // The package as users get it: built (lib/), packed with `npm pack`, installed from the tarball
 // into an empty folder, then used by plain `node` (no TypeScript transform) and compiled by
 // `tsc --strict` against its declarations. Install scripts are skipped, so better-sqlite3's
-// native addon is never built: a memory-storage server must not need it (nor etcd3).
+// native addon is never built: a memory-storage server must not need it.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +82,10 @@ describe('the packed package', () => {
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    execFileSync(npm, ['install', join(work, tarball as string), '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, stdio: 'pipe' });
+    // A TypeScript consumer brings Node's types itself (the declarations use them); nothing of the
+    // package's own dependencies may be what provides them.
+    const typesNode = `@types/node@${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['@types/node']}`;
+    execFileSync(npm, ['install', join(work, tarball as string), typesNode, '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, stdio: 'pipe' });
   }, 300_000);
   afterAll(() => work && rmSync(work, { recursive: true, force: true }));
 
