@@ -6,6 +6,7 @@
 
 import type { ResourceDefinition } from './definition.js';
 import type { KubeObject } from '../machinery/object.js';
+import { setMember } from '../machinery/own-member.js';
 
 function renamed(obj: KubeObject, renames: Record<string, string>): KubeObject {
   const out: KubeObject = {};
@@ -75,7 +76,7 @@ export function convertFieldsV1(kind: string, fieldsV1: Record<string, unknown>,
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fieldsV1)) {
     if (!key.startsWith('f:')) {
-      out[key] = value;
+      setMember(out, key, value);
       continue;
     }
     const stored = from[key.slice(2)] ?? key.slice(2);
