@@ -20,33 +20,32 @@ type Obj = Record<string, unknown>;
 let w: WireServer;
 beforeAll(async () => {
   w = await startWireServer({ featureGates: { CBORServingAndStorage: true } });
+  await createCRD('widgets', 'Widget', { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } });
+  // Values that may never change once set: a transition rule, which only correlated (old) keys meet.
+  const frozen = { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'frozen' }] };
+  await createCRD('gadgets', 'Gadget', { type: 'object', properties: { spec: { type: 'object', maxProperties: 10, additionalProperties: frozen } } });
+});
+afterAll(() => w?.close());
+
+async function createCRD(plural: string, kind: string, openAPIV3Schema: Obj): Promise<void> {
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
+    metadata: { name: `${plural}.example.com` },
     spec: {
       group: 'example.com',
       scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
-        },
-      ],
+      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }],
     },
   };
   const created = await w.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { headers: JSON_CT, body: JSON.stringify(crd) });
   expect(created.status, created.text).toBe(201);
   for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    if ((await w.call('GET', CRD_PATH)).status === 200) return;
+    if ((await w.call('GET', `/apis/example.com/v1/namespaces/default/${plural}`)).status === 200) return;
   }
-  throw new Error('widgets were never served');
-});
-afterAll(() => w?.close());
-
+  throw new Error(`${plural} were never served`);
+}
 const send = (method: string, path: string, body?: string, contentType = 'application/json'): Promise<WireResult> =>
   w.call(method, path, body === undefined ? {} : { headers: { 'content-type': contentType }, body });
 
@@ -219,5 +218,68 @@ describe('a preserve-unknown-fields custom resource with spec.__proto__', () => 
   it('YAML decoding keeps __proto__ a member, never the prototype', () => {
     const doc = parseYaml('__proto__:\n  x: 1\n') as Obj;
     expect(protoMember(doc)).toEqual({ x: 1 });
+  });
+});
+
+describe('__proto__ keys elsewhere', () => {
+  it('is an unknown field of a built-in kind: dropped with a warning, never stored', async () => {
+    const body = '{"metadata":{"name":"c12","__proto__":{"x":1}},"__proto__":["a"],"data":{"__proto__":"k"}}';
+    const created = await send('POST', CMS, body);
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.warning).toBe('299 - "unknown field \\"metadata.__proto__\\"", 299 - "unknown field \\"__proto__\\""');
+    const got = await send('GET', `${CMS}/c12`);
+    const obj = got.json<{ metadata: Obj } & Obj>();
+    expect(protoMember(obj)).toBeUndefined();
+    expect(protoMember(obj.metadata)).toBeUndefined();
+    expect(protoMember(dataOf(obj))).toBe('k');
+    const strict = await send('POST', `${CMS}?fieldValidation=Strict`, body.replace('c12', 'c13'));
+    expect(strict.status).toBe(400);
+    expect(strict.json<Obj>().message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.__proto__", unknown field "__proto__"');
+    expect((await send('GET', `${CMS}/c13`)).status).toBe(404);
+  });
+
+  it('a Secret stringData key becomes a data key', async () => {
+    const created = await send('POST', '/api/v1/namespaces/default/secrets', '{"metadata":{"name":"s1"},"stringData":{"__proto__":"x","a":"y"}}');
+    expect(created.status, created.text).toBe(201);
+    const got = await send('GET', '/api/v1/namespaces/default/secrets/s1');
+    expect(got.text).toContain('"data":{"__proto__":"eA==","a":"eQ=="}');
+    expect(protoMember(got.json<Obj>().data)).toBe('eA==');
+    expect((await w.call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('an Impersonate-Extra-__proto__ header is an extra like any other', async () => {
+    const review = await w.call('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      headers: { ...JSON_CT, 'impersonate-user': 'alice', 'impersonate-extra-__proto__': 'v', 'impersonate-extra-a': 'b' },
+      body: '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}',
+    });
+    expect(review.status, review.text).toBe(201);
+    const extra = review.json<{ status: { userInfo: { extra: Obj } } }>().status.userInfo.extra;
+    expect(protoMember(extra)).toEqual(['v']);
+    expect(extra.a).toEqual(['b']);
+  });
+
+  it('a strategic merge patch $setElementOrder/__proto__ orders a list named __proto__', async () => {
+    // The original has no such list, so the patch's list is taken; a ConfigMap has no such field, so
+    // decoding then drops it with a warning, as it drops any unknown field.
+    expect((await send('POST', CMS, '{"metadata":{"name":"c11"}}')).status).toBe(201);
+    const patched = await send('PATCH', `${CMS}/c11`, '{"$setElementOrder/__proto__":["a"],"__proto__":["a"]}', 'application/strategic-merge-patch+json');
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.headers.warning).toBe('299 - "unknown field \\"__proto__\\""');
+    const got = await send('GET', `${CMS}/c11`);
+    expect(protoMember(got.json())).toBeUndefined();
+    expect((await w.call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('a new map key named __proto__ has no old value for a transition rule to compare', async () => {
+    const path = '/apis/example.com/v1/namespaces/default/gadgets';
+    const created = await send('POST', path, '{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"a":"1"}}');
+    expect(created.status, created.text).toBe(201);
+    const added = await send('PATCH', `${path}/g1`, '{"spec":{"__proto__":"2"}}', 'application/merge-patch+json');
+    expect(added.status, added.text).toBe(200);
+    const changed = await send('PATCH', `${path}/g1`, '{"spec":{"__proto__":"3"}}', 'application/merge-patch+json');
+    expect(changed.status).toBe(422);
+    expect(changed.json<{ details: { causes: Obj[] } }>().details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "string": frozen', field: 'spec[__proto__]' }]);
+    const got = await send('GET', `${path}/g1`);
+    expect(JSON.parse(got.text).spec).toEqual(JSON.parse('{"__proto__":"2","a":"1"}'));
   });
 });
