@@ -6,11 +6,14 @@
 
 import type { ResourceDefinition } from './definition.js';
 import type { KubeObject } from '../machinery/object.js';
-import { setMember } from '../machinery/own-member.js';
+import { getMember, setMember } from '../machinery/own-member.js';
+
+/** A lookup in a table of names: a key such as `__proto__` is no name of the table's prototype. */
+const lookup = (table: Record<string, string>, key: string): string | undefined => getMember(table, key) as string | undefined;
 
 function renamed(obj: KubeObject, renames: Record<string, string>): KubeObject {
   const out: KubeObject = {};
-  for (const [key, value] of Object.entries(obj)) out[renames[key] ?? key] = value;
+  for (const [key, value] of Object.entries(obj)) setMember(out, lookup(renames, key) ?? key, value);
   return out;
 }
 
@@ -79,8 +82,8 @@ export function convertFieldsV1(kind: string, fieldsV1: Record<string, unknown>,
       setMember(out, key, value);
       continue;
     }
-    const stored = from[key.slice(2)] ?? key.slice(2);
-    out[`f:${back[stored] ?? stored}`] = value;
+    const stored = lookup(from, key.slice(2)) ?? key.slice(2);
+    out[`f:${lookup(back, stored) ?? stored}`] = value;
   }
   return out;
 }

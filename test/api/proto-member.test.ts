@@ -24,10 +24,11 @@ beforeAll(async () => {
   // Values that may never change once set: a transition rule, which only correlated (old) keys meet.
   const frozen = { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'frozen' }] };
   await createCRD('gadgets', 'Gadget', { type: 'object', properties: { spec: { type: 'object', maxProperties: 10, additionalProperties: frozen } } });
+  await createCRD('things', 'Thing', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, { status: {} });
 });
 afterAll(() => w?.close());
 
-async function createCRD(plural: string, kind: string, openAPIV3Schema: Obj): Promise<void> {
+async function createCRD(plural: string, kind: string, openAPIV3Schema: Obj, subresources: Obj = {}): Promise<void> {
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -36,7 +37,7 @@ async function createCRD(plural: string, kind: string, openAPIV3Schema: Obj): Pr
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema }, subresources }],
     },
   };
   const created = await w.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { headers: JSON_CT, body: JSON.stringify(crd) });
@@ -213,6 +214,20 @@ describe('a preserve-unknown-fields custom resource with spec.__proto__', () => 
     const again = await send('PATCH', `${CRD_PATH}/w4?fieldManager=m`, json, 'application/apply-patch+yaml');
     expect(again.status, again.text).toBe(200);
     expect(protoMember(await specOf('w4'))).toEqual({ x: 3 });
+  });
+
+  it('keeps a top-level member through a status update, which copies the rest from storage', async () => {
+    const path = '/apis/example.com/v1/namespaces/default/things';
+    const created = await send('POST', path, '{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"t1"},"__proto__":{"spec":{"evil":1}},"spec":{"a":1}}');
+    expect(created.status, created.text).toBe(201);
+    const current = created.json<Obj>();
+    const status = await send('PUT', `${path}/t1/status`, JSON.stringify({ ...current, spec: { a: 2 }, status: { ok: true } }));
+    expect(status.status, status.text).toBe(200);
+    const got = await send('GET', `${path}/t1`);
+    const obj = got.json<Obj>();
+    expect(protoMember(obj)).toEqual({ spec: { evil: 1 } });
+    expect(obj.spec).toEqual({ a: 1 });
+    expect(obj.status).toEqual({ ok: true });
   });
 
   it('YAML decoding keeps __proto__ a member, never the prototype', () => {

@@ -58,7 +58,7 @@ export function customResourceStrategies(def: ResourceDefinition): ResourceStrat
         const status = obj.status;
         const { resourceVersion, managedFields } = metaOf(obj);
         for (const key of Object.keys(obj)) delete obj[key];
-        Object.assign(obj, deepClone(old));
+        for (const [key, value] of Object.entries(deepClone(old))) setMember(obj, key, value);
         const meta = metaOf(obj);
         meta.resourceVersion = resourceVersion;
         if (managedFields === undefined) delete meta.managedFields;
