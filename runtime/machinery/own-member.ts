@@ -9,12 +9,16 @@ export function setMember(obj: Record<string, unknown>, key: string, value: unkn
   else obj[key] = value;
 }
 
-/** obj[key] when it is an own member, else undefined: an absent `__proto__` reads as absent, not as the prototype. */
-export function getMember(obj: Record<string, unknown>, key: string): unknown {
-  return key === '__proto__' && !Object.hasOwn(obj, key) ? undefined : obj[key];
+/**
+ * obj[key] when it is an own member, else undefined. Reads of a key taken from elsewhere (a patch,
+ * a request, a table of names) go through here: a plain read of `__proto__`, `constructor` or
+ * `toString` that the object lacks finds Object.prototype's member instead.
+ */
+export function getMember(obj: object, key: string): unknown {
+  return Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
 }
 
-/** `key in obj` for own members only. */
-export function hasMember(obj: Record<string, unknown>, key: string): boolean {
-  return key === '__proto__' ? Object.hasOwn(obj, key) : key in obj;
+/** `key in obj`, for own members only. */
+export function hasMember(obj: object, key: string): boolean {
+  return Object.hasOwn(obj, key);
 }

@@ -236,6 +236,38 @@ describe('a preserve-unknown-fields custom resource with spec.__proto__', () => 
   });
 });
 
+describe('names of Object.prototype members in requests', () => {
+  it.each(['__proto__', 'constructor', 'toString'])('a ConfigMap data key %s survives strategic merge and apply', async (key) => {
+    const name = `o-${key.replace(/_/g, '').toLowerCase()}`;
+    const applied = await send('PATCH', `${CMS}/${name}?fieldManager=m`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{"${key}":"a"}}`, 'application/apply-patch+yaml');
+    expect(applied.status, applied.text).toBe(201);
+    const patched = await send('PATCH', `${CMS}/${name}`, `{"data":{"${key}":"b","x":"y"}}`, 'application/strategic-merge-patch+json');
+    expect(patched.status, patched.text).toBe(200);
+    await expectStoredData(name, `{"${key}":"b","x":"y"}`);
+  });
+
+  it.each(['__proto__', 'constructor'])('a duration unit %s is unknown', async (unit) => {
+    const reply = await send('GET', `${CMS}?timeout=1${unit}`);
+    expect(reply.status).toBe(400);
+    expect(reply.json<Obj>().message).toBe(`invalid timeout specified in the request URL - time: unknown unit "${unit}" in duration "1${unit}"`);
+  });
+
+  it.each(['__proto__', 'constructor'])('a label selector word %s is an identifier, not an operator', async (word) => {
+    const reply = await send('GET', `${CMS}?labelSelector=a%20${word}%20(b)`);
+    expect(reply.status).toBe(400);
+    expect(reply.json<Obj>().message).toBe(`unable to parse requirement: found '${word}', expected: in, notin, =, ==, !=, gt, lt`);
+  });
+
+  it.each(['__proto__', 'constructor'])('a DeleteOptions body of kind %s names no registered kind', async (kind) => {
+    expect((await send('POST', CMS, `{"metadata":{"name":"del-${kind.replace(/_/g, '')}"}}`)).status).toBe(201);
+    const body = `{"kind":"${kind}","apiVersion":"meta.k8s.io/v1"}`;
+    const reply = await w.call('DELETE', `${CMS}/del-${kind.replace(/_/g, '')}`, { headers: { ...JSON_CT, 'content-length': String(body.length) }, body });
+    expect(reply.status).toBe(500);
+    expect(reply.json<Obj>().message).toBe(`no kind "${kind}" is registered for version "meta.k8s.io/v1" in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"`);
+    expect((await send('GET', `${CMS}/del-${kind.replace(/_/g, '')}`)).status).toBe(200);
+  });
+});
+
 describe('__proto__ keys elsewhere', () => {
   it('is an unknown field of a built-in kind: dropped with a warning, never stored', async () => {
     const body = '{"metadata":{"name":"c12","__proto__":{"x":1}},"__proto__":["a"],"data":{"__proto__":"k"}}';
