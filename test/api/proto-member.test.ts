@@ -78,6 +78,9 @@ describe('a ConfigMap data key named __proto__', () => {
     expect(protoMember(dataOf(list.items[0]))).toBe('q');
     expect(JSON.stringify(list.items[0].data)).toBe('{"__proto__":"q","a":"b"}');
 
+    const table = await w.call('GET', `${CMS}/c1`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.json<{ rows: { cells: unknown[] }[] }>().rows[0].cells.slice(0, 2)).toEqual(['c1', 2]);
+
     const watched = await send('GET', `${CMS}?watch=1&resourceVersion=0&timeoutSeconds=1&fieldSelector=metadata.name%3Dc1`);
     const events = watched.text.trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: Obj });
     expect(events.map((e) => e.type)).toEqual(['ADDED']);
