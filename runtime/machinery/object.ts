@@ -1,9 +1,9 @@
 // Objects travel through the registry as plain JSON values, exactly as clients send them. These
 // helpers give typed access to the ObjectMeta fields the generic store owns, without a class per
 // kind: the generated validators own the rest of the shape.
-import { setMember } from './own-member.js';
 
 import { isPlainObject } from './json-values.js';
+import { setMember } from './own-member.js';
 
 export interface ObjectMeta {
   name?: string;

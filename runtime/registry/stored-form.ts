@@ -8,7 +8,7 @@ import type { ResourceDefinition } from './definition.js';
 import type { KubeObject } from '../machinery/object.js';
 import { getMember, setMember } from '../machinery/own-member.js';
 
-/** A lookup in a table of names: a key such as `__proto__` is no name of the table's prototype. */
+/** A name looked up among the table's own entries: `__proto__` or `constructor` must not find Object.prototype's. */
 const lookup = (table: Record<string, string>, key: string): string | undefined => getMember(table, key) as string | undefined;
 
 function renamed(obj: KubeObject, renames: Record<string, string>): KubeObject {

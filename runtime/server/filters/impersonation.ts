@@ -150,8 +150,7 @@ function impersonatedUser(requests: ImpersonationRequest[], groupsSpecified: boo
       const values = getMember(extra, r.fieldPath) as string[] | undefined;
       if (values) values.push(r.name);
       else setMember(extra, r.fieldPath, [r.name]);
-    }
-    else uid = r.name;
+    } else uid = r.name;
   }
   if (name !== ANONYMOUS) {
     if (!groups.some((g) => g === ALL_AUTHENTICATED || g === ALL_UNAUTHENTICATED)) groups.push(ALL_AUTHENTICATED);
