@@ -19,6 +19,7 @@ import { decode, decodeSequence, Tag } from 'cbor2';
 import { BYTES, byteShapeFor, itemShape, memberShape, type ByteShape } from './cbor-bytes.js';
 import { encodeJsonAsCbor } from './cbor-encode.js';
 import { base64ErrorOffset } from '../machinery/go-base64.js';
+import { setMember } from '../machinery/own-member.js';
 import { badRequest } from '../errors/status-error.js';
 
 /** The self-described CBOR tag (55799) kube-apiserver prefixes to each document. */
@@ -102,7 +103,7 @@ function fromCborShape(value: unknown, shape: ByteShape | undefined, walk: Walk)
     for (const [k, v] of value) {
       const key = stringOf(k instanceof Tag ? k.contents : k);
       const inner = walk.struct && walk.field === undefined ? { ...walk, field: key } : walk;
-      Object.defineProperty(out, key, { value: fromCborShape(v, memberShape(shape, key), inner), enumerable: true, writable: true, configurable: true });
+      setMember(out, key, fromCborShape(v, memberShape(shape, key), inner));
     }
     return out;
   }

@@ -9,6 +9,7 @@ import type { PrinterColumn } from '../registry/definition.js';
 import { ageOf } from '../machinery/human-duration.js';
 import { PRINTERS } from './printers/index.js';
 import { customResourceCell } from './custom-resource-cells.js';
+import { setMember } from '../machinery/own-member.js';
 
 type JsonObject = Record<string, unknown>;
 export type CellFn = (obj: JsonObject, now: Date) => unknown;
@@ -46,7 +47,7 @@ function toJsonValue(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Map) {
     const out: JsonObject = {};
-    for (const [k, v] of value) out[String(k)] = toJsonValue(v);
+    for (const [k, v] of value) setMember(out, String(k), toJsonValue(v));
     return out;
   }
   if (Array.isArray(value)) return value.map(toJsonValue);

@@ -9,6 +9,7 @@
 import type { Attributes, AuthorizationResult, Authorizer, RuleResolver, RulesResult } from './authorizer.js';
 import { evaluateMatchConditions, type CompiledCondition, type MatchRequest } from './webhook-match-conditions.js';
 import { WebhookCallError, type WebhookClient } from './webhook-client.js';
+import { setMember } from '../machinery/own-member.js';
 
 /** wait.Backoff as webhook.DefaultRetryBackoffWithInitialDelay(500ms) sets it. */
 export interface RetryBackoff {
@@ -228,7 +229,7 @@ function toV1beta1(spec: Record<string, unknown>): Record<string, unknown> {
   const { groups, ...rest } = spec;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
-    out[k] = v;
+    setMember(out, k, v);
     if (k === 'user' && groups !== undefined) out.group = groups;
   }
   if (groups !== undefined && out.group === undefined) out.group = groups;

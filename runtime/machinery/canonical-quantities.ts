@@ -5,6 +5,7 @@
 
 import { canonicalQuantity } from './quantity.js';
 import { isPlainObject } from './object.js';
+import { getMember } from './own-member.js';
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
 
 const QUANTITY_REF = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
@@ -68,7 +69,7 @@ function walk(value: unknown, raw: JsonSchema, index: SchemaIndex, depth: number
   if (!isPlainObject(value)) return;
   if (schema.properties) {
     for (const [key, child] of Object.entries(value)) {
-      const prop = schema.properties[key];
+      const prop = getMember(schema.properties, key) as JsonSchema | undefined;
       if (!prop) continue;
       if (isQuantitySchema(prop)) value[key] = canonical(child);
       else walk(child, prop, index, depth + 1);

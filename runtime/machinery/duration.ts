@@ -4,6 +4,7 @@
 // configuration fields with the former and prints meta/v1 Duration with the latter. BigInt keeps
 // durations past 104 days exact. Error texts are Go's, since they reach clients in a 400 Status
 // and users at start-up.
+import { getMember } from './own-member.js';
 
 const UNIT_NS: Record<string, bigint> = {
   ns: 1n,
@@ -36,7 +37,7 @@ export function parseGoDurationNs(input: string): bigint {
     s = s.slice(num[0].length);
     const unitName = /^[^\d.]*/.exec(s)?.[0] ?? '';
     if (unitName === '') throw new Error(`time: missing unit in duration ${quote(input)}`);
-    const unit = UNIT_NS[unitName];
+    const unit = getMember(UNIT_NS, unitName) as bigint | undefined;
     if (unit === undefined) throw new Error(`time: unknown unit ${quote(unitName)} in duration ${quote(input)}`);
     s = s.slice(unitName.length);
     total += BigInt(num[1] || '0') * unit;

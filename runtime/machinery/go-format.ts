@@ -1,6 +1,7 @@
 // Renders values the way kube-apiserver's Go code prints them inside field error messages, so our
 // messages are byte-identical: strings with Go's %q quoting, numbers and booleans bare, anything
 // else as Go's encoding/json would marshal it (map keys sorted, HTML-sensitive characters escaped).
+import { setMember } from './own-member.js';
 
 const NAMED_ESCAPES: Record<string, string> = {
   '\x07': '\\a',
@@ -71,7 +72,7 @@ function sortedCopy(value: unknown, depth: number): unknown {
     return out;
   }
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) sorted[key] = sortedCopy((value as Record<string, unknown>)[key], depth + 1);
+  for (const key of Object.keys(value).sort()) setMember(sorted, key, sortedCopy((value as Record<string, unknown>)[key], depth + 1));
   return sorted;
 }
 
@@ -106,11 +107,11 @@ function sortedCopyIterative(value: object): unknown {
     for (const key of Object.keys(from).sort()) {
       const item = from[key];
       if (item === null || typeof item !== 'object') {
-        out[key] = item;
+        setMember(out, key, item);
         continue;
       }
       const child = emptyCopy(item);
-      out[key] = child;
+      setMember(out, key, child);
       sources.push(item);
       copies.push(child);
     }

@@ -3,6 +3,7 @@
 // kind: the generated validators own the rest of the shape.
 
 import { isPlainObject } from './json-values.js';
+import { setMember } from './own-member.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -85,8 +86,7 @@ function cloneIteratively(root: unknown): unknown {
         copies.push(child);
         member = child;
       }
-      if (key === '__proto__') Object.defineProperty(copy, key, { value: member, writable: true, enumerable: true, configurable: true });
-      else copy[key] = member;
+      setMember(copy, key, member);
     }
   }
   return top;
@@ -109,9 +109,7 @@ function cloneValue(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(v)) {
     const member = cloneValue((v as Record<string, unknown>)[key]);
-    // A member named __proto__ (JSON.parse makes it an own property) stays one, not the prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: member, writable: true, enumerable: true, configurable: true });
-    else out[key] = member;
+    setMember(out, key, member);
   }
   return out;
 }
@@ -165,7 +163,7 @@ export function specFields(obj: KubeObject, statusField = 'status'): Record<stri
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'metadata' || k === statusField || k === 'apiVersion' || k === 'kind') continue;
-    out[k] = v;
+    setMember(out, k, v);
   }
   return out;
 }

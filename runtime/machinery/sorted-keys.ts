@@ -3,6 +3,7 @@
 // they came in. Sorting a value once, where it is stored, lets every response reuse that order
 // (a copy sorted throughout is go-format's sortKeysDeep).
 // (A JS object lists integer-like keys first, so such keys cannot follow Go's order.)
+import { setMember } from './own-member.js';
 
 /**
  * `value` with every object's keys in sorted order, reusing what is in order already: an object
@@ -47,7 +48,7 @@ function inKeyOrder(value: object): object {
   for (const key in obj) {
     if (previous !== undefined && previous > key) {
       const out: Record<string, unknown> = {};
-      for (const k of Object.keys(obj).sort()) out[k] = obj[k];
+      for (const k of Object.keys(obj).sort()) setMember(out, k, obj[k]);
       return out;
     }
     previous = key;
@@ -65,7 +66,7 @@ export function withResourceVersion(metadata: Record<string, unknown>, resourceV
       out.resourceVersion = resourceVersion;
       placed = true;
     }
-    out[key] = metadata[key];
+    setMember(out, key, metadata[key]);
   }
   if (!placed) out.resourceVersion = resourceVersion;
   return out;

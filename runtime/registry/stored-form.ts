@@ -6,10 +6,14 @@
 
 import type { ResourceDefinition } from './definition.js';
 import type { KubeObject } from '../machinery/object.js';
+import { getMember, setMember } from '../machinery/own-member.js';
+
+/** A name looked up among the table's own entries: `__proto__` or `constructor` must not find Object.prototype's. */
+const lookup = (table: Record<string, string>, key: string): string | undefined => getMember(table, key) as string | undefined;
 
 function renamed(obj: KubeObject, renames: Record<string, string>): KubeObject {
   const out: KubeObject = {};
-  for (const [key, value] of Object.entries(obj)) out[renames[key] ?? key] = value;
+  for (const [key, value] of Object.entries(obj)) setMember(out, lookup(renames, key) ?? key, value);
   return out;
 }
 
@@ -75,11 +79,11 @@ export function convertFieldsV1(kind: string, fieldsV1: Record<string, unknown>,
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fieldsV1)) {
     if (!key.startsWith('f:')) {
-      out[key] = value;
+      setMember(out, key, value);
       continue;
     }
-    const stored = from[key.slice(2)] ?? key.slice(2);
-    out[`f:${back[stored] ?? stored}`] = value;
+    const stored = lookup(from, key.slice(2)) ?? key.slice(2);
+    out[`f:${lookup(back, stored) ?? stored}`] = value;
   }
   return out;
 }

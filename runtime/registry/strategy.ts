@@ -7,6 +7,7 @@ import type { StatusCause } from '../errors/status-error.js';
 import type { DeleteOptions } from './delete-options.js';
 import type { ResourceDefinition } from './definition.js';
 import { deepClone, deepEqual, metaOf, specFields, type KubeObject } from '../machinery/object.js';
+import { setMember } from '../machinery/own-member.js';
 
 export interface Strategy {
   /**
@@ -160,7 +161,7 @@ export function statusStrategy(def: ResourceDefinition, main: Strategy): Strateg
         if (key !== 'metadata' && key !== statusField && key !== 'apiVersion' && key !== 'kind') delete obj[key];
       }
       for (const [key, value] of Object.entries(old)) {
-        if (key !== 'metadata' && key !== statusField && key !== 'apiVersion' && key !== 'kind') obj[key] = deepClone(value);
+        if (key !== 'metadata' && key !== statusField && key !== 'apiVersion' && key !== 'kind') setMember(obj, key, deepClone(value));
       }
       if (def.statusResetsMetadata) resetMetadataForStatus(obj, old);
     },

@@ -5,6 +5,7 @@
 
 import { badRequest, invalid } from '../errors/status-error.js';
 import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
+import { getMember } from '../machinery/own-member.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -27,7 +28,8 @@ function walk(value: unknown, raw: JsonSchema, path: string, index: SchemaIndex,
   if (!isObject(value)) return;
   if (schema.properties) {
     for (const key of Object.keys(value)) {
-      const child = schema.properties[key];
+      // A member named __proto__ is unknown unless the schema names it, never the schema's prototype.
+      const child = getMember(schema.properties, key) as JsonSchema | undefined;
       const childPath = path ? `${path}.${key}` : key;
       if (child) walk(value[key], child, childPath, index, unknown);
       else {

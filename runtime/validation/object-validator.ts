@@ -4,6 +4,7 @@
 // order; on update either the update-only checks come first (ConfigMap, Secret) or last (Namespace).
 
 import type { StatusCause } from '../errors/status-error.js';
+import { setMember } from '../machinery/own-member.js';
 import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
 import { fieldAt, isObj, reachesField, type Obj, type TypeTable } from './type-table.js';
@@ -130,11 +131,11 @@ function copyWithoutNulls(value: unknown): unknown {
     for (const [k, v] of Object.entries(source)) {
       if (v === null) continue;
       if (typeof v !== 'object') {
-        out[k] = v;
+        setMember(out, k, v);
         continue;
       }
       const child = emptyCopy(v);
-      out[k] = child;
+      setMember(out, k, child);
       sources.push(v);
       copies.push(child);
     }

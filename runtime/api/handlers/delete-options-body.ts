@@ -9,6 +9,7 @@ import { StatusError, isStatusError } from '../../errors/status-error.js';
 import type { DeleteOptions } from '../../registry/delete-options.js';
 import { dryRunCauses, invalidOptions } from '../../registry/delete-options.js';
 import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+import { getMember } from '../../machinery/own-member.js';
 import { recordNumberLiterals } from '../../machinery/go-decode/number-literals.js';
 import { jsonDecodeError, typeMetaDecodeError } from '../../machinery/go-decode/index.js';
 import { negotiateInput } from '../negotiation.js';
@@ -50,7 +51,7 @@ const META_KINDS: Record<string, string[]> = {
 function checkKind(apiVersion: string, kind: string): void {
   const k = kind || 'DeleteOptions';
   const v = apiVersion || 'meta.k8s.io/v1';
-  const goType = META_KINDS[v]?.includes(k) ? `v1.${k}` : UNVERSIONED[k];
+  const goType = (getMember(META_KINDS, v) as string[] | undefined)?.includes(k) ? `v1.${k}` : (getMember(UNVERSIONED, k) as string | undefined);
   if (!goType) throw new StatusError(500, '', `no kind ${JSON.stringify(k)} is registered for version ${JSON.stringify(v)} in scheme ${JSON.stringify(SCHEME_NAME)}`);
   if (goType !== 'v1.DeleteOptions') throw new StatusError(500, '', `converting (${goType}) to (v1.DeleteOptions): unknown conversion`);
 }

@@ -10,6 +10,7 @@
 // Decoding leaves zero-valued non-pointer scalars out, as the Go types' `omitempty` tags do.
 
 import protobuf from 'protobufjs';
+import { setMember } from '../../machinery/own-member.js';
 import { keepEncoding, lookupEncoding } from '../../registry/cacher/serialization-cache.js';
 import { readInt64, specialMessage, type SpecialMessage } from './well-known.js';
 import { WireWriter } from './wire-writer.js';
@@ -372,7 +373,7 @@ function compileMap(root: protobuf.Root, field: protobuf.MapField): [Writer, Fie
         else r.skipType(t & 7);
       }
       const map = (into[name] as JsonObject | undefined) ?? (into[name] = {} as JsonObject);
-      (map as JsonObject)[String(k)] = v === undefined ? zeroValue() : v;
+      setMember(map as JsonObject, String(k), v === undefined ? zeroValue() : v);
     },
   ];
 }

@@ -13,6 +13,7 @@
 
 import type { JsonSchema } from '../openapi-schema.js';
 import { base64ErrorOffset } from '../go-base64.js';
+import { setMember } from '../own-member.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';
 import { fitsInt, GoTypes, jsonKind, numberLiteral } from './go-types.js';
@@ -39,9 +40,9 @@ function unstructuredKind(value: unknown): string {
   return unstructuredType(value);
 }
 
-/** Puts a converted member back (an own property: the key may be "__proto__"). */
+/** Puts a converted member back. */
 function replace(obj: Record<string, unknown>, key: string, converted: unknown): void {
-  if (obj[key] !== converted) Object.defineProperty(obj, key, { value: converted, writable: true, enumerable: true, configurable: true });
+  if (obj[key] !== converted) setMember(obj, key, converted);
 }
 
 /** Checks `value` against the Go type of `schema`; returns it as the typed value holds it. */

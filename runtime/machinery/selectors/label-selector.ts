@@ -3,6 +3,7 @@
 // error sentences match kube-apiserver (a parse error is a 400 BadRequest with that sentence).
 
 import { isLabelValue, isQualifiedName } from '../formats.js';
+import { getMember } from '../own-member.js';
 import { aggregate, invalidValue } from './label-validation.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -64,7 +65,7 @@ function lex(s: string): Item[] {
     }
     let word = '';
     while (pos < s.length && !isSpecial(s[pos]) && !isWhitespace(s[pos])) word += s[pos++];
-    items.push({ tok: KEYWORDS[word] ?? 'ident', lit: word });
+    items.push({ tok: (getMember(KEYWORDS, word) as Tok | undefined) ?? 'ident', lit: word });
   }
 }
 

@@ -8,6 +8,7 @@
 
 import { formatQuantity, quantityOf, quantityValue, type Quantity } from '../../machinery/quantity.js';
 import { asObject, asObjectList, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
+import { getMember, hasMember, setMember } from '../../machinery/own-member.js';
 
 type Obj = Record<string, unknown>;
 /** A ResourceList: resource name to quantity. */
@@ -41,8 +42,8 @@ function containerDefaults(limitRange: KubeObject): { requests: Obj; limits: Obj
   const limits: Obj = {};
   for (const item of limitItems(limitRange)) {
     if (item.type !== 'Container') continue;
-    Object.assign(requests, asObject(item.defaultRequest));
-    Object.assign(limits, asObject(item.default));
+    for (const [name, value] of Object.entries(asObject(item.defaultRequest))) setMember(requests, name, value);
+    for (const [name, value] of Object.entries(asObject(item.default))) setMember(limits, name, value);
   }
   return { requests, limits };
 }
@@ -52,8 +53,8 @@ function mergeContainerResources(container: Obj, defaults: { requests: Obj; limi
   const resources = asObject(container.resources);
   const fill = (field: 'requests' | 'limits', from: Obj): string[] => {
     const current = asObject(resources[field]);
-    const set = Object.keys(from).filter((name) => !(name in current));
-    for (const name of set) current[name] = from[name];
+    const set = Object.keys(from).filter((name) => !hasMember(current, name));
+    for (const name of set) setMember(current, name, getMember(from, name));
     if (set.length) resources[field] = current;
     return set.sort();
   };

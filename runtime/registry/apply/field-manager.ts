@@ -5,6 +5,7 @@
 
 import { StatusError } from '../../errors/status-error.js';
 import { deepClone, isPlainObject, nowRFC3339, type KubeObject } from '../../machinery/object.js';
+import { setMember } from '../../machinery/own-member.js';
 import { capUpdateManagers } from './cap-managers.js';
 import { FieldSet, fieldElement, pathString } from './fieldpath.js';
 import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, syncLastApplied } from './last-applied.js';
@@ -321,7 +322,7 @@ function dropNulls(value: unknown): unknown {
         const v = from[k];
         if (v === null) continue;
         const copy = emptyCopy(v);
-        out[k] = copy;
+        setMember(out, k, copy);
         if (copy !== v) {
           sources.push(v);
           copies.push(copy);

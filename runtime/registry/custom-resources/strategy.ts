@@ -6,6 +6,7 @@
 // endpoint of a kind without the subresource bump it too.
 
 import { deepClone, deepEqual, metaOf, type KubeObject } from '../../machinery/object.js';
+import { setMember } from '../../machinery/own-member.js';
 import { customResourceSelectableFields } from '../crd-selectable-fields.js';
 import { scaleSpecCauses, scaleStatusCauses } from '../crd-scale.js';
 import type { ResourceDefinition } from '../definition.js';
@@ -13,7 +14,7 @@ import { defaultStrategy, hasStatusSubresource, type ResourceStrategies, type St
 
 function nonMetadata(obj: KubeObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(obj)) if (key !== 'metadata') out[key] = value;
+  for (const [key, value] of Object.entries(obj)) if (key !== 'metadata') setMember(out, key, value);
   return out;
 }
 
@@ -57,7 +58,7 @@ export function customResourceStrategies(def: ResourceDefinition): ResourceStrat
         const status = obj.status;
         const { resourceVersion, managedFields } = metaOf(obj);
         for (const key of Object.keys(obj)) delete obj[key];
-        Object.assign(obj, deepClone(old));
+        for (const [key, value] of Object.entries(deepClone(old))) setMember(obj, key, value);
         const meta = metaOf(obj);
         meta.resourceVersion = resourceVersion;
         if (managedFields === undefined) delete meta.managedFields;

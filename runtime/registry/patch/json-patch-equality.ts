@@ -7,6 +7,7 @@
 // behaves so, and clients that encode like Go (kubectl) never notice.
 
 import { goJSON } from '../../machinery/go-format.js';
+import { setMember } from '../../machinery/own-member.js';
 
 /** A JSON value of the patch, with its scalars kept as their source text. */
 export type RawNode = { kind: 'object'; members: Map<string, RawNode> } | { kind: 'array'; items: RawNode[] } | { kind: 'scalar'; raw: string };
@@ -93,10 +94,6 @@ export class RawScalar {
  * 500. Objects are spared: their null members are checked before the comparison recurses.
  */
 export class NilNodePanic extends Error {}
-
-function setMember(con: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(con, key, { value, writable: true, enumerable: true, configurable: true });
-}
 
 /** The operation's value with its scalars tagged by their patch text (nulls stay null). */
 export function withRawText(value: unknown, node: RawNode | undefined): unknown {

@@ -13,6 +13,7 @@
 
 import { StatusError, badRequest, requestEntityTooLarge } from '../../errors/status-error.js';
 import { deepClone, deepEqual, isPlainObject } from '../../machinery/object.js';
+import { setMember } from '../../machinery/own-member.js';
 import { carryLiteral, overflowingNumber, recordNumberLiterals } from '../../machinery/go-decode/number-literals.js';
 import { JSON_PATCH_MAX_COPY_BYTES, copiedSize } from './json-patch-copy-size.js';
 import { MAX_NESTING_DEPTH, jsonNestingBracket, nestsDeeperThan } from '../../machinery/nesting.js';
@@ -118,11 +119,6 @@ function get(con: Container, key: string): Json {
   const at = resolveIndex(idx, con.length);
   if (at >= con.length) throw invalidIndex(at);
   return con[at];
-}
-
-/** Sets an own member (a plain assignment of "__proto__" would change the prototype instead). */
-function setMember(con: Record<string, Json>, key: string, value: Json): void {
-  Object.defineProperty(con, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** Where a placed value came from: its container and key, whose literal it keeps. */

@@ -7,13 +7,9 @@
 
 import { badRequest } from '../../errors/status-error.js';
 import { isPlainObject } from '../../machinery/object.js';
+import { setMember } from '../../machinery/own-member.js';
 
 type JsonObject = Record<string, unknown>;
-
-/** Sets an own member (a plain assignment of "__proto__" would change the prototype instead). */
-function setMember(obj: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-}
 
 /**
  * Told of each member the patch puts into an object of the result, so that the caller can keep

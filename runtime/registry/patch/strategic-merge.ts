@@ -15,6 +15,7 @@
 import { StatusError, badRequest } from '../../errors/status-error.js';
 import { goPrint } from '../../machinery/go-decode/index.js';
 import { deepClone } from '../../machinery/object.js';
+import { getMember, hasMember, setMember } from '../../machinery/own-member.js';
 import type { PatchMeta, PatchSchema } from './patch-meta.js';
 
 type JsonObject = Record<string, unknown>;
@@ -146,12 +147,12 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema):
       delete original[key];
       continue;
     }
-    const current = original[key];
-    if (!(key in original) || shape(current) !== shape(patchValue)) {
+    const current = getMember(original, key);
+    if (!hasMember(original, key) || shape(current) !== shape(patchValue)) {
       // Nothing to merge with: the patch value replaces (a deletion list has nothing to delete from).
       if (isDeleteList) continue;
       const taken = takeNewValue(patchValue);
-      if (taken.keep) original[key] = taken.value;
+      if (taken.keep) setMember(original, key, taken.value);
       else delete original[key];
       continue;
     }
@@ -211,10 +212,10 @@ function applyElementOrders(original: JsonObject, patch: JsonObject, schema: Pat
     delete patch[key];
     if (!Array.isArray(order)) throw badArgType('[]interface {}', order);
     const field = directiveField(key, SET_ELEMENT_ORDER, badSetElementOrderFormat);
-    const foundOriginal = field in original;
-    const foundPatch = field in patch;
-    const originalList = original[field];
-    const patchList = patch[field];
+    const foundOriginal = hasMember(original, field);
+    const foundPatch = hasMember(patch, field);
+    const originalList = getMember(original, field);
+    const patchList = getMember(patch, field);
     if (foundOriginal && !Array.isArray(originalList)) throw badArgType('[]interface {}', originalList);
     if (foundPatch && !Array.isArray(patchList)) throw badArgType('[]interface {}', patchList);
     const { meta, schema: child } = schema.field(field);
@@ -242,7 +243,7 @@ function applyElementOrders(original: JsonObject, patch: JsonObject, schema: Pat
     }
     const [named, serverOnly] = partitionByPresence(merged, order, mergeKey);
     const kind = elementKind(serverOrder, patchItems);
-    original[field] = normalizeElementOrder(named, serverOnly, order, serverOrder, mergeKey, kind);
+    setMember(original, field, normalizeElementOrder(named, serverOnly, order, serverOrder, mergeKey, kind));
     delete patch[field];
   }
 }

@@ -4,6 +4,7 @@
 // Atomic lists and maps are one leaf; set lists are keyed by value, map lists by their key fields.
 
 import { deepEqual } from '../../machinery/object.js';
+import { getMember, setMember } from '../../machinery/own-member.js';
 import { FieldSet, fieldElement, fieldName, keyElement, pathString, valueElement, type Path, type PathElement } from '../apply/fieldpath.js';
 import { DEDUCED, isObjectValue, type FieldType, type TypeNode } from '../apply/schema.js';
 
@@ -44,12 +45,12 @@ function listItemElement(node: ListNode, item: unknown, index: number, path: Pat
   }
   const keys: Record<string, unknown> = {};
   for (const key of node.keys) {
-    const value = item[key] ?? node.keyDefault(key);
+    const value = getMember(item, key) ?? node.keyDefault(key);
     if (value === undefined || value === null) {
       errors.push(`${pathString(path)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(key)} (and doesn't have default value)`);
       return undefined;
     }
-    keys[key] = value;
+    setMember(keys, key, value);
   }
   return keyElement(keys);
 }
@@ -121,7 +122,7 @@ export function merge(live: unknown, config: unknown, node: TypeNode): unknown {
   const n = effective(node, config);
   if (n.kind === 'map' && !n.atomic && isObjectValue(live) && isObjectValue(config)) {
     const out: Record<string, unknown> = { ...live };
-    for (const [key, value] of Object.entries(config)) out[key] = merge(live[key], value, fieldOf(n, key).node);
+    for (const [key, value] of Object.entries(config)) setMember(out, key, merge(getMember(live, key), value, fieldOf(n, key).node));
     return out;
   }
   if (n.kind === 'list' && n.listType !== 'atomic' && Array.isArray(live) && Array.isArray(config)) {
@@ -283,7 +284,7 @@ function walkCompare(lhs: unknown, rhs: unknown, node: TypeNode, path: Path, c: 
     for (const key in l) {
       if (!Object.hasOwn(l, key)) continue;
       const field = fieldOf(n, key);
-      walkCompare(l[key], r[key], field.node, [...path, field.element ?? fieldElement(key)], c, depth + 1);
+      walkCompare(l[key], getMember(r, key), field.node, [...path, field.element ?? fieldElement(key)], c, depth + 1);
     }
     for (const key in r) {
       if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
@@ -365,7 +366,7 @@ function walkCompareIteratively(lhs0: unknown, rhs0: unknown, node0: TypeNode, b
       for (const key in l) {
         if (!Object.hasOwn(l, key)) continue;
         const field = fieldOf(n, key);
-        pending.push([l[key], r[key], field.node, below(link, field.element ?? fieldElement(key))]);
+        pending.push([l[key], getMember(r, key), field.node, below(link, field.element ?? fieldElement(key))]);
       }
       for (const key in r) {
         if (!Object.hasOwn(r, key) || Object.hasOwn(l, key)) continue;
@@ -397,9 +398,9 @@ export function removeItems(value: unknown, set: FieldSet, node: TypeNode): unkn
       if (below && !below.empty()) {
         const pruned = removeItems(child, below, fieldOf(n, key).node);
         if (isEmptyContainer(pruned) && !isEmptyContainer(child)) continue;
-        out[key] = pruned;
+        setMember(out, key, pruned);
       } else {
-        out[key] = child;
+        setMember(out, key, child);
       }
     }
     return out;

@@ -11,6 +11,7 @@ import { isOvercommitAllowed, validateContainerResourceName, validateResourceNam
 import type { ResourceDefinition } from '../definition.js';
 import { asObject, asString, isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
+import { hasMember, setMember } from '../../machinery/own-member.js';
 
 type Item = Record<string, unknown>;
 type QuantityMap = Map<string, Quantity>;
@@ -45,7 +46,7 @@ export function defaultLimitRangeItem(item: Item): void {
     const from = item[source];
     if (!isPlainObject(from)) return;
     const to = isPlainObject(item[target]) ? (item[target] as Record<string, unknown>) : {};
-    for (const [key, value] of Object.entries(from)) if (!(key in to)) to[key] = value;
+    for (const [key, value] of Object.entries(from)) if (!hasMember(to, key)) setMember(to, key, value);
     if (Object.keys(to).length > 0) item[target] = to;
   };
   fill('default', 'max');

@@ -23,6 +23,7 @@ import { keepStatusWriteInvariants } from './pod/status-prepare.js';
 import { podStatusCauses } from './pod/status.js';
 import { podSpecUpdateCauses } from './pod/update.js';
 import { volumeSourceOrder, withoutUnvalidatedSources } from './pod/volume-sources.js';
+import { hasMember, setMember } from '../../machinery/own-member.js';
 
 type Obj = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ function defaultRequestsFromLimits(spec: Obj): void {
     const limits = asObject(resources.limits);
     if (!Object.keys(limits).length) continue;
     const requests = asObject(resources.requests);
-    for (const [name, value] of Object.entries(limits)) if (!(name in requests)) requests[name] = value;
+    for (const [name, value] of Object.entries(limits)) if (!hasMember(requests, name)) setMember(requests, name, value);
     resources.requests = requests;
     c.resources = resources;
   }

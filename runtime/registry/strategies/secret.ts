@@ -11,6 +11,7 @@ import { defaultStrategies, type ResourceStrategies, type Strategy } from '../st
 import { bootstrapTokenCauses } from './bootstrap-token.js';
 import { secretTypeCauses } from './secret-types.js';
 import { coveredByDeclarative } from '../declarative.js';
+import { setMember } from '../../machinery/own-member.js';
 
 /** api.MaxSecretSize: 1 MiB of decoded data across all keys. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -28,7 +29,7 @@ export function mergeStringData(obj: KubeObject): void {
     if (typeof value !== 'string') {
       throw badRequest(`Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal ${typeof value} into Go struct field Secret.stringData of type string`);
     }
-    data[key] = Buffer.from(value, 'utf8').toString('base64');
+    setMember(data, key, Buffer.from(value, 'utf8').toString('base64'));
   }
   obj.data = data;
 }

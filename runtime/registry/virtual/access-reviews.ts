@@ -13,6 +13,7 @@ import { parseLabelSelector } from '../../machinery/selectors/label-selector.js'
 import { parseFieldSelectorTerms } from '../../machinery/selectors/field-selector.js';
 import { goNonResourceAttributes, goObjectMeta } from './go-syntax.js';
 import { requireAccess, type VirtualRequest } from './index.js';
+import { setMember } from '../../machinery/own-member.js';
 
 type Obj = Record<string, unknown>;
 
@@ -91,7 +92,7 @@ function isZero(v: unknown): boolean {
 
 function userFromSpec(spec: Obj): UserInfo {
   const extra: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(asObj(spec.extra) ?? {})) extra[k] = asStrings(v);
+  for (const [k, v] of Object.entries(asObj(spec.extra) ?? {})) setMember(extra, k, asStrings(v));
   return newUserInfo(asStr(spec.user), { uid: asStr(spec.uid), groups: asStrings(spec.groups), extra });
 }
 

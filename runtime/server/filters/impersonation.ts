@@ -12,6 +12,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/formats.js';
 import { goQuote } from '../../machinery/go-format.js';
 import { requestTarget, type KubeContext, type KubeHandler, type Logger } from '../context.js';
 import { plainTextError } from '../status-response.js';
+import { getMember, setMember } from '../../machinery/own-member.js';
 
 const USER = 'impersonate-user';
 const GROUP = 'impersonate-group';
@@ -145,8 +146,11 @@ function impersonatedUser(requests: ImpersonationRequest[], groupsSpecified: boo
       if (!groupsSpecified) groups = ['system:serviceaccounts', `system:serviceaccounts:${r.namespace}`];
     } else if (r.kind === 'User') name = r.name;
     else if (r.kind === 'Group') groups.push(r.name);
-    else if (r.kind === 'UserExtra') (extra[r.fieldPath] ??= []).push(r.name);
-    else uid = r.name;
+    else if (r.kind === 'UserExtra') {
+      const values = getMember(extra, r.fieldPath) as string[] | undefined;
+      if (values) values.push(r.name);
+      else setMember(extra, r.fieldPath, [r.name]);
+    } else uid = r.name;
   }
   if (name !== ANONYMOUS) {
     if (!groups.some((g) => g === ALL_AUTHENTICATED || g === ALL_UNAUTHENTICATED)) groups.push(ALL_AUTHENTICATED);

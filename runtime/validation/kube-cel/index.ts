@@ -13,6 +13,7 @@ import { Optional, type Environment } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../../errors/status-error.js';
 import { deepEqual } from '../../machinery/deep-equal.js';
 import { goQuote } from '../../machinery/go-format.js';
+import { getMember } from '../../machinery/own-member.js';
 import * as fe from '../field-errors.js';
 import { celTypeOf, isEmbedded, schemaDecl, unboundedCardinality, type DeclNode, type Schema } from './decl.js';
 import { celGoEvalError, celGoIssue, kubeEnvironment, parseRule, invalidFindLiteral, invalidRegexLiteral } from './environment.js';
@@ -481,7 +482,7 @@ function correlatedListItem(schema: Schema, oldList: unknown, item: unknown): un
   if (schema['x-kubernetes-list-type'] !== 'map' || !Array.isArray(oldList) || !item || typeof item !== 'object') return undefined;
   const keys = Array.isArray(schema['x-kubernetes-list-map-keys']) ? (schema['x-kubernetes-list-map-keys'] as string[]) : [];
   const props = obj(obj(schema.items)?.properties) ?? {};
-  const keyOf = (v: unknown): unknown[] => keys.map((k) => (v as Record<string, unknown>)?.[k] ?? obj(props[k])?.default);
+  const keyOf = (v: unknown): unknown[] => keys.map((k) => getMember(v as Record<string, unknown>, k) ?? obj(props[k])?.default);
   const wanted = keyOf(item);
   return oldList.find((o) => o && typeof o === 'object' && deepEqual(keyOf(o), wanted));
 }
@@ -549,17 +550,17 @@ class RuleSet implements CompiledRules {
     const correlate = (k: string): Correlation => {
       if (!correlation.current) return correlation;
       if (isRoot && (k === 'apiVersion' || k === 'kind')) return {};
-      const oldV = oldRecord?.[k];
+      const oldV = oldRecord && getMember(oldRecord, k);
       return { current: oldV !== undefined ? { old: oldV, value: record[k] } : undefined, parent: correlation.current };
     };
     if (node.additionalProperties) {
       for (const k of Object.keys(record)) {
-        if (!this.visit(node.additionalProperties, `${path}[${k}]`, record[k], oldRecord?.[k], correlate(k), run)) return false;
+        if (!this.visit(node.additionalProperties, `${path}[${k}]`, record[k], oldRecord && getMember(oldRecord, k), correlate(k), run)) return false;
       }
     }
     for (const [k, sub] of node.properties) {
       if (!Object.prototype.hasOwnProperty.call(record, k)) continue;
-      if (!this.visit(sub, child(path, k), record[k], oldRecord?.[k], correlate(k), run)) return false;
+      if (!this.visit(sub, child(path, k), record[k], oldRecord && getMember(oldRecord, k), correlate(k), run)) return false;
     }
     return true;
   }

@@ -4,7 +4,8 @@
 // nullable, takes a copy of its default; defaults apply only where the parent object exists, and
 // a default that was just set is defaulted further inside.
 
-import { jsonCopy, setOwn } from './json.js';
+import { setMember } from '../../machinery/own-member.js';
+import { jsonCopy } from './json.js';
 import { propertySchema, type SchemaNode } from './structural.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -62,7 +63,7 @@ export function applyDefaultValues(x: unknown, s: SchemaNode | undefined): void 
   if (s.properties) {
     for (const [key, prop] of s.properties) {
       if (!prop.default) continue;
-      if (!Object.hasOwn(x, key) || nonNullableNull(x[key], prop)) setOwn(x, key, jsonCopy(prop.default.value));
+      if (!Object.hasOwn(x, key) || nonNullableNull(x[key], prop)) setMember(x, key, jsonCopy(prop.default.value));
     }
   }
   for (const key of Object.keys(x)) {
@@ -70,7 +71,7 @@ export function applyDefaultValues(x: unknown, s: SchemaNode | undefined): void 
     if (prop) applyDefaultValues(x[key], prop);
     else if (typeof s.additionalProperties === 'object') {
       const extra = s.additionalProperties;
-      if (nonNullableNull(x[key], extra) && extra.default) setOwn(x, key, jsonCopy(extra.default.value));
+      if (nonNullableNull(x[key], extra) && extra.default) setMember(x, key, jsonCopy(extra.default.value));
       applyDefaultValues(x[key], extra);
     }
   }

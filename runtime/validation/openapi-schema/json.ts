@@ -3,6 +3,8 @@
 // for keys such as `__proto__`. Bodies may nest 10000 levels (the decoder's limit), deeper than
 // recursion is safe, so these walk with explicit stacks.
 
+import { setMember } from '../../machinery/own-member.js';
+
 type Obj = Record<string, unknown>;
 
 const isContainer = (v: unknown): v is Obj | unknown[] => typeof v === 'object' && v !== null;
@@ -28,12 +30,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** obj[key] = value, without the `__proto__` setter. */
-export function setOwn(obj: Obj, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-}
-
 /** A deep copy; own keys are defined, never assigned, so `__proto__` stays a key. */
 export function jsonCopy<T>(value: T): T {
   if (!isContainer(value)) return value;
@@ -57,9 +53,9 @@ export function jsonCopy<T>(value: T): T {
       const v = from[k];
       if (isContainer(v)) {
         const copy = Array.isArray(v) ? [] : {};
-        setOwn(to as Obj, k, copy);
+        setMember(to as Obj, k, copy);
         stack.push([v, copy]);
-      } else setOwn(to as Obj, k, v);
+      } else setMember(to as Obj, k, v);
     }
   }
   return root as T;
