@@ -203,6 +203,27 @@ describe('etcd client against a peer that is not a well-behaved etcd', () => {
     }
   });
 
+  it('reads two messages written three bytes at a time, prefixes split across chunks', async () => {
+    const client = new EtcdClient([endpoint], 2000);
+    try {
+      const message = Buffer.from(type('etcdserverpb.RangeResponse').encode({ header: { revision: 7 }, count: 3 }).finish());
+      const framed = Buffer.alloc(5 + message.length);
+      framed.writeUInt32BE(message.length, 1);
+      message.copy(framed, 5);
+      answer = (stream) => {
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+        const both = Buffer.concat([framed, framed]);
+        for (let i = 0; i < both.length; i += 3) stream.write(both.subarray(i, i + 3));
+        stream.end();
+      };
+      // A unary answer keeps the first message; both must have been read whole for the call to end well.
+      expect(await range(client)).toMatchObject({ header: { revision: 7 }, count: 3 });
+    } finally {
+      client.close();
+    }
+  });
+
   it('refuses a compressed message, a truncated one and a missing one', async () => {
     const client = new EtcdClient([endpoint], 2000);
     try {

@@ -214,7 +214,10 @@ export class GrpcChannel {
     let failure: Error | undefined;
     let timedOut = false;
     let malformed = false;
-    let pending: Buffer | undefined;
+    // Chunks of a message not yet whole: joined once when it is, not on every chunk (a 10 MB
+    // range answer arrives in hundreds of chunks; joining each time would copy it hundreds of times).
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
     const timer =
       left === undefined
         ? undefined
@@ -237,19 +240,24 @@ export class GrpcChannel {
     stream.on('trailers', status);
     stream.on('data', (chunk: Buffer) => {
       // Messages behind their 5-byte prefix (compressed flag, length), split across chunks at will.
-      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
-      while (buf.length >= 5) {
-        const length = buf.readUInt32BE(1);
-        if (buf.length < 5 + length) break;
-        if (buf[0] !== 0) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      while (pendingBytes >= 5) {
+        if (pending[0]!.length < 5) pending = [Buffer.concat(pending)];
+        const head = pending[0]!;
+        const length = head.readUInt32BE(1);
+        if (pendingBytes < 5 + length) return;
+        if (head[0] !== 0) {
           malformed = true;
           stream.close(constants.NGHTTP2_PROTOCOL_ERROR);
           return;
         }
+        const buf = pending.length === 1 ? head : Buffer.concat(pending, pendingBytes);
         onMessage(buf.subarray(5, 5 + length));
-        buf = buf.subarray(5 + length);
+        const rest = buf.subarray(5 + length);
+        pending = rest.length > 0 ? [rest] : [];
+        pendingBytes = rest.length;
       }
-      pending = buf.length > 0 ? buf : undefined;
     });
     stream.on('error', (error) => (failure = error));
     stream.on('close', () => {
