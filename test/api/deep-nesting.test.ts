@@ -8,16 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { MAX_NESTING_DEPTH } from '../../runtime/machinery/nesting.js';
-import { createCRD } from '../support/crds.js';
+import { BLOBS, createBlobCRD } from '../support/crds.js';
 import { call, kubeconfigCredentials, type Credentials, type HttpResult } from '../support/https-client.js';
-import type { TestServer } from '../support/memory-server.js';
+import { testServerFor } from '../support/memory-server.js';
 import { openWatch } from '../support/watch-client.js';
 
 let server: RunningServer;
 let creds: Credentials;
 
 const GROUP_VERSION = 'example.com/v1';
-const BLOBS = '/apis/example.com/v1/namespaces/default/blobs';
 const JSON_TYPE = 'application/json';
 
 const send = (method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResult> =>
@@ -26,29 +25,7 @@ const send = (method: string, path: string, body?: string, headers: Record<strin
 beforeAll(async () => {
   server = await startServer({ storage: 'memory' });
   creds = kubeconfigCredentials(server.kubeconfig);
-  // createCRD speaks through a TestServer: the same requests, over this file's server.
-  const testServer: TestServer = {
-    send: async <T>(method: string, path: string, body?: unknown) => {
-      const res = await send(method, path, body === undefined ? undefined : JSON.stringify(body));
-      return { status: res.status, body: res.json<T>(), warnings: [] };
-    },
-    raw: (method: string, path: string) => send(method, path),
-  };
-  await createCRD(
-    testServer,
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'blobs.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'blobs', singular: 'blob', kind: 'Blob', listKind: 'BlobList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
-      },
-    },
-    BLOBS,
-  );
+  await createBlobCRD(testServerFor(server));
 });
 afterAll(async () => {
   await server?.close();

@@ -8,14 +8,13 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { createCRD } from '../support/crds.js';
+import { BLOBS, createBlobCRD } from '../support/crds.js';
 import { etcdBinary, startEtcd, type EtcdProcess } from '../support/etcd.js';
 import { call, kubeconfigCredentials, type Credentials, type HttpResult } from '../support/https-client.js';
-import type { TestServer } from '../support/memory-server.js';
+import { testServerFor } from '../support/memory-server.js';
 import { openWatch } from '../support/watch-client.js';
 
 const etcd = etcdBinary();
-const BLOBS = '/apis/example.com/v1/namespaces/default/blobs';
 const KEY = '/registry/example.com/blobs/default/deep';
 /** The deepest a body Go decodes may nest: the object's outermost level and the spec's 9,999. */
 const GO_MAX_DEPTH = 10_000;
@@ -58,28 +57,7 @@ describe.skipIf(!etcd)('a custom resource nested 10,000 levels deep in storage',
     server = await startServer({ etcdServers: etcdProcess.endpoints, dataDir: join(dir, 'data') });
     creds = kubeconfigCredentials(server.kubeconfig);
     raw = new Etcd3({ hosts: etcdProcess.endpoints });
-    const testServer: TestServer = {
-      send: async <T>(method: string, path: string, body?: unknown) => {
-        const res = await send(method, path, body === undefined ? undefined : JSON.stringify(body));
-        return { status: res.status, body: res.json<T>(), warnings: [] };
-      },
-      raw: (method: string, path: string) => send(method, path),
-    };
-    await createCRD(
-      testServer,
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'blobs.example.com' },
-        spec: {
-          group: 'example.com',
-          scope: 'Namespaced',
-          names: { plural: 'blobs', singular: 'blob', kind: 'Blob', listKind: 'BlobList' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
-        },
-      },
-      BLOBS,
-    );
+    await createBlobCRD(testServerFor(server));
   });
   afterAll(async () => {
     raw?.close();

@@ -19,3 +19,25 @@ export async function createCRD(server: TestServer, crd: JsonObject, probe: stri
   expect(created.status, JSON.stringify(created.body).slice(0, 500)).toBe(201);
   if (!(await servedWithin(server, probe, 10_000))) throw new Error(`${probe} was never served`);
 }
+
+/** The `blobs.example.com` custom resources' path in `default`: a spec of any shape (preserve-unknown-fields). */
+export const BLOBS = '/apis/example.com/v1/namespaces/default/blobs';
+
+/** Creates `blobs.example.com`, whose spec keeps whatever it is given, and waits until it is served. */
+export function createBlobCRD(server: TestServer): Promise<void> {
+  return createCRD(
+    server,
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'blobs.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'blobs', singular: 'blob', kind: 'Blob', listKind: 'BlobList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+      },
+    },
+    BLOBS,
+  );
+}

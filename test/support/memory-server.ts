@@ -20,12 +20,21 @@ export interface TestServer {
 
 export function useMemoryServer(options: Partial<StartServerOptions> = {}): TestServer {
   let server: RunningServer;
-  let creds: ReturnType<typeof kubeconfigCredentials>;
+  let client: TestServer;
   beforeAll(async () => {
     server = await startServer({ storage: 'memory', ...options });
-    creds = kubeconfigCredentials(server.kubeconfig);
+    client = testServerFor(server);
   });
   afterAll(() => server?.close());
+  return {
+    raw: (method, path, body, headers) => client.raw(method, path, body, headers),
+    send: (method, path, body) => client.send(method, path, body),
+  };
+}
+
+/** A JSON `send` and a `raw` over HTTPS to a server already started, with its admin credentials. */
+export function testServerFor(server: RunningServer): TestServer {
+  const creds = kubeconfigCredentials(server.kubeconfig);
   const raw = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> =>
     call(server.url, path, creds, {
       method,
