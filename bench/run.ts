@@ -25,7 +25,7 @@ import { measureWebhookGet } from './webhook-get.js';
 import { measureMetricsGet } from './metrics.js';
 import { measureGcDelete } from './gc.js';
 import { measureCrd } from './crd.js';
-import { npmStart, root, rssMB, track, type RunningServer } from './server.js';
+import { npmStart, root, rssByMapping, rssMB, track, type RunningServer } from './server.js';
 import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -177,6 +177,7 @@ async function startAndLoad() {
     server = server!;
     await sleep(2000);
     const idleRss = rssMB(server.pid);
+    const idleMappings = rssByMapping(server.pid);
 
     const to: Endpoint = { port, ca: server.ca, token };
     const getBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bench-get' }, data: { k: '' } });
@@ -220,7 +221,7 @@ async function startAndLoad() {
         ]);
       }
       log('stopping');
-      return { starts, idleRss, loadedRss, getBytes, createBytes, getCeiling, getServer, postCeiling, createServer, rbacMasters, rbacUser };
+      return { starts, idleRss, idleMappings, loadedRss, getBytes, createBytes, getCeiling, getServer, postCeiling, createServer, rbacMasters, rbacUser };
     } finally {
       await stopChild(ceiling);
       await server.stop();
@@ -529,6 +530,10 @@ async function main() {
     ...(a && ONLY.has('start')
       ? ([
           [`npm start to /readyz, each`, `${a.starts.map((s) => n(s)).join(', ')} ms`],
+          [
+            `idle RSS by mapping: node binary / anonymous (V8 heap, stacks) / malloc / libraries / other`,
+            [a.idleMappings.nodeBinary, a.idleMappings.anonymous, a.idleMappings.malloc, a.idleMappings.libraries, a.idleMappings.other].map((v) => n(v, 1)).join(' / ') + ' MB',
+          ],
           [`RSS after the GET and CREATE runs`, `${n(a.loadedRss, 1)} MB`],
         ] as Array<[string, string]>)
       : []),
@@ -582,6 +587,7 @@ async function main() {
     goals: rows.map(([measure, result, target, met]) => ({ measure, result, goal: target, met: met === 'yes' })),
     startToReadyMs: a && ONLY.has('start') ? { median: startMs, each: a.starts } : null,
     idleRssMB: a && ONLY.has('start') ? a.idleRss : null,
+    idleRssByMappingMB: a && ONLY.has('start') ? a.idleMappings : null,
     rssAfterLoadMB: a?.loadedRss ?? null,
     get: a && ONLY.has('get') ? { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling } : null,
     webhookGet: d ? { cachedPerSecond: webhookCached, missPerSecond: webhookMiss, mastersPerSecond: webhookMasters, ratio: webhookCached / webhookMasters, missRatio: webhookMiss / webhookMasters, reviews: d.missCalls, missRequests: d.missRequests } : null,

@@ -2,7 +2,7 @@
 // The node process serving is found below npm (for its memory and for stopping it), and the
 // start is timed from spawn to the first 200 of /readyz.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { send } from './https.js';
 
@@ -76,6 +76,38 @@ function serverPid(pid: number, port: number): number | undefined {
 export function rssMB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+/** Where a process's resident memory is, from /proc/<pid>/smaps: MB per kind of mapping. */
+export interface RssByMapping {
+  /** The node executable's pages: its code and the built-in modules' sources it carries. */
+  nodeBinary: number;
+  /** Mappings without a name: V8's heap pages, thread stacks, malloc's thread arenas. */
+  anonymous: number;
+  /** The main thread's malloc heap ([heap]). */
+  malloc: number;
+  /** Shared libraries and native addons (better-sqlite3, libstdc++, libc, ...). */
+  libraries: number;
+  /** Anything else (the stack, vdso, files read through mmap). */
+  other: number;
+}
+
+export function rssByMapping(pid: number): RssByMapping {
+  const out: RssByMapping = { nodeBinary: 0, anonymous: 0, malloc: 0, libraries: 0, other: 0 };
+  const exe = readlinkSync(`/proc/${pid}/exe`);
+  let kind: keyof RssByMapping = 'other';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    // A mapping's header: address range, permissions, offset, device, inode, then its name if any.
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      const name = header[1];
+      kind = name === exe ? 'nodeBinary' : name === '' ? 'anonymous' : name === '[heap]' ? 'malloc' : /\.so(\.|$)|\.node$/.test(name) ? 'libraries' : 'other';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] += Number(rss[1]) / 1024;
+  }
+  return out;
 }
 
 /**
