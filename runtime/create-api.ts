@@ -305,6 +305,19 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const tokenAuthenticators = [...(bootstrapTokens ? [bootstrapTokens] : []), ...(serviceAccounts ? [serviceAccounts.authenticator] : [])];
 
+    // The informers of the controllers and of the authorizers' policy stop once, before the
+    // clients' watches end: a watch ending under a live informer makes it list again.
+    let controllersStopped = false;
+    const stopControllers = (): void => {
+      if (controllersStopped) return;
+      controllersStopped = true;
+      rbacPolicy.close();
+      nodeGraph?.close();
+      customResources.close();
+      crdFinalizer.close();
+      controllers.close();
+    };
+
     return {
       deprecatedResources,
       objectCounts: () => registry.objectCounts(),
@@ -352,15 +365,12 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         if (claimedByRouter(info.path)) throw pathNotFound();
         return notFoundHandler(c);
       },
+      stopControllers,
       terminateWatches() {
         registry.terminateWatches();
       },
       async close() {
-        rbacPolicy.close();
-        nodeGraph?.close();
-        customResources.close();
-        crdFinalizer.close();
-        controllers.close();
+        stopControllers();
         await controllers.idle();
         await registry.namespaceDeleter?.idle();
         registry.close();

@@ -329,14 +329,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       close() {
         closing ??= (async () => {
           // kube-apiserver's order: /readyz fails at once; after --shutdown-delay-duration no new
-          // connections; the requests in flight finish (each within its own timeout); then the
-          // watches end and get the grace period to finish their streams; the store closes last.
+          // connections and the in-process controllers stop; the requests in flight finish (each
+          // within its own timeout); then the watches end and get the grace period to finish
+          // their streams; the store closes last.
           shuttingDown = true;
           const delayMs = options.shutdownDelayMs ?? 0;
           logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'ShutdownInitiated', delay: `${delayMs}ms` });
           if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
           serving.stopAccepting();
           logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'NotAcceptingNewRequest' });
+          api?.stopControllers?.();
           const drained = await drain.drained(requestTimeoutMs);
           logAt(logger, 1, '[graceful-termination] shutdown event', { name: 'InFlightNonLongRunningRequestsDrained', complete: drained });
           api?.terminateWatches?.();

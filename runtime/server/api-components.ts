@@ -53,6 +53,12 @@ export interface ApiComponents {
   useAuthenticator?(authenticator: Authenticator, apiAudiences: string[]): void;
   /** Called once the server listens, with the URL its clients use (cluster-info is made with it). */
   serving?(url: string): void;
+  /**
+   * Called on shutdown when the server stops accepting requests (where kube-apiserver cancels its
+   * post-start hooks' context): stops the in-process controllers and informers, before
+   * terminateWatches, so that the end of their watches does not make them list again.
+   */
+  stopControllers?(): void;
   /** Called on shutdown once the requests in flight are done: ends the open watches cleanly. */
   terminateWatches?(): void;
   /** Stored objects per resource, read when /metrics is scraped. */

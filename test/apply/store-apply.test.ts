@@ -88,7 +88,7 @@ describe('server-side apply through the store', () => {
       expect((e as StatusError).message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
     }
     const wrongVersion = await failure(applyToStore(configmaps, 'default', 'cm', 'apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\n', { fieldManager: 'm', force: false }));
-    expect(wrongVersion.message).toBe('Incorrect version specified in apply patch. Specified patch version: v2, expected: v1');
+    expect(wrongVersion.message).toBe('invalid object type: /v2, Kind=ConfigMap');
     const withManaged = await failure(
       applyToStore(configmaps, 'default', 'cm', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', managedFields: [] } }), { fieldManager: 'm', force: false }),
     );

@@ -92,13 +92,34 @@ async function read(target: Target): Promise<Answer> {
   return client.send('GET', target.objectPath, { accept: 'application/json' });
 }
 
+/**
+ * Puts the namespace's LimitRange back as the catalog has it. An accepted write may leave it
+ * defaulting what LimitRanger admits into something kube's validation refuses (a default request
+ * of a resource that may not be overcommitted, without the limit it then needs), so the catalog's
+ * pod could no longer be made.
+ */
+async function resetLimitRanges(): Promise<void> {
+  for (const limits of stored.filter((t) => t.def.kind === 'LimitRange')) {
+    await client.send('DELETE', `${limits.objectPath}?gracePeriodSeconds=0`, { accept: 'application/json' });
+    const state = states.get(limits);
+    if (state) await rebaseline(limits, state);
+    else await restore(limits);
+  }
+}
+
 /** Puts the target back as the catalog has it, after an accepted write deleted it. */
 async function restore(target: Target): Promise<void> {
+  let limitsReset = false;
   for (let attempt = 0; attempt < 100; attempt++) {
     const got = await read(target);
     if (got.status === 404) {
       const made = await client.send('POST', target.collectionPath, json, Buffer.from(JSON.stringify(target.sample)));
       if (made.status === 201) return;
+      if ((made.status === 422 || made.status === 403) && !limitsReset && target.def.kind !== 'LimitRange') {
+        limitsReset = true;
+        await resetLimitRanges();
+        continue;
+      }
       if (made.status !== 409) throw new Error(`recreating ${target.objectPath}: ${made.status} ${made.body.toString('utf8').slice(0, 300)}`);
     } else {
       const meta = (JSON.parse(got.body.toString('utf8')) as { metadata?: { finalizers?: string[] } }).metadata;

@@ -3,7 +3,8 @@
 // store closes last and nothing a client was told is stored gets lost. A closed stderr must not
 // keep the process alive or crash it. The watches ended at shutdown keep their connections for
 // --shutdown-watch-termination-grace-period, so a slow reader still gets every event and a clean
-// end (over HTTP/1.1 and HTTP/2); without it they are closed at once.
+// end (over HTTP/1.1 and HTTP/2); without it they are closed at once. The in-process informers
+// stop before the watches end, so none lists again on the way out.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
@@ -13,6 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials } from '../support/https-client.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
+import { etcdBinary, startEtcd } from '../support/etcd.js';
+import { sample } from '../support/metrics-text.js';
+
+const etcd = etcdBinary();
 
 const dirs: string[] = [];
 const processes: ServerProcess[] = [];
@@ -241,4 +246,36 @@ describe('--shutdown-watch-termination-grace-period', () => {
       expect(events.length).toBeLessThan(EVENTS);
     }, 60_000);
   }
+});
+
+describe.skipIf(!etcd)('the in-process controllers at shutdown', () => {
+  // kube-apiserver runs its post-start hooks' controllers and informers with a context that ends
+  // when it stops accepting requests, before the watches are ended; an informer still running
+  // when its watch ends lists again. Each list of ours asks etcd for its current revision (a
+  // Range) before the watch cache answers, so etcd's own Range count shows every list.
+  it('stop before the watches end, so no informer lists again while the server shuts down', async () => {
+    const store = await startEtcd(etcd!);
+    try {
+      const server = await startProcess(join(tempDir(), 'data'), ['--etcd-servers', store.endpoints.join(',')]);
+      const ranges = async () => {
+        const text = await (await fetch(`${store.endpoints[0]}/metrics`)).text();
+        return sample(text, 'grpc_server_started_total', { grpc_method: 'Range', grpc_service: 'etcdserverpb.KV', grpc_type: 'unary' }) ?? 0;
+      };
+      // Ready: every informer has listed; then nothing asks etcd while nobody sends a request.
+      for (let ready = false; !ready; ) ready = (await call(server.url, '/readyz', server.creds)).status === 200;
+      let before = await ranges();
+      for (let settled = false; !settled; ) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const now = await ranges();
+        settled = now === before;
+        before = now;
+      }
+      const gone = exited(server);
+      server.child.kill('SIGTERM');
+      expect(await gone).toEqual({ code: 0, signal: null });
+      expect(await ranges()).toBe(before);
+    } finally {
+      await store.stop();
+    }
+  });
 });

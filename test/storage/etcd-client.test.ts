@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdClient, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
+import { EtcdClient, GRPC_UNAVAILABLE, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
 import type { WatchResponse } from '../../runtime/storage/etcd-client/client.js';
 import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
 import { ProtoReader, ProtoWriter } from '../../runtime/storage/etcd-client/wire.js';
@@ -149,6 +149,60 @@ describe.runIf(binary)('etcd client against a real etcd', () => {
     expect([deleted.type, deleted.kv.key.toString(), deleted.prevKv?.value.equals(value)]).toEqual(['delete', '/big/0', true]);
     await stream.cancel();
     expect(ended).toEqual([]);
+  });
+});
+
+describe.runIf(binary)('etcd client keepalive', () => {
+  // kube-apiserver's etcd client pings a quiet connection (30 s, answered within 10 s); here the
+  // intervals are short. A frozen etcd (SIGSTOP) keeps its TCP connection open and answers
+  // nothing: only the unanswered PING can tell, so without keepalive the watch would never end.
+  it('tears down a connection whose PING goes unanswered, ends its watch as lost, and connects anew', async () => {
+    const etcd = await startEtcd(binary!);
+    const client = new EtcdClient(etcd.endpoints, 60_000, { timeMs: 200, timeoutMs: 300 });
+    try {
+      const responses: WatchResponse[] = [];
+      const ended = new Promise<GrpcCallError | undefined>((resolve) => {
+        client.watch({ key: Buffer.from('/ka/'), rangeEnd: Buffer.from('/ka0') }, (res) => responses.push(res), resolve);
+      });
+      while (!responses.some((r) => r.created)) await new Promise((resolve) => setTimeout(resolve, 20));
+      etcd.pause();
+      const error = await ended;
+      expect(error).toBeInstanceOf(GrpcCallError);
+      expect(error).toMatchObject({ code: GRPC_UNAVAILABLE, sent: true });
+      expect(error?.message).toContain('keepalive ping not acknowledged within 300 ms');
+      etcd.resume();
+      const put = await client.txn({ compare: [], success: [{ put: { key: Buffer.from('/ka/1'), value: Buffer.from('v') } }], failure: [] });
+      expect(put.header.revision).toBeGreaterThan(1);
+      expect((await client.range({ key: Buffer.from('/ka/1') })).kvs[0]?.value.toString()).toBe('v');
+    } finally {
+      etcd.resume();
+      client.close();
+      await etcd.stop();
+    }
+  });
+
+  it('keeps a connection that answers, however long it stays quiet', async () => {
+    // etcd refuses PINGs closer than --grpc-keepalive-min-time (5 s) with GOAWAY "too_many_pings";
+    // kube's 30 s keep clear of it, these test intervals need it lowered.
+    const etcd = await startEtcd(binary!, ['--grpc-keepalive-min-time=50ms']);
+    const client = new EtcdClient(etcd.endpoints, 60_000, { timeMs: 100, timeoutMs: 2000 });
+    try {
+      const ended: Array<GrpcCallError | undefined> = [];
+      const responses: WatchResponse[] = [];
+      // No progress notifications asked for: after its creation the watch reads nothing, so PINGs go out.
+      const stream = client.watch({ key: Buffer.from('/quiet/'), rangeEnd: Buffer.from('/quiet0') }, (res) => responses.push(res), (e) => ended.push(e));
+      while (!responses.some((r) => r.created)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await client.txn({ compare: [], success: [{ put: { key: Buffer.from('/quiet/a'), value: Buffer.from('1') } }], failure: [] });
+      while (!responses.some((r) => r.events.length > 0)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await client.txn({ compare: [], success: [{ put: { key: Buffer.from('/quiet/b'), value: Buffer.from('2') } }], failure: [] });
+      while (responses.flatMap((r) => r.events).length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(ended).toEqual([]);
+      await stream.cancel();
+    } finally {
+      client.close();
+      await etcd.stop();
+    }
   });
 });
 

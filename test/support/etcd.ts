@@ -47,7 +47,8 @@ const healthy = async (url: string): Promise<boolean> => {
   }
 };
 
-export async function startEtcd(binary: string): Promise<EtcdProcess> {
+/** `extraArgs` are added to the flags (e.g. a shorter --grpc-keepalive-min-time). */
+export async function startEtcd(binary: string, extraArgs: string[] = []): Promise<EtcdProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const clientUrl = `http://127.0.0.1:${clientPort}`;
@@ -67,6 +68,7 @@ export async function startEtcd(binary: string): Promise<EtcdProcess> {
     // Idle watches get a progress notification often, so the resume point of a watch moves on
     // even while nothing under its key changes.
     '--experimental-watch-progress-notify-interval=200ms',
+    ...extraArgs,
   ];
 
   let child: ChildProcess | undefined;

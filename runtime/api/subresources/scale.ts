@@ -18,6 +18,7 @@ import { AccessorError, scaleFromCustomResource, setSpecReplicas, type CustomRes
 import { goJSONWithLiterals } from '../../machinery/go-decode/number-literals.js';
 import { goJsonKind } from '../../registry/patch/json-patch.js';
 import { decodeApplyPatch, validateApplyOptions } from '../../registry/apply/apply.js';
+import { groupVersionKindString } from '../../machinery/group-version-kind.js';
 import { managerOrUserAgent } from '../../registry/apply/field-manager.js';
 import { replicasFieldPath, SCALE_API_VERSION, scaleFieldManager, ScaleManagedFields, type ReplicasPathMappings } from '../../registry/apply/scale-managed-fields.js';
 import type { SubresourceDefinition } from '../../registry/definition.js';
@@ -230,13 +231,6 @@ function scalePatchTypes(ctx: HandlerContext) {
   return builtinPatchTypes(ctx.config.cbor).filter((t) => t !== 'application/strategic-merge-patch+json');
 }
 
-/** schema.GroupVersionKind's String() of an object's apiVersion and kind, as unstructured reads them. */
-function gvkString(apiVersion: string, kind: string): string {
-  const parts = apiVersion.split('/');
-  const [group, version] = parts.length === 1 ? ['', parts[0]] : parts.length === 2 ? parts : ['', ''];
-  return `${group}/${version}, Kind=${kind}`;
-}
-
 /**
  * The checks of the Scale's field manager before it merges: its version check (the outermost
  * manager, so any other group, version or kind is `invalid object type`), then the merge's own.
@@ -244,7 +238,7 @@ function gvkString(apiVersion: string, kind: string): string {
 function checkScaleConfig(config: KubeObject): void {
   const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
   const kind = typeof config.kind === 'string' ? config.kind : '';
-  if (apiVersion !== SCALE_API_VERSION || kind !== 'Scale') throw badRequest(`invalid object type: ${gvkString(apiVersion, kind)}`);
+  if (apiVersion !== SCALE_API_VERSION || kind !== 'Scale') throw badRequest(`invalid object type: ${groupVersionKindString(apiVersion, kind)}`);
   if (isPlainObject(config.metadata) && config.metadata.managedFields != null) throw badRequest('metadata.managedFields must be nil');
 }
 

@@ -7,6 +7,7 @@ import { badRequest, invalid, isStatusError, StatusError } from '../../errors/st
 import type { ResourceDefinition } from '../definition.js';
 import { NestingTooDeep, parseYamlBounded } from '../../machinery/nesting.js';
 import { isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
+import { groupVersionKindString, parseGroupVersion } from '../../machinery/group-version-kind.js';
 import type { Store, WriteOptions } from '../store.js';
 import { fieldManagerFor } from './field-managers.js';
 
@@ -75,15 +76,19 @@ function groupVersion(definition: ResourceDefinition): string {
   return definition.group ? `${definition.group}/${definition.version}` : definition.version;
 }
 
-/** The checks kube-apiserver's field manager makes on the intent before merging it. */
+/**
+ * The checks kube-apiserver's field manager makes on the intent before merging it. The outermost
+ * (versionCheckManager) wants the group, version and kind of the URL, and names what it got; an
+ * apiVersion that parses to the same group version ("/v1") passes and is written in its usual form.
+ */
 function checkConfig(config: KubeObject, definition: ResourceDefinition): void {
-  const expected = groupVersion(definition);
   const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
-  if (apiVersion !== expected) {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${apiVersion}, expected: ${expected}`);
-  }
   const kind = typeof config.kind === 'string' ? config.kind : '';
-  if (kind !== definition.kind) throw badRequest(`invalid object type: ${definition.group}/${definition.version}, Kind=${kind}`);
+  const { group, version } = parseGroupVersion(apiVersion);
+  if (group !== definition.group || version !== definition.version || kind !== definition.kind) {
+    throw badRequest(`invalid object type: ${groupVersionKindString(apiVersion, kind)}`);
+  }
+  config.apiVersion = groupVersion(definition);
   if (isPlainObject(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
     throw badRequest('metadata.managedFields must be nil');
   }

@@ -13,6 +13,7 @@ import type { ResourceDefinition } from '../definition.js';
 import { asObject, asObjectList, asString, isPlainObject, metaOf, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
 import { containerListCauses } from './pod/containers.js';
+import { resourceRequirementsCauses, validatePodResourceName } from './pod/resource-requirements.js';
 import { dropDisabledPodFields, type GateCheck } from './pod/drop-disabled.js';
 import { ephemeralClaimNameCauses, ephemeralClaimReferenceCauses, ephemeralClaimSpecCauses } from './pod/ephemeral-claims.js';
 import { ephemeralContainersStrategy } from './pod/ephemeral-containers.js';
@@ -67,6 +68,11 @@ export function podSelectableFields(obj_: KubeObject): Record<string, string> {
   };
 }
 
+/** validatePodResources' requirements (PodLevelResources): the field is only present when the gate is on or the pod had it. */
+function podLevelResourceCauses(spec: Obj): StatusCause[] {
+  return isPlainObject(spec.resources) ? resourceRequirementsCauses(spec.resources, 'spec.resources', validatePodResourceName) : [];
+}
+
 /** ValidatePodCreate: ephemeral containers are added later, through their subresource. */
 function createOnlyCauses(o: KubeObject): StatusCause[] {
   return asObjectList(asObject(o.spec).ephemeralContainers).length ? [forbidden('spec.ephemeralContainers', 'cannot be set on create')] : [];
@@ -82,6 +88,7 @@ export function podStrategies(def: ResourceDefinition, enabled: GateCheck): Reso
     ...ephemeralClaimReferenceCauses(metaOf(o).name, asObject(o.spec)),
     ...projectedPathCauses(asObject(o.spec)),
     ...containerListCauses(asObject(o.spec)),
+    ...podLevelResourceCauses(asObject(o.spec)),
   ];
   // The module's own volume causes join the validator's before kube's per-volume order is settled
   // (a volume with a faulty projected path is no longer a candidate for Duplicate, for instance).

@@ -4,6 +4,7 @@
 
 import { GrpcChannel } from './grpc-channel.js';
 import type { GrpcCallError, GrpcStream } from './grpc-channel.js';
+import type { KeepaliveOptions } from './keepalive.js';
 import {
   decodeCompactionResponse,
   decodeRangeResponse,
@@ -27,8 +28,10 @@ export class EtcdClient {
     endpoints: string[],
     /** Each call's deadline, unless the call gives its own. */
     private readonly timeoutMs: number,
+    /** The connection's PING keepalive; kube-apiserver's (30 s, 10 s) by default. */
+    keepalive?: KeepaliveOptions,
   ) {
-    this.channel = new GrpcChannel(endpoints);
+    this.channel = new GrpcChannel(endpoints, keepalive);
   }
 
   async range(request: RangeRequest, timeoutMs = this.timeoutMs): Promise<RangeResponse> {

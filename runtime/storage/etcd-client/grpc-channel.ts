@@ -11,6 +11,7 @@
 
 import { connect, constants } from 'node:http2';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import { ETCD_CLIENT_KEEPALIVE, SessionKeepalive, type KeepaliveOptions } from './keepalive.js';
 
 /** gRPC status codes, by number, as the status names them (grpc/doc/statuscodes.md). */
 const CODE_NAMES = [
@@ -107,8 +108,12 @@ export class GrpcChannel {
   private session?: ClientHttp2Session;
   private connecting?: Promise<ClientHttp2Session>;
   private closed = false;
+  private readonly keepalives = new WeakMap<ClientHttp2Session, SessionKeepalive>();
 
-  constructor(endpoints: string[]) {
+  constructor(
+    endpoints: string[],
+    private readonly keepalive: KeepaliveOptions = ETCD_CLIENT_KEEPALIVE,
+  ) {
     if (endpoints.length === 0) throw new Error('grpc channel: no endpoints given');
     this.endpoints = endpoints.map(parseEndpoint);
   }
@@ -207,6 +212,7 @@ export class GrpcChannel {
       queueMicrotask(() => onClose(refused));
       return undefined;
     }
+    this.keepalives.get(session)?.opened(stream);
 
     let httpStatus = 0;
     let grpcStatus: number | undefined;
@@ -330,6 +336,15 @@ export class GrpcChannel {
         session.on('error', () => this.forget(session));
         session.once('goaway', () => this.forget(session));
         session.once('close', () => this.forget(session));
+        // A connection that stops answering PINGs is destroyed: its streams fail as lost, and the
+        // next call connects anew.
+        this.keepalives.set(
+          session,
+          new SessionKeepalive(session, this.keepalive, (reason) => {
+            session.destroy(new Error(reason));
+            this.forget(session);
+          }),
+        );
         resolve(session);
       });
     });
