@@ -427,7 +427,7 @@ async function main() {
   const etcdRow = ONLY.has('etcd');
   const d = ONLY.has('webhook') ? await measureWebhookGet(alternate, log) : undefined;
   const e = ONLY.has('client') ? await measureClient() : undefined;
-  const f = ONLY.has('metrics') ? await measureMetricsGet(alternate, log) : undefined;
+  const f = ONLY.has('metrics') ? await measureMetricsGet(wrk, log) : undefined;
   const g = ONLY.has('gc') ? await measureGcDelete() : undefined;
   const h = ONLY.has('crd') ? await measureCrd(alternate, log) : undefined;
 
@@ -448,6 +448,8 @@ async function main() {
   const webhookMiss = rate(d?.miss);
   const metricsOn = rate(f?.on);
   const metricsOff = rate(f?.off);
+  const metricsPairs = f ? median(f.pairRatios) : NaN;
+  const metricsCpu = f ? median(f.cpuPairRatios) : NaN;
   const crdCustom = rate(h?.custom);
   const crdConfigMap = rate(h?.configMap);
   const firstAcceptedMs = h ? median(h.firstAccepted) : NaN;
@@ -502,8 +504,8 @@ async function main() {
       : []),
     ...(f
       ? ([
-          [`GET with request metrics recorded / recording off`, `${n(metricsOn / metricsOff, 2)} (${n(metricsOn)}/s vs ${n(metricsOff)}/s)`, '>= 0.95', goal(metricsOn / metricsOff >= 0.95)],
-          [`  server CPU per GET, recording off / recorded`, `${n(f.cpuUsPerRequest.off / f.cpuUsPerRequest.on, 2)} (${n(f.cpuUsPerRequest.off, 1)} vs ${n(f.cpuUsPerRequest.on, 1)} µs)`, '>= 0.95', goal(f.cpuUsPerRequest.off / f.cpuUsPerRequest.on >= 0.95)],
+          [`GET with request metrics recorded: server CPU per GET, off / recorded, median of ${f.cpuPairRatios.length} back-to-back pairs`, `${n(metricsCpu, 2)} (all runs: ${n(f.cpuUsPerRequest.off, 1)} vs ${n(f.cpuUsPerRequest.on, 1)} µs)`, '>= 0.95', goal(metricsCpu >= 0.95)],
+          [`  GET rate recorded / off, median of ${f.pairRatios.length} back-to-back pairs`, `${n(metricsPairs, 2)} (medians ${n(metricsOn)}/s vs ${n(metricsOff)}/s)`, '>= 0.95', goal(metricsPairs >= 0.95)],
         ] as Row[])
       : []),
     ...(e
@@ -527,7 +529,13 @@ async function main() {
     ...(c
       ? ([[`CREATE on etcd runs: server / raw, per second`, `${runs(c.serverRuns)} / ${c.rawRuns.map((r) => n(r.perSecond)).join(', ')}`]] as Array<[string, string]>)
       : []),
-    ...(f ? ([[`Metrics GET runs: recorded / off, per second`, `${runs(f.on)} / ${runs(f.off)}`]] as Array<[string, string]>) : []),
+    ...(f
+      ? ([
+          [`Metrics GET runs: recorded / off, per second`, `${runs(f.on)} / ${runs(f.off)}`],
+          [`Metrics GET pairs: rate recorded / off`, f.pairRatios.map((r) => n(r, 2)).join(', ')],
+          [`Metrics GET pairs: CPU per GET off / recorded`, f.cpuPairRatios.map((r) => n(r, 2)).join(', ')],
+        ] as Array<[string, string]>)
+      : []),
     ...(ONLY.has('rbac') && a ? ([[`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`]] as Array<[string, string]>) : []),
     ...(a && a.getServer.length && a.createServer.length
       ? ([[`GET / CREATE latency p99 (server, last run)`, `${ms(a.getServer.at(-1)!.p99Us)} / ${ms(a.createServer.at(-1)!.p99Us)} ms`]] as Array<[string, string]>)
@@ -591,7 +599,9 @@ async function main() {
     rssAfterLoadMB: a?.loadedRss ?? null,
     get: a && ONLY.has('get') ? { perSecond: get, ceilingPerSecond: getCeiling, ratio: get / getCeiling, bodyBytes: a.getBytes, server: a.getServer, ceiling: a.getCeiling } : null,
     webhookGet: d ? { cachedPerSecond: webhookCached, missPerSecond: webhookMiss, mastersPerSecond: webhookMasters, ratio: webhookCached / webhookMasters, missRatio: webhookMiss / webhookMasters, reviews: d.missCalls, missRequests: d.missRequests } : null,
-    metricsGet: f ? { recordedPerSecond: metricsOn, offPerSecond: metricsOff, ratio: metricsOn / metricsOff, cpuUsPerRequest: f.cpuUsPerRequest, recorded: f.on, off: f.off } : null,
+    metricsGet: f
+      ? { cpuRatio: metricsCpu, cpuPairRatios: f.cpuPairRatios, cpuUsPerRequest: f.cpuUsPerRequest, pairRatio: metricsPairs, pairRatios: f.pairRatios, recordedPerSecond: metricsOn, offPerSecond: metricsOff, recorded: f.on, off: f.off }
+      : null,
     rbacGet: a && ONLY.has('rbac') ? { userPerSecond: rbacUser, mastersPerSecond: rbacMasters, ratio: rbacUser / rbacMasters, user: a.rbacUser, masters: a.rbacMasters } : null,
     create: a && ONLY.has('create') ? { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling } : null,
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,
