@@ -504,8 +504,8 @@ async function main() {
       : []),
     ...(f
       ? ([
-          [`GET with request metrics recorded: server CPU per GET, off / recorded, median of ${f.cpuPairRatios.length} back-to-back pairs`, `${n(metricsCpu, 2)} (all runs: ${n(f.cpuUsPerRequest.off, 1)} vs ${n(f.cpuUsPerRequest.on, 1)} µs)`, '>= 0.95', goal(metricsCpu >= 0.95)],
-          [`  GET rate recorded / off, median of ${f.pairRatios.length} back-to-back pairs`, `${n(metricsPairs, 2)} (medians ${n(metricsOn)}/s vs ${n(metricsOff)}/s)`, '>= 0.95', goal(metricsPairs >= 0.95)],
+          [`GET with request metrics recorded: server CPU per GET, off / recorded, median of ${f.cpuPairRatios.length} runs of both at once`, `${n(metricsCpu, 2)} (all runs: ${n(f.cpuUsPerRequest.off, 1)} vs ${n(f.cpuUsPerRequest.on, 1)} µs)`, '>= 0.95', goal(metricsCpu >= 0.95)],
+          [`  GET rate recorded / off, median of the same runs`, `${n(metricsPairs, 2)} (medians ${n(metricsOn)}/s vs ${n(metricsOff)}/s)`, '>= 0.95', goal(metricsPairs >= 0.95)],
         ] as Row[])
       : []),
     ...(e
@@ -532,8 +532,8 @@ async function main() {
     ...(f
       ? ([
           [`Metrics GET runs: recorded / off, per second`, `${runs(f.on)} / ${runs(f.off)}`],
-          [`Metrics GET pairs: rate recorded / off`, f.pairRatios.map((r) => n(r, 2)).join(', ')],
-          [`Metrics GET pairs: CPU per GET off / recorded`, f.cpuPairRatios.map((r) => n(r, 2)).join(', ')],
+          [`Metrics GET runs of both at once: rate recorded / off`, f.pairRatios.map((r) => n(r, 2)).join(', ')],
+          [`Metrics GET runs of both at once: CPU per GET off / recorded`, f.cpuPairRatios.map((r) => n(r, 2)).join(', ')],
         ] as Array<[string, string]>)
       : []),
     ...(ONLY.has('rbac') && a ? ([[`RBAC GET runs: RoleBinding user / system:masters, per second`, `${runs(a.rbacUser)} / ${runs(a.rbacMasters)}`]] as Array<[string, string]>) : []),
