@@ -143,7 +143,9 @@ class DirectWriter {
         }
       }
     } catch (err) {
-      // As the adapter does with a body stream that fails: the connection goes.
+      // As the adapter does with a body stream that fails: the connection goes, and this writer
+      // writes nothing more (the adapter's cancel, on close, ends the watch).
+      this.draining = true;
       sink.destroy(err instanceof Error ? err : new Error(String(err)));
       stream.stop();
       return;
