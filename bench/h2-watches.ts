@@ -28,6 +28,13 @@ export interface WatchFigures {
   /** Delivery from the create's response to each watcher, median over the creates of each one's percentile (ms). */
   p50Ms: number;
   p99Ms: number;
+  /**
+   * The serving thread's CPU time from just before each create to its arrival at the last watcher
+   * (the create's own handling included), median over the creates; absent without serverPid. It
+   * reads the server's own work, which other load on the machine leaves alone where it stretches
+   * the delivery times.
+   */
+  cpuMsPerWrite?: number;
 }
 
 export interface H2WatchOptions {
@@ -55,6 +62,11 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 const median = (xs: number[]) => percentile(xs, 50);
+
+/** CPU time of a process's main thread so far, in ms: the scheduler's nanosecond count, not the 10 ms ticks of /proc/<pid>/stat. */
+export function mainThreadCpuMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
 
 function rssMB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -162,9 +174,11 @@ async function measure(
     await sleep(1000);
     const p50s: number[] = [];
     const p99s: number[] = [];
+    const cpus: number[] = [];
     for (let i = -1; i < (options.writes ?? 5); i++) {
       const name = `${protocol}-${i + 1}`;
       const seen = new Promise<void>((resolve) => complete.set(name, resolve));
+      const cpuBefore = options.serverPid ? mainThreadCpuMs(options.serverPid) : 0;
       await must(201, send(url, ca, token, agent, 'POST', configmaps, JSON.stringify({ metadata: { name }, data: { k: 'v' } })), 'create');
       const answered = now();
       const timeout = sleep(15_000).then(() => {
@@ -175,6 +189,7 @@ async function measure(
       if (i >= 0) {
         p50s.push(percentile(delays, 50));
         p99s.push(percentile(delays, 99));
+        if (options.serverPid) cpus.push(mainThreadCpuMs(options.serverPid) - cpuBefore);
       }
       await sleep(300);
     }
@@ -185,6 +200,7 @@ async function measure(
       ...(rssOpen !== undefined && rssBefore !== undefined ? { rssMB: rssOpen, rssGrowthMB: rssOpen - rssBefore } : {}),
       p50Ms: median(p50s),
       p99Ms: median(p99s),
+      ...(cpus.length ? { cpuMsPerWrite: median(cpus) } : {}),
     };
   } finally {
     for (const child of children) {
@@ -281,6 +297,7 @@ async function standalone(): Promise<void> {
   for (const r of figures) {
     console.log(
       `${r.watches} watches over ${r.connections} ${r.protocol} connections: delivery p99 ${r.p99Ms.toFixed(1)} ms (p50 ${r.p50Ms.toFixed(1)}), ` +
+        `server CPU ${r.cpuMsPerWrite?.toFixed(1)} ms per write, ` +
         `server RSS ${r.rssMB?.toFixed(0)} MB (+${r.rssGrowthMB?.toFixed(0)} MB for the watches)`,
     );
   }

@@ -23,6 +23,7 @@ import { updateResource } from './handlers/update.js';
 import { createVirtual } from './handlers/virtual-create.js';
 import { readVirtual } from './handlers/virtual-read.js';
 import { watchResource } from './handlers/watch.js';
+import type { WatchResponseSink } from './handlers/watch-body.js';
 import { checkRoute, pathNotFound } from './routes.js';
 import { SUBRESOURCE_HANDLERS, type SubresourceHandler } from './subresources/index.js';
 import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
@@ -40,7 +41,14 @@ export interface ResourceHandlerOptions {
 /** `user` is the authenticated caller; virtual kinds (SelfSubjectReview) answer with it. */
 /** `recordRequestObject`, when auditing, is shown each decoded request object (kube's audit.LogRequestObject). */
 /** A Response rather than a promise when the answer is at hand (a GET the watch cache serves). */
-export type ResourceHandler = (request: Request, info: RequestInfo, user?: UserInfo, recordRequestObject?: RequestObjectRecorder) => Response | Promise<Response>;
+/** `response` is node's response, when there is one: watches write their events to it directly. */
+export type ResourceHandler = (
+  request: Request,
+  info: RequestInfo,
+  user?: UserInfo,
+  recordRequestObject?: RequestObjectRecorder,
+  response?: WatchResponseSink,
+) => Response | Promise<Response>;
 
 type VerbHandler = (ctx: HandlerContext) => Response | Promise<Response>;
 
@@ -64,6 +72,7 @@ interface Served {
   info: RequestInfo;
   user?: UserInfo;
   recordRequestObject?: RequestObjectRecorder;
+  response?: WatchResponseSink;
   store?: Store;
   virtual?: VirtualResource;
   def?: ResourceDefinition;
@@ -78,7 +87,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
 
   /** The verb's (or subresource's, or virtual kind's) handler; throws the refusals before it. */
-  const dispatch = ({ request, info, user, recordRequestObject, store, virtual, def, target, accept, query }: Served): Response | Promise<Response> => {
+  const dispatch = ({ request, info, user, recordRequestObject, response, store, virtual, def, target, accept, query }: Served): Response | Promise<Response> => {
     if (!def) throw pathNotFound();
     checkRoute(def, info, request.method);
     if (virtual?.view) {
@@ -118,10 +127,10 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     }
     if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
     checkNameParameter(info.name);
-    return handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
+    return handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject, response });
   };
 
-  return (request, info, user, recordRequestObject) => {
+  return (request, info, user, recordRequestObject, response) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
     const def = store?.definition ?? virtual?.definition;
@@ -134,7 +143,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     const failed = (err: unknown) => errorResponse(err, negotiator, accept, target, requestHints(request, query));
     let res: Response | Promise<Response>;
     try {
-      res = dispatch({ request, info, user, recordRequestObject, store, virtual, def, target, accept, query });
+      res = dispatch({ request, info, user, recordRequestObject, response, store, virtual, def, target, accept, query });
     } catch (err) {
       return failed(err);
     }

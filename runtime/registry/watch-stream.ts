@@ -23,6 +23,8 @@ export const errorEvent = (err: StatusError): WatchEvent => ({ type: 'ERROR', ob
 export class WatchStream implements AsyncIterable<WatchEvent> {
   private readonly queue: WatchEvent[] = [];
   private waiting?: (r: IteratorResult<WatchEvent>) => void;
+  /** Set by consume(): told when events wait to be taken, in place of next(). */
+  private readable?: () => void;
   private done = false;
   private cleanups: (() => void)[] = [];
 
@@ -32,9 +34,30 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
       const resolve = this.waiting;
       this.waiting = undefined;
       resolve({ value: event, done: false });
-    } else {
-      this.queue.push(event);
+      return;
     }
+    this.queue.push(event);
+    if (this.queue.length === 1) this.readable?.();
+  }
+
+  /**
+   * For the HTTP layer's watch writer, in place of next(): `readable` is called whenever events
+   * start waiting (and once the stream stops), and the writer takes them with take(). No promise
+   * per event, and the writer chooses when to write.
+   */
+  consume(readable: () => void): void {
+    this.readable = readable;
+    if (this.queue.length > 0 || this.done) readable();
+  }
+
+  /** The next queued event, if any (see consume). */
+  take(): WatchEvent | undefined {
+    return this.queue.shift();
+  }
+
+  /** Stopped, and every event taken. */
+  get drained(): boolean {
+    return this.done && this.queue.length === 0;
   }
 
   onStop(fn: () => void): void {
@@ -52,6 +75,7 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
       this.waiting = undefined;
       resolve({ value: undefined, done: true });
     }
+    this.readable?.();
   }
 
   get stopped(): boolean {

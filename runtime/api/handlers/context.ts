@@ -19,6 +19,7 @@ import { repeatsMembers, scanJsonMembers, scanYamlDuplicates, type FieldComplain
 import { negotiateInput, type Format } from '../negotiation.js';
 import type { ApiMetrics } from '../../machinery/metrics.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
+import type { WatchResponseSink } from './watch-body.js';
 
 /** Server-wide settings the verb handlers need (from flags and feature gates). */
 export interface HandlerConfig {
@@ -71,6 +72,8 @@ export type RequestObjectRecorder = ((obj: KubeObject) => void) & { patch?: (jso
 
 export interface HandlerContext extends RequestContext {
   store: Store;
+  /** The node response, when served over HTTP: a watch writes its events to it directly (watch-body.ts). */
+  response?: WatchResponseSink;
 }
 
 /** kube-apiserver's MaxRequestBodyBytes (3 MiB), which it gives no flag. */

@@ -3,14 +3,15 @@
 // by default), as kube-apiserver spreads reconnects. The watcher is released when the client
 // disconnects (request signal) or the stream is cancelled. Invalid options are refused before
 // the stream starts (422 for option combinations, 400 for selectors); failures after that arrive
-// as ERROR events, as upstream sends them.
+// as ERROR events, as upstream sends them. How the events reach the connection: watch-body.ts.
 
 import { badRequest } from '../../errors/status-error.js';
 import { parseFieldSelector } from '../../machinery/selectors/field-selector.js';
 import { watchObjects } from '../../registry/watch.js';
 import type { HandlerContext } from './context.js';
-import { bodyInit, requestHints } from './context.js';
+import { requestHints } from './context.js';
 import { listOptionsFrom, queryBool } from './list.js';
+import { watchBody } from './watch-body.js';
 
 /**
  * A watch of one named object is a watch of the collection selected by its name; a field selector
@@ -48,35 +49,17 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
     signal: ctx.request.signal,
     watchListEnabled: ctx.config.watchListEnabled,
   });
-  const text = new TextEncoder();
   // Counted per served kind, as kube's watch server counts (group, version, kind of the endpoint).
   const metrics = ctx.config.metrics;
   const gvk = metrics ? { group: ctx.target.group, version: ctx.target.version, kind: ctx.target.kind } : undefined;
-  let registered = false;
-  const unregister = () => {
-    if (!registered) return;
-    registered = false;
-    metrics?.watchersChanged(gvk!, -1);
-  };
-  if (metrics) {
-    registered = true;
-    metrics.watchersChanged(gvk!, 1);
-  }
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await stream.next();
-      if (next.done) {
-        unregister();
-        controller.close();
-        return;
-      }
-      if (gvk) metrics!.watchEventSent(gvk);
-      const frame = encoder.encode(next.value);
-      controller.enqueue(typeof frame === 'string' ? text.encode(frame) : (bodyInit(frame) as Uint8Array));
-    },
-    cancel() {
-      unregister();
-      stream.stop();
+  if (gvk) metrics!.watchersChanged(gvk, 1);
+  const body = watchBody({
+    stream,
+    encode: (event) => encoder.encode(event),
+    sink: ctx.response,
+    sent: gvk && (() => metrics!.watchEventSent(gvk)),
+    ended: () => {
+      if (gvk) metrics!.watchersChanged(gvk, -1);
     },
   });
   // No length, so HTTP/1.1 chunks it; no transfer-encoding header, which HTTP/2 forbids.

@@ -1,0 +1,139 @@
+// The watch writer (runtime/api/handlers/watch-body.ts) over a real server: events go from each
+// watcher's queue straight to its connection. Many watchers of one burst of writes each get every
+// event once, in order, one document per line, over HTTP/1.1 and over HTTP/2 streams sharing a
+// connection; a watcher that stops reading holds back no one and, once it reads again, gets every
+// event it missed, in order; and the server answers normally afterwards.
+import { connect } from 'node:http2';
+import { request as httpsRequest } from 'node:https';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../runtime/index.js';
+import { kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { testServerFor, type TestServer } from '../support/memory-server.js';
+import { openWatch, type WatchConnection, type WatchEventJson } from '../support/watch-client.js';
+
+let server: RunningServer;
+let creds: Credentials;
+let client: TestServer;
+
+beforeAll(async () => {
+  server = await startServer({ storage: 'memory' });
+  creds = kubeconfigCredentials(server.kubeconfig);
+  client = testServerFor(server);
+});
+afterAll(() => server?.close());
+
+const configmaps = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+/** The test's own ConfigMaps, apart from the namespace's kube-root-ca.crt. */
+const labels = { 'watch-writer': 'yes' };
+const selected = 'labelSelector=watch-writer%3Dyes';
+
+async function namespace(name: string): Promise<string> {
+  expect((await client.send('POST', '/api/v1/namespaces', { metadata: { name } })).status).toBe(201);
+  const list = await client.send<{ metadata: { resourceVersion: string } }>('GET', configmaps(name));
+  return list.body.metadata.resourceVersion;
+}
+
+/** Every name created, and nothing else, ADDED once each with rising resourceVersions. */
+function expectEvery(events: WatchEventJson[], names: string[]): void {
+  expect(events.map((e) => e.type)).toEqual(names.map(() => 'ADDED'));
+  expect(events.map((e) => e.object.metadata?.name).sort()).toEqual([...names].sort());
+  const versions = events.map((e) => Number(e.object.metadata?.resourceVersion));
+  expect(versions).toEqual([...versions].sort((a, b) => a - b));
+  expect(new Set(versions).size).toBe(versions.length);
+}
+
+async function expectServing(ns: string, count: number): Promise<void> {
+  const list = await client.send<{ items: unknown[] }>('GET', `${configmaps(ns)}?${selected}`);
+  expect(list.status).toBe(200);
+  expect(list.body.items).toHaveLength(count);
+}
+
+describe('watch writer', () => {
+  it('gives each of many HTTP/1.1 watchers every event of a burst of concurrent writes, in order', async () => {
+    const ns = 'writer-burst';
+    const rv = await namespace(ns);
+    const watches: WatchConnection[] = await Promise.all(
+      Array.from({ length: 40 }, () => openWatch(server.url, `${configmaps(ns)}?watch=1&${selected}&resourceVersion=${rv}`, creds)),
+    );
+    try {
+      const names = Array.from({ length: 25 }, (_, i) => `burst-${i}`);
+      // Sent together, so several commits (and their events) land in one turn of the server.
+      const created = await Promise.all(names.map((name) => client.send('POST', configmaps(ns), { metadata: { name, labels }, data: { k: 'v' } })));
+      expect(created.map((r) => r.status)).toEqual(names.map(() => 201));
+      for (const watch of watches) {
+        expect(watch.status).toBe(200);
+        const events: WatchEventJson[] = [];
+        for (let i = 0; i < names.length; i++) events.push((await watch.next())!);
+        expectEvery(events, names);
+      }
+      await expectServing(ns, names.length);
+    } finally {
+      for (const watch of watches) watch.close();
+    }
+  });
+
+  it('gives each HTTP/2 stream of one connection every event', async () => {
+    const ns = 'writer-h2';
+    const rv = await namespace(ns);
+    const session = connect(server.url, { ca: creds.ca, cert: creds.cert, key: creds.key });
+    try {
+      const streams = Array.from({ length: 10 }, () => {
+        const stream = session.request({ ':path': `${configmaps(ns)}?watch=1&${selected}&resourceVersion=${rv}` });
+        stream.setEncoding('utf8');
+        let text = '';
+        stream.on('data', (chunk: string) => (text += chunk));
+        const status = new Promise<number>((resolve) => stream.once('response', (h) => resolve(Number(h[':status']))));
+        const lines = () => text.split('\n').filter((l) => l !== '');
+        return { stream, status, lines };
+      });
+      expect(await Promise.all(streams.map((s) => s.status))).toEqual(streams.map(() => 200));
+      const names = Array.from({ length: 10 }, (_, i) => `h2-${i}`);
+      await Promise.all(names.map((name) => client.send('POST', configmaps(ns), { metadata: { name, labels } })));
+      await expect.poll(() => streams.every((s) => s.lines().length === names.length), { timeout: 10_000 }).toBe(true);
+      for (const s of streams) expectEvery(s.lines().map((l) => JSON.parse(l) as WatchEventJson), names);
+      await expectServing(ns, names.length);
+    } finally {
+      session.destroy();
+    }
+  });
+
+  it('holds back no one for a watcher that stops reading, which gets every event once it reads again', async () => {
+    const ns = 'writer-slow';
+    const rv = await namespace(ns);
+    const path = `${configmaps(ns)}?watch=1&${selected}&resourceVersion=${rv}`;
+    // A client that reads nothing: its events outgrow the socket buffers on both sides.
+    let slowText = '';
+    const slow = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      const req = httpsRequest(new URL(path, server.url), { ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
+        res.pause();
+        resolve(res);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const fast = await openWatch(server.url, path, creds);
+    try {
+      expect(slow.statusCode).toBe(200);
+      const blob = 'x'.repeat(700 * 1024);
+      const names = Array.from({ length: 12 }, (_, i) => `bulky-${i}`);
+      for (const name of names) expect((await client.send('POST', configmaps(ns), { metadata: { name, labels }, data: { blob } })).status).toBe(201);
+      const fastEvents: WatchEventJson[] = [];
+      for (let i = 0; i < names.length; i++) fastEvents.push((await fast.next())!);
+      expectEvery(fastEvents, names);
+      expect((await client.send('GET', `${configmaps(ns)}/bulky-0`)).status).toBe(200);
+
+      slow.setEncoding('utf8');
+      slow.on('data', (chunk: string) => (slowText += chunk));
+      slow.resume();
+      const lines = () => slowText.split('\n').filter((l) => l !== '');
+      await expect.poll(() => lines().length, { timeout: 10_000 }).toBe(names.length);
+      const slowEvents = lines().map((l) => JSON.parse(l) as WatchEventJson);
+      expectEvery(slowEvents, names);
+      expect(slowEvents.every((e) => e.object.data?.blob === blob)).toBe(true);
+      await expectServing(ns, names.length);
+    } finally {
+      slow.destroy();
+      fast.close();
+    }
+  });
+});
