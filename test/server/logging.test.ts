@@ -2,6 +2,7 @@
 // start-up facts at low verbosity, one "HTTP" line per request at -v=3 (kube's httplog), and at
 // no verbosity a bearer token, an Authorization header or a Secret's data.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,8 @@ describe('text format (klog)', () => {
     const auditId = /audit-ID="([\w-]+)"/.exec(payload)![1];
     expect(created.headers['audit-id']).toBe(auditId);
     await waitForLine(server, (l) => l.includes('"HTTP"') && l.includes('resp=401'));
+    // The verb as kube's httplog reports it (its metrics' form): a named read is GET.
+    await waitForLine(server, (l) => l.includes('"HTTP" verb="GET" URI="/api/v1/namespaces/default/secrets/s1"'));
 
     // Every line has the header; start-up facts are there.
     for (const l of stderrLines(server)) expect(l, l).toMatch(KLOG_HEADER);
@@ -116,9 +119,28 @@ describe('json format', () => {
     }
     const entry = JSON.parse(line) as Record<string, unknown>;
     expect(Object.keys(entry).slice(0, 4)).toEqual(['ts', 'caller', 'msg', 'v']);
-    expect(entry).toMatchObject({ msg: 'HTTP', v: 3, verb: 'GET', URI: '/api/v1/namespaces?limit=1', userAgent: 'json-test', resp: 200, 'audit-ID': res.headers['audit-id'] });
+    expect(entry).toMatchObject({ msg: 'HTTP', v: 3, verb: 'LIST', URI: '/api/v1/namespaces?limit=1', userAgent: 'json-test', resp: 200, 'audit-ID': res.headers['audit-id'] });
     expect(Math.abs((entry.ts as number) - Date.now())).toBeLessThan(60_000);
     expect(entry.latency).toMatch(/^[\d.]+(ns|µs|ms|s)$/);
+  });
+});
+
+describe('httplog of a request whose client hung up', () => {
+  it('names the client address the request came from (the line is written after the socket is gone)', async () => {
+    const server = await start(['-v=3']);
+    const url = new URL('/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=60', server.url);
+    // A watch's line is written when its stream ends; here that is the client closing the connection.
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url, { ca: server.creds.ca, headers: { authorization: `Bearer ${TOKEN}`, 'user-agent': 'hangup-test' } }, (res) => {
+        expect(res.statusCode).toBe(200);
+        req.destroy();
+        resolve();
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end();
+    });
+    const line = await waitForLine(server, (l) => l.includes('"HTTP"') && l.includes('userAgent="hangup-test"'));
+    expect(line).toMatch(/verb="WATCH" .* srcIP="127\.0\.0\.1:\d+" resp=200$/);
   });
 });
 

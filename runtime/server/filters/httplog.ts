@@ -1,12 +1,14 @@
 // kube-apiserver's httplog at -v=3: one structured "HTTP" line per request once its response is
-// done (for a watch: when the stream ends), with the keys kube writes: verb, URI, latency,
-// userAgent, audit-ID, srcIP, resp. Only the request line is logged: no headers, no body, so no
+// done (for a watch: when the stream ends), with the keys kube writes: verb (as its metrics report
+// it), URI, latency, userAgent, audit-ID, srcIP, resp. Only the request line is logged: no headers, no body, so no
 // credential can reach the log this way. Installed only when -v is 3 or more, so a quieter
 // server pays nothing for it.
 
+import type { RequestInfo } from '../../machinery/request-info.js';
 import { formatGoDuration } from '../../machinery/duration.js';
 import { logAt, type Logger } from '../../machinery/logger.js';
 import { connectionSocket, type KubeContext, type KubeHandler } from '../context.js';
+import { reportedVerb } from './metrics.js';
 
 export const HTTPLOG_LEVEL = 3;
 
@@ -27,15 +29,20 @@ export function withHttpLog(inner: KubeHandler, logger: Logger): KubeHandler {
   return async (c) => {
     const started = process.hrtime.bigint();
     const outgoing = c.env?.outgoing;
+    // Read now: the line is written when the response is done, and by then a client that hung up
+    // has taken its socket's address with it.
+    const srcIP = sourceAddress(c);
     const line = () => {
+      const info = c.get('requestInfo') as RequestInfo | undefined;
       const auditId = outgoing?.getHeader('Audit-Id') ?? c.res.headers.get('Audit-Id') ?? '';
       logAt(logger, HTTPLOG_LEVEL, 'HTTP', {
-        verb: c.req.method,
+        // kube's form (LIST, WATCH, APPLY, ...) once the request is known; the method before that.
+        verb: info ? reportedVerb(c, info) : c.req.method,
         URI: c.env?.incoming?.url ?? requestUri(c.req.url),
         latency: formatGoDuration(process.hrtime.bigint() - started),
         userAgent: c.req.header('user-agent') ?? '',
         'audit-ID': String(auditId),
-        srcIP: sourceAddress(c),
+        srcIP,
         resp: outgoing && outgoing.headersSent ? outgoing.statusCode : c.res.status,
       });
     };

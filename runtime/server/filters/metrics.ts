@@ -28,7 +28,8 @@ const REPORTED_VERBS: Record<string, string> = {
 
 const APPLY_CONTENT_TYPE = /^application\/apply-patch\+(?:yaml|cbor)/;
 
-function reportedVerb(c: KubeContext, info: RequestInfo): string {
+/** kube's CanonicalVerb and CleanVerb: the verb its metrics and its httplog line report. */
+export function reportedVerb(c: KubeContext, info: RequestInfo): string {
   if (!info.isResourceRequest) return info.verb.toUpperCase();
   const verb = REPORTED_VERBS[info.verb] ?? info.verb.toUpperCase();
   if (verb === 'PATCH' && APPLY_CONTENT_TYPE.test(c.req.header('content-type') ?? '')) return 'APPLY';
