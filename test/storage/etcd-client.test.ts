@@ -64,6 +64,25 @@ describe('etcd client wire format', () => {
     });
   });
 
+  it('encodes values whose lengths take several bytes, at every level of nesting, as protobufjs reads them', () => {
+    // 127 and 128 bytes straddle a one-byte length; 70,000 needs three bytes, and so do the
+    // put and the request op around it.
+    for (const size of [127, 128, 16_384, 70_000]) {
+      const key = Buffer.from(`/registry/configmaps/default/big-${size}`);
+      const value = Buffer.alloc(size, 0xab);
+      const bytes = encodeTxnRequest({
+        compare: [{ key, target: 'Create', result: 'Equal', value: 0 }],
+        success: [{ put: { key, value } }],
+        failure: [{ range: { key } }],
+      });
+      expect(plain(type('etcdserverpb.TxnRequest'), bytes)).toEqual({
+        compare: [{ key, target: 1, create_revision: 0 }],
+        success: [{ request_put: { key, value } }],
+        failure: [{ request_range: { key } }],
+      });
+    }
+  });
+
   it('encodes a watch as protobufjs reads etcd\'s WatchRequest', () => {
     const bytes = encodeWatchCreateRequest({ key: Buffer.from('/a'), rangeEnd: Buffer.from('/b'), startRevision: 99, progressNotify: true, prevKv: true });
     expect(plain(type('etcdserverpb.WatchRequest'), bytes)).toEqual({

@@ -99,6 +99,14 @@ const percentDecoded = (message: string): string => {
 /** How long one endpoint may take to accept a connection before the next is tried (gRPC's minimum connect timeout). */
 const CONNECT_TIMEOUT_MS = 20_000;
 
+/**
+ * Every stream's request options, the priority ones at node:http2's own defaults: request()
+ * fills in whichever are absent on its copy of the options, and adding those properties to a
+ * fresh object on every call cost more than checking given ones (client CPU per create Txn,
+ * measured in one process alternating both: about a tenth less).
+ */
+const STREAM_OPTIONS = { endStream: false, weight: constants.NGHTTP2_DEFAULT_WEIGHT, parent: 0, exclusive: false, silent: false };
+
 const parseEndpoint = (endpoint: string): string => (endpoint.includes('://') ? endpoint : `http://${endpoint}`);
 
 export class GrpcChannel {
@@ -204,7 +212,7 @@ export class GrpcChannel {
     if (left !== undefined) headers['grpc-timeout'] = `${Math.max(left, 1)}m`;
     let stream: ClientHttp2Stream;
     try {
-      stream = session.request(headers, { endStream: false });
+      stream = session.request(headers, STREAM_OPTIONS);
     } catch (error) {
       // The session went away between the check and the call (closing, or a GOAWAY).
       this.forget(session);

@@ -7,10 +7,16 @@ const FIXED64 = 1;
 const LENGTH_DELIMITED = 2;
 const FIXED32 = 5;
 
-/** Builds one message. A nested message is built by its own writer and added as bytes. */
+/**
+ * Builds one message. A nested message is built by its own writer and added whole; nothing is
+ * copied until finish(), which writes every part once into a buffer of the known length (a
+ * create's Txn is a few dozen tag and length bytes around its key and value).
+ */
 export class ProtoWriter {
-  private readonly parts: Buffer[] = [];
-  private pending: number[] = [];
+  /** The message in order: runs of tag and length bytes, and the values of bytes fields. */
+  private readonly parts: Array<number[] | Buffer> = [];
+  /** Tag and length bytes not yet followed by a value. */
+  private run: number[] = [];
   length = 0;
 
   /** An int64, uint64 or enum field; proto3 leaves zero out unless it is a oneof's value (`always`). */
@@ -30,19 +36,37 @@ export class ProtoWriter {
     if (!value || (value.length === 0 && !always)) return this;
     this.tag(field, LENGTH_DELIMITED);
     this.rawVarint(value.length);
-    this.flush();
-    this.parts.push(value);
+    this.parts.push(this.run, value);
+    this.run = [];
     this.length += value.length;
     return this;
   }
 
   message(field: number, value: ProtoWriter): this {
-    return this.bytes(field, value.finish(), true);
+    this.tag(field, LENGTH_DELIMITED);
+    this.rawVarint(value.length);
+    this.parts.push(this.run);
+    for (const part of value.parts) this.parts.push(part);
+    this.parts.push(value.run);
+    this.run = [];
+    this.length += value.length;
+    return this;
   }
 
   finish(): Buffer {
-    this.flush();
-    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.length);
+    const out = Buffer.allocUnsafe(this.length);
+    let at = 0;
+    const write = (part: number[] | Buffer): void => {
+      if (Array.isArray(part)) {
+        for (let i = 0; i < part.length; i++) out[at++] = part[i]!;
+      } else {
+        out.set(part, at);
+        at += part.length;
+      }
+    };
+    for (const part of this.parts) write(part);
+    write(this.run);
+    return out;
   }
 
   private tag(field: number, wireType: number): void {
@@ -52,18 +76,12 @@ export class ProtoWriter {
   private rawVarint(value: number): void {
     if (value < 0) throw new RangeError(`protobuf: negative value ${value} in a varint field`);
     while (value > 0x7f) {
-      this.pending.push((value % 128) | 0x80);
+      this.run.push((value % 128) | 0x80);
       value = Math.floor(value / 128);
       this.length++;
     }
-    this.pending.push(value);
+    this.run.push(value);
     this.length++;
-  }
-
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    this.parts.push(Buffer.from(this.pending));
-    this.pending = [];
   }
 }
 
