@@ -87,7 +87,6 @@ export class SqliteStorage implements Storage {
   private closing?: Promise<void>;
   private compacted: number;
   private closed = false;
-  private readonly appendTx: (row: LogRow, expected: number | undefined, creating: boolean) => LogRow;
   private readonly batchTx: (writes: PendingWrite[]) => Array<LogRow | StorageError>;
   /** Writes waiting for the next group commit. */
   private pending: PendingWrite[] = [];
@@ -118,7 +117,9 @@ export class SqliteStorage implements Storage {
     this.written = this.revision;
     this.compacted = (stmt.compactRevision.get() as { value: number }).value;
 
-    this.appendTx = this.db.transaction((row: LogRow, expected: number | undefined, creating: boolean) => {
+    // One write of a batch. Not a transaction of its own (a SAVEPOINT and RELEASE per write): a
+    // refused check throws before anything is written, and a failure of SQLite fails the batch.
+    const appendRow = (row: LogRow, expected: number | undefined, creating: boolean): LogRow => {
       const latest = this.latestRow(row.key);
       const live = latest && !latest.deleted ? latest : undefined;
       if (creating) {
@@ -137,7 +138,7 @@ export class SqliteStorage implements Storage {
       }
       this.stmt.insert.run(toParams(row));
       return row;
-    });
+    };
     // Group commit: every write queued since the last flush runs in one transaction (one fsync),
     // in arrival order, each with its own compare-and-swap check; a failed check fails that write
     // alone. Nothing is acknowledged before the commit.
@@ -146,7 +147,7 @@ export class SqliteStorage implements Storage {
       return writes.map((w) => {
         const draft: LogRow = { revision: next, key: w.key, created: w.creating, deleted: w.deleted, createRevision: 0, prevRevision: 0, value: w.value };
         try {
-          const row = this.appendTx(draft, w.expected, w.creating);
+          const row = appendRow(draft, w.expected, w.creating);
           next++;
           return row;
         } catch (e) {

@@ -153,6 +153,47 @@ describe('sqlite storage on disk', () => {
     await reopened.close();
   });
 
+  it('fails only the refused writes of a batch: the others commit with consecutive revisions, and the refused leave nothing', async () => {
+    const path = freshPath();
+    const store = new SqliteStorage(path);
+    const b = await store.create('/m/b', 'b1');
+    const seen = recordWatch(store, '/m/', { afterRevision: b.modRevision, prefix: true });
+    // Queued in one turn, so one transaction holds them all.
+    const outcomes = await Promise.allSettled([
+      store.create('/m/a', 'a1'),
+      store.create('/m/a', 'a-again'),
+      store.update('/m/b', 'b-stale', b.modRevision + 100),
+      store.create('/m/c', 'c1'),
+      store.delete('/m/missing'),
+      store.update('/m/b', 'b2', b.modRevision),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.modRevision : (o.reason as { code: string }).code))).toEqual([
+      b.modRevision + 1,
+      'KeyExists',
+      'Conflict',
+      b.modRevision + 2,
+      'KeyNotFound',
+      b.modRevision + 3,
+    ]);
+    await seen.untilEvents(3);
+    expect(seen.events.map((e) => [e.type, e.kv.key, e.kv.value, e.created])).toEqual([
+      ['put', '/m/a', 'a1', true],
+      ['put', '/m/c', 'c1', true],
+      ['put', '/m/b', 'b2', false],
+    ]);
+    seen.watcher.stop();
+    await store.close();
+    const reopened = new SqliteStorage(path);
+    expect(await reopened.currentRevision()).toBe(b.modRevision + 3);
+    expect((await reopened.list('/m/')).items.map((kv) => [kv.key, kv.value, kv.modRevision])).toEqual([
+      ['/m/a', 'a1', b.modRevision + 1],
+      ['/m/b', 'b2', b.modRevision + 3],
+      ['/m/c', 'c1', b.modRevision + 2],
+    ]);
+    expect(await reopened.get('/m/missing')).toBeUndefined();
+    await reopened.close();
+  });
+
   it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
     const path = freshPath();
     const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));
