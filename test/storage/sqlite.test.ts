@@ -194,6 +194,43 @@ describe('sqlite storage on disk', () => {
     await reopened.close();
   });
 
+  it('answers batches whose syncs overlap in commit order, a refusal after the writes queued before it', async () => {
+    const path = freshPath();
+    const store = new SqliteStorage(path);
+    const answered: string[] = [];
+    const track = (label: string, write: Promise<{ modRevision: number }>) =>
+      write.then(
+        (kv) => answered.push(`${label}@${kv.modRevision}`),
+        (e: { code: string }) => answered.push(`${label}:${e.code}`),
+      );
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const seen = recordWatch(store, '/o/', { afterRevision: await store.currentRevision(), prefix: true });
+    // Each round is queued in its own turn, after the round before it was committed and its sync started.
+    const rounds: Promise<unknown>[] = [];
+    for (let round = 0; round < 4; round++) {
+      rounds.push(...[0, 1, 2].map((i) => track(`r${round}-${i}`, store.create(`/o/r${round}-${i}`, String(i)))));
+      await nextTurn();
+    }
+    // Refusals only (the keys were committed rounds ago): nothing of their own to sync.
+    rounds.push(track('again', store.create('/o/r0-0', 'again')), track('stale', store.update('/o/r1-1', 'x', 1)));
+    await nextTurn();
+    rounds.push(track('last', store.create('/o/last', 'z')));
+    await Promise.all(rounds);
+    const revisions = answered.filter((a) => a.includes('@')).map((a) => Number(a.split('@')[1]));
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(answered.indexOf('again:KeyExists')).toBe(12);
+    expect(answered.indexOf('stale:Conflict')).toBe(13);
+    expect(answered[14]).toMatch(/^last@/);
+    await seen.untilEvents(13);
+    expect(seen.events.map((e) => e.kv.modRevision)).toEqual(revisions);
+    seen.watcher.stop();
+    await store.close();
+    const reopened = new SqliteStorage(path);
+    expect((await reopened.list('/o/')).items.map((kv) => kv.key)).toHaveLength(13);
+    expect((await reopened.get('/o/r0-0'))?.value).toBe('0');
+    await reopened.close();
+  });
+
   it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
     const path = freshPath();
     const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));
