@@ -101,6 +101,8 @@ export class SqliteStorage implements Storage {
    */
   private unsynced: UnsyncedBatch[] = [];
   private syncsInFlight = 0;
+  /** Told when a sync ends: shutdown waits for every one, even those a later sync already covered. */
+  private onSyncEnd?: () => void;
   private closing?: Promise<void>;
   private compacted: number;
   private closed = false;
@@ -292,9 +294,11 @@ export class SqliteStorage implements Storage {
 
   /** Writes already queued are committed, synced and acknowledged before the file closes. */
   private async shutdown(): Promise<void> {
-    while (this.unsynced.length > 0 || this.pending.length > 0) {
+    // A sync a later one already covered may still run on the WAL's descriptor: it stays open until then.
+    while (this.unsynced.length > 0 || this.pending.length > 0 || this.syncsInFlight > 0) {
       if (this.unsynced.length > 0) await this.unsynced[this.unsynced.length - 1]!.settled;
-      else this.flush();
+      else if (this.pending.length > 0 && this.syncsInFlight < MAX_SYNCS) this.flush();
+      else await new Promise<void>((resolve) => (this.onSyncEnd = resolve));
     }
     this.closed = true;
     this.window?.stop();
@@ -366,6 +370,9 @@ export class SqliteStorage implements Storage {
    */
   private synced(entry: UnsyncedBatch, error?: Error): void {
     this.syncsInFlight--;
+    const ended = this.onSyncEnd;
+    this.onSyncEnd = undefined;
+    ended?.();
     entry.synced = true;
     entry.error = error;
     if (!error) {
