@@ -50,8 +50,7 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
   const protobufSupported = (t: BodyTarget) => messageNameFor(apiVersionOf(t), t.kind) !== undefined;
   const messageOf = (obj: JsonObject) => messageNameFor(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
 
-  function negotiate(accept: string | undefined, target: BodyTarget, streaming: boolean, pretty = false): NegotiatedMediaType {
-    const columns = options.columnsFor?.(target);
+  function negotiate(accept: string | undefined, target: BodyTarget, streaming: boolean, pretty = false, columns = options.columnsFor?.(target)): NegotiatedMediaType {
     return negotiateOutput(accept, { streaming, protobufSupported: protobufSupported(target), tableSupported: columns !== undefined, pretty, cbor: options.cbor });
   }
 
@@ -79,10 +78,12 @@ export function createNegotiator(options: NegotiatorOptions = {}): Negotiator {
     encodeResponse(accept, obj, target, hints) {
       const value = obj as JsonObject;
       const pretty = prettyFor(hints);
+      // Looked up once: whether a Table can be offered, and its columns when one is.
+      const columns = options.columnsFor?.(target);
       const negotiated = isStatus(value)
         ? negotiateErrorOutput(accept, { protobufSupported: protobufSupported(target), pretty, cbor: options.cbor })
-        : negotiate(accept, target, false, pretty);
-      const result = transform(value, negotiated.convert, options.columnsFor?.(target), hints);
+        : negotiate(accept, target, false, pretty, columns);
+      const result = transform(value, negotiated.convert, columns, hints);
       const body = responseEncoder(negotiated, root).encode(result, messageOf(result));
       return { contentType: negotiated.contentType, body };
     },

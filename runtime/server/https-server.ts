@@ -99,6 +99,10 @@ function goConnectionError(status: string): string {
   return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
 }
 
+/** HTTP/1.1 responses in progress on a connection. */
+const HTTP1_BUSY = Symbol('http1Busy');
+type BusySocket = Socket & { [HTTP1_BUSY]?: number };
+
 /** Read failures Go answers by closing without a word: timeouts and connections the client dropped. */
 const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 'EPIPE', 'HPE_CLOSED_CONNECTION']);
 
@@ -164,20 +168,18 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
   });
   // HTTP/1.1 responses in progress per connection: a stopping server closes a connection as soon
   // as it has none, so a keep-alive client does not send its next request here.
-  const http1Busy = new Map<Socket, number>();
-  const endIfIdle = (socket: Socket) => {
-    if (!http1Busy.get(socket)) socket.end();
+  // The count lives on the socket: a map keyed by sockets cost a delete and an insert per request.
+  const endIfIdle = (socket: BusySocket) => {
+    if (!socket[HTTP1_BUSY]) socket.end();
   };
-  const responseDone = (socket: Socket) => {
-    const left = (http1Busy.get(socket) ?? 1) - 1;
-    if (left > 0) http1Busy.set(socket, left);
-    else http1Busy.delete(socket);
+  const responseDone = (socket: BusySocket) => {
+    socket[HTTP1_BUSY] = (socket[HTTP1_BUSY] ?? 1) - 1;
     if (stopping) endIfIdle(socket);
   };
   server.on('request', (req, res) => {
     if (req.httpVersionMajor !== 1) return;
-    const socket = req.socket as Socket;
-    http1Busy.set(socket, (http1Busy.get(socket) ?? 0) + 1);
+    const socket = req.socket as BusySocket;
+    socket[HTTP1_BUSY] = (socket[HTTP1_BUSY] ?? 0) + 1;
     if (stopping) res.setHeader('Connection', 'close');
     whenResponseDone(res, responseDone, socket);
   });

@@ -20,6 +20,19 @@ import { LOCK_TIMEOUT_MS, PRAGMAS, SCHEMA, SQL } from './sqlite-schema.js';
 import type { KineRow } from './sqlite-schema.js';
 import { skipUntil, WatchHub } from './watch-hub.js';
 
+/** WAL syncs running at once: a batch need not wait for the sync before it to end to start its own. */
+const MAX_SYNCS = 2;
+
+interface UnsyncedBatch {
+  batch: PendingWrite[];
+  outcomes: Array<LogRow | StorageError>;
+  /** Durable (its own sync or a later one ended well), or failed to sync: its outcome is known. */
+  synced: boolean;
+  error?: Error;
+  settled: Promise<void>;
+  onSettled(): void;
+}
+
 interface PendingWrite {
   key: string;
   value: string;
@@ -82,12 +95,17 @@ export class SqliteStorage implements Storage {
   /** The write-ahead log, synced before a batch is acknowledged; undefined for an in-memory database. */
   private readonly walPath?: string;
   private walFd?: number;
-  /** The WAL sync in flight, if any: one at a time, and writes queued meanwhile form the next batch. */
-  private syncing?: Promise<void>;
+  /**
+   * Committed batches not yet acknowledged, oldest first, each with its WAL sync (at most
+   * MAX_SYNCS in flight). A batch is acknowledged once it is synced and every batch before it is.
+   */
+  private unsynced: UnsyncedBatch[] = [];
+  private syncsInFlight = 0;
+  /** Told when a sync ends: shutdown waits for every one, even those a later sync already covered. */
+  private onSyncEnd?: () => void;
   private closing?: Promise<void>;
   private compacted: number;
   private closed = false;
-  private readonly appendTx: (row: LogRow, expected: number | undefined, creating: boolean) => LogRow;
   private readonly batchTx: (writes: PendingWrite[]) => Array<LogRow | StorageError>;
   /** Writes waiting for the next group commit. */
   private pending: PendingWrite[] = [];
@@ -118,7 +136,9 @@ export class SqliteStorage implements Storage {
     this.written = this.revision;
     this.compacted = (stmt.compactRevision.get() as { value: number }).value;
 
-    this.appendTx = this.db.transaction((row: LogRow, expected: number | undefined, creating: boolean) => {
+    // One write of a batch. Not a transaction of its own (a SAVEPOINT and RELEASE per write): a
+    // refused check throws before anything is written, and a failure of SQLite fails the batch.
+    const appendRow = (row: LogRow, expected: number | undefined, creating: boolean): LogRow => {
       const latest = this.latestRow(row.key);
       const live = latest && !latest.deleted ? latest : undefined;
       if (creating) {
@@ -137,7 +157,7 @@ export class SqliteStorage implements Storage {
       }
       this.stmt.insert.run(toParams(row));
       return row;
-    });
+    };
     // Group commit: every write queued since the last flush runs in one transaction (one fsync),
     // in arrival order, each with its own compare-and-swap check; a failed check fails that write
     // alone. Nothing is acknowledged before the commit.
@@ -146,7 +166,7 @@ export class SqliteStorage implements Storage {
       return writes.map((w) => {
         const draft: LogRow = { revision: next, key: w.key, created: w.creating, deleted: w.deleted, createRevision: 0, prevRevision: 0, value: w.value };
         try {
-          const row = this.appendTx(draft, w.expected, w.creating);
+          const row = appendRow(draft, w.expected, w.creating);
           next++;
           return row;
         } catch (e) {
@@ -274,9 +294,11 @@ export class SqliteStorage implements Storage {
 
   /** Writes already queued are committed, synced and acknowledged before the file closes. */
   private async shutdown(): Promise<void> {
-    while (this.syncing || this.pending.length > 0) {
-      if (this.syncing) await this.syncing;
-      else this.flush();
+    // A sync a later one already covered may still run on the WAL's descriptor: it stays open until then.
+    while (this.unsynced.length > 0 || this.pending.length > 0 || this.syncsInFlight > 0) {
+      if (this.unsynced.length > 0) await this.unsynced[this.unsynced.length - 1]!.settled;
+      else if (this.pending.length > 0 && this.syncsInFlight < MAX_SYNCS) this.flush();
+      else await new Promise<void>((resolve) => (this.onSyncEnd = resolve));
     }
     this.closed = true;
     this.window?.stop();
@@ -289,14 +311,14 @@ export class SqliteStorage implements Storage {
     this.ensureOpen(key);
     return new Promise((resolve, reject) => {
       this.pending.push({ key, value, deleted, expected, creating, resolve, reject });
-      // Writes arriving in the same turn of the event loop share the commit; writes arriving while
-      // a sync runs wait for it and form the next batch.
-      if (this.pending.length === 1 && !this.syncing) setImmediate(() => this.flush());
+      // Writes arriving in the same turn of the event loop share the commit and its sync; while
+      // MAX_SYNCS syncs run, later writes wait for one to end and form the next batch.
+      if (this.pending.length === 1 && this.syncsInFlight < MAX_SYNCS) setImmediate(() => this.flush());
     });
   }
 
   private flush(): void {
-    if (this.syncing) return;
+    if (this.syncsInFlight >= MAX_SYNCS) return;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
@@ -312,29 +334,59 @@ export class SqliteStorage implements Storage {
       for (const w of batch) w.reject(this.translate(w.key, e, w.creating));
       return;
     }
+    const before = this.written;
     for (const outcome of outcomes) if (!(outcome instanceof StorageError)) this.written = outcome.revision;
-    if (!this.walPath || this.written === this.revision) {
+    if (!this.walPath || (this.written === before && this.unsynced.length === 0)) {
+      // Nothing to sync, and nothing before it waits for a sync: acknowledged now.
       this.settle(batch, outcomes);
       return;
     }
-    // The sync runs on libuv's thread pool, so the event loop keeps reading requests meanwhile;
-    // their writes make the next batch, and one sync covers all of them.
-    this.syncing = new Promise<void>((done) => {
-      const finish = (err?: Error | null) => {
-        this.syncing = undefined;
-        this.settle(batch, outcomes, err ?? undefined);
-        done();
-        if (this.pending.length > 0) this.flush();
-      };
-      let fd: number;
-      try {
-        fd = this.walFd ?? this.openWal();
-      } catch (e) {
-        finish(e as Error);
-        return;
+    let settled!: () => void;
+    const entry: UnsyncedBatch = { batch, outcomes, synced: false, settled: new Promise<void>((resolve) => (settled = resolve)), onSettled: () => settled() };
+    this.unsynced.push(entry);
+    if (this.written === before) {
+      // Refusals only: nothing of its own to sync, answered in order after the batches before it.
+      entry.synced = true;
+      return;
+    }
+    // The sync runs on libuv's thread pool, so the event loop keeps reading requests meanwhile.
+    // Writes arriving while it runs are committed and start a sync of their own (up to
+    // MAX_SYNCS at once), rather than waiting for this one to end first.
+    this.syncsInFlight++;
+    let fd: number;
+    try {
+      fd = this.walFd ?? this.openWal();
+    } catch (e) {
+      this.synced(entry, e as Error);
+      return;
+    }
+    fsync(fd, (err) => this.synced(entry, err ?? undefined));
+  }
+
+  /**
+   * A batch's sync ended. A successful sync covers every batch committed before it too (the WAL
+   * is one file, and they were written to it first), so those are acknowledged with it; then
+   * every batch at the head of the queue whose outcome is known is, in order.
+   */
+  private synced(entry: UnsyncedBatch, error?: Error): void {
+    this.syncsInFlight--;
+    const ended = this.onSyncEnd;
+    this.onSyncEnd = undefined;
+    ended?.();
+    entry.synced = true;
+    entry.error = error;
+    if (!error) {
+      for (const earlier of this.unsynced) {
+        if (earlier === entry) break;
+        if (!earlier.synced) earlier.synced = true;
       }
-      fsync(fd, finish);
-    });
+    }
+    while (this.unsynced.length > 0 && this.unsynced[0]!.synced) {
+      const head = this.unsynced.shift()!;
+      this.settle(head.batch, head.outcomes, head.error);
+      head.onSettled();
+    }
+    if (this.pending.length > 0) this.flush();
   }
 
   /**

@@ -244,6 +244,44 @@ describe('bearer token audiences', () => {
   });
 });
 
+// A token the token file knows is answered from the file's table, without the cache's digest; the
+// answer is the one the cached union gives, whatever the cache's TTLs, and the table stays as read.
+describe('token file answers', () => {
+  const alice = { name: 'alice', uid: 'uid-a', groups: ['dev'], extra: {} };
+
+  it.each([
+    ['cache on', { successMs: 10_000, failureMs: 0 }],
+    ['cache off', { successMs: 0, failureMs: 0 }],
+  ])('answers a token-file user the same with the %s, every time', async (_name, ttls) => {
+    const bearer = new BearerTokenAuthenticator([StaticTokenAuthenticator.fromCsv('tok,alice,uid-a,dev\n', 't')], ['api'], ttls);
+    for (let i = 0; i < 3; i++) {
+      expect(await bearer.authenticate(req({ authorization: 'Bearer tok' }))).toEqual({ kind: 'user', user: alice, authenticator: 'bearer-token', audiences: ['api'] });
+    }
+  });
+
+  it('keeps the table as read when a caller changes the user it was given', async () => {
+    const file = StaticTokenAuthenticator.fromCsv('tok,alice,uid-a,dev\n', 't');
+    const bearer = new BearerTokenAuthenticator([file]);
+    const given = await bearer.authenticate(req({ authorization: 'Bearer tok' }));
+    if (given.kind !== 'user') throw new Error('expected a user');
+    given.user.groups.push('system:masters');
+    given.user.extra.scopes = ['all'];
+    expect(file.authenticateToken('tok')).toEqual(alice);
+    expect(file.known('tok')).toEqual(alice);
+  });
+
+  it('refuses near misses of a file token and asks the later authenticators about them', async () => {
+    const asked: string[] = [];
+    const later = { authenticateToken: (token: string) => (asked.push(token), token === 'TOK' ? { name: 'bob', uid: 'b', groups: [], extra: {} } : undefined) };
+    const bearer = new BearerTokenAuthenticator([StaticTokenAuthenticator.fromCsv('tok,alice,uid-a\n', 't'), later]);
+    for (const near of ['to', 'tok2', 'xtok', 'tok\u0000', 'tok%00']) {
+      expect(await bearer.authenticate(req({ authorization: `Bearer ${near}` }))).toEqual({ kind: 'error', error: 'invalid bearer token' });
+    }
+    expect(await bearer.authenticate(req({ authorization: 'Bearer TOK' }))).toMatchObject({ kind: 'user', user: { name: 'bob' } });
+    expect(asked).toEqual(['to', 'tok2', 'xtok', 'tok\u0000', 'tok%00', 'TOK']);
+  });
+});
+
 describe('--anonymous-auth=true over HTTPS', () => {
   let server: RunningServer;
   beforeAll(async () => {

@@ -238,6 +238,20 @@ describe('the HTTPS server', () => {
     expect(res.status).toBe(200);
     expect(res.body).toBe('');
   });
+
+  it('runs every method on every path through the filter chain to the handler', async () => {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND']) {
+      for (const path of ['/api/v1/namespaces/default/configmaps/echo', '/healthz', '/nothing/here']) {
+        const badToken = await call(server.url, path, { ca: server.caCert, token: 'not-a-token' }, { method });
+        expect(badToken.status, `${method} ${path}`).toBe(401);
+        expect(badToken.headers['audit-id']).toBeTruthy();
+      }
+      const echoed = await call(server.url, '/api/v1/namespaces/default/configmaps/echo', admin, { method });
+      expect(echoed.status, method).toBe(200);
+      expect(echoed.json()).toMatchObject({ info: { path: '/api/v1/namespaces/default/configmaps/echo', name: 'echo' }, user: 'admin' });
+      expect(echoed.headers['audit-id']).toBeTruthy();
+    }
+  });
 });
 
 describe('startServer without an API', () => {

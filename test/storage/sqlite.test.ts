@@ -153,6 +153,84 @@ describe('sqlite storage on disk', () => {
     await reopened.close();
   });
 
+  it('fails only the refused writes of a batch: the others commit with consecutive revisions, and the refused leave nothing', async () => {
+    const path = freshPath();
+    const store = new SqliteStorage(path);
+    const b = await store.create('/m/b', 'b1');
+    const seen = recordWatch(store, '/m/', { afterRevision: b.modRevision, prefix: true });
+    // Queued in one turn, so one transaction holds them all.
+    const outcomes = await Promise.allSettled([
+      store.create('/m/a', 'a1'),
+      store.create('/m/a', 'a-again'),
+      store.update('/m/b', 'b-stale', b.modRevision + 100),
+      store.create('/m/c', 'c1'),
+      store.delete('/m/missing'),
+      store.update('/m/b', 'b2', b.modRevision),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.modRevision : (o.reason as { code: string }).code))).toEqual([
+      b.modRevision + 1,
+      'KeyExists',
+      'Conflict',
+      b.modRevision + 2,
+      'KeyNotFound',
+      b.modRevision + 3,
+    ]);
+    await seen.untilEvents(3);
+    expect(seen.events.map((e) => [e.type, e.kv.key, e.kv.value, e.created])).toEqual([
+      ['put', '/m/a', 'a1', true],
+      ['put', '/m/c', 'c1', true],
+      ['put', '/m/b', 'b2', false],
+    ]);
+    seen.watcher.stop();
+    await store.close();
+    const reopened = new SqliteStorage(path);
+    expect(await reopened.currentRevision()).toBe(b.modRevision + 3);
+    expect((await reopened.list('/m/')).items.map((kv) => [kv.key, kv.value, kv.modRevision])).toEqual([
+      ['/m/a', 'a1', b.modRevision + 1],
+      ['/m/b', 'b2', b.modRevision + 3],
+      ['/m/c', 'c1', b.modRevision + 2],
+    ]);
+    expect(await reopened.get('/m/missing')).toBeUndefined();
+    await reopened.close();
+  });
+
+  it('answers batches whose syncs overlap in commit order, a refusal after the writes queued before it', async () => {
+    const path = freshPath();
+    const store = new SqliteStorage(path);
+    const answered: string[] = [];
+    const track = (label: string, write: Promise<{ modRevision: number }>) =>
+      write.then(
+        (kv) => answered.push(`${label}@${kv.modRevision}`),
+        (e: { code: string }) => answered.push(`${label}:${e.code}`),
+      );
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const seen = recordWatch(store, '/o/', { afterRevision: await store.currentRevision(), prefix: true });
+    // Each round is queued in its own turn, after the round before it was committed and its sync started.
+    const rounds: Promise<unknown>[] = [];
+    for (let round = 0; round < 4; round++) {
+      rounds.push(...[0, 1, 2].map((i) => track(`r${round}-${i}`, store.create(`/o/r${round}-${i}`, String(i)))));
+      await nextTurn();
+    }
+    // Refusals only (the keys were committed rounds ago): nothing of their own to sync.
+    rounds.push(track('again', store.create('/o/r0-0', 'again')), track('stale', store.update('/o/r1-1', 'x', 1)));
+    await nextTurn();
+    rounds.push(track('last', store.create('/o/last', 'z')));
+    await Promise.all(rounds);
+    const revisions = answered.filter((a) => a.includes('@')).map((a) => Number(a.split('@')[1]));
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(answered.indexOf('again:KeyExists')).toBe(12);
+    expect(answered.indexOf('stale:Conflict')).toBe(13);
+    expect(answered[14]).toMatch(/^last@/);
+    await seen.untilEvents(13);
+    expect(seen.events.map((e) => e.kv.modRevision)).toEqual(revisions);
+    seen.watcher.stop();
+    await store.close();
+    const reopened = new SqliteStorage(path);
+    expect((await reopened.list('/o/')).items.map((kv) => kv.key)).toHaveLength(13);
+    expect((await reopened.get('/o/r0-0'))?.value).toBe('0');
+    await reopened.close();
+  });
+
   it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
     const path = freshPath();
     const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));
