@@ -72,7 +72,15 @@ function sortedCopy(value: unknown, depth: number): unknown {
     return out;
   }
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) setMember(sorted, key, sortedCopy((value as Record<string, unknown>)[key], depth + 1));
+  const keys = Object.keys(value);
+  // Many objects (FieldsV1 leaves, anything sorted before) need no sort: a scan is cheaper.
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys.sort();
+      break;
+    }
+  }
+  for (const key of keys) setMember(sorted, key, sortedCopy((value as Record<string, unknown>)[key], depth + 1));
   return sorted;
 }
 
