@@ -60,6 +60,18 @@ describe('sortKeysDeep', () => {
     expect(sortKeysDeep(null)).toBe(null);
   });
 
+  it('copies an object of many members, a __proto__ member among them, as own members in order', () => {
+    const members = Array.from({ length: 30 }, (_, i) => `"k${String(29 - i).padStart(2, '0')}":${i}`);
+    const value = JSON.parse(`{${members.join(',')},"__proto__":{"polluted":true}}`) as Record<string, unknown>;
+    const sorted = sortKeysDeep(value) as Record<string, unknown>;
+    expect(Object.keys(sorted)).toEqual([...Object.keys(value)].sort());
+    expect(Object.getPrototypeOf(sorted)).toBe(Object.prototype);
+    expect(Object.hasOwn(sorted, '__proto__')).toBe(true);
+    expect((sorted as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(sorted).not.toBe(value);
+    expect(JSON.parse(JSON.stringify(sorted))).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+
   it.each(DEPTHS)('copies objects and arrays nested %i levels', (levels) => {
     const objects = deepObjects(levels);
     const sorted = sortKeysDeep(objects);

@@ -96,6 +96,18 @@ function sortedElements(node: FieldSet): PathElement[] {
   return fieldsOnly ? elements.sort() : elements.sort(compareElements);
 }
 
+/**
+ * Object.fromEntries(entries) for FieldsV1's elements, a few times quicker: names stored one by
+ * one into a scratch object (which may go to dictionary mode), then copied by a spread, which
+ * gives a fast-mode object as fromEntries would. No element is spelled `__proto__` (each starts
+ * with a kind prefix or is "."), so plain stores keep every entry as an own member.
+ */
+function objectOf(entries: [PathElement, unknown][]): Record<string, unknown> {
+  const scratch: Record<string, unknown> = {};
+  for (const [pe, value] of entries) scratch[pe] = value;
+  return { ...scratch };
+}
+
 export class FieldSet {
   readonly members = new Set<PathElement>();
   readonly children = new Map<PathElement, FieldSet>();
@@ -300,10 +312,10 @@ export class FieldSet {
   /**
    * The FieldsV1 form: an object per element, `{}` for a member without children, and a `.` entry
    * for an element that is both a member and has children. Objects are made from whole entry
-   * lists: V8 keeps those in fast mode, where adding many names one store at a time can leave a
-   * large node in dictionary mode, slower for every later JSON.stringify of the object. Built
-   * with an explicit stack, children before the object that holds them; a child that yields no
-   * entries holds no member, and counts as absent.
+   * lists (objectOf): V8 keeps those in fast mode, where adding many names one store at a time can
+   * leave a large node in dictionary mode, slower for every later JSON.stringify of the object.
+   * Built with an explicit stack, children before the object that holds them; a child that yields
+   * no entries holds no member, and counts as absent.
    */
   toFieldsV1(): Record<string, unknown> {
     interface Frame {
@@ -327,9 +339,9 @@ export class FieldSet {
       }
       open.pop();
       const holder = open[open.length - 1];
-      if (!holder) return Object.fromEntries(frame.entries);
+      if (!holder) return objectOf(frame.entries);
       // A member's entries start with its "."; beyond that, none means nothing was below it.
-      if (frame.entries.length > (frame.member ? 1 : 0)) holder.entries.push([frame.pe, Object.fromEntries(frame.entries)]);
+      if (frame.entries.length > (frame.member ? 1 : 0)) holder.entries.push([frame.pe, objectOf(frame.entries)]);
       else if (frame.member) holder.entries.push([frame.pe, {}]);
     }
   }

@@ -201,7 +201,10 @@ export function addedFields(value: unknown, node: TypeNode): FieldSet {
   const set = new FieldSet();
   const n = effective(node, value);
   if (n.kind === 'map' && !n.atomic && isObjectValue(value)) {
-    for (const key of Object.keys(value)) addAdded(set, fieldElement(key), value[key], fieldOf(n, key).node);
+    for (const key of Object.keys(value)) {
+      const field = fieldOf(n, key);
+      addAdded(set, field.element ?? fieldElement(key), value[key], field.node);
+    }
   } else if (n.kind === 'list' && n.listType !== 'atomic' && Array.isArray(value)) {
     const { order, items } = indexList(n, value, [], [], false);
     for (const pe of order) addAdded(set, pe, items.get(pe), n.item());
@@ -219,7 +222,10 @@ function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeN
   const below = new FieldSet();
   if (n.kind === 'map') {
     if (!isObjectValue(value)) return;
-    for (const key of Object.keys(value)) addAdded(below, fieldElement(key), value[key], fieldOf(n, key).node, depth + 1);
+    for (const key of Object.keys(value)) {
+      const field = fieldOf(n, key);
+      addAdded(below, field.element ?? fieldElement(key), value[key], field.node, depth + 1);
+    }
   } else {
     // A list's items: problems naming them (no key, duplicates) leave the item out, as in compare.
     const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
@@ -244,7 +250,10 @@ function addAddedIteratively(parent0: FieldSet, pe0: PathElement, value0: unknow
     const children: [FieldSet, PathElement, unknown, TypeNode][] = [];
     if (n.kind === 'map') {
       if (!isObjectValue(value)) continue;
-      for (const key of Object.keys(value)) children.push([below, fieldElement(key), value[key], fieldOf(n, key).node]);
+      for (const key of Object.keys(value)) {
+        const field = fieldOf(n, key);
+        children.push([below, field.element ?? fieldElement(key), value[key], field.node]);
+      }
     } else {
       const { order, items } = indexList(n, Array.isArray(value) ? value : [], [], [], false);
       for (const item of order) children.push([below, item, items.get(item), n.item()]);
