@@ -19,7 +19,7 @@ import { freePort } from '../test/support/ports.js';
 import { measureClient } from './client.js';
 import { mainThreadCpuMs, measureH2Watches } from './h2-watches.js';
 import { expect, type Endpoint } from './https.js';
-import { Inspector } from './inspector.js';
+import { Inspector } from '../test/support/inspector.js';
 import { prepareRbacPolicy, RBAC_BENCH_USER } from './rbac-get.js';
 import { measureWebhookGet } from './webhook-get.js';
 import { measureMetricsGet } from './metrics.js';

@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeObject, loadDescriptorRoot, messageNameResolver } from '../../runtime/api/protobuf/index.js';
 import { generatedPath } from '../../runtime/generated-files.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
+import { Inspector } from '../support/inspector.js';
+import { freePort } from '../support/ports.js';
 import { fuzzClient, type Answer, type FuzzClient } from './client.js';
 import { kubeServerError, readStatus } from './oracle.js';
 import { Prng } from './prng.js';
@@ -64,6 +66,10 @@ let server: ServerProcess;
 let client: FuzzClient;
 let dir: string;
 let startRss = 0;
+/** Live memory (V8 heap in use plus external) after a full GC, read through the inspector. */
+let inspector: Inspector | undefined;
+let startLive = 0;
+let endLive = 0;
 const states = new Map<Target, TargetState>();
 /** Names accepted creates made, per storage prefix (both Event versions share one). */
 const created = new Map<string, Set<string>>();
@@ -87,6 +93,12 @@ function rssKiB(pid: number): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The server's V8 heap in use plus external memory after a full GC, in KiB. */
+async function liveKiB(): Promise<number> {
+  const heap = await inspector!.heapAfterGC();
+  return Math.round((heap.heapUsed + heap.external) / 1024);
+}
 
 async function read(target: Target): Promise<Answer> {
   return client.send('GET', target.objectPath, { accept: 'application/json' });
@@ -296,7 +308,12 @@ const forOp = (op: Op) => (t: Target) => op.method === 'POST' || !t.virtual;
 describe('hostile input', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fuzz-'));
-    server = await startServerProcess(dir, SERVER_FLAGS);
+    // The inspector port opens nothing until SIGUSR1; it lets the memory check read live memory
+    // after a full GC, which RSS (holding whatever the allocator kept) does not tell.
+    const inspectPort = await freePort();
+    server = await startServerProcess(dir, SERVER_FLAGS, [`--inspect-port=127.0.0.1:${inspectPort}`]);
+    server.child.kill('SIGUSR1');
+    inspector = await Inspector.connect(inspectPort);
     client = fuzzClient(server.url, server.creds, REQUEST_TIMEOUT_MS);
     const ns = await client.send('POST', '/api/v1/namespaces', json, Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: FUZZ_NAMESPACE } })));
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${ns.body.toString('utf8')}`);
@@ -312,10 +329,11 @@ describe('hostile input', () => {
 
   afterAll(async () => {
     client?.close();
+    inspector?.close();
     await stopServerProcess(server);
     if (process.env.FUZZ_REPORT) {
       slowest.sort((a, b) => b.ms - a.ms);
-      writeFileSync(process.env.FUZZ_REPORT, JSON.stringify({ failures: allFailures, kube5xx: Object.fromEntries(kube5xxSeen), slowest: slowest.slice(0, 40), startRss, rssAfter }, null, 1));
+      writeFileSync(process.env.FUZZ_REPORT, JSON.stringify({ failures: allFailures, kube5xx: Object.fromEntries(kube5xxSeen), slowest: slowest.slice(0, 40), startRss, startLive, endLive, rssAfter }, null, 1));
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -327,6 +345,7 @@ describe('hostile input', () => {
     for (const op of OPS) failures.push(...(await fuzzOp(`warm-up ${op.name}`, targets.length, forOp(op), (ctx) => hostileRequest(op, ctx))));
     await sleep(500);
     startRss = rssKiB(server.child.pid!);
+    startLive = await liveKiB();
     expectNoFailures('warm-up', failures);
   }, TEST_TIMEOUT_MS);
 
@@ -361,13 +380,12 @@ describe('hostile input', () => {
     }
     expect(ready, '/readyz within 1 s').toMatchObject({ status: 200 });
     expect(ready!.ms).toBeLessThan(1000);
-    // Memory goes back to the OS only after a major GC: give it a few seconds with some traffic.
-    let rss = rssKiB(server.child.pid!);
-    for (let attempt = 0; attempt < 10 && rss > 2 * startRss; attempt++) {
-      await sleep(1000);
-      await client.send('GET', '/readyz', {});
-      rss = rssKiB(server.child.pid!);
-    }
-    expect(rss, `RSS ${rss} KiB after the fuzz, ${startRss} KiB before`).toBeLessThanOrEqual(2 * startRss);
+    // What the server still holds after a full GC: a leak grows it; RSS also keeps what the
+    // allocator has not handed back, which swings from run to run (one CI run: 716 MB after, 312 MB
+    // before; a run of this file alone: live 56 -> 69 MB while RSS went 494 -> 384 MB), so RSS is
+    // reported, not bounded.
+    const live = (endLive = await liveKiB());
+    const rss = rssKiB(server.child.pid!);
+    expect(live, `live memory ${live} KiB after the fuzz, ${startLive} KiB before (RSS ${rss} KiB, ${startRss} before)`).toBeLessThanOrEqual(2 * startLive);
   }, 60_000);
 });

@@ -16,10 +16,13 @@ export interface ServerProcess {
   output(): string;
 }
 
-/** Starts a server on a free port with `dataDir` and extra flags; resolves once it serves. */
-export async function startServerProcess(dataDir: string, flags: string[] = []): Promise<ServerProcess> {
+/**
+ * Starts a server on a free port with `dataDir` and extra flags; resolves once it serves.
+ * `nodeArgs` go to node itself (e.g. `--inspect-port`).
+ */
+export async function startServerProcess(dataDir: string, flags: string[] = [], nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir, ...flags], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'runtime/main.ts', '--secure-port', String(port), '--data-dir', dataDir, ...flags], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,7 @@
 // Reads the server's memory through the V8 inspector, so the figure is the live heap after a full
-// garbage collection rather than whatever garbage RSS still holds. The bench starts the server
-// with NODE_OPTIONS=--inspect-port=<port> (which opens nothing) and sends SIGUSR1 to the serving
-// process, which opens the inspector on that port; no endpoint is added to the server.
+// garbage collection rather than whatever garbage RSS still holds. The bench and the fuzz test
+// start the server with --inspect-port=<port> (which opens nothing) and send SIGUSR1 to the
+// serving process, which opens the inspector on that port; no endpoint is added to the server.
 // The WebSocket is spoken by hand (text frames only, as the protocol needs), to need no package.
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
