@@ -80,6 +80,8 @@ describe('Pod defaults (v1 defaulting) and create-time status', () => {
     ['limits equal to requests for cpu and memory', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1000m', memory: '1Gi' } } }] }, 'Guaranteed'],
     ['only limits (requests default to them)', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } }] }, 'Guaranteed'],
     ['a request below its limit', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: '1Gi' } } }] }, 'Burstable'],
+    // Quantities compare exactly, as resource.Quantity does: a double would call these two equal.
+    ['a memory request one byte below its limit past 2^53', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '9007199254740993' }, requests: { cpu: '1', memory: '9007199254740992' } } }] }, 'Burstable'],
     ['a memory request only', { containers: [{ name: 'a', resources: { requests: { memory: '1Gi' } } }] }, 'Burstable'],
     ['one guaranteed container and one without resources', { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } }, { name: 'b' }] }, 'Burstable'],
   ])('QoS class for %s', (_name, spec, qos) => {

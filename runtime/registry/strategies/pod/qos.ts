@@ -3,19 +3,19 @@
 // container limits both and each request it states equals its limit (pod-level resources, when
 // set, decide instead); Burstable otherwise.
 
-import { quantityValue } from './quantity.js';
+import { compareQuantities, quantityOf, quantitySign, type Quantity } from '../../../machinery/quantity.js';
 import { asObject, asObjectList } from '../../../machinery/object.js';
 
 type Obj = Record<string, unknown>;
 const COMPUTE = ['cpu', 'memory'];
 
-/** The compute entries of a resource list, as numbers, skipping zero requests. */
-function compute(resources: Obj, nonZero: boolean): Map<string, number> {
-  const out = new Map<string, number>();
+/** The compute entries of a resource list as quantities, skipping zeros. */
+function compute(resources: Obj): Map<string, Quantity> {
+  const out = new Map<string, Quantity>();
   for (const name of COMPUTE) {
-    const v = quantityValue(resources[name]);
-    if (v === undefined || (nonZero && v === 0)) continue;
-    out.set(name, v);
+    const q = quantityOf(resources[name]);
+    if (q === undefined || quantitySign(q) === 0) continue;
+    out.set(name, q);
   }
   return out;
 }
@@ -24,11 +24,14 @@ function classOf(resourceSets: Obj[]): 'Guaranteed' | 'Burstable' | 'BestEffort'
   let any = false;
   let guaranteed = true;
   for (const r of resourceSets) {
-    const requests = compute(asObject(r.requests), true);
-    const limits = compute(asObject(r.limits), true);
+    const requests = compute(asObject(r.requests));
+    const limits = compute(asObject(r.limits));
     if (requests.size || limits.size) any = true;
     if (!COMPUTE.every((name) => limits.has(name))) guaranteed = false;
-    for (const [name, value] of requests) if (limits.get(name) !== value) guaranteed = false;
+    for (const [name, request] of requests) {
+      const limit = limits.get(name);
+      if (limit === undefined || compareQuantities(request, limit) !== 0) guaranteed = false;
+    }
   }
   if (!any) return 'BestEffort';
   return guaranteed ? 'Guaranteed' : 'Burstable';
