@@ -4,7 +4,7 @@
 // against the real create (less the values only a real write has) over HTTPS.
 
 import { describe, expect, it } from 'vitest';
-import { createCRD } from '../support/crds.js';
+import { createCRD, namespacedCRD } from '../support/crds.js';
 import { useMemoryServer, type TestServer } from '../support/memory-server.js';
 
 type JsonObject = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies
@@ -27,21 +27,7 @@ const body = (name: string) =>
 
 describe('dry runs of custom resource writes', () => {
   it('answer with keys sorted, as the real create does', async () => {
-    await createCRD(
-      server,
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'ws.dry.example.com' },
-        spec: {
-          group: 'dry.example.com',
-          scope: 'Namespaced',
-          names: { plural: 'ws', kind: 'W' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      },
-      ws,
-    );
+    await createCRD(server, namespacedCRD('dry.example.com', { plural: 'ws', kind: 'W' }, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), ws);
     const dry = await server.raw('POST', `${ws}?dryRun=All`, body('w1'), JSON_TYPE);
     expect(dry.status).toBe(201);
     const real = await server.raw('POST', ws, body('w1'), JSON_TYPE);

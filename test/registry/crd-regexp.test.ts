@@ -3,7 +3,7 @@
 // ran on a rewrite for V8's linear engine) are accepted, check objects as Go does, and a long hostile value is refused
 // at once, stores nothing, and leaves the server answering.
 import { expect, it } from 'vitest';
-import { createCRD } from '../support/crds.js';
+import { createCRD, namespacedCRD } from '../support/crds.js';
 import { useMemoryServer } from '../support/memory-server.js';
 
 const server = useMemoryServer();
@@ -21,21 +21,7 @@ it('serves a CRD whose pattern and rule need the Pike VM, and refuses a hostile 
     },
     'x-kubernetes-validations': [{ rule: `!has(self.label) || self.label.matches('${HOST.replaceAll('\\', '\\\\')}')`, message: 'label is not a host name' }],
   };
-  await createCRD(
-    server,
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'hosts.regexp.example.com' },
-      spec: {
-        group: 'regexp.example.com',
-        scope: 'Namespaced',
-        names: { plural: 'hosts', kind: 'Host' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-      },
-    },
-    HOSTS,
-  );
+  await createCRD(server, namespacedCRD('regexp.example.com', { plural: 'hosts', kind: 'Host' }, { type: 'object', properties: { spec } }), HOSTS);
   expect((await server.send('POST', HOSTS, host('good', { address: 'my.example.com', label: 'web.example.io' }))).status).toBe(201);
 
   const hostile = `${'a.'.repeat(30_000)}!`;

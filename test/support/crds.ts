@@ -23,21 +23,18 @@ export async function createCRD(server: TestServer, crd: JsonObject, probe: stri
 /** The `blobs.example.com` custom resources' path in `default`: a spec of any shape (preserve-unknown-fields). */
 export const BLOBS = '/apis/example.com/v1/namespaces/default/blobs';
 
+/** A namespaced CRD of one served and stored version `v1` with the given schema. */
+export function namespacedCRD(group: string, names: { plural: string; kind: string; singular?: string; listKind?: string }, openAPIV3Schema: JsonObject): JsonObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${group}` },
+    spec: { group, scope: 'Namespaced', names, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] },
+  };
+}
+
 /** Creates `blobs.example.com`, whose spec keeps whatever it is given, and waits until it is served. */
 export function createBlobCRD(server: TestServer): Promise<void> {
-  return createCRD(
-    server,
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'blobs.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'blobs', singular: 'blob', kind: 'Blob', listKind: 'BlobList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
-      },
-    },
-    BLOBS,
-  );
+  const schema = { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
+  return createCRD(server, namespacedCRD('example.com', { plural: 'blobs', singular: 'blob', kind: 'Blob', listKind: 'BlobList' }, schema), BLOBS);
 }
