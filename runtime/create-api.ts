@@ -264,6 +264,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         cbor,
         authorizeWithSelectors: context.featureGates.enabled('AuthorizeWithSelectors'),
         metrics: context.metrics,
+        logger: context.logger,
         ...(apiOptions.minRequestTimeoutSeconds ? { minRequestTimeoutSeconds: apiOptions.minRequestTimeoutSeconds } : {}),
       },
     });

@@ -19,9 +19,20 @@ export interface WatchEvent {
 /** The ERROR event that carries a failure to the client in a 200 stream, as kube-apiserver sends it. */
 export const errorEvent = (err: StatusError): WatchEvent => ({ type: 'ERROR', object: err.toStatus() });
 
-/** A stream of watch events; iterate it, and call stop() (or abort the signal) to release the storage watcher. */
+/**
+ * A stream of watch events; iterate it, and call stop() (or abort the signal) to release the storage watcher.
+ *
+ * The queue is unbounded while its reader keeps up (the initial state, a replay from an old
+ * resourceVersion or one turn's burst all wait here at once), but a reader that stops taking data
+ * may be given a limit (limitQueue): one event past it ends the stream at once, its queue dropped,
+ * as kube-apiserver's cacher closes a watcher whose buffer stays full ("unresponsive").
+ */
 export class WatchStream implements AsyncIterable<WatchEvent> {
   private readonly queue: WatchEvent[] = [];
+  /** Past this many waiting events the stream ends as unresponsive; set by limitQueue. */
+  private capacity = Infinity;
+  /** How many events waited when the stream ended as unresponsive; 0 otherwise. */
+  private droppedEvents = 0;
   private waiting?: (r: IteratorResult<WatchEvent>) => void;
   /** Set by consume(): told when events wait to be taken, in place of next(). */
   private readable?: () => void;
@@ -37,7 +48,34 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
       return;
     }
     this.queue.push(event);
+    if (this.queue.length > this.capacity) return this.dropUnresponsive();
     if (this.queue.length === 1) this.readable?.();
+  }
+
+  /**
+   * The reader stopped taking events: from now until it has taken every one, at most `extra`
+   * more than wait now may wait. A limit already set stays, so a reader that takes a little now
+   * and then but falls further behind still reaches it.
+   */
+  limitQueue(extra: number): void {
+    if (this.capacity === Infinity) this.capacity = this.queue.length + extra;
+  }
+
+  /** The reader has taken every event: no limit until it stops again. */
+  unlimitQueue(): void {
+    this.capacity = Infinity;
+  }
+
+  /** How many events were dropped when the stream ended as unresponsive (0: it did not). */
+  get unresponsive(): number {
+    return this.droppedEvents;
+  }
+
+  /** Ends the stream without the events waiting, which its reader was not taking. */
+  private dropUnresponsive(): void {
+    this.droppedEvents = this.queue.length;
+    this.queue.length = 0;
+    this.stop();
   }
 
   /**

@@ -18,6 +18,7 @@ import { unrecognized } from '../serializers.js';
 import { repeatsMembers, scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
 import { negotiateInput, type Format } from '../negotiation.js';
 import type { ApiMetrics } from '../../machinery/metrics.js';
+import type { Logger } from '../../machinery/logger.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
 import type { WatchResponseSink } from './watch-body.js';
 
@@ -35,6 +36,8 @@ export interface HandlerConfig {
   authorizeWithSelectors: boolean;
   /** Where watches are counted for /metrics. */
   metrics?: ApiMetrics;
+  /** Where a watch ended as unresponsive is logged. */
+  logger?: Logger;
 }
 
 export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {

@@ -17,6 +17,16 @@
 
 import type { WatchEvent, WatchStream } from '../../registry/watch-stream.js';
 
+/**
+ * How many more events a watch may have waiting than when its connection stopped taking data;
+ * one more and the watch ends, its events dropped. kube-apiserver's cacheWatcher holds a
+ * watcher's events in two channels (the cacher's input, then the result the watch server
+ * serializes from) of suggestedWatchChannelSize events each: for a watch cache at full capacity
+ * (ours always is: 100 * 1024 events) and without an index (ours has none) that is 100, and a
+ * watcher whose input stays full is closed ("watcher close due to unresponsiveness").
+ */
+export const UNRESPONSIVE_WATCH_EVENTS = 200;
+
 /** What the watch writer uses of node's ServerResponse and Http2ServerResponse. */
 export interface WatchResponseSink {
   readonly headersSent: boolean;
@@ -99,6 +109,7 @@ function writeDue(): void {
 class DirectWriter {
   private scheduled = false;
   private draining = false;
+  private finished = false;
 
   constructor(
     private readonly sink: WatchResponseSink,
@@ -110,7 +121,13 @@ class DirectWriter {
 
   /** Events wait, or the stream stopped. */
   readable(): void {
-    if (this.draining) return;
+    if (this.finished) return;
+    if (this.draining) {
+      // Stopped with nothing left to send (ended as unresponsive, or its deadline came with the
+      // queue empty): the end of the response goes behind what the connection holds, now.
+      if (this.stream.drained) this.finish();
+      return;
+    }
     // An ending watch (timeout, shutdown) writes what it has and ends now, in the turn that
     // ended it, as the adapter's reads did: shutdown's grace period counts from here.
     if (this.stream.stopped) return this.flush();
@@ -122,11 +139,12 @@ class DirectWriter {
 
   /**
    * Every waiting event, corked together: HTTP/1.1's chunk framing and the events leave in one
-   * write. A full socket stops it (the events keep queueing) until the socket drains, as the
-   * adapter's reads waited before.
+   * write. A full socket stops it until the socket drains, as the adapter's reads waited before;
+   * the events keep queueing meanwhile, up to UNRESPONSIVE_WATCH_EVENTS more.
    */
   flush(): void {
     this.scheduled = false;
+    if (this.finished) return;
     const { sink, stream } = this;
     sink.cork();
     try {
@@ -135,6 +153,8 @@ class DirectWriter {
         this.sent?.();
         if (!more) {
           this.draining = true;
+          // The client is not reading: what may pile up meanwhile is bounded from here.
+          stream.limitQueue(UNRESPONSIVE_WATCH_EVENTS);
           sink.once('drain', () => {
             this.draining = false;
             this.readable();
@@ -145,13 +165,19 @@ class DirectWriter {
     } catch (err) {
       // As the adapter does with a body stream that fails: the connection goes, and this writer
       // writes nothing more (the adapter's cancel, on close, ends the watch).
-      this.draining = true;
+      this.finished = true;
       sink.destroy(err instanceof Error ? err : new Error(String(err)));
       stream.stop();
       return;
     } finally {
       sink.uncork();
     }
-    if (stream.drained) this.end();
+    if (!this.draining) stream.unlimitQueue();
+    if (stream.drained) this.finish();
+  }
+
+  private finish(): void {
+    this.finished = true;
+    this.end();
   }
 }

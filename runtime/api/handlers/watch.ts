@@ -3,10 +3,13 @@
 // by default), as kube-apiserver spreads reconnects. The watcher is released when the client
 // disconnects (request signal) or the stream is cancelled. Invalid options are refused before
 // the stream starts (422 for option combinations, 400 for selectors); failures after that arrive
-// as ERROR events, as upstream sends them. How the events reach the connection: watch-body.ts.
+// as ERROR events, as upstream sends them. How the events reach the connection: watch-body.ts;
+// a client that stops reading has its watch ended there (UNRESPONSIVE_WATCH_EVENTS), logged here.
 
 import { badRequest } from '../../errors/status-error.js';
+import { logAt } from '../../machinery/logger.js';
 import { parseFieldSelector } from '../../machinery/selectors/field-selector.js';
+import { collectionPrefix } from '../../registry/keys.js';
 import { watchObjects } from '../../registry/watch.js';
 import type { HandlerContext } from './context.js';
 import { requestHints } from './context.js';
@@ -60,6 +63,17 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
     sent: gvk && (() => metrics!.watchEventSent(gvk)),
     ended: () => {
       if (gvk) metrics!.watchersChanged(gvk, -1);
+      const dropped = stream.unresponsive;
+      if (dropped > 0 && ctx.config.logger) {
+        // As kube's cacher logs it (V(1)), naming the watch by key and selectors; no object content.
+        const def = ctx.store.definition;
+        logAt(ctx.config.logger, 1, `Forcing ${def.group ? `${def.plural}.${def.group}` : def.plural} watcher close due to unresponsiveness`, {
+          key: collectionPrefix(def, ctx.info.namespace || undefined),
+          labels: opts.labelSelector ?? '',
+          fields: fieldSelector ?? '',
+          dropped,
+        });
+      }
     },
   });
   // No length, so HTTP/1.1 chunks it; no transfer-encoding header, which HTTP/2 forbids.
