@@ -2,7 +2,8 @@
 // watcher's queue straight to its connection. Many watchers of one burst of writes each get every
 // event once, in order, one document per line, over HTTP/1.1 and over HTTP/2 streams sharing a
 // connection; a watcher that stops reading holds back no one and, once it reads again, gets every
-// event it missed, in order; and the server answers normally afterwards.
+// event it missed, in order (fewer than UNRESPONSIVE_WATCH_EVENTS wait for it: past that its watch
+// ends, see unresponsive-watchers.test.ts); and the server answers normally afterwards.
 import { connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
