@@ -25,7 +25,8 @@ export const errorEvent = (err: StatusError): WatchEvent => ({ type: 'ERROR', ob
  * The queue is unbounded while its reader keeps up (the initial state, a replay from an old
  * resourceVersion or one turn's burst all wait here at once), but a reader that stops taking data
  * may be given a limit (limitQueue): one event past it ends the stream at once, its queue dropped,
- * as kube-apiserver's cacher closes a watcher whose buffer stays full ("unresponsive").
+ * as kube-apiserver's cacher closes a watcher whose buffer stays full ("unresponsive"); a BOOKMARK
+ * past it is left out instead, as the cacher never waits to hand one over.
  */
 export class WatchStream implements AsyncIterable<WatchEvent> {
   private readonly queue: WatchEvent[] = [];
@@ -48,7 +49,12 @@ export class WatchStream implements AsyncIterable<WatchEvent> {
       return;
     }
     this.queue.push(event);
-    if (this.queue.length > this.capacity) return this.dropUnresponsive();
+    if (this.queue.length > this.capacity) {
+      // As kube's cacher offers a bookmark without waiting: a watcher with no room goes without it.
+      if (event.type === 'BOOKMARK') this.queue.pop();
+      else this.dropUnresponsive();
+      return;
+    }
     if (this.queue.length === 1) this.readable?.();
   }
 

@@ -4,7 +4,9 @@
 // cacheWatcher. Driven over real sockets: a raw TLS HTTP/1.1 client and an HTTP/2 stream that
 // stop reading while a writer sends ~100 KiB objects; the server's live memory is read through
 // the inspector. Under the bound nothing is lost: a replay from an old resourceVersion that the
-// client does not read yet is not counted against it (see also watch-writer.test.ts).
+// client does not read yet is not counted against it (see also watch-writer.test.ts). Below the
+// HTTP layer: the same limit on each storage with and without the watch cache, and the stream's
+// own rules (a BOOKMARK without room is left out; a reader that caught up has no limit).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -13,10 +15,13 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNRESPONSIVE_WATCH_EVENTS } from '../../runtime/api/handlers/watch-body.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
+import { ResourceRegistry } from '../../runtime/registry/registry.js';
+import { WatchStream, watchObjects } from '../../runtime/registry/watch.js';
 import { kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { Inspector } from '../support/inspector.js';
 import { freePort } from '../support/ports.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
+import { backends, definitions } from '../support/registry-fixtures.js';
 import { openWatch, type WatchEventJson } from '../support/watch-client.js';
 
 const configmaps = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
@@ -307,4 +312,73 @@ describe('a watch client that has not read a replay yet', () => {
       session.destroy();
     }
   }, 60_000);
+});
+
+// What the HTTP writer does when a connection fills (limitQueue), on each storage and with the
+// watch cache or without it (one storage watch per request): the limit counts from the events
+// already waiting, and one event past it ends the stream with its queue dropped.
+describe.each(backends.flatMap(([name, make]) => [[name, 'the watch cache', make, {}] as const, [name, 'no watch cache', make, false] as const]))(
+  'a watch on %s storage through %s whose reader stopped',
+  (_name, _cache, makeStorage, watchCache) => {
+    it('holds the events up to its limit, and past it ends with none', async () => {
+      const storage = makeStorage();
+      const registry = new ResourceRegistry(storage, definitions, { watchCache });
+      try {
+        const configmaps = registry.storeFor('', 'v1', 'configmaps')!;
+        await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'default' } });
+        for (const name of ['a', 'b', 'c']) await configmaps.create('default', { metadata: { name } });
+        // Its initial state (three ADDED) waits; two more may join it.
+        const stream = await watchObjects(configmaps, 'default', {});
+        stream.limitQueue(2);
+        await configmaps.create('default', { metadata: { name: 'd' } });
+        await configmaps.create('default', { metadata: { name: 'e' } });
+        expect(stream.stopped).toBe(false);
+        await configmaps.create('default', { metadata: { name: 'f' } });
+        await expect.poll(() => stream.stopped).toBe(true);
+        expect(stream.unresponsive).toBe(6);
+        expect(stream.drained).toBe(true);
+        expect(stream.take()).toBeUndefined();
+        // Released from the store: later changes reach it no more, and the store goes on.
+        await configmaps.create('default', { metadata: { name: 'g' } });
+        await new Promise((r) => setImmediate(r));
+        expect(stream.take()).toBeUndefined();
+        expect((await configmaps.get('default', 'g')).metadata?.name).toBe('g');
+      } finally {
+        registry.close();
+        await storage.close();
+      }
+    });
+  },
+);
+
+describe('a watch stream with a limit', () => {
+  const added = (name: string) => ({ type: 'ADDED' as const, object: { metadata: { name } } });
+  const bookmark = { type: 'BOOKMARK' as const, object: { metadata: { resourceVersion: '9' } } };
+
+  it('leaves out a BOOKMARK it has no room for, as the cacher offers one without waiting, and goes on', () => {
+    const stream = new WatchStream();
+    stream.push(added('a'));
+    stream.limitQueue(1);
+    stream.push(added('b'));
+    stream.push(bookmark);
+    expect(stream.stopped).toBe(false);
+    expect(stream.take()?.object).toEqual({ metadata: { name: 'a' } });
+    stream.push(added('c'));
+    expect(stream.stopped).toBe(false);
+    stream.push(added('d'));
+    expect(stream.stopped).toBe(true);
+    expect(stream.unresponsive).toBe(3);
+    expect(stream.take()).toBeUndefined();
+  });
+
+  it('has no limit again once its reader took every event', () => {
+    const stream = new WatchStream();
+    stream.limitQueue(1);
+    stream.push(added('a'));
+    expect(stream.take()).toBeDefined();
+    stream.unlimitQueue();
+    for (const name of ['b', 'c', 'd']) stream.push(added(name));
+    expect(stream.stopped).toBe(false);
+    expect([stream.take(), stream.take(), stream.take()].map((e) => (e?.object as { metadata: { name: string } }).metadata.name)).toEqual(['b', 'c', 'd']);
+  });
 });
