@@ -264,7 +264,6 @@ export class GrpcChannel {
       };
       socket.once('error', failed);
       socket.once(endpoint.tls ? 'secureConnect' : 'connect', () => {
-        clearTimeout(timer);
         socket.off('error', failed);
         // From here on a failure ends the connection; the calls on it fail by their streams, and
         // the next call connects anew.
@@ -272,7 +271,18 @@ export class GrpcChannel {
         // A connection that stops answering PINGs is destroyed: its streams fail as lost.
         const keepalive = new ConnectionKeepalive(connection, this.keepalive, (reason) => connection.destroy(new Error(reason)));
         const channel: Channel = { connection, endpoint, keepalive, headerBlocks: new Map() };
-        resolve(channel);
+        // Usable once etcd's SETTINGS have come: an accepting socket alone may be a frozen etcd
+        // or something that is not etcd at all.
+        connection.ready.then(
+          () => {
+            clearTimeout(timer);
+            resolve(channel);
+          },
+          (error: Error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
       });
     });
   }

@@ -165,6 +165,13 @@ export class Http2Connection {
   draining = false;
   /** Set once the connection is over; why, for every stream still open. */
   closedWith?: Error;
+  /**
+   * Settles when the peer's first SETTINGS arrive (its connection preface), or the connection
+   * fails before: as gRPC's own client, streams are opened only on a connection known to speak
+   * HTTP/2, and only within its stream limit.
+   */
+  readonly ready: Promise<void>;
+  private settled?: (error?: Error) => void;
 
   constructor(
     private readonly socket: Duplex,
@@ -173,6 +180,9 @@ export class Http2Connection {
     private readonly unusable: (connection: Http2Connection) => void,
   ) {
     this.receiveWindow = options.windowBytes;
+    this.ready = new Promise<void>((resolve, reject) => (this.settled = (error) => (error ? reject(error) : resolve())));
+    // Whoever waits on it handles the failure; nobody waiting is no failure of the process.
+    this.ready.catch(() => undefined);
     const settings = Buffer.alloc(18);
     settings.writeUInt16BE(SETTINGS_ENABLE_PUSH, 0);
     settings.writeUInt32BE(0, 2);
@@ -222,6 +232,8 @@ export class Http2Connection {
     if (this.closedWith) return;
     this.closedWith = error;
     this.draining = true;
+    this.settled?.(error);
+    this.settled = undefined;
     this.flush();
     // What was written (a GOAWAY) goes out before the socket closes, unless the peer takes no
     // more (a frozen etcd): then the socket is destroyed a moment later.
@@ -541,6 +553,8 @@ export class Http2Connection {
       }
     }
     this.sendFrame(SETTINGS, ACK, 0, undefined);
+    this.settled?.();
+    this.settled = undefined;
     while (this.waiting.length > 0 && this.streams.size < this.maxConcurrent && !this.draining) this.start(this.waiting.shift()!);
     this.unblock();
   }
