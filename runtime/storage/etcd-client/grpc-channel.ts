@@ -287,8 +287,9 @@ export class GrpcChannel {
     });
   }
 
+  /** The connection takes no new streams; once it is closed, its keepalive stops too. */
   private forget(channel: Channel): void {
-    channel.keepalive.stop();
+    if (channel.connection.closedWith) channel.keepalive.stop();
     if (this.channel === channel) this.channel = undefined;
   }
 }

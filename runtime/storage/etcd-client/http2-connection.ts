@@ -247,11 +247,16 @@ export class Http2Connection {
     this.unusable(this);
   }
 
-  /** Ends the connection politely: a GOAWAY saying all is well, then the socket. */
+  /**
+   * Ends the connection politely: no new streams, a GOAWAY saying so, and the socket closed
+   * once the streams open now have ended (as node:http2's session.close() did).
+   */
   close(): void {
     if (this.closedWith) return;
     this.sendGoaway(H2_NO_ERROR, '');
-    this.destroy(new Error('the client is closed'));
+    this.becomeUnusable();
+    for (const stream of this.waiting.splice(0)) this.finish(stream, new Http2StreamError('the client is closed', H2_REFUSED_STREAM, true));
+    if (this.streams.size === 0) this.destroy(new Error('the client is closed'));
   }
 
   flushStream(stream: Http2Stream): void {
@@ -679,6 +684,20 @@ export class Http2Connection {
     const out = this.outgoing;
     if (out.length === 0 || this.socket.destroyed) return;
     this.outgoing = [];
-    this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
+    if (out.length === 1) {
+      this.socket.write(out[0]!);
+      return;
+    }
+    let bytes = 0;
+    for (const buffer of out) bytes += buffer.length;
+    // Small frames are joined into one write; a large request's frames go out as a vector
+    // rather than copied once more.
+    if (bytes <= 65_536) {
+      this.socket.write(Buffer.concat(out, bytes));
+      return;
+    }
+    this.socket.cork();
+    for (const buffer of out) this.socket.write(buffer);
+    this.socket.uncork();
   }
 }
