@@ -348,6 +348,23 @@ describe('etcd client HTTP/2 framing against a scripted peer', () => {
     expect(peer.connections).toHaveLength(2);
   });
 
+  it('on GOAWAY, fails a call still waiting for the peer\'s stream limit as never sent', async () => {
+    client = new EtcdClient([peer.endpoint], 5000);
+    peer.onConnect = (connection) => connection.write(SETTINGS, 0, 0, settingsPayload([[3, 1]]));
+    peer.onFrame = (connection, frame) => {
+      if (connection !== peer.connections[0]) return answerEveryRange(connection, frame);
+      if (frame.type === DATA && frame.flags & END_STREAM) {
+        connection.write(GOAWAY, 0, 0, u32(1, 0));
+        connection.answer(1, rangeAnswer(1));
+      }
+    };
+    const [first, second] = await Promise.allSettled([range(), range()]);
+    expect(first).toMatchObject({ status: 'fulfilled', value: { header: { revision: 1 } } });
+    expect((second as PromiseRejectedResult).reason).toMatchObject({ code: 14, sent: false });
+    // Only the first stream was ever opened there.
+    expect([...peer.connections[0]!.requests.keys()]).toEqual([1]);
+  });
+
   it('passes on a stream reset by the peer, and the connection goes on', async () => {
     client = new EtcdClient([peer.endpoint], 2000);
     let calls = 0;

@@ -254,8 +254,7 @@ export class Http2Connection {
   close(): void {
     if (this.closedWith) return;
     this.sendGoaway(H2_NO_ERROR, '');
-    this.becomeUnusable();
-    for (const stream of this.waiting.splice(0)) this.finish(stream, new Http2StreamError('the client is closed', H2_REFUSED_STREAM, true));
+    this.becomeUnusable('the client is closed');
     if (this.streams.size === 0) this.destroy(new Error('the client is closed'));
   }
 
@@ -300,9 +299,10 @@ export class Http2Connection {
   private start(stream: Http2Stream): void {
     if (this.nextStreamId > MAX_STREAM_ID) {
       // Out of ids: this connection is done taking streams; the owner makes another.
+      const why = 'the connection ran out of stream ids';
       stream.closed = true;
-      queueMicrotask(() => stream.events.close(new Http2StreamError('the connection ran out of stream ids', H2_REFUSED_STREAM, true)));
-      this.becomeUnusable();
+      queueMicrotask(() => stream.events.close(new Http2StreamError(why, H2_REFUSED_STREAM, true)));
+      this.becomeUnusable(why);
       return;
     }
     stream.id = this.nextStreamId;
@@ -344,9 +344,11 @@ export class Http2Connection {
     stream.events.close(error);
   }
 
-  private becomeUnusable(): void {
+  /** No more streams here: those still waiting to open never will, and may go elsewhere. */
+  private becomeUnusable(why: string): void {
     if (this.draining) return;
     this.draining = true;
+    for (const stream of this.waiting.splice(0)) this.finish(stream, new Http2StreamError(why, H2_REFUSED_STREAM, true));
     this.unusable(this);
   }
 
@@ -580,16 +582,15 @@ export class Http2Connection {
     const lastStreamId = payload.readUInt32BE(0) & 0x7fffffff;
     const code = payload.readUInt32BE(4);
     const debug = payload.subarray(8).toString('latin1');
-    this.becomeUnusable();
     // Streams above the last one the peer processed were never acted on: they may be sent again.
     const why = `etcd is going away (code ${code}${debug ? `, ${debug}` : ''})`;
+    this.becomeUnusable(why);
     for (const stream of [...this.streams.values()]) {
       if (stream.id <= lastStreamId) continue;
       this.streams.delete(stream.id);
       this.blocked.delete(stream);
       this.finish(stream, new Http2StreamError(why, H2_REFUSED_STREAM, true));
     }
-    for (const stream of this.waiting.splice(0)) this.finish(stream, new Http2StreamError(why, H2_REFUSED_STREAM, true));
     if (this.streams.size === 0) this.destroy(new Error(why));
   }
 
