@@ -11,7 +11,7 @@
 // process it (a GOAWAY below its stream); everything else after the stream is opened leaves the
 // outcome to etcd.
 
-import { connect as connectTcp } from 'node:net';
+import { connect as connectTcp, isIP } from 'node:net';
 import type { Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { H2_CANCEL, H2_PROTOCOL_ERROR, Http2Connection } from './http2-connection.js';
@@ -253,7 +253,7 @@ export class GrpcChannel {
       // TLS is not configurable yet (no CA or client certificate flags); an https endpoint gets
       // Node's default trust, as node:http2 gave it.
       const socket: Socket = endpoint.tls
-        ? connectTls({ host: endpoint.host, port: endpoint.port, servername: endpoint.host, ALPNProtocols: ['h2'] })
+        ? connectTls({ host: endpoint.host, port: endpoint.port, servername: isIP(endpoint.host) ? undefined : endpoint.host, ALPNProtocols: ['h2'] })
         : connectTcp({ host: endpoint.host, port: endpoint.port, noDelay: true });
       // An endpoint that never answers (packets dropped) would hold every later call behind it
       // for the kernel's SYN retries, minutes: it is given up after gRPC's connect timeout.
