@@ -365,6 +365,36 @@ describe('etcd client HTTP/2 framing against a scripted peer', () => {
     expect([...peer.connections[0]!.requests.keys()]).toEqual([1]);
   });
 
+  it('ends a watch whose handler cannot take a message: the stream reset, the error told once, nothing after it', async () => {
+    client = new EtcdClient([peer.endpoint], 2000);
+    peer.onFrame = (connection, frame) => {
+      if (frame.type !== DATA || frame.streamId !== 1) return;
+      connection.write(HEADERS, END_HEADERS, 1, RESPONSE_HEADERS);
+      // Two WatchResponses { header { revision }, created: true } in one DATA frame.
+      connection.write(DATA, 0, 1, Buffer.concat([grpcMessage(Buffer.from([0x0a, 0x02, 0x18, 1, 0x18, 1])), grpcMessage(Buffer.from([0x0a, 0x02, 0x18, 2, 0x18, 1]))]));
+    };
+    const seen: number[] = [];
+    const ended: Array<GrpcCallError | undefined> = [];
+    client.watch(
+      { key: Buffer.from('/w/') },
+      (res) => {
+        seen.push(res.header.revision);
+        throw new Error('cannot take it');
+      },
+      (e) => ended.push(e),
+    );
+    await until(() => ended.length > 0, 'the end of the watch');
+    expect(seen).toEqual([1]);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ code: 13, details: 'the answer could not be read: cannot take it' });
+    await until(() => peer.connections[0]!.frames.some((f) => f.type === RST_STREAM), 'the RST_STREAM');
+    expect(peer.connections[0]!.frames.find((f) => f.type === RST_STREAM)).toMatchObject({ streamId: 1, payload: u32(8) });
+    // The connection goes on.
+    peer.onFrame = answerEveryRange;
+    expect((await range()).header.revision).toBe(7);
+    expect(peer.connections).toHaveLength(1);
+  });
+
   it('passes on a stream reset by the peer, and the connection goes on', async () => {
     client = new EtcdClient([peer.endpoint], 2000);
     let calls = 0;

@@ -180,11 +180,10 @@ export class GrpcChannel {
         // A message its handler cannot take ends the stream: what follows it would make no sense.
         const opened: GrpcCall = new GrpcCall(
           (body) => {
-            if (opened.refused) return;
             try {
               handlers.message(body);
             } catch (error) {
-              opened.refuse(new GrpcCallError(GRPC_INTERNAL, `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`, true));
+              opened.fail(new GrpcCallError(GRPC_INTERNAL, `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`, true));
             }
           },
           (error) => canceled || handlers.end(error),
@@ -298,7 +297,6 @@ export class GrpcChannel {
 class GrpcCall implements Http2StreamEvents {
   stream?: Http2Stream;
   answer?: Buffer;
-  refused?: GrpcCallError;
   private httpStatus = 0;
   private grpcStatus?: number;
   private grpcMessage = '';
@@ -329,9 +327,8 @@ class GrpcCall implements Http2StreamEvents {
     this.stream = channel.connection.open(block, this);
   }
 
-  /** Ends the exchange from this side with `error` (a refused message, the deadline). */
-  refuse(error: GrpcCallError): void {
-    this.refused = error;
+  /** Ends the exchange from this side with `error` (a message its handler could not take); nothing follows. */
+  fail(error: GrpcCallError): void {
     this.end(error);
   }
 
