@@ -1,17 +1,24 @@
-// Unary gRPC calls to etcd over node:http2: one HTTP/2 connection at a time to one of the
-// endpoints, every call a stream on it. This is gRPC's wire protocol (PROTOCOL-HTTP2.md: a POST
+// Unary gRPC calls and streams to etcd over one HTTP/2 connection at a time (to one of the
+// endpoints), every call a stream on it. This is gRPC's wire protocol (PROTOCOL-HTTP2.md: a POST
 // with content-type application/grpc, each message behind a 5-byte length prefix, the status in
 // the trailers), without the general machinery of a gRPC library (name resolution, load-balancing
-// policies, interceptors, per-call credential and retry layers), which costs a create on etcd
-// more CPU than etcd spends on it.
+// policies, interceptors, per-call credential and retry layers), and over HTTP/2 framed by this
+// client itself (http2-connection.ts), not node:http2, whose per-stream cost was most of what a
+// create on etcd cost this server beyond SQLite's.
 //
 // What a failure means for a retry is kept exact: a call fails "not sent" only when no connection
-// could be had before it was written (so etcd cannot have applied it); everything after the
-// stream is opened leaves the outcome to etcd.
+// could be had before it was written (so etcd cannot have applied it), or etcd said it did not
+// process it (a GOAWAY below its stream); everything else after the stream is opened leaves the
+// outcome to etcd.
 
-import { connect, constants } from 'node:http2';
-import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
-import { ETCD_CLIENT_KEEPALIVE, SessionKeepalive, type KeepaliveOptions } from './keepalive.js';
+import { connect as connectTcp, isIP } from 'node:net';
+import type { Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { H2_CANCEL, H2_PROTOCOL_ERROR, Http2Connection } from './http2-connection.js';
+import type { Http2Stream, Http2StreamError, Http2StreamEvents } from './http2-connection.js';
+import type { HeaderField } from './hpack.js';
+import { encodeHeaders } from './hpack.js';
+import { ConnectionKeepalive, ETCD_CLIENT_KEEPALIVE, type KeepaliveOptions } from './keepalive.js';
 
 /** gRPC status codes, by number, as the status names them (grpc/doc/statuscodes.md). */
 const CODE_NAMES = [
@@ -99,24 +106,40 @@ const percentDecoded = (message: string): string => {
 /** How long one endpoint may take to accept a connection before the next is tried (gRPC's minimum connect timeout). */
 const CONNECT_TIMEOUT_MS = 20_000;
 
-/**
- * Every stream's request options, the priority ones at node:http2's own defaults: request()
- * fills in whichever are absent on its copy of the options, and adding those properties to a
- * fresh object on every call cost more than checking given ones (client CPU per create Txn,
- * measured in one process alternating both: about a tenth less).
- */
-const STREAM_OPTIONS = { endStream: false, weight: constants.NGHTTP2_DEFAULT_WEIGHT, parent: 0, exclusive: false, silent: false };
+interface Endpoint {
+  host: string;
+  port: number;
+  tls: boolean;
+  /** The :authority of its requests. */
+  authority: string;
+}
 
-const parseEndpoint = (endpoint: string): string => (endpoint.includes('://') ? endpoint : `http://${endpoint}`);
+const parseEndpoint = (endpoint: string): Endpoint => {
+  const url = new URL(endpoint.includes('://') ? endpoint : `http://${endpoint}`);
+  const tls = url.protocol === 'https:';
+  // An IPv6 literal comes bracketed in the URL and bare to the socket.
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return { host, port: Number(url.port || (tls ? 443 : 80)), tls, authority: url.host };
+};
+
+/** A connection and the request header blocks made for it, one per method (the authority is the connection's). */
+interface Channel {
+  connection: Http2Connection;
+  endpoint: Endpoint;
+  keepalive: ConnectionKeepalive;
+  headerBlocks: Map<string, Buffer>;
+}
+
+/** The HPACK literal of a grpc-timeout header (not indexed: its name as a string, then its value). */
+const GRPC_TIMEOUT_NAME = Buffer.from([0x00, 12, ...Buffer.from('grpc-timeout', 'latin1')]);
 
 export class GrpcChannel {
-  private readonly endpoints: string[];
+  private readonly endpoints: Endpoint[];
   /** The endpoint tried first for the next connection: the one that last worked. */
   private next = 0;
-  private session?: ClientHttp2Session;
-  private connecting?: Promise<ClientHttp2Session>;
+  private channel?: Channel;
+  private connecting?: Promise<Channel>;
   private closed = false;
-  private readonly keepalives = new WeakMap<ClientHttp2Session, SessionKeepalive>();
 
   constructor(
     endpoints: string[],
@@ -128,14 +151,18 @@ export class GrpcChannel {
 
   /** Calls `path` (`/package.Service/Method`) with one encoded request message; resolves to the encoded answer. */
   async unary(path: string, request: Buffer, deadline: number): Promise<Buffer> {
-    const session = this.session ?? (await this.connectBefore(deadline));
+    const channel = this.channel ?? (await this.connectBefore(deadline));
     return new Promise((resolve, reject) => {
-      let answer: Buffer | undefined;
-      this.exchange(session, path, deadline, (message) => (answer ??= message), (error) => {
-        if (error) reject(error);
-        else if (answer) resolve(answer);
-        else reject(new GrpcCallError(GRPC_INTERNAL, 'etcd answered without a message', true));
-      })?.end(frame(request));
+      const call = new GrpcCall(
+        (message) => (call.answer ??= message),
+        (error) => {
+          if (error) reject(error);
+          else if (call.answer) resolve(call.answer);
+          else reject(new GrpcCallError(GRPC_INTERNAL, 'etcd answered without a message', true));
+        },
+      );
+      call.start(channel, path, deadline);
+      call.stream!.write(frame(request), true);
     });
   }
 
@@ -146,28 +173,25 @@ export class GrpcChannel {
    */
   stream(path: string, request: Buffer, connectDeadline: number, handlers: GrpcStreamHandlers): GrpcStream {
     let canceled = false;
-    let stream: ClientHttp2Stream | undefined;
-    let closed: Promise<void> | undefined;
-    void (this.session ? Promise.resolve(this.session) : this.connectBefore(connectDeadline)).then(
-      (session) => {
+    let call: GrpcCall | undefined;
+    void (this.channel ? Promise.resolve(this.channel) : this.connectBefore(connectDeadline)).then(
+      (channel) => {
         if (canceled) return;
         // A message its handler cannot take ends the stream: what follows it would make no sense.
-        let refused: GrpcCallError | undefined;
-        const message = (body: Buffer): void => {
-          if (refused) return;
-          try {
-            handlers.message(body);
-          } catch (error) {
-            refused = new GrpcCallError(GRPC_INTERNAL, `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`, true);
-            opened?.close(constants.NGHTTP2_INTERNAL_ERROR);
-          }
-        };
-        const opened = this.exchange(session, path, undefined, message, (error) => canceled || handlers.end(refused ?? error));
-        if (!opened) return;
-        stream = opened;
-        closed = new Promise((resolve) => opened.once('close', resolve));
+        const opened: GrpcCall = new GrpcCall(
+          (body) => {
+            try {
+              handlers.message(body);
+            } catch (error) {
+              opened.fail(new GrpcCallError(GRPC_INTERNAL, `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`, true));
+            }
+          },
+          (error) => canceled || handlers.end(error),
+        );
+        call = opened;
+        opened.start(channel, path, undefined);
         // The request stays open: etcd ends a watch stream when the client's side ends.
-        opened.write(frame(request));
+        opened.stream!.write(frame(request), false);
       },
       (error: GrpcCallError) => canceled || handlers.end(error),
     );
@@ -176,121 +200,20 @@ export class GrpcChannel {
         if (canceled) return;
         canceled = true;
         // Not open yet: it never will be (the connection's outcome finds it canceled).
-        if (!stream) return;
-        if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
-        await closed;
+        call?.stream?.reset(H2_CANCEL);
       },
     };
   }
 
   close(): void {
     this.closed = true;
-    const session = this.session;
-    this.session = undefined;
-    session?.close();
+    const channel = this.channel;
+    this.channel = undefined;
+    channel?.connection.close();
   }
 
-  /**
-   * One gRPC exchange on `session`: the request headers now (the caller writes the messages),
-   * each answer message to `onMessage`, and its outcome once to `onClose`. Undefined when the
-   * session could not take the stream (onClose is told so).
-   */
-  private exchange(
-    session: ClientHttp2Session,
-    path: string,
-    deadline: number | undefined,
-    onMessage: (message: Buffer) => void,
-    onClose: (error: GrpcCallError | undefined) => void,
-  ): ClientHttp2Stream | undefined {
-    const left = deadline === undefined ? undefined : deadline - Date.now();
-    const headers: OutgoingHttpHeaders = {
-      [constants.HTTP2_HEADER_METHOD]: 'POST',
-      [constants.HTTP2_HEADER_PATH]: path,
-      [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-      [constants.HTTP2_HEADER_TE]: 'trailers',
-    };
-    if (left !== undefined) headers['grpc-timeout'] = `${Math.max(left, 1)}m`;
-    let stream: ClientHttp2Stream;
-    try {
-      stream = session.request(headers, STREAM_OPTIONS);
-    } catch (error) {
-      // The session went away between the check and the call (closing, or a GOAWAY).
-      this.forget(session);
-      const refused = new GrpcCallError(GRPC_UNAVAILABLE, `No connection established: ${String(error)}`, false);
-      queueMicrotask(() => onClose(refused));
-      return undefined;
-    }
-    this.keepalives.get(session)?.opened(stream);
-
-    let httpStatus = 0;
-    let grpcStatus: number | undefined;
-    let grpcMessage = '';
-    let failure: Error | undefined;
-    let timedOut = false;
-    let malformed = false;
-    // Chunks of a message not yet whole: joined once when it is, not on every chunk (a 10 MB
-    // range answer arrives in hundreds of chunks; joining each time would copy it hundreds of times).
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const timer =
-      left === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            stream.close(constants.NGHTTP2_CANCEL);
-          }, Math.max(left, 0));
-    const status = (headers: IncomingHttpHeaders): void => {
-      const code = headers['grpc-status'];
-      if (code === undefined) return;
-      grpcStatus = Number(code);
-      const message = headers['grpc-message'];
-      if (typeof message === 'string') grpcMessage = percentDecoded(message);
-    };
-    stream.on('response', (headers) => {
-      httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS]);
-      // A trailers-only answer (an error before any message) carries the status here.
-      status(headers);
-    });
-    stream.on('trailers', status);
-    stream.on('data', (chunk: Buffer) => {
-      // Messages behind their 5-byte prefix (compressed flag, length), split across chunks at will.
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      while (pendingBytes >= 5) {
-        if (pending[0]!.length < 5) pending = [Buffer.concat(pending)];
-        const head = pending[0]!;
-        const length = head.readUInt32BE(1);
-        if (pendingBytes < 5 + length) return;
-        if (head[0] !== 0) {
-          malformed = true;
-          stream.close(constants.NGHTTP2_PROTOCOL_ERROR);
-          return;
-        }
-        const buf = pending.length === 1 ? head : Buffer.concat(pending, pendingBytes);
-        onMessage(buf.subarray(5, 5 + length));
-        const rest = buf.subarray(5 + length);
-        pending = rest.length > 0 ? [rest] : [];
-        pendingBytes = rest.length;
-      }
-    });
-    stream.on('error', (error) => (failure = error));
-    stream.on('close', () => {
-      clearTimeout(timer);
-      if (timedOut) return onClose(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true));
-      if (malformed) return onClose(new GrpcCallError(GRPC_INTERNAL, 'etcd sent a compressed gRPC message, which was not asked for', true));
-      if (grpcStatus === undefined) {
-        if (httpStatus !== 0 && httpStatus !== 200) return onClose(new GrpcCallError(fromHttpStatus(httpStatus), `HTTP status ${httpStatus}`, true));
-        const why = failure ? failure.message : `stream closed (code ${stream.rstCode ?? 'none'})`;
-        return onClose(new GrpcCallError(GRPC_UNAVAILABLE, `connection lost: ${why}`, true));
-      }
-      if (grpcStatus !== 0) return onClose(new GrpcCallError(grpcStatus, grpcMessage, true));
-      onClose(undefined);
-    });
-    return stream;
-  }
-
-  /** The open session, or a new one to the first endpoint that accepts before the deadline. */
-  private connectBefore(deadline: number): Promise<ClientHttp2Session> {
+  /** The open connection, or a new one to the first endpoint that accepts before the deadline. */
+  private connectBefore(deadline: number): Promise<Channel> {
     if (this.closed) return Promise.reject(new GrpcCallError(GRPC_UNAVAILABLE, 'the client is closed', false));
     this.connecting ??= this.connectAny().finally(() => (this.connecting = undefined));
     const left = deadline - Date.now();
@@ -302,19 +225,19 @@ export class GrpcChannel {
   }
 
   /** Tries each endpoint once, starting with the last that worked. */
-  private async connectAny(): Promise<ClientHttp2Session> {
+  private async connectAny(): Promise<Channel> {
     const failures: string[] = [];
     for (let i = 0; i < this.endpoints.length; i++) {
       const index = (this.next + i) % this.endpoints.length;
       try {
-        const session = await this.open(this.endpoints[index]!);
+        const channel = await this.open(this.endpoints[index]!);
         if (this.closed) {
-          session.close();
+          channel.connection.close();
           break;
         }
         this.next = index;
-        this.session = session;
-        return session;
+        this.channel = channel;
+        return channel;
       } catch (error) {
         failures.push(error instanceof Error ? error.message : String(error));
       }
@@ -324,42 +247,163 @@ export class GrpcChannel {
     throw new GrpcCallError(GRPC_UNAVAILABLE, `No connection established: ${failures.join('; ')}`, false);
   }
 
-  private open(endpoint: string): Promise<ClientHttp2Session> {
+  private open(endpoint: Endpoint): Promise<Channel> {
     return new Promise((resolve, reject) => {
-      const session = connect(endpoint, { settings: { initialWindowSize: WINDOW_BYTES } });
+      // TLS is not configurable yet (no CA or client certificate flags); an https endpoint gets
+      // Node's default trust, as node:http2 gave it.
+      const socket: Socket = endpoint.tls
+        ? connectTls({ host: endpoint.host, port: endpoint.port, servername: isIP(endpoint.host) ? undefined : endpoint.host, ALPNProtocols: ['h2'] })
+        : connectTcp({ host: endpoint.host, port: endpoint.port, noDelay: true });
       // An endpoint that never answers (packets dropped) would hold every later call behind it
       // for the kernel's SYN retries, minutes: it is given up after gRPC's connect timeout.
-      const timer = setTimeout(() => session.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS / 1000}s`)), CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(() => socket.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS / 1000}s`)), CONNECT_TIMEOUT_MS);
       const failed = (error: Error): void => {
         clearTimeout(timer);
         reject(error);
       };
-      session.on('error', failed);
-      session.once('connect', () => {
-        clearTimeout(timer);
-        session.off('error', failed);
-        session.setLocalWindowSize(WINDOW_BYTES);
-        // From here on a failure ends the session; the calls on it fail by their streams, and the
-        // next call connects anew.
-        session.on('error', () => this.forget(session));
-        session.once('goaway', () => this.forget(session));
-        session.once('close', () => this.forget(session));
-        // A connection that stops answering PINGs is destroyed: its streams fail as lost, and the
-        // next call connects anew.
-        this.keepalives.set(
-          session,
-          new SessionKeepalive(session, this.keepalive, (reason) => {
-            session.destroy(new Error(reason));
-            this.forget(session);
-          }),
+      socket.once('error', failed);
+      socket.once(endpoint.tls ? 'secureConnect' : 'connect', () => {
+        socket.off('error', failed);
+        // From here on a failure ends the connection; the calls on it fail by their streams, and
+        // the next call connects anew.
+        const connection = new Http2Connection(socket, { windowBytes: WINDOW_BYTES }, () => this.forget(channel));
+        // A connection that stops answering PINGs is destroyed: its streams fail as lost.
+        const keepalive = new ConnectionKeepalive(connection, this.keepalive, (reason) => connection.destroy(new Error(reason)));
+        const channel: Channel = { connection, endpoint, keepalive, headerBlocks: new Map() };
+        // Usable once etcd's SETTINGS have come: an accepting socket alone may be a frozen etcd
+        // or something that is not etcd at all.
+        connection.ready.then(
+          () => {
+            clearTimeout(timer);
+            resolve(channel);
+          },
+          (error: Error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
         );
-        resolve(session);
       });
     });
   }
 
-  private forget(session: ClientHttp2Session): void {
-    if (this.session === session) this.session = undefined;
-    if (!session.closed && !session.destroyed) session.close();
+  /** The connection takes no new streams; once it is closed, its keepalive stops too. */
+  private forget(channel: Channel): void {
+    if (channel.connection.closedWith) channel.keepalive.stop();
+    if (this.channel === channel) this.channel = undefined;
   }
 }
+
+/** One gRPC exchange: the request headers now (the caller writes the messages), each answer message to `onMessage`, its outcome once to `onClose`. */
+class GrpcCall implements Http2StreamEvents {
+  stream?: Http2Stream;
+  answer?: Buffer;
+  private httpStatus = 0;
+  private grpcStatus?: number;
+  private grpcMessage = '';
+  private timer?: NodeJS.Timeout;
+  /** Set once the outcome has been reported. */
+  private done = false;
+  // Chunks of a message not yet whole: joined once when it is, not on every chunk (a 10 MB
+  // range answer arrives in hundreds of frames; joining each time would copy it hundreds of times).
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(
+    private readonly onMessage: (message: Buffer) => void,
+    private readonly onClose: (error: GrpcCallError | undefined) => void,
+  ) {}
+
+  start(channel: Channel, path: string, deadline: number | undefined): void {
+    let block = channel.headerBlocks.get(path);
+    if (!block) {
+      block = encodeHeaders(requestHeaders(channel.endpoint, path));
+      channel.headerBlocks.set(path, block);
+    }
+    if (deadline !== undefined) {
+      const left = deadline - Date.now();
+      block = withTimeout(block, `${Math.max(left, 1)}m`);
+      this.timer = setTimeout(() => this.end(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true)), Math.max(left, 0));
+    }
+    this.stream = channel.connection.open(block, this);
+  }
+
+  /** Ends the exchange from this side with `error` (a message its handler could not take); nothing follows. */
+  fail(error: GrpcCallError): void {
+    this.end(error);
+  }
+
+  headers(fields: HeaderField[]): void {
+    for (const [name, value] of fields) {
+      if (name === ':status') this.httpStatus = Number(value);
+      // A trailers-only answer (an error before any message) carries the status in its headers.
+      else if (name === 'grpc-status') this.grpcStatus = Number(value);
+      else if (name === 'grpc-message') this.grpcMessage = percentDecoded(value);
+    }
+  }
+
+  data(chunk: Buffer): void {
+    // Messages behind their 5-byte prefix (compressed flag, length), split across frames at will.
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    while (this.pendingBytes >= 5) {
+      if (this.pending[0]!.length < 5) this.pending = [Buffer.concat(this.pending)];
+      const head = this.pending[0]!;
+      const length = head.readUInt32BE(1);
+      if (this.pendingBytes < 5 + length) return;
+      if (head[0] !== 0) {
+        this.end(new GrpcCallError(GRPC_INTERNAL, 'etcd sent a compressed gRPC message, which was not asked for', true), H2_PROTOCOL_ERROR);
+        return;
+      }
+      const buf = this.pending.length === 1 ? head : Buffer.concat(this.pending, this.pendingBytes);
+      const rest = buf.subarray(5 + length);
+      this.pending = rest.length > 0 ? [rest] : [];
+      this.pendingBytes = rest.length;
+      this.onMessage(buf.subarray(5, 5 + length));
+      if (this.done) return;
+    }
+  }
+
+  close(error: Http2StreamError | undefined): void {
+    clearTimeout(this.timer);
+    if (this.done) return;
+    this.done = true;
+    this.onClose(this.outcome(error));
+  }
+
+  private outcome(error: Http2StreamError | undefined): GrpcCallError | undefined {
+    if (this.grpcStatus === undefined) {
+      if (this.httpStatus !== 0 && this.httpStatus !== 200) return new GrpcCallError(fromHttpStatus(this.httpStatus), `HTTP status ${this.httpStatus}`, true);
+      if (error) return new GrpcCallError(GRPC_UNAVAILABLE, error.message, !error.unprocessed);
+      return new GrpcCallError(GRPC_UNAVAILABLE, 'connection lost: the stream ended without a gRPC status', true);
+    }
+    if (this.grpcStatus !== 0) return new GrpcCallError(this.grpcStatus, this.grpcMessage, true);
+    return undefined;
+  }
+
+  /** Resets the stream and reports `error` as the outcome. */
+  private end(error: GrpcCallError, code = H2_CANCEL): void {
+    if (this.done) return;
+    clearTimeout(this.timer);
+    this.done = true;
+    this.stream?.reset(code);
+    this.onClose(error);
+  }
+}
+
+const requestHeaders = (endpoint: Endpoint, path: string): HeaderField[] => [
+  [':method', 'POST'],
+  [':scheme', endpoint.tls ? 'https' : 'http'],
+  [':path', path],
+  [':authority', endpoint.authority],
+  ['content-type', 'application/grpc'],
+  ['te', 'trailers'],
+];
+
+const withTimeout = (block: Buffer, timeout: string): Buffer => {
+  const out = Buffer.allocUnsafe(block.length + GRPC_TIMEOUT_NAME.length + 1 + timeout.length);
+  block.copy(out, 0);
+  GRPC_TIMEOUT_NAME.copy(out, block.length);
+  out[block.length + GRPC_TIMEOUT_NAME.length] = timeout.length;
+  out.write(timeout, block.length + GRPC_TIMEOUT_NAME.length + 1, 'latin1');
+  return out;
+};

@@ -9,8 +9,6 @@
 // As gRPC's default (PermitWithoutStream false), an idle connection is not pinged: etcd's server
 // counts pings without streams as abuse and answers with GOAWAY "too_many_pings".
 
-import type { ClientHttp2Session, ClientHttp2Stream } from 'node:http2';
-
 export interface KeepaliveOptions {
   /** How long the connection may be quiet, with streams open, before it is pinged. */
   timeMs: number;
@@ -21,27 +19,36 @@ export interface KeepaliveOptions {
 /** kube-apiserver's keepalive of its etcd client. */
 export const ETCD_CLIENT_KEEPALIVE: KeepaliveOptions = { timeMs: 30_000, timeoutMs: 10_000 };
 
-export class SessionKeepalive {
-  private streams = 0;
+/** What the keepalive watches and pings: an HTTP/2 connection. */
+export interface KeepaliveTarget {
+  /** Bytes read so far: any read since the last check counts as life, at no cost per message. */
+  readonly bytesRead: number;
+  /** Calls and watches open on the connection. */
+  readonly openStreams: number;
+  /** Sends a PING; `answered` is called on its acknowledgement. */
+  ping(answered: () => void): void;
+}
+
+export class ConnectionKeepalive {
   private bytesRead = 0;
   private pinging = false;
   private timer?: NodeJS.Timeout;
   private pingTimer?: NodeJS.Timeout;
 
   constructor(
-    private readonly session: ClientHttp2Session,
+    private readonly target: KeepaliveTarget,
     private readonly options: KeepaliveOptions,
     /** Called once when a PING went unanswered; the caller tears the connection down. */
     private readonly dead: (reason: string) => void,
   ) {
     this.schedule();
-    session.once('close', () => this.stop());
   }
 
-  /** A stream opened on the session: the connection is pinged only while one is open. */
-  opened(stream: ClientHttp2Stream): void {
-    this.streams++;
-    stream.once('close', () => this.streams--);
+  /** The connection is gone: no more checks. */
+  stop(): void {
+    clearTimeout(this.timer);
+    clearTimeout(this.pingTimer);
+    this.timer = undefined;
   }
 
   private schedule(): void {
@@ -49,30 +56,24 @@ export class SessionKeepalive {
     this.timer.unref();
   }
 
-  /** Reads since the last check count as life (the socket's byte count, read without a cost per message). */
   private check(): void {
-    if (this.session.destroyed || this.session.closed) return;
-    const read = this.session.socket?.bytesRead ?? this.bytesRead;
+    const read = this.target.bytesRead;
     const quiet = read === this.bytesRead;
     this.bytesRead = read;
-    if (quiet && this.streams > 0 && !this.pinging) this.ping();
+    if (quiet && this.target.openStreams > 0 && !this.pinging) this.ping();
     this.schedule();
   }
 
   private ping(): void {
     this.pinging = true;
-    this.pingTimer = setTimeout(() => this.dead(`keepalive ping not acknowledged within ${this.options.timeoutMs} ms`), this.options.timeoutMs);
+    this.pingTimer = setTimeout(() => {
+      this.stop();
+      this.dead(`keepalive ping not acknowledged within ${this.options.timeoutMs} ms`);
+    }, this.options.timeoutMs);
     this.pingTimer.unref();
-    const answered = (): void => {
+    this.target.ping(() => {
       clearTimeout(this.pingTimer);
       this.pinging = false;
-    };
-    // An error here is the session closing, which ends this keepalive anyway.
-    if (!this.session.ping(answered)) answered();
-  }
-
-  private stop(): void {
-    clearTimeout(this.timer);
-    clearTimeout(this.pingTimer);
+    });
   }
 }
