@@ -15,7 +15,6 @@ import { sortKeysDeep } from '../machinery/go-format.js';
 import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 import { encodeCachedList, encodeCachedWatchEvent } from './kept-json.js';
 import { keptText } from '../registry/cacher/serialization-cache.js';
-import { writtenJSON } from '../registry/codec.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
 import { deepYAML } from './deep-yaml.js';
 
@@ -38,9 +37,8 @@ export function encodeJSON(obj: unknown, pretty = false): string {
   return goEscape(pretty ? stringifyJSON(obj, 2) : `${stringifyJSON(obj)}\n`);
 }
 
-function compactJSON(obj: object): string {
-  // A write's answer is laid out from the members the write stored, not serialized again.
-  return goEscape(`${writtenJSON(obj) ?? stringifyJSON(obj)}\n`);
+function compactJSON(obj: unknown): string {
+  return goEscape(`${stringifyJSON(obj)}\n`);
 }
 
 const goEscape = (text: string): string => (needsEscape(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text);
