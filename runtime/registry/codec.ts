@@ -12,6 +12,13 @@ import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.j
 import { fromStoredForm, toStoredForm } from './stored-form.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
 
+/**
+ * How many creates a codec remembers until their watch events are read (see decodeTransient):
+ * events come within a batch or two of their writes, so a few hundred never runs out; past it
+ * the oldest are forgotten and their events decoded.
+ */
+const MAX_PENDING_CREATES = 256;
+
 export class Codec {
   readonly kind: string;
   readonly apiVersion: string;
@@ -22,6 +29,8 @@ export class Codec {
   private readonly sortsKeys: boolean;
   /** The sorted stored form encode() made of each object, for stored() to reuse. */
   private readonly sortedWrites = new WeakMap<KubeObject, KubeObject>();
+  /** Objects just created, by their stored JSON, until a transient reader takes their event. */
+  private readonly pendingCreates = new Map<string, KubeObject>();
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -43,6 +52,35 @@ export class Codec {
     metaOf(obj).resourceVersion = String(modRevision);
     this.defaultOnRead?.(obj);
     return obj;
+  }
+
+  /**
+   * decode() for a reader that only reads what it is handed and keeps none of it (a transient
+   * watcher: the garbage collector's informer, which follows every create). A create this codec
+   * remembered (rememberCreate) comes back as stored() answers it, sharing the written object's
+   * members, instead of being parsed again; each is handed out once.
+   */
+  decodeTransient(value: string, modRevision: number): KubeObject {
+    const created = this.pendingCreates.get(value);
+    if (created === undefined) return this.decode(value, modRevision);
+    this.pendingCreates.delete(value);
+    return this.stored(created, modRevision);
+  }
+
+  /**
+   * Remembers the object a create stores as `value` (encode's text of it) for decodeTransient,
+   * when stored() gives what decode() would: the kind's own form, no sorting, no read defaults.
+   * The object must not change afterwards (the create answers with it and nothing changes it).
+   */
+  rememberCreate(value: string, obj: KubeObject): void {
+    if (this.sortsKeys || this.definition.storedAs || this.defaultOnRead) return;
+    if (this.pendingCreates.size >= MAX_PENDING_CREATES) this.pendingCreates.delete(this.pendingCreates.keys().next().value!);
+    this.pendingCreates.set(value, obj);
+  }
+
+  /** A create that failed: its object is never read back. */
+  forgetCreate(value: string): void {
+    this.pendingCreates.delete(value);
   }
 
   /** resourceVersion and selfLink are never stored: the revision is the version. */
