@@ -6,6 +6,7 @@
 // reads the same whichever served it.
 
 import type { ResourceDefinition } from './definition.js';
+import type { KeyValue } from '../storage/interface.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
 import { sortKeysDeep } from '../machinery/go-format.js';
 import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
@@ -29,8 +30,8 @@ export class Codec {
   private readonly sortsKeys: boolean;
   /** The sorted stored form encode() made of each object, for stored() to reuse. */
   private readonly sortedWrites = new WeakMap<KubeObject, KubeObject>();
-  /** Objects just created, by their stored JSON, until a transient reader takes their event. */
-  private readonly pendingCreates = new Map<string, KubeObject>();
+  /** Objects just created and their stored JSON, by key, until a transient reader takes their event. */
+  private readonly pendingCreates = new Map<string, { value: string; obj: KubeObject }>();
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -60,27 +61,28 @@ export class Codec {
    * remembered (rememberCreate) comes back as stored() answers it, sharing the written object's
    * members, instead of being parsed again; each is handed out once.
    */
-  decodeTransient(value: string, modRevision: number): KubeObject {
-    const created = this.pendingCreates.get(value);
-    if (created === undefined) return this.decode(value, modRevision);
-    this.pendingCreates.delete(value);
-    return this.stored(created, modRevision);
+  decodeTransient(kv: KeyValue): KubeObject {
+    const created = this.pendingCreates.get(kv.key);
+    if (created === undefined || created.value !== kv.value) return this.decode(kv.value, kv.modRevision);
+    this.pendingCreates.delete(kv.key);
+    return this.stored(created.obj, kv.modRevision);
   }
 
   /**
-   * Remembers the object a create stores as `value` (encode's text of it) for decodeTransient,
-   * when stored() gives what decode() would: the kind's own form, no sorting, no read defaults.
+   * Remembers the object a create stores under `key` as `value` (encode's text of it) for
+   * decodeTransient, when stored() gives what decode() would: the kind's own form, no sorting, no
+   * read defaults. Kept by key (a short string to hash) and checked against the bytes when read.
    * The object must not change afterwards (the create answers with it and nothing changes it).
    */
-  rememberCreate(value: string, obj: KubeObject): void {
+  rememberCreate(key: string, value: string, obj: KubeObject): void {
     if (this.sortsKeys || this.definition.storedAs || this.defaultOnRead) return;
     if (this.pendingCreates.size >= MAX_PENDING_CREATES) this.pendingCreates.delete(this.pendingCreates.keys().next().value!);
-    this.pendingCreates.set(value, obj);
+    this.pendingCreates.set(key, { value, obj });
   }
 
   /** A create that failed: its object is never read back. */
-  forgetCreate(value: string): void {
-    this.pendingCreates.delete(value);
+  forgetCreate(key: string, value: string): void {
+    if (this.pendingCreates.get(key)?.value === value) this.pendingCreates.delete(key);
   }
 
   /** resourceVersion and selfLink are never stored: the revision is the version. */

@@ -12,6 +12,8 @@ import { MemoryStorage } from '../../runtime/storage/memory.js';
 import type { KubeObject } from '../../runtime/machinery/object.js';
 
 const definition = (plural: string, group = '') => resources.find((r) => r.group === group && r.plural === plural)!;
+const KEY = '/registry/configmaps/ns/a';
+const kvOf = (value: string, modRevision: number, key = KEY) => ({ key, value, createRevision: modRevision, modRevision });
 const plain = () => ({ metadata: { name: 'a', namespace: 'ns', uid: 'u-1', creationTimestamp: '2026-11-26T00:00:00Z' }, data: { k: 'v' } });
 
 async function next(stream: WatchStream): Promise<{ type: string; object: KubeObject }> {
@@ -24,15 +26,15 @@ describe('Codec.decodeTransient', () => {
     const codec = new Codec(definition('configmaps'));
     const obj: KubeObject = plain();
     const value = codec.encode(obj);
-    codec.rememberCreate(value, obj);
-    const view = codec.decodeTransient(value, 12);
+    codec.rememberCreate(KEY, value, obj);
+    const view = codec.decodeTransient(kvOf(value, 12));
     expect(view).toEqual(codec.decode(value, 12));
     expect(Object.keys(view)).toEqual(Object.keys(codec.decode(value, 12)));
     // The view's own metadata carries the revision; the written object is left as it was.
     expect(view.metadata).not.toBe(obj.metadata);
     expect(obj.metadata).not.toHaveProperty('resourceVersion');
     // Handed out once: the next reader of the same bytes gets a decode of its own.
-    const again = codec.decodeTransient(value, 12);
+    const again = codec.decodeTransient(kvOf(value, 12));
     expect(again).toEqual(view);
     expect(again.data).not.toBe(obj.data);
   });
@@ -41,15 +43,21 @@ describe('Codec.decodeTransient', () => {
     const codec = new Codec(definition('configmaps'));
     const obj: KubeObject = plain();
     const value = codec.encode(obj);
-    codec.rememberCreate(value, obj);
-    codec.forgetCreate(value);
-    expect(codec.decodeTransient(value, 3).data).not.toBe(obj.data);
+    codec.rememberCreate(KEY, value, obj);
+    codec.forgetCreate(KEY, value);
+    expect(codec.decodeTransient(kvOf(value, 3)).data).not.toBe(obj.data);
+
+    // Other bytes under the same key (a later write of the name) are decoded from those bytes.
+    const other: KubeObject = { ...plain(), data: { k: 'other' } };
+    codec.rememberCreate(KEY, codec.encode(obj), obj);
+    const otherValue = codec.encode(other);
+    expect(codec.decodeTransient(kvOf(otherValue, 4))).toEqual(codec.decode(otherValue, 4));
 
     const withDefaults = new Codec(definition('configmaps'), (o) => ((o as { immutable?: boolean }).immutable = false));
     const defaulted: KubeObject = plain();
     const defaultedValue = withDefaults.encode(defaulted);
-    withDefaults.rememberCreate(defaultedValue, defaulted);
-    const read = withDefaults.decodeTransient(defaultedValue, 3);
+    withDefaults.rememberCreate(KEY, defaultedValue, defaulted);
+    const read = withDefaults.decodeTransient(kvOf(defaultedValue, 3));
     expect(read).toMatchObject({ immutable: false });
     expect(defaulted).not.toHaveProperty('immutable');
   });
@@ -59,12 +67,12 @@ describe('Codec.decodeTransient', () => {
     const written = Array.from({ length: 300 }, (_, i) => {
       const obj: KubeObject = { metadata: { name: `n-${i}`, namespace: 'ns' }, data: { i: String(i) } };
       const value = codec.encode(obj);
-      codec.rememberCreate(value, obj);
-      return { obj, value };
+      codec.rememberCreate(`/registry/configmaps/ns/n-${i}`, value, obj);
+      return { obj, value, key: `/registry/configmaps/ns/n-${i}` };
     });
     // The first ones were forgotten (decoded afresh), the last are handed back.
-    expect(codec.decodeTransient(written[0].value, 1).data).not.toBe(written[0].obj.data);
-    expect(codec.decodeTransient(written[299].value, 1).data).toBe(written[299].obj.data);
+    expect(codec.decodeTransient(kvOf(written[0].value, 1, written[0].key)).data).not.toBe(written[0].obj.data);
+    expect(codec.decodeTransient(kvOf(written[299].value, 1, written[299].key)).data).toBe(written[299].obj.data);
   });
 });
 

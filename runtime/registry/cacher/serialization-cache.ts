@@ -61,7 +61,7 @@ export function decodeFromCache(codec: Codec, kv: KeyValue, remember = true): Ku
     // nobody else is handed it, it is neither frozen nor known as the version (whose encodings it
     // never reads or keeps: the transient readers are the server's own informers, which serialize
     // nothing and change nothing they are handed). A create's own object may stand for it.
-    if (!remember) return codec.decodeTransient(kv.value, kv.modRevision);
+    if (!remember) return codec.decodeTransient(kv);
     obj = codec.decode(kv.value, kv.modRevision);
     deepFreeze(obj);
     sharedVersions.add(obj);
