@@ -62,16 +62,10 @@ const toLogRow = (row: KineRow): LogRow => ({
   oldValue: row.old_value ?? undefined,
 });
 
-const toParams = (row: LogRow) => ({
-  id: row.revision,
-  name: row.key,
-  created: row.created ? 1 : 0,
-  deleted: row.deleted ? 1 : 0,
-  create_revision: row.createRevision,
-  prev_revision: row.prevRevision,
-  value: row.value,
-  old_value: row.oldValue ?? null,
-});
+/** Inserts a log row: parameters bound by position (COLUMNS order), which the driver does quicker than by name. */
+const insertRow = (insert: Statement, row: LogRow): void => {
+  insert.run(row.revision, row.key, row.created ? 1 : 0, row.deleted ? 1 : 0, row.createRevision, row.prevRevision, row.value, row.oldValue ?? null);
+};
 
 let addon: typeof Database | undefined;
 /** The native addon, loaded when the first SQLite store opens: a server on memory or etcd never loads it. */
@@ -155,7 +149,7 @@ export class SqliteStorage implements Storage {
         row.oldValue = live.value;
         if (row.deleted) row.value = live.value;
       }
-      this.stmt.insert.run(toParams(row));
+      insertRow(this.stmt.insert, row);
       return row;
     };
     // Group commit: every write queued since the last flush runs in one transaction (one fsync),

@@ -99,9 +99,14 @@ function validateKubeFinalizerNames(finalizers: string[], path: string): StatusC
   return causes;
 }
 
+/** Control, format, private-use, unassigned and line/paragraph separator characters: not in a field manager's name. */
+const DISALLOWED_MANAGER_CHARACTER = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
+
 function validateFieldManager(manager: string, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) causes.push(fe.tooLong(path, FIELD_MANAGER_MAX_LENGTH));
+  // Nearly every manager name is plain text: one search of the whole name before the per-character walk.
+  if (!DISALLOWED_MANAGER_CHARACTER.test(manager)) return causes;
   let offset = 0;
   for (const ch of manager) {
     if (/^[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]$/u.test(ch)) {

@@ -165,21 +165,31 @@ function holdsNullMember(value: unknown): boolean {
   return false;
 }
 
-/** A copy whose absent zeroWhenAbsent strings (of the kind's own fields) are "", for validation only. */
-function withZeroValues(table: TypeTable, type: string, obj: Obj): Obj {
-  const absent = Object.entries(table[type]?.fields ?? {}).filter(([name, f]) => f.zeroWhenAbsent && obj[name] === undefined);
+/** The kind's own fields whose absent string validation reads as "" (zeroWhenAbsent). */
+function zeroWhenAbsentFields(table: TypeTable, type: string): string[] {
+  return Object.entries(table[type]?.fields ?? {})
+    .filter(([, f]) => f.zeroWhenAbsent)
+    .map(([name]) => name);
+}
+
+/** A copy whose absent zeroWhenAbsent strings are "", for validation only. */
+function withZeroValues(zeroWhenAbsent: string[], obj: Obj): Obj {
+  const absent = zeroWhenAbsent.filter((name) => obj[name] === undefined);
   if (absent.length === 0) return obj;
-  return { ...obj, ...Object.fromEntries(absent.map(([name]) => [name, ''])) };
+  return { ...obj, ...Object.fromEntries(absent.map((name) => [name, ''])) };
 }
 
 export function objectValidator(k: KindValidation): ObjectValidator {
   const order = fieldOrder(k.types, k.type, k.validationOrder);
+  const zeroWhenAbsent = zeroWhenAbsentFields(k.types, k.type);
 
   const fieldCauses = (given: Obj): StatusCause[] => {
-    const obj = withZeroValues(k.types, k.type, given);
+    const obj = zeroWhenAbsent.length ? withZeroValues(zeroWhenAbsent, given) : given;
     const causes: StatusCause[] = [];
     if (!k.schema(obj)) causes.push(...translateAjvErrors(k.schema.errors ?? [], obj, k.types, k.type));
     walkObject(k.types, k.type, obj, undefined, '', { mode: 'create', root: obj }, causes);
+    // A valid object, the common write, has nothing to arrange.
+    if (causes.length === 0) return causes;
     const arranged = arrangeElementCauses(k.types, k.type, obj, causes);
     // Stable sort: errors of one field stay together, in the order kube-apiserver visits fields.
     return arranged

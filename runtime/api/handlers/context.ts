@@ -131,16 +131,20 @@ export interface BodyMembers {
 export function bodyMembers(format: Format, body: Uint8Array, directive: FieldValidation, parsed?: unknown): BodyMembers {
   // Protobuf cannot repeat a member a decoder would report; the CBOR decoder refuses repeated keys itself.
   if (directive === 'Ignore' || format === 'protobuf' || format === 'cbor') return { duplicates: [] };
-  const text = () => Buffer.from(body).toString('utf8');
-  if (format === 'json' && parsed !== undefined && !repeatsMembers(body, parsed)) {
-    return {
-      duplicates: [],
-      get firstSeen() {
-        return scanJsonMembers(text()).firstSeen;
-      },
-    };
+  if (format === 'json' && parsed !== undefined && !repeatsMembers(body, parsed)) return new UnrepeatedMembers(body);
+  const text = Buffer.from(body).toString('utf8');
+  return format === 'json' ? scanJsonMembers(text) : { duplicates: scanYamlDuplicates(text) };
+}
+
+/** A JSON body that repeats no member: it is tokenized only if an unknown field's complaint needs its position. */
+class UnrepeatedMembers implements BodyMembers {
+  readonly duplicates: FieldComplaint[] = [];
+
+  constructor(private readonly body: Uint8Array) {}
+
+  get firstSeen(): Map<string, number> {
+    return scanJsonMembers(Buffer.from(this.body).toString('utf8')).firstSeen;
   }
-  return format === 'json' ? scanJsonMembers(text()) : { duplicates: scanYamlDuplicates(text()) };
 }
 
 /**
@@ -152,7 +156,7 @@ export function dropUnknownFields(ctx: RequestContext, obj: KubeObject, directiv
   const index = generatedSchemaIndex();
   const schema = index.component(ctx.store.definition.openAPIName);
   const unknown = schema ? pruneUnknownFields(obj, schema, index) : (ctx.store.definition.validator.prune?.(obj) ?? []);
-  if (directive === 'Ignore') return;
+  if (directive === 'Ignore' || (unknown.length === 0 && members.duplicates.length === 0)) return;
   const complaints: FieldComplaint[] = [
     ...members.duplicates,
     ...unknown.map((f) => ({ message: `unknown field ${JSON.stringify(f)}`, at: members.firstSeen?.get(f) ?? Number.MAX_SAFE_INTEGER })),

@@ -43,7 +43,9 @@ const CURRENT_OPERATION = '\u0000current-operation';
 /** The manager of a non-apply write: fieldManager, else the User-Agent up to its first '/'. */
 export function managerOrUserAgent(fieldManager: string | undefined, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
-  return (userAgent ?? '').split('/')[0];
+  if (userAgent === undefined) return '';
+  const slash = userAgent.indexOf('/');
+  return slash < 0 ? userAgent : userAgent.slice(0, slash);
 }
 
 export interface FieldManagerOptions {

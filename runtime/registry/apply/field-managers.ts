@@ -49,7 +49,19 @@ function resetFields(definition: ResourceDefinition, subresource: string | undef
   return FieldSet.of(...others.map((f) => [fieldElement(f)]));
 }
 
+/** The manager of each definition's main resource, found without building the key (every create and update asks). */
+const mainManagers = new WeakMap<ResourceDefinition, FieldManager>();
+
 export function fieldManagerFor(definition: ResourceDefinition, subresource?: string): FieldManager {
+  if (!subresource) {
+    let manager = mainManagers.get(definition);
+    if (!manager) mainManagers.set(definition, (manager = managerByKey(definition, undefined)));
+    return manager;
+  }
+  return managerByKey(definition, subresource);
+}
+
+function managerByKey(definition: ResourceDefinition, subresource: string | undefined): FieldManager {
   const apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
   const key = `${apiVersion}/${definition.plural}/${subresource ?? ''}`;
   const custom = definition.openAPISchema as JsonSchema | undefined;
