@@ -6,19 +6,11 @@
 // reads the same whichever served it.
 
 import type { ResourceDefinition } from './definition.js';
-import type { KeyValue } from '../storage/interface.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
 import { sortKeysDeep } from '../machinery/go-format.js';
 import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
-
-/**
- * How many creates a codec remembers until their watch events are read (see decodeTransient):
- * events come within a batch or two of their writes, so a few hundred never runs out; past it
- * the oldest are forgotten and their events decoded.
- */
-const MAX_PENDING_CREATES = 256;
 
 export class Codec {
   readonly kind: string;
@@ -30,8 +22,6 @@ export class Codec {
   private readonly sortsKeys: boolean;
   /** The sorted stored form encode() made of each object, for stored() to reuse. */
   private readonly sortedWrites = new WeakMap<KubeObject, KubeObject>();
-  /** Objects just created and their stored JSON, by key, until a transient reader takes their event. */
-  private readonly pendingCreates = new Map<string, { value: string; obj: KubeObject }>();
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -53,36 +43,6 @@ export class Codec {
     metaOf(obj).resourceVersion = String(modRevision);
     this.defaultOnRead?.(obj);
     return obj;
-  }
-
-  /**
-   * decode() for a reader that only reads what it is handed and keeps none of it (a transient
-   * watcher: the garbage collector's informer, which follows every create). A create this codec
-   * remembered (rememberCreate) comes back as stored() answers it, sharing the written object's
-   * members, instead of being parsed again; each is handed out once.
-   */
-  decodeTransient(kv: KeyValue): KubeObject {
-    const created = this.pendingCreates.get(kv.key);
-    if (created === undefined || created.value !== kv.value) return this.decode(kv.value, kv.modRevision);
-    this.pendingCreates.delete(kv.key);
-    return this.stored(created.obj, kv.modRevision);
-  }
-
-  /**
-   * Remembers the object a create stores under `key` as `value` (encode's text of it) for
-   * decodeTransient, when stored() gives what decode() would: the kind's own form, no sorting, no
-   * read defaults. Kept by key (a short string to hash) and checked against the bytes when read.
-   * The object must not change afterwards (the create answers with it and nothing changes it).
-   */
-  rememberCreate(key: string, value: string, obj: KubeObject): void {
-    if (this.sortsKeys || this.definition.storedAs || this.defaultOnRead) return;
-    if (this.pendingCreates.size >= MAX_PENDING_CREATES) this.pendingCreates.delete(this.pendingCreates.keys().next().value!);
-    this.pendingCreates.set(key, { value, obj });
-  }
-
-  /** A create that failed: its object is never read back. */
-  forgetCreate(key: string, value: string): void {
-    if (this.pendingCreates.get(key)?.value === value) this.pendingCreates.delete(key);
   }
 
   /** resourceVersion and selfLink are never stored: the revision is the version. */

@@ -185,15 +185,10 @@ export class DirectStorage implements ResourceStorage {
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
-    const value = this.codec.encode(obj);
-    // The create's watch event is read back by the server's own transient informers: they are
-    // handed this object rather than a parse of the bytes just made from it.
-    this.codec.rememberCreate(key, value, obj);
     try {
-      const kv = await this.backend.create(key, value);
+      const kv = await this.backend.create(key, this.codec.encode(obj));
       return this.codec.stored(obj, kv.modRevision);
     } catch (e) {
-      this.codec.forgetCreate(key, value);
       throw interpretStorageError(e, 'create', this.groupResource, this.nameOf(key));
     }
   }

@@ -50,10 +50,8 @@ export interface WatchRequest {
   /** When the watch ends (epoch ms), for the BOOKMARK sent just before it. */
   deadline?: number;
   /**
-   * A reader that keeps nothing and changes nothing it is handed (a controller following every
-   * object of a kind, as the garbage collector does): the watch cache decodes for it what no one
-   * else has read, without keeping it, and hands it a create's own object rather than a parse of
-   * the bytes just made from it (Codec.decodeTransient).
+   * A reader that keeps nothing (a controller following every object of a kind, as the garbage
+   * collector does): the watch cache decodes for it what no one else has read, without keeping it.
    */
   transient?: boolean;
 }

@@ -57,12 +57,11 @@ export function decodeFromCache(codec: Codec, kv: KeyValue, remember = true): Ku
   if (!decoded) decodedByCodec.set(codec, (decoded = new WeakMap()));
   let obj = decoded.get(kv);
   if (!obj) {
-    // A transient reader's object is its alone to read: the cache does not grow by it, and as
-    // nobody else is handed it, it is neither frozen nor known as the version (whose encodings it
-    // never reads or keeps: the transient readers are the server's own informers, which serialize
-    // nothing and change nothing they are handed). A create's own object may stand for it.
-    if (!remember) return codec.decodeTransient(kv);
     obj = codec.decode(kv.value, kv.modRevision);
+    // A transient reader's decode is its own: the cache does not grow by it, and as nobody else
+    // is handed it, it is neither frozen nor known as the version (whose encodings it never reads
+    // or keeps: the transient readers are the server's own informers, which serialize nothing).
+    if (!remember) return obj;
     deepFreeze(obj);
     sharedVersions.add(obj);
     tag(obj, kv);
