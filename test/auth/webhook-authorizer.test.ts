@@ -69,7 +69,9 @@ describe('Webhook authorizer (--authorization-config)', () => {
     const byToken = await hook.kubeconfig(dir, 'token', 'token');
     writeFileSync(
       join(dir, 'tokens.csv'),
-      USERS.map((u) => `token-${u},${u},uid-${u},"${u === 'cel-cost' ? MANY_GROUPS.join(',') : 'people'}"`).join('\n') + '\n',
+      USERS.map((u) => `token-${u},${u},uid-${u},"${u === 'cel-cost' ? MANY_GROUPS.join(',') : 'people'}"`).join('\n') +
+        // Name and uid that run together as alice's do ("alice" + "uid-alice"): a user no webhook matches.
+        '\ntoken-alice-lookalike,aliceuid-alic,e,"people"\n',
     );
     baseConfig = {
       apiVersion: 'apiserver.config.k8s.io/v1',
@@ -138,6 +140,18 @@ describe('Webhook authorizer (--authorization-config)', () => {
     expect((await as('alice', '/api/v1/namespaces/kube-system/configmaps')).status).toBe(200);
     expect(hitsFor('alice')).toBe(2);
     expect(hook.unauthenticated).toBe(0);
+  });
+
+  // The cache is read before the match conditions (they answer the same for the same spec), so
+  // a spec that only resembled a cached one would skip them: each field of the key is delimited.
+  it("never gives one user's cached answer to another whose fields run together the same way", async () => {
+    expect((await as('alice')).status).toBe(200);
+    const before = hook.reviews.length;
+    const res = await as('alice-lookalike');
+    expect(res.status).toBe(403);
+    expect(res.json().message).toBe('configmaps is forbidden: User "aliceuid-alic" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect(hook.reviews.length).toBe(before);
+    expect((await as('alice')).status).toBe(200);
   });
 
   it("denies with the webhook's reason in the 403, and caches the denial", async () => {
