@@ -57,7 +57,7 @@ interface CacheEntry {
  * Answers by review spec, least recently used first out. A hit moves its entry to the front of
  * a linked list rather than re-inserting it in a Map (which hashes the long key again).
  */
-class ReviewCache {
+export class ReviewCache {
   private readonly entries = new Map<string, CacheEntry>();
   private newest: CacheEntry | undefined;
   private oldest: CacheEntry | undefined;

@@ -9,6 +9,7 @@ import type { Logger } from '../../runtime/server/context.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { startWebhookServer, type Answer, type Review, type WebhookServer } from '../support/webhook-server.js';
 import { sample } from '../support/metrics-text.js';
+import { ReviewCache } from '../../runtime/auth/webhook-authorizer.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 const MANY_GROUPS = Array.from({ length: 200 }, (_, i) => `group-${i}`);
@@ -268,5 +269,35 @@ describe('Webhook authorizer (--authorization-config)', () => {
     expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reloads_total', { status: 'success', apiserver_id_hash: hash })).toBe(2);
     expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reloads_total', { status: 'failure', apiserver_id_hash: hash })).toBe(2);
     expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', { status: 'success', apiserver_id_hash: hash })).toBeGreaterThan(Date.now() / 1000 - 600);
+  });
+});
+
+// The answers' cache as kube's LRUExpireCache keeps them: a read refreshes an entry, the least
+// recently used one leaves first when the cache is full, an expired entry is gone at its read.
+describe('the webhook answer cache', () => {
+  const answer = (reason: string) => ({ allowed: true, denied: false, reason });
+
+  it('evicts the least recently used answer, counting reads as uses', () => {
+    const cache = new ReviewCache(3);
+    for (const key of ['a', 'b', 'c']) cache.set(key, answer(key), 1000);
+    expect(cache.get('a', 0)?.reason).toBe('a');
+    cache.set('d', answer('d'), 1000);
+    expect(cache.get('b', 0)).toBeUndefined();
+    expect(['a', 'c', 'd'].map((k) => cache.get(k, 0)?.reason)).toEqual(['a', 'c', 'd']);
+    // Setting a key again replaces its answer and makes it the newest.
+    cache.set('a', answer('a2'), 1000);
+    cache.set('e', answer('e'), 1000);
+    expect(cache.get('c', 0)).toBeUndefined();
+    expect(['d', 'a', 'e'].map((k) => cache.get(k, 0)?.reason)).toEqual(['d', 'a2', 'e']);
+  });
+
+  it('forgets an answer once its time is up, and frees its place', () => {
+    const cache = new ReviewCache(2);
+    cache.set('a', answer('a'), 100);
+    cache.set('b', answer('b'), 1000);
+    expect(cache.get('a', 99)?.reason).toBe('a');
+    expect(cache.get('a', 100)).toBeUndefined();
+    cache.set('c', answer('c'), 1000);
+    expect(['b', 'c'].map((k) => cache.get(k, 100)?.reason)).toEqual(['b', 'c']);
   });
 });
