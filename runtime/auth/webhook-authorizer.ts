@@ -228,6 +228,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class WebhookAuthorizer implements Authorizer, RuleResolver {
   private readonly cache = new ReviewCache(CACHE_SIZE);
+  /**
+   * Keys of requests the match conditions excluded. The conditions read only fields the key
+   * holds and give the same answer for the same fields (CEL over `request` alone), so they are
+   * not evaluated again for these, as a cached answer does not evaluate them again either.
+   */
+  private readonly unmatched = new Set<string>();
   private readonly onError: 'deny' | 'noOpinion';
   /** Calls made to the webhook, for tests and the benchmark. */
   calls = 0;
@@ -239,12 +245,14 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
   /**
    * A cached answer is given at once, without a promise and without evaluating the match
    * conditions again: they read only fields the key holds and answer the same for the same
-   * fields, and an answer is cached only after they matched.
+   * fields, and an answer is cached only after they matched. A request they excluded before is
+   * excluded again at once.
    */
   authorize(a: Attributes): AuthorizationResult | Promise<AuthorizationResult> {
     const key = cacheKey(a);
     const status = this.cache.get(key, Date.now());
     if (status) return decisionOf(status);
+    if (this.unmatched.has(key)) return { decision: 'noOpinion', reason: '' };
     return this.authorizeUncached(a, key);
   }
 
@@ -252,7 +260,10 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
     if (this.options.matchConditions.length > 0) {
       const match = evaluateMatchConditions(this.options.matchConditions, matchRequest(a));
       if (match.error) return { decision: this.onError, reason: '', error: match.error };
-      if (!match.matches) return { decision: 'noOpinion', reason: '' };
+      if (!match.matches) {
+        if (shouldCache(a)) this.rememberUnmatched(key);
+        return { decision: 'noOpinion', reason: '' };
+      }
     }
     let status: ReviewStatus;
     try {
@@ -273,6 +284,12 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
 
   close(): void {
     this.options.client.close();
+  }
+
+  /** Oldest first out: a memo of a pure function, whose order of eviction nobody sees. */
+  private rememberUnmatched(key: string): void {
+    this.unmatched.add(key);
+    if (this.unmatched.size > CACHE_SIZE) this.unmatched.delete(this.unmatched.values().next().value as string);
   }
 
   private remember(key: string, status: ReviewStatus): void {

@@ -174,6 +174,21 @@ describe('Webhook authorizer (--authorization-config)', () => {
     const res = await as('dave');
     expect(res.status).toBe(403);
     expect(hook.reviews.length).toBe(before);
+    // The same request again is excluded again (remembered, not evaluated anew): still RBAC's 403.
+    expect((await as('dave')).json().message).toBe('configmaps is forbidden: User "dave" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect(hook.reviews.length).toBe(before);
+  });
+
+  it('asks the webhook for a request its conditions match after one of the same user they excluded', async () => {
+    const before = hook.reviews.length;
+    // cel-open's webhook matches its non-resource requests to /x only.
+    expect((await as('cel-open', '/y')).status).toBe(403);
+    expect((await as('cel-open', '/y')).status).toBe(403);
+    expect(hook.reviews.length).toBe(before);
+    expect((await as('cel-open', '/x')).status).toBe(404);
+    expect(hitsFor('cel-open')).toBe(1);
+    expect((await as('cel-open', '/y')).status).toBe(403);
+    expect(hitsFor('cel-open')).toBe(1);
   });
 
   it('sends v1beta1 reviews (groups as `group`) with a bearer token', async () => {
