@@ -14,12 +14,13 @@
 // beside, as the median over the same runs.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/ports.js';
 import { expect } from './https.js';
 import { root, track } from './server.js';
+import { cpuMicros } from './server-cpu.js';
 import type { WrkResult, WrkRun } from './wrk.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps/metrics-bench';
@@ -33,20 +34,6 @@ export interface MetricsRows {
   pairRatios: number[];
   /** CPU per request off / recorded of the same runs. */
   cpuPairRatios: number[];
-}
-
-/** CPU time of every thread of a process so far, in microseconds (the scheduler's nanosecond counts). */
-function cpuMicros(pid: number): number {
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended meanwhile; its time is gone from the count, which a thread of the
-      // server's pools rarely does inside one run
-    }
-  }
-  return ns / 1000;
 }
 
 /** Simultaneous runs of both servers: four times BENCH_ROUNDS when set, else twelve. */

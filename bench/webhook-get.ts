@@ -3,7 +3,9 @@
 // webhook). One user's answers are cached (authorizedTTL 5m: after the first request the webhook
 // is not asked again; target ratio >= 0.9); the other's webhook caches for 1ns, so every request
 // asks it. The webhook answers every review with the same prepared bytes without reading them,
-// so a miss costs what the server spends on the call, not what a real policy engine would.
+// so a miss costs what the server spends on the call, not what a real policy engine would. As
+// in the RBAC row, the figure is the server's CPU per GET of each user, the users taking turns
+// in short runs on the one server (bench/server-cpu.ts), masters / cached user over the rounds.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -11,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority, issueCertificate } from '../runtime/auth/pki.js';
 import { freePort } from '../test/support/ports.js';
-import { expect, send } from './https.js';
+import { expect, send, type Endpoint } from './https.js';
+import { alternateWithCpu, type CpuRun } from './server-cpu.js';
 import { npmStart } from './server.js';
 import type { WrkResult, WrkRun } from './wrk.js';
 
@@ -21,17 +24,16 @@ const PATH = '/api/v1/namespaces/default/configmaps/webhook-bench';
 const ALLOWED = Buffer.from(JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', status: { allowed: true } }));
 
 export interface WebhookRows {
-  masters: WrkResult[];
-  cached: WrkResult[];
-  miss: WrkResult[];
+  masters: CpuRun[];
+  cached: CpuRun[];
+  miss: CpuRun[];
   /** Reviews the webhook answered during the miss runs (their 1 s warm-up included), and the requests of the timed runs. */
   missCalls: number;
   missRequests: number;
 }
 
-type Alternate = (targets: Array<Omit<WrkRun, 'seconds'>>) => Promise<WrkResult[][]>;
-
-async function startWebhook() {
+/** A local HTTPS webhook answering every review with the same allowed bytes; it counts the reviews. */
+export async function startWebhook() {
   const ca = await createCertificateAuthority('bench-webhook-ca');
   const serving = await issueCertificate(ca, { subject: 'CN=bench-webhook', usage: 'serverAuth', names: ['127.0.0.1'] });
   let calls = 0;
@@ -68,55 +70,82 @@ function webhookEntry(name: string, kubeconfig: string, user: string, authorized
   };
 }
 
-export async function measureWebhookGet(alternate: Alternate, log: (line: string) => void): Promise<WebhookRows> {
+export type Webhook = Awaited<ReturnType<typeof startWebhook>>;
+
+export interface WebhookSetup {
+  tokens: { masters: string; cached: string; miss: string };
+  /** The server's flags: the token file and the authorization configuration. */
+  flags: string[];
+}
+
+/**
+ * The token file (system:masters, the cached user, the uncached user) and the
+ * AuthorizationConfiguration naming both webhooks, then RBAC, written into `dir`.
+ */
+export function writeWebhookSetup(dir: string, hook: Webhook): WebhookSetup {
+  const tokens = { masters: randomBytes(24).toString('hex'), cached: randomBytes(24).toString('hex'), miss: randomBytes(24).toString('hex') };
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, `${tokens.masters},bench,bench-uid,"system:masters"\n${tokens.cached},${CACHED_USER},1\n${tokens.miss},${MISS_USER},2\n`, { mode: 0o600 });
+  const kubeconfig = join(dir, 'webhook.kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'hook', cluster: { server: hook.url, 'certificate-authority-data': Buffer.from(hook.ca).toString('base64') } }],
+      users: [{ name: 'apiserver', user: {} }],
+      contexts: [{ name: 'hook', context: { cluster: 'hook', user: 'apiserver' } }],
+      'current-context': 'hook',
+    }),
+  );
+  const configFile = join(dir, 'authorization.yaml');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AuthorizationConfiguration',
+      authorizers: [webhookEntry('cached', kubeconfig, CACHED_USER, '5m'), webhookEntry('uncached', kubeconfig, MISS_USER, '1ns'), { type: 'RBAC', name: 'rbac' }],
+    }),
+  );
+  return { tokens, flags: ['--token-auth-file', tokenFile, '--authorization-config', configFile] };
+}
+
+/** Creates the ConfigMap and checks that both webhook users may read it. Returns its path. */
+export async function prepareWebhookGet(to: Endpoint, tokens: WebhookSetup['tokens']): Promise<string> {
+  await expect(201, { ...to, token: tokens.masters }, 'POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ metadata: { name: 'webhook-bench' }, data: { k: '' } }));
+  for (const token of [tokens.cached, tokens.miss]) {
+    const res = await send({ ...to, token }, 'GET', PATH);
+    if (res.status !== 200) throw new Error(`the webhook bench user got ${res.status}`);
+  }
+  return PATH;
+}
+
+export async function measureWebhookGet(runWrk: (run: WrkRun) => Promise<WrkResult>, rounds: number, seconds: number, log: (line: string) => void): Promise<WebhookRows> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-webhook-'));
   const hook = await startWebhook();
   try {
-    const tokens = { masters: randomBytes(24).toString('hex'), cached: randomBytes(24).toString('hex'), miss: randomBytes(24).toString('hex') };
-    const tokenFile = join(dataDir, 'tokens.csv');
-    writeFileSync(tokenFile, `${tokens.masters},bench,bench-uid,"system:masters"\n${tokens.cached},${CACHED_USER},1\n${tokens.miss},${MISS_USER},2\n`, { mode: 0o600 });
-    const kubeconfig = join(dataDir, 'webhook.kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'hook', cluster: { server: hook.url, 'certificate-authority-data': Buffer.from(hook.ca).toString('base64') } }],
-        users: [{ name: 'apiserver', user: {} }],
-        contexts: [{ name: 'hook', context: { cluster: 'hook', user: 'apiserver' } }],
-        'current-context': 'hook',
-      }),
-    );
-    const configFile = join(dataDir, 'authorization.yaml');
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        apiVersion: 'apiserver.config.k8s.io/v1',
-        kind: 'AuthorizationConfiguration',
-        authorizers: [webhookEntry('cached', kubeconfig, CACHED_USER, '5m'), webhookEntry('uncached', kubeconfig, MISS_USER, '1ns'), { type: 'RBAC', name: 'rbac' }],
-      }),
-    );
+    const { tokens, flags } = writeWebhookSetup(dataDir, hook);
     const port = await freePort();
-    log('Webhook: npm start with --authorization-config, then GET by system:masters, a cached webhook user and an uncached one, alternating');
-    const server = await npmStart(dataDir, port, ['--token-auth-file', tokenFile, '--authorization-config', configFile], tokens.masters);
+    log(`Webhook: npm start with --authorization-config, then GET by system:masters and by a cached webhook user, alternating, ${rounds} rounds; then by an uncached one`);
+    const server = await npmStart(dataDir, port, flags, tokens.masters);
     try {
-      const to = { port, ca: server.ca, token: tokens.masters };
-      await expect(201, to, 'POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ metadata: { name: 'webhook-bench' }, data: { k: '' } }));
-      for (const token of [tokens.cached, tokens.miss]) {
-        const res = await send({ ...to, token }, 'GET', PATH);
-        if (res.status !== 200) throw new Error(`the webhook bench user got ${res.status}`);
-      }
+      const path = await prepareWebhookGet({ port, ca: server.ca }, tokens);
       const callsBefore = hook.calls();
-      const [masters, cached] = await alternate([
-        { port, token: tokens.masters, mode: 'get', path: PATH },
-        { port, token: tokens.cached, mode: 'get', path: PATH },
-      ]);
+      const [masters, cached] = await alternateWithCpu(
+        runWrk,
+        [
+          { pid: server.pid, run: { port, token: tokens.masters, mode: 'get', path } },
+          { pid: server.pid, run: { port, token: tokens.cached, mode: 'get', path } },
+        ],
+        rounds,
+        seconds,
+      );
       const cachedCalls = hook.calls() - callsBefore;
       if (cachedCalls !== 0) log(`warning: the cached user's runs asked the webhook ${cachedCalls} times`);
       const missBefore = hook.calls();
-      const [miss] = await alternate([{ port, token: tokens.miss, mode: 'get', path: PATH }]);
+      const [miss] = await alternateWithCpu(runWrk, [{ pid: server.pid, run: { port, token: tokens.miss, mode: 'get', path } }], Math.min(rounds, 3), seconds);
       const missCalls = hook.calls() - missBefore;
-      return { masters, cached, miss, missCalls, missRequests: miss.reduce((n, r) => n + r.requests, 0) };
+      return { masters, cached, miss, missCalls, missRequests: miss.reduce((n, r) => n + r.result.requests, 0) };
     } finally {
       await server.stop();
     }

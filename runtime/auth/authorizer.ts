@@ -129,21 +129,32 @@ export function privilegedGroupsAuthorizer(groups: string[] = [SYSTEM_MASTERS]):
  * incomplete.
  */
 export function unionAuthorizer(authorizers: Authorizer[]): Authorizer & RuleResolver {
-  /** The member's result when it decided; its reason and error are kept either way. */
-  const decide = (reasons: string[], errors: string[], result: AuthorizationResult): AuthorizationResult | undefined => {
-    if (result.error) errors.push(result.error);
-    if (result.reason) reasons.push(result.reason);
-    return result.decision !== 'noOpinion' ? result : undefined;
+  /** The members' reasons and errors so far; made only once one has something to say. */
+  interface Notes {
+    reasons: string[];
+    errors: string[];
+  }
+  const note = (notes: Notes | undefined, result: AuthorizationResult): Notes | undefined => {
+    if (!result.error && !result.reason) return notes;
+    notes ??= { reasons: [], errors: [] };
+    if (result.error) notes.errors.push(result.error);
+    if (result.reason) notes.reasons.push(result.reason);
+    return notes;
   };
-  const from = (a: Attributes, first: number, reasons: string[], errors: string[]): AuthorizationResult | Promise<AuthorizationResult> => {
+  const from = (a: Attributes, first: number, notes: Notes | undefined): AuthorizationResult | Promise<AuthorizationResult> => {
     for (let i = first; i < authorizers.length; i++) {
       const result = authorizers[i].authorize(a);
-      if (result instanceof Promise) return result.then((r) => decide(reasons, errors, r) ?? from(a, i + 1, reasons, errors));
-      const decided = decide(reasons, errors, result);
-      if (decided) return decided;
+      if (result instanceof Promise) {
+        return result.then((r) => {
+          const noted = note(notes, r);
+          return r.decision !== 'noOpinion' ? r : from(a, i + 1, noted);
+        });
+      }
+      notes = note(notes, result);
+      if (result.decision !== 'noOpinion') return result;
     }
-    const joined: AuthorizationResult = { decision: 'noOpinion', reason: reasons.join('\n') };
-    if (errors.length > 0) joined.error = aggregateMessage(errors);
+    const joined: AuthorizationResult = { decision: 'noOpinion', reason: notes ? notes.reasons.join('\n') : '' };
+    if (notes && notes.errors.length > 0) joined.error = aggregateMessage(notes.errors);
     return joined;
   };
   return {
@@ -165,6 +176,6 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer & RuleRes
       return result;
     },
     // Answers at once while the members do (system:masters, RBAC), without a promise.
-    authorize: (a) => from(a, 0, [], []),
+    authorize: (a) => from(a, 0, undefined),
   };
 }

@@ -1,7 +1,7 @@
 // The Webhook authorizer (k8s.io/apiserver/plugin/pkg/authorizer/webhook): the request becomes a
 // SubjectAccessReview (v1, or v1beta1 on the wire), matchConditions decide whether the webhook
-// is asked at all, answers are cached by the JSON of the review's spec (allowed ones for
-// authorizedTTL, others for unauthorizedTTL, 8192 entries, least recently used first out), and
+// is asked at all, answers are cached by the review's spec (allowed ones for authorizedTTL,
+// others for unauthorizedTTL, 8192 entries, least recently used first out), and
 // a failed call, a malformed answer or a failing match condition gives the failurePolicy's
 // decision with the error, which kube-apiserver turns into a 500 unless another authorizer allows.
 // Transient failures (connection reset, 429, 500, 504) are retried with kube's backoff.
@@ -44,9 +44,90 @@ interface ReviewStatus {
   reason: string;
 }
 
+/** An answer in the cache, and its neighbours in the order of use (kube's LRUExpireCache). */
 interface CacheEntry {
+  key: string;
   status: ReviewStatus;
   expires: number;
+  newer?: CacheEntry;
+  older?: CacheEntry;
+}
+
+/**
+ * Answers by review spec, least recently used first out. A hit moves its entry to the front of
+ * a linked list rather than re-inserting it in a Map (which hashes the long key again).
+ */
+export class ReviewCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private newest: CacheEntry | undefined;
+  private oldest: CacheEntry | undefined;
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string, now: number): ReviewStatus | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now) {
+      this.remove(entry);
+      return undefined;
+    }
+    if (entry !== this.newest) {
+      this.unlink(entry);
+      this.pushNewest(entry);
+    }
+    return entry.status;
+  }
+
+  set(key: string, status: ReviewStatus, expires: number): void {
+    const old = this.entries.get(key);
+    if (old) this.remove(old);
+    const entry: CacheEntry = { key, status, expires };
+    this.entries.set(key, entry);
+    this.pushNewest(entry);
+    if (this.entries.size > this.capacity && this.oldest) this.remove(this.oldest);
+  }
+
+  private remove(entry: CacheEntry): void {
+    this.entries.delete(entry.key);
+    this.unlink(entry);
+  }
+
+  private unlink(entry: CacheEntry): void {
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    entry.newer = entry.older = undefined;
+  }
+
+  private pushNewest(entry: CacheEntry): void {
+    entry.older = this.newest;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+  }
+}
+
+/** A string field of the key, length first, so that no two specs make the same key. */
+const field = (s: string): string => `${s.length}:${s}`;
+
+/**
+ * The cache key: every field of the SubjectAccessReview spec (the same fields kube marshals for
+ * its key), written straight from the attributes rather than through the spec's JSON.
+ */
+function cacheKey(a: Attributes): string {
+  const u = a.user;
+  let key = a.isResourceRequest
+    ? `r${field(a.namespace)}${field(a.verb)}${field(a.apiGroup)}${field(a.apiVersion)}${field(a.resource)}${field(a.subresource)}${field(a.name)}`
+    : `n${field(a.path)}${field(a.verb)}`;
+  key += `${field(u.name)}${field(u.uid)}${u.groups.length}:`;
+  for (const group of u.groups) key += field(group);
+  for (const name in u.extra) {
+    const values = u.extra[name];
+    key += `${field(name)}${values.length}:`;
+    for (const value of values) key += field(value);
+  }
+  return key;
 }
 
 /** The spec kube sends, fields in authorizationv1.SubjectAccessReviewSpec's order, empty ones left out. */
@@ -136,10 +217,23 @@ function parseAnswer(status: number, body: string, version: string): ReviewStatu
   return { allowed: s.allowed === true, denied: s.denied === true, reason: typeof s.reason === 'string' ? s.reason : '' };
 }
 
+function decisionOf(status: ReviewStatus): AuthorizationResult {
+  if (status.allowed && status.denied) return { decision: 'deny', reason: status.reason, error: 'webhook subject access review returned both allow and deny response' };
+  if (status.denied) return { decision: 'deny', reason: status.reason };
+  if (status.allowed) return { decision: 'allow', reason: status.reason };
+  return { decision: 'noOpinion', reason: status.reason };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class WebhookAuthorizer implements Authorizer, RuleResolver {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache = new ReviewCache(CACHE_SIZE);
+  /**
+   * Keys of requests the match conditions excluded. The conditions read only fields the key
+   * holds and give the same answer for the same fields (CEL over `request` alone), so they are
+   * not evaluated again for these, as a cached answer does not evaluate them again either.
+   */
+  private readonly unmatched = new Set<string>();
   private readonly onError: 'deny' | 'noOpinion';
   /** Calls made to the webhook, for tests and the benchmark. */
   calls = 0;
@@ -148,29 +242,39 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
     this.onError = options.failurePolicy === 'Deny' ? 'deny' : 'noOpinion';
   }
 
-  async authorize(a: Attributes): Promise<AuthorizationResult> {
+  /**
+   * A cached answer is given at once, without a promise and without evaluating the match
+   * conditions again: they read only fields the key holds and answer the same for the same
+   * fields, and an answer is cached only after they matched. A request they excluded before is
+   * excluded again at once.
+   */
+  authorize(a: Attributes): AuthorizationResult | Promise<AuthorizationResult> {
+    const key = cacheKey(a);
+    const status = this.cache.get(key, Date.now());
+    if (status) return decisionOf(status);
+    if (this.unmatched.has(key)) return { decision: 'noOpinion', reason: '' };
+    return this.authorizeUncached(a, key);
+  }
+
+  private async authorizeUncached(a: Attributes, key: string): Promise<AuthorizationResult> {
     if (this.options.matchConditions.length > 0) {
       const match = evaluateMatchConditions(this.options.matchConditions, matchRequest(a));
       if (match.error) return { decision: this.onError, reason: '', error: match.error };
-      if (!match.matches) return { decision: 'noOpinion', reason: '' };
-    }
-    const spec = reviewSpec(a);
-    const key = JSON.stringify(spec);
-    let status = this.cached(key);
-    if (!status) {
-      try {
-        status = await this.review(spec);
-      } catch (err) {
-        const message = (err as Error).message;
-        this.options.onCallError?.(`Failed to make webhook authorizer request: ${message}`);
-        return { decision: this.onError, reason: '', error: message };
+      if (!match.matches) {
+        if (shouldCache(a)) this.rememberUnmatched(key);
+        return { decision: 'noOpinion', reason: '' };
       }
-      if (shouldCache(a)) this.remember(key, status);
     }
-    if (status.allowed && status.denied) return { decision: 'deny', reason: status.reason, error: 'webhook subject access review returned both allow and deny response' };
-    if (status.denied) return { decision: 'deny', reason: status.reason };
-    if (status.allowed) return { decision: 'allow', reason: status.reason };
-    return { decision: 'noOpinion', reason: status.reason };
+    let status: ReviewStatus;
+    try {
+      status = await this.review(reviewSpec(a));
+    } catch (err) {
+      const message = (err as Error).message;
+      this.options.onCallError?.(`Failed to make webhook authorizer request: ${message}`);
+      return { decision: this.onError, reason: '', error: message };
+    }
+    if (shouldCache(a)) this.remember(key, status);
+    return decisionOf(status);
   }
 
   /** A webhook cannot list what it allows. */
@@ -182,25 +286,15 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
     this.options.client.close();
   }
 
-  private cached(key: string): ReviewStatus | undefined {
-    const entry = this.cache.get(key);
-    if (!entry) return undefined;
-    if (entry.expires <= Date.now()) {
-      this.cache.delete(key);
-      return undefined;
-    }
-    // Re-inserted so the Map's order stays least recently used first.
-    this.cache.delete(key);
-    this.cache.set(key, entry);
-    return entry.status;
+  /** Oldest first out: a memo of a pure function, whose order of eviction nobody sees. */
+  private rememberUnmatched(key: string): void {
+    this.unmatched.add(key);
+    if (this.unmatched.size > CACHE_SIZE) this.unmatched.delete(this.unmatched.values().next().value as string);
   }
 
   private remember(key: string, status: ReviewStatus): void {
     const ttl = status.allowed ? this.options.authorizedTTLMs : this.options.unauthorizedTTLMs;
-    if (ttl <= 0) return;
-    this.cache.delete(key);
-    this.cache.set(key, { status, expires: Date.now() + ttl });
-    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
+    if (ttl > 0) this.cache.set(key, status, Date.now() + ttl);
   }
 
   /** One review, retried with exponential backoff while the failure is transient. */

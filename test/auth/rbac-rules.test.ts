@@ -114,6 +114,52 @@ describe('the RBAC authorizer', () => {
     expect(authz.authorize(attrs('GET', '/api/v1/namespaces/ns2/configmaps', newUserInfo('eve')))).toEqual({ decision: 'noOpinion', reason: '' });
   });
 
+  // The index by user name and group must find what kube's walk over every binding finds: each
+  // binding once, described by the first of its subjects that applies, bindings in name order.
+  it('describes a binding by the first subject that applies, whether found by user or by group', () => {
+    const r = policy();
+    const carol = newUserInfo('carol', { groups: ['devs', 'system:authenticated'] });
+    r.setRoleBinding({
+      metadata: { name: 'both', namespace: 'ns1' },
+      roleRef: ref('Role', 'secrets'),
+      subjects: [{ kind: 'User', name: 'dave' }, { kind: 'Group', name: 'devs' }, { kind: 'User', name: 'carol' }, { kind: 'Group', name: 'devs' }],
+    });
+    const authz = new RBACAuthorizer(r);
+    expect(authz.authorize(attrs('GET', '/api/v1/namespaces/ns1/secrets/s', carol))).toEqual({
+      decision: 'allow',
+      reason: 'RBAC: allowed by RoleBinding "both/ns1" of Role "secrets" to Group "devs"',
+    });
+    expect(authz.authorize(attrs('GET', '/api/v1/namespaces/ns1/secrets/s', newUserInfo('carol')))).toEqual({
+      decision: 'allow',
+      reason: 'RBAC: allowed by RoleBinding "both/ns1" of Role "secrets" to User "carol"',
+    });
+    // Each binding is resolved once: its role's rules are listed once for a user it names twice.
+    expect(r.rulesFor(carol, 'ns1').rules).toEqual([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }]);
+  });
+
+  it('visits the bindings found by user and by groups in name order, each error once', () => {
+    const r = policy();
+    const carol = newUserInfo('carol', { groups: ['devs', 'ops'] });
+    r.setRoleBinding({ metadata: { name: 'c-missing', namespace: 'ns1' }, roleRef: ref('Role', 'c'), subjects: [{ kind: 'Group', name: 'ops' }, { kind: 'User', name: 'carol' }] });
+    r.setRoleBinding({ metadata: { name: 'a-missing', namespace: 'ns1' }, roleRef: ref('Role', 'a'), subjects: [{ kind: 'Group', name: 'devs' }] });
+    r.setRoleBinding({ metadata: { name: 'b-reader', namespace: 'ns1' }, roleRef: ref('ClusterRole', 'reader'), subjects: [{ kind: 'User', name: 'carol' }] });
+    r.setRoleBinding({ metadata: { name: 'd-missing', namespace: 'ns1' }, roleRef: ref('Role', 'd'), subjects: [{ kind: 'Group', name: 'ops' }] });
+    const authz = new RBACAuthorizer(r);
+    expect(authz.authorize(attrs('GET', '/api/v1/namespaces/ns1/secrets/s', carol))).toEqual({
+      decision: 'noOpinion',
+      reason:
+        'RBAC: [role.rbac.authorization.k8s.io "a" not found, role.rbac.authorization.k8s.io "c" not found, role.rbac.authorization.k8s.io "d" not found]',
+    });
+    const { rules, errors } = r.rulesFor(carol, 'ns1');
+    expect(rules).toEqual([{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]);
+    expect(errors).toEqual(['role.rbac.authorization.k8s.io "a" not found', 'role.rbac.authorization.k8s.io "c" not found', 'role.rbac.authorization.k8s.io "d" not found']);
+    // Replacing a binding moves it between users and groups; deleting it leaves no trace.
+    r.setRoleBinding({ metadata: { name: 'c-missing', namespace: 'ns1' }, roleRef: ref('Role', 'c'), subjects: [{ kind: 'User', name: 'erin' }] });
+    r.deleteRoleBinding({ metadata: { name: 'd-missing', namespace: 'ns1' } });
+    expect(r.rulesFor(carol, 'ns1').errors).toEqual(['role.rbac.authorization.k8s.io "a" not found']);
+    expect(r.rulesFor(newUserInfo('erin'), 'ns1').errors).toEqual(['role.rbac.authorization.k8s.io "c" not found']);
+  });
+
   it('forgets deleted roles and bindings, and follows changed subjects', () => {
     const r = policy();
     r.setClusterRoleBinding({ metadata: { name: 'a' }, roleRef: ref('ClusterRole', 'discovery'), subjects: [{ kind: 'User', name: 'bob' }] });

@@ -9,6 +9,7 @@ import type { Logger } from '../../runtime/server/context.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { startWebhookServer, type Answer, type Review, type WebhookServer } from '../support/webhook-server.js';
 import { sample } from '../support/metrics-text.js';
+import { ReviewCache } from '../../runtime/auth/webhook-authorizer.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 const MANY_GROUPS = Array.from({ length: 200 }, (_, i) => `group-${i}`);
@@ -69,7 +70,9 @@ describe('Webhook authorizer (--authorization-config)', () => {
     const byToken = await hook.kubeconfig(dir, 'token', 'token');
     writeFileSync(
       join(dir, 'tokens.csv'),
-      USERS.map((u) => `token-${u},${u},uid-${u},"${u === 'cel-cost' ? MANY_GROUPS.join(',') : 'people'}"`).join('\n') + '\n',
+      USERS.map((u) => `token-${u},${u},uid-${u},"${u === 'cel-cost' ? MANY_GROUPS.join(',') : 'people'}"`).join('\n') +
+        // Name and uid that run together as alice's do ("alice" + "uid-alice"): a user no webhook matches.
+        '\ntoken-alice-lookalike,aliceuid-alic,e,"people"\n',
     );
     baseConfig = {
       apiVersion: 'apiserver.config.k8s.io/v1',
@@ -140,6 +143,18 @@ describe('Webhook authorizer (--authorization-config)', () => {
     expect(hook.unauthenticated).toBe(0);
   });
 
+  // The cache is read before the match conditions (they answer the same for the same spec), so
+  // a spec that only resembled a cached one would skip them: each field of the key is delimited.
+  it("never gives one user's cached answer to another whose fields run together the same way", async () => {
+    expect((await as('alice')).status).toBe(200);
+    const before = hook.reviews.length;
+    const res = await as('alice-lookalike');
+    expect(res.status).toBe(403);
+    expect(res.json().message).toBe('configmaps is forbidden: User "aliceuid-alic" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect(hook.reviews.length).toBe(before);
+    expect((await as('alice')).status).toBe(200);
+  });
+
   it("denies with the webhook's reason in the 403, and caches the denial", async () => {
     const res = await as('bob');
     expect(res.status).toBe(403);
@@ -159,6 +174,21 @@ describe('Webhook authorizer (--authorization-config)', () => {
     const res = await as('dave');
     expect(res.status).toBe(403);
     expect(hook.reviews.length).toBe(before);
+    // The same request again is excluded again (remembered, not evaluated anew): still RBAC's 403.
+    expect((await as('dave')).json().message).toBe('configmaps is forbidden: User "dave" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect(hook.reviews.length).toBe(before);
+  });
+
+  it('asks the webhook for a request its conditions match after one of the same user they excluded', async () => {
+    const before = hook.reviews.length;
+    // cel-open's webhook matches its non-resource requests to /x only.
+    expect((await as('cel-open', '/y')).status).toBe(403);
+    expect((await as('cel-open', '/y')).status).toBe(403);
+    expect(hook.reviews.length).toBe(before);
+    expect((await as('cel-open', '/x')).status).toBe(404);
+    expect(hitsFor('cel-open')).toBe(1);
+    expect((await as('cel-open', '/y')).status).toBe(403);
+    expect(hitsFor('cel-open')).toBe(1);
   });
 
   it('sends v1beta1 reviews (groups as `group`) with a bearer token', async () => {
@@ -254,5 +284,35 @@ describe('Webhook authorizer (--authorization-config)', () => {
     expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reloads_total', { status: 'success', apiserver_id_hash: hash })).toBe(2);
     expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reloads_total', { status: 'failure', apiserver_id_hash: hash })).toBe(2);
     expect(sample(metrics, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', { status: 'success', apiserver_id_hash: hash })).toBeGreaterThan(Date.now() / 1000 - 600);
+  });
+});
+
+// The answers' cache as kube's LRUExpireCache keeps them: a read refreshes an entry, the least
+// recently used one leaves first when the cache is full, an expired entry is gone at its read.
+describe('the webhook answer cache', () => {
+  const answer = (reason: string) => ({ allowed: true, denied: false, reason });
+
+  it('evicts the least recently used answer, counting reads as uses', () => {
+    const cache = new ReviewCache(3);
+    for (const key of ['a', 'b', 'c']) cache.set(key, answer(key), 1000);
+    expect(cache.get('a', 0)?.reason).toBe('a');
+    cache.set('d', answer('d'), 1000);
+    expect(cache.get('b', 0)).toBeUndefined();
+    expect(['a', 'c', 'd'].map((k) => cache.get(k, 0)?.reason)).toEqual(['a', 'c', 'd']);
+    // Setting a key again replaces its answer and makes it the newest.
+    cache.set('a', answer('a2'), 1000);
+    cache.set('e', answer('e'), 1000);
+    expect(cache.get('c', 0)).toBeUndefined();
+    expect(['d', 'a', 'e'].map((k) => cache.get(k, 0)?.reason)).toEqual(['d', 'a2', 'e']);
+  });
+
+  it('forgets an answer once its time is up, and frees its place', () => {
+    const cache = new ReviewCache(2);
+    cache.set('a', answer('a'), 100);
+    cache.set('b', answer('b'), 1000);
+    expect(cache.get('a', 99)?.reason).toBe('a');
+    expect(cache.get('a', 100)).toBeUndefined();
+    cache.set('c', answer('c'), 1000);
+    expect(['b', 'c'].map((k) => cache.get(k, 100)?.reason)).toEqual(['b', 'c']);
   });
 });

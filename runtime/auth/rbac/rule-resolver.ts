@@ -1,8 +1,10 @@
 // The in-memory RBAC policy, kept current by informers (as kube's authorizer reads its listers),
 // and kube's rule resolution over it (pkg/registry/rbac/validation DefaultRuleResolver): a user's
 // rules are those of every ClusterRoleBinding naming them, then, in a namespace, those of every
-// RoleBinding there naming them. Bindings are indexed by subject, so resolving a user costs the
-// bindings that name them, not all bindings in the cluster.
+// RoleBinding there naming them. Where kube's resolver visits every binding of the scope, bindings
+// here are indexed by the user names and groups their subjects match, so resolving a user costs
+// the bindings that name them, not all bindings in the cluster; the same bindings are found, in
+// binding name order, with the same sources and errors.
 
 import type { UserInfo } from '../user.js';
 import type { PolicyRule } from './rules.js';
@@ -25,6 +27,8 @@ interface Binding {
   /** '' for a ClusterRoleBinding. */
   namespace: string;
   roleRef: RoleRef;
+  /** Where its role is kept: `namespace/name` among the Roles, the name among the ClusterRoles. */
+  roleKey: string;
   subjects: Subject[];
 }
 
@@ -43,26 +47,6 @@ const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
  */
 export type RuleVisitor = (source: string | undefined, rule: PolicyRule | undefined, error: string | undefined) => boolean;
 
-/** The keys a subject is found under; a ServiceAccount without a namespace is in its binding's. */
-function subjectKey(subject: Subject, bindingNamespace: string): string | undefined {
-  switch (subject.kind) {
-    case 'User':
-      return `u:${subject.name}`;
-    case 'Group':
-      return `g:${subject.name}`;
-    case 'ServiceAccount': {
-      const ns = subject.namespace || bindingNamespace;
-      return ns ? `u:${SERVICE_ACCOUNT_PREFIX}${ns}:${subject.name}` : undefined;
-    }
-    default:
-      return undefined;
-  }
-}
-
-function userKeys(user: UserInfo): string[] {
-  return [`u:${user.name}`, ...user.groups.map((g) => `g:${g}`)];
-}
-
 /** describeSubject of kube's binding describers. */
 function describeSubject(subject: Subject, bindingNamespace: string): string {
   if (subject.kind === 'ServiceAccount') return `${subject.kind} ${JSON.stringify(`${subject.name}/${subject.namespace || bindingNamespace}`)}`;
@@ -74,10 +58,59 @@ function describeBinding(b: Binding, subject: Subject): string {
   return b.namespace ? `RoleBinding ${JSON.stringify(`${b.name}/${b.namespace}`)} of ${ref}` : `ClusterRoleBinding ${JSON.stringify(b.name)} of ${ref}`;
 }
 
-/** Bindings of one scope, by subject key. */
+/**
+ * One subject of a binding, filed under the user name or group it matches (appliesToUser: a
+ * ServiceAccount is the user `system:serviceaccount:<ns>:<name>`, in its binding's namespace when
+ * it names none). What the authorizer reports for it is built once here, not per request.
+ */
+interface SubjectEntry {
+  binding: Binding;
+  /** The subject's place in the binding: the first subject that applies names the source. */
+  position: number;
+  /** The binding as kube's describer words it for this subject ("RoleBinding "x/ns" of ..."). */
+  source: string;
+}
+
+function subjectTarget(subject: Subject, bindingNamespace: string): { users: boolean; name: string } | undefined {
+  switch (subject.kind) {
+    case 'User':
+      return { users: true, name: subject.name ?? '' };
+    case 'Group':
+      return { users: false, name: subject.name ?? '' };
+    case 'ServiceAccount': {
+      const ns = subject.namespace || bindingNamespace;
+      return ns ? { users: true, name: `${SERVICE_ACCOUNT_PREFIX}${ns}:${subject.name ?? ''}` } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Binding name first, then the subject's place: the order in which bindings are visited. */
+const entryOrder = (x: SubjectEntry, y: SubjectEntry): number =>
+  x.binding.name < y.binding.name ? -1 : x.binding.name > y.binding.name ? 1 : x.position - y.position;
+
+function insertSorted(list: SubjectEntry[], entry: SubjectEntry): void {
+  let i = list.length;
+  while (i > 0 && entryOrder(list[i - 1], entry) > 0) i--;
+  list.splice(i, 0, entry);
+}
+
+function removeBinding(map: Map<string, SubjectEntry[]>, key: string, b: Binding): void {
+  const list = map.get(key);
+  if (!list) return;
+  const kept = list.filter((e) => e.binding !== b);
+  if (kept.length === 0) map.delete(key);
+  else map.set(key, kept);
+}
+
+const NO_ENTRIES: readonly SubjectEntry[] = [];
+
+/** Bindings of one scope, by the user names and groups their subjects match. */
 class BindingIndex {
   private readonly byName = new Map<string, Binding>();
-  private readonly bySubject = new Map<string, Set<Binding>>();
+  private readonly byUser = new Map<string, SubjectEntry[]>();
+  private readonly byGroup = new Map<string, SubjectEntry[]>();
 
   get size(): number {
     return this.byName.size;
@@ -86,55 +119,61 @@ class BindingIndex {
   set(b: Binding): void {
     this.delete(b.name);
     this.byName.set(b.name, b);
-    for (const s of b.subjects) {
-      const key = subjectKey(s, b.namespace);
-      if (key === undefined) continue;
-      let set = this.bySubject.get(key);
-      if (!set) this.bySubject.set(key, (set = new Set()));
-      set.add(b);
-    }
+    b.subjects.forEach((subject, position) => {
+      const target = subjectTarget(subject, b.namespace);
+      if (!target) return;
+      const map = target.users ? this.byUser : this.byGroup;
+      let list = map.get(target.name);
+      if (!list) map.set(target.name, (list = []));
+      insertSorted(list, { binding: b, position, source: describeBinding(b, subject) });
+    });
   }
 
   delete(name: string): void {
     const old = this.byName.get(name);
     if (!old) return;
     this.byName.delete(name);
-    for (const s of old.subjects) {
-      const key = subjectKey(s, old.namespace);
-      const set = key === undefined ? undefined : this.bySubject.get(key);
-      set?.delete(old);
-      if (set && set.size === 0) this.bySubject.delete(key!);
+    for (const subject of old.subjects) {
+      const target = subjectTarget(subject, old.namespace);
+      if (target) removeBinding(target.users ? this.byUser : this.byGroup, target.name, old);
     }
   }
 
-  /** Bindings naming any of the keys, each once, in name order (stable messages). */
-  matching(keys: readonly string[]): Binding[] {
-    let found: Set<Binding> | undefined;
-    for (const key of keys) {
-      const set = this.bySubject.get(key);
-      if (!set) continue;
-      found ??= new Set();
-      for (const b of set) found.add(b);
+  /**
+   * The entries of bindings naming the user, each binding once with the first of its subjects
+   * that applies, in binding name order (stable messages). Lists kept sorted make the usual case
+   * (the user's bindings found under one name or group) a read of one list.
+   */
+  matching(user: UserInfo): readonly SubjectEntry[] {
+    let found = this.byUser.get(user.name);
+    let merged: SubjectEntry[] | undefined;
+    for (const group of user.groups) {
+      const list = this.byGroup.get(group);
+      if (!list) continue;
+      if (!found) found = list;
+      else (merged ??= [...found]).push(...list);
     }
-    if (!found) return [];
-    const list = [...found];
-    if (list.length > 1) list.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    return list;
+    if (!merged) return found ? firstPerBinding(found) : NO_ENTRIES;
+    return firstPerBinding(merged.sort(entryOrder));
   }
 }
 
-function appliesTo(b: Binding, keys: readonly string[]): Subject | undefined {
-  return b.subjects.find((s) => {
-    const key = subjectKey(s, b.namespace);
-    return key !== undefined && keys.includes(key);
-  });
+/** A sorted list without the later entries of a binding it already has (a user matching two of its subjects). */
+function firstPerBinding(list: SubjectEntry[]): readonly SubjectEntry[] {
+  for (let i = 1; i < list.length; i++) {
+    if (list[i].binding === list[i - 1].binding) return list.filter((e, j) => j === 0 || e.binding !== list[j - 1].binding);
+  }
+  return list;
 }
 
 function bindingOf(obj: RbacObject): Binding {
+  const namespace = obj.metadata?.namespace ?? '';
+  const roleRef = obj.roleRef ?? {};
   return {
     name: obj.metadata?.name ?? '',
-    namespace: obj.metadata?.namespace ?? '',
-    roleRef: obj.roleRef ?? {},
+    namespace,
+    roleRef,
+    roleKey: roleRef.kind === 'Role' ? `${namespace}/${roleRef.name}` : (roleRef.name ?? ''),
     subjects: obj.subjects ?? [],
   };
 }
@@ -199,24 +238,21 @@ export class RuleResolver {
 
   /** VisitRulesFor: cluster bindings first, then the namespace's bindings. */
   visitRulesFor(user: UserInfo, namespace: string, visit: RuleVisitor): void {
-    const keys = userKeys(user);
-    if (!this.visitBindings(this.clusterBindings.matching(keys), keys, '', visit)) return;
+    if (!this.visitBindings(this.clusterBindings.matching(user), visit)) return;
     if (!namespace) return;
     const index = this.roleBindings.get(namespace);
-    if (index) this.visitBindings(index.matching(keys), keys, namespace, visit);
+    if (index) this.visitBindings(index.matching(user), visit);
   }
 
-  private visitBindings(bindings: readonly Binding[], keys: readonly string[], namespace: string, visit: RuleVisitor): boolean {
-    for (const b of bindings) {
-      const subject = appliesTo(b, keys);
-      if (!subject) continue;
-      const resolved = this.roleReferenceRules(b.roleRef, namespace);
-      if ('error' in resolved) {
-        if (!visit(undefined, undefined, resolved.error)) return false;
+  private visitBindings(entries: readonly SubjectEntry[], visit: RuleVisitor): boolean {
+    for (const { binding, source } of entries) {
+      const rules = binding.roleRef.kind === 'Role' ? this.roles.get(binding.roleKey) : binding.roleRef.kind === 'ClusterRole' ? this.clusterRoles.get(binding.roleKey) : undefined;
+      if (!rules) {
+        const resolved = this.roleReferenceRules(binding.roleRef, binding.namespace);
+        if ('error' in resolved && !visit(undefined, undefined, resolved.error)) return false;
         continue;
       }
-      const source = describeBinding(b, subject);
-      for (const rule of resolved.rules) if (!visit(source, rule, undefined)) return false;
+      for (const rule of rules) if (!visit(source, rule, undefined)) return false;
     }
     return true;
   }
