@@ -26,8 +26,9 @@ describe('ServerMetrics.requestSeries', () => {
 
   it('counts requests of interleaved label combinations each in its own series', async () => {
     const metrics = new ServerMetrics();
-    const configmaps = ['GET', '', '', 'v1', 'configmaps', '', 'resource', 'apiserver'] as const;
-    const secrets = ['GET', '', '', 'v1', 'secrets', '', 'resource', 'apiserver'] as const;
+    type Labels = [string, string, string, string, string, string, string, string];
+    const configmaps: Labels = ['GET', '', '', 'v1', 'configmaps', '', 'resource', 'apiserver'];
+    const secrets: Labels = ['GET', '', '', 'v1', 'secrets', '', 'resource', 'apiserver'];
     for (const labels of [configmaps, configmaps, secrets, configmaps, secrets, configmaps]) metrics.requestDone(metrics.requestSeries(...labels), 200, 0.001, 10);
     const { body } = await metrics.render();
     const labels = (resource: string) => ({ verb: 'GET', dry_run: '', group: '', version: 'v1', resource, subresource: '', scope: 'resource', component: 'apiserver', code: '200' });
