@@ -42,7 +42,7 @@ export interface ResourceHandlerOptions {
 /** `recordRequestObject`, when auditing, is shown each decoded request object (kube's audit.LogRequestObject). */
 /** A Response rather than a promise when the answer is at hand (a GET the watch cache serves). */
 /** `response` is node's response, when there is one: watches write their events to it directly. */
-/** `target` is the request target as node read it, where the query is read: the Request's URL is built on first use. */
+/** `target` is the request target as node read it, where the query is read (routing and request info read it too). */
 export type ResourceHandler = (
   request: Request,
   info: RequestInfo,
