@@ -53,7 +53,7 @@ function dryRunOf(target: string): string {
 
 function seriesFor(c: KubeContext, metrics: ServerMetrics, info: RequestInfo): RequestSeries {
   const verb = reportedVerb(c, info);
-  // The target as node read it: the Request's absolute URL is built on first use.
+  // The target as node read it, as routing and request info read it.
   const dryRun = dryRunOf(c.env?.incoming?.url ?? c.req.url);
   if (info.isResourceRequest) {
     return metrics.requestSeries(verb, dryRun, info.apiGroup, info.apiVersion, info.resource, info.subresource, scopeOf(info), 'apiserver');
