@@ -163,6 +163,8 @@ function goNotFound(): Response {
  * (path.IsValidPathSegmentName): `.`, `..`, or one holding `/` or `%` (from %2F, %25).
  */
 function checkNameParameter(name: string): void {
+  // The common case (every request names a valid object or none) without building the lists.
+  if (!name.includes('/') && !name.includes('%') && name !== '.' && name !== '..') return;
   let problems: string[];
   if (name === '.' || name === '..') problems = [`may not be '${name}'`];
   else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
