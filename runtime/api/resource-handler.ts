@@ -42,12 +42,14 @@ export interface ResourceHandlerOptions {
 /** `recordRequestObject`, when auditing, is shown each decoded request object (kube's audit.LogRequestObject). */
 /** A Response rather than a promise when the answer is at hand (a GET the watch cache serves). */
 /** `response` is node's response, when there is one: watches write their events to it directly. */
+/** `target` is the request target as node read it, where the query is read (routing and request info read it too). */
 export type ResourceHandler = (
   request: Request,
   info: RequestInfo,
   user?: UserInfo,
   recordRequestObject?: RequestObjectRecorder,
   response?: WatchResponseSink,
+  target?: string,
 ) => Response | Promise<Response>;
 
 type VerbHandler = (ctx: HandlerContext) => Response | Promise<Response>;
@@ -130,13 +132,13 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     return handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject, response });
   };
 
-  return (request, info, user, recordRequestObject, response) => {
+  return (request, info, user, recordRequestObject, response, requestTarget) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
     const def = store?.definition ?? virtual?.definition;
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
-    const query = queryOf(request.url);
+    const query = queryOf(requestTarget ?? request.url);
     // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
     // below anything else nothing answers but Go's plain-text NotFound.
     if (!def && info.apiPrefix === 'apis' && !options.registry.servesGroup(info.apiGroup)) return goNotFound();
@@ -161,6 +163,8 @@ function goNotFound(): Response {
  * (path.IsValidPathSegmentName): `.`, `..`, or one holding `/` or `%` (from %2F, %25).
  */
 function checkNameParameter(name: string): void {
+  // The common case (every request names a valid object or none) without building the lists.
+  if (!name.includes('/') && !name.includes('%') && name !== '.' && name !== '..') return;
   let problems: string[];
   if (name === '.' || name === '..') problems = [`may not be '${name}'`];
   else problems = ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);

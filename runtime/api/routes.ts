@@ -31,22 +31,26 @@ function segmentsBelowVersion(info: RequestInfo): string[] {
 }
 
 /** Where in the resource's routes a path falls, or undefined when none of them has it. */
-type Place = { at: 'collection' | 'allNamespaces' | 'object' } | { at: 'subresource'; verbs: readonly Verb[] };
+type Place = { at: 'collection' | 'allNamespaces' | 'object' } | { at: 'subresource'; name: string; verbs: readonly Verb[] };
+
+const COLLECTION: Place = { at: 'collection' };
+const ALL_NAMESPACES: Place = { at: 'allNamespaces' };
+const OBJECT: Place = { at: 'object' };
 
 function placeOf(def: ResourceDefinition, segments: string[]): Place | undefined {
   let rest: string[];
   if (def.namespaced) {
-    if (segments.length === 1 && segments[0] === def.plural) return { at: 'allNamespaces' };
+    if (segments.length === 1 && segments[0] === def.plural) return ALL_NAMESPACES;
     if (segments.length < 3 || segments[0] !== 'namespaces' || segments[2] !== def.plural) return undefined;
     rest = segments.slice(3);
   } else {
     if (segments[0] !== def.plural) return undefined;
     rest = segments.slice(1);
   }
-  if (rest.length === 0) return { at: 'collection' };
-  if (rest.length === 1) return { at: 'object' };
+  if (rest.length === 0) return COLLECTION;
+  if (rest.length === 1) return OBJECT;
   const sub = rest.length === 2 ? def.subresources.find((s) => s.name === rest[1]) : undefined;
-  return sub ? { at: 'subresource', verbs: sub.verbs } : undefined;
+  return sub ? { at: 'subresource', name: sub.name, verbs: sub.verbs } : undefined;
 }
 
 function methodsOf(def: ResourceDefinition, place: Place, watchPath: boolean): string[] {
@@ -65,6 +69,18 @@ function methodsOf(def: ResourceDefinition, place: Place, watchPath: boolean): s
   return verbs.map((v) => METHOD_OF[v]);
 }
 
+/** Each resource's methods per place, worked out on first use: a definition does not change. */
+const methodsByDefinition = new WeakMap<ResourceDefinition, Map<string, string[]>>();
+
+function knownMethods(def: ResourceDefinition, place: Place, watchPath: boolean): string[] {
+  let byPlace = methodsByDefinition.get(def);
+  if (!byPlace) methodsByDefinition.set(def, (byPlace = new Map()));
+  const key = place.at === 'subresource' ? `${watchPath ? 'watch/' : ''}subresource/${place.name}` : watchPath ? `watch/${place.at}` : place.at;
+  let methods = byPlace.get(key);
+  if (!methods) byPlace.set(key, (methods = methodsOf(def, place, watchPath)));
+  return methods;
+}
+
 /**
  * Throws the router's answer when the request's path and method have no route for `def`; HEAD
  * is taken as GET, as the handlers take it.
@@ -74,7 +90,7 @@ export function checkRoute(def: ResourceDefinition, info: RequestInfo, method: s
   const watchPath = segments[0] === 'watch';
   if (watchPath) segments = segments.slice(1);
   const place = placeOf(def, segments);
-  const methods = place ? methodsOf(def, place, watchPath) : [];
+  const methods = place ? knownMethods(def, place, watchPath) : [];
   if (methods.length === 0) throw pathNotFound();
   const upper = method.toUpperCase();
   if (!methods.includes(upper === 'HEAD' ? 'GET' : upper)) throw methodNotAllowed();

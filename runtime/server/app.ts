@@ -224,8 +224,9 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
 
   // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
   // where middleware and routes cost a composed promise and closure per layer. A request the chain
-  // answers at once (a GET the watch cache serves) is answered with its Response, not a promise:
-  // @hono/node-server then writes it at once, without a promise of its own.
+  // answers at once (a GET the watch cache serves) is answered with its Response, not a promise;
+  // the HTTPS server hands HTTP/1.1 ones to @hono/node-server together at the end of the event
+  // loop's turn (answer-batch.ts), and HTTP/2 ones at once.
   app.all('*', (c): Response | Promise<Response> => {
     const auditId = c.req.header('audit-id') || randomUUID();
     if (audited) c.set('auditID', auditId);

@@ -14,6 +14,7 @@ import { internalError } from '../errors/status-error.js';
 import type { KubeEnv, Logger } from './context.js';
 import { statusResponse } from './status-response.js';
 import { whenResponseDone } from './response-done.js';
+import { answerBatch } from './answer-batch.js';
 
 export interface SecureServingOptions {
   app: Hono<KubeEnv>;
@@ -108,7 +109,11 @@ const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 
 
 export async function serveSecurely(options: SecureServingOptions): Promise<SecureServer> {
   const { logger } = options;
-  const listener = getRequestListener((request, env) => options.app.fetch(request, env), {
+  const inBatch = answerBatch();
+  const listener = getRequestListener((request, env: KubeEnv['Bindings']) => {
+    const res = options.app.fetch(request, env);
+    return res instanceof Promise || env.incoming?.httpVersionMajor !== 1 ? res : inBatch(res);
+  }, {
     // Reached only if the app itself fails to produce a Response.
     errorHandler: (err) => {
       logger.error('unhandled error serving request:', err);

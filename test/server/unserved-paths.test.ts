@@ -143,3 +143,21 @@ for (const { version, path } of kubectlVersions()) {
     });
   });
 }
+
+describe("a resource's routes, learned once per resource and place", () => {
+  it('answers each place of one resource with its own methods, however the requests interleave', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    for (let round = 0; round < 2; round++) {
+      expectRouterStatus(await api.raw('PUT', pods, body('PUT')), 405);
+      expect((await api.raw('GET', `${pods}/missing`)).json()).toMatchObject({ reason: 'NotFound', details: { name: 'missing', kind: 'pods' } });
+      expectRouterStatus(await api.raw('POST', `${pods}/missing`, body('POST')), 405);
+      expectRouterStatus(await api.raw('POST', `${pods}/missing/status`, body('POST')), 405);
+      expect((await api.raw('GET', `${pods}/missing/status`)).json()).toMatchObject({ reason: 'NotFound', details: { name: 'missing' } });
+      expectRouterStatus(await api.raw('GET', `/api/v1/watch/namespaces/default/pods/missing/status`), 404);
+      expectRouterStatus(await api.raw('POST', '/api/v1/watch/namespaces/default/pods', body('POST')), 405);
+      expectRouterStatus(await api.raw('DELETE', '/api/v1/pods'), 405);
+    }
+    // Nothing was stored by any of them.
+    expect((await api.send<{ items: unknown[] }>('GET', pods)).body.items).toEqual([]);
+  });
+});

@@ -44,16 +44,17 @@ function scopeOf(info: RequestInfo): string {
 }
 
 /** kube's cleanDryRun: the distinct values sorted and joined; anything but `All` is `invalid`. */
-function dryRunOf(url: string): string {
-  if (!url.includes('dryRun=')) return '';
-  const values = new URL(url).searchParams.getAll('dryRun');
+function dryRunOf(target: string): string {
+  if (!target.includes('dryRun=')) return '';
+  const values = new URL(target, 'https://localhost').searchParams.getAll('dryRun');
   if (values.length === 0) return '';
   return values.every((v) => v === 'All') ? 'All' : 'invalid';
 }
 
 function seriesFor(c: KubeContext, metrics: ServerMetrics, info: RequestInfo): RequestSeries {
   const verb = reportedVerb(c, info);
-  const dryRun = dryRunOf(c.req.url);
+  // The target as node read it, as routing and request info read it.
+  const dryRun = dryRunOf(c.env?.incoming?.url ?? c.req.url);
   if (info.isResourceRequest) {
     return metrics.requestSeries(verb, dryRun, info.apiGroup, info.apiVersion, info.resource, info.subresource, scopeOf(info), 'apiserver');
   }
@@ -67,12 +68,13 @@ function contentLength(value: number | string | string[] | undefined | null): nu
 }
 
 /**
- * The length of the body written: its Content-Length header, or, on HTTP/1.1, the length
- * @hono/node-server handed node through OutgoingMessage's `_contentLength` (which it sets instead
- * of a header for plain bodies, so node writes the header itself).
+ * The length of the body written. On HTTP/1.1, OutgoingMessage's `_contentLength`: node keeps a
+ * Content-Length header's value there when it writes the headers, and @hono/node-server sets it
+ * instead of a header for plain bodies (node then writes the header itself); read first, as it
+ * is a field where the header is a lookup. Otherwise (HTTP/2) the Content-Length header.
  */
 function writtenLength(outgoing: ServerResponse | Http2ServerResponse): number | undefined {
-  return contentLength(outgoing.getHeader('content-length')) ?? contentLength((outgoing as { _contentLength?: number | null })._contentLength);
+  return contentLength((outgoing as { _contentLength?: number | null })._contentLength) ?? contentLength(outgoing.getHeader('content-length'));
 }
 
 function writable(outgoing: ServerResponse | Http2ServerResponse | undefined): outgoing is ServerResponse | Http2ServerResponse {

@@ -153,6 +153,7 @@ export class ServerMetrics implements ApiMetrics {
   private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${randomUUID()}`).digest('hex')}`;
   private readonly authorizationDecisions: Counter<'type' | 'name' | 'decision'>;
   private readonly series = new LabelTree<RequestSeries>();
+  private lastSeries: RequestSeries | undefined;
   private readonly watchSeries = new LabelTree<{ watchers: { inc(n: number): void; dec(n: number): void }; events: { inc(): void } }>();
   private readonly showHidden: boolean;
 
@@ -225,6 +226,27 @@ export class ServerMetrics implements ApiMetrics {
 
   /** The series of one request label combination; the caller keeps the arguments' order. */
   requestSeries(verb: string, dryRun: string, group: string, version: string, resource: string, subresource: string, scope: string, component: string): RequestSeries {
+    // Requests come in runs of the same kind (a client polling one object, a controller's
+    // lists): the last series answers those with eight string comparisons, where the tree
+    // hashes the eight label values of every request anew (the path's strings are new each time).
+    const last = this.lastSeries;
+    if (
+      last !== undefined &&
+      last.labels.verb === verb &&
+      last.labels.resource === resource &&
+      last.labels.version === version &&
+      last.labels.group === group &&
+      last.labels.subresource === subresource &&
+      last.labels.scope === scope &&
+      last.labels.dry_run === dryRun &&
+      last.labels.component === component
+    ) {
+      return last;
+    }
+    return (this.lastSeries = this.seriesOf(verb, dryRun, group, version, resource, subresource, scope, component));
+  }
+
+  private seriesOf(verb: string, dryRun: string, group: string, version: string, resource: string, subresource: string, scope: string, component: string): RequestSeries {
     return this.series.get([verb, dryRun, group, version, resource, subresource, scope, component], () => {
       const labels = { verb, dry_run: dryRun, group, version, resource, subresource, scope, component };
       // kube observes response sizes of reads only.
