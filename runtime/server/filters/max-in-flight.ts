@@ -73,15 +73,10 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
   const inFlight = { nonMutating: 0, mutating: 0 };
   if (watermark) watermark.current = inFlight;
   const release = (kind: 'nonMutating' | 'mutating') => void inFlight[kind]--;
-  const admitted = async (c: KubeContext, kind: 'nonMutating' | 'mutating'): Promise<void> => {
-    const releasedWhenSent = releaseWhenSent(c.env?.outgoing, release, kind);
-    // Serve after the event loop's turn, so every request that arrived in it has been counted
-    // first: under a flood the ones past the limit get a cheap 429 instead of a place in line.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (releasedWhenSent) return inner(c);
-    // In-process (app.request) there is no node response: count the handler's run.
+  /** An in-process request (app.request) has no node response: its handler's run is what counts. */
+  const counted = async (c: KubeContext, kind: 'nonMutating' | 'mutating'): Promise<void> => {
     try {
-      await inner(c);
+      return await inner(c);
     } finally {
       release(kind);
     }
@@ -98,6 +93,11 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
       if (kind === 'mutating') watermark.mutating = Math.max(watermark.mutating, inFlight.mutating);
       else watermark.readOnly = Math.max(watermark.readOnly, inFlight.nonMutating);
     }
-    return admitted(c, kind);
+    // Served at once, as kube's filter serves a request that got a seat: the seat is held until
+    // the response is written, so the requests node reads in one turn all hold theirs before any
+    // response is done, and past the limit the rest get a cheap 429. A handler that answers at
+    // once keeps its answer unwrapped, for the HTTPS server's answer batch (answer-batch.ts).
+    if (releaseWhenSent(c.env?.outgoing, release, kind)) return inner(c);
+    return counted(c, kind);
   };
 }
