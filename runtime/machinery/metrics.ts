@@ -24,6 +24,8 @@ export interface ApiMetrics {
   watchersChanged(gvk: GroupVersionKind, delta: number): void;
   /** One event was sent to one watcher; apiserver_watch_events_total. */
   watchEventSent(gvk: GroupVersionKind): void;
+  /** A watch was ended because its client stopped reading; apiserver_terminated_watchers_total. */
+  watcherTerminated(group: string, resource: string): void;
   /** A terminal decision of one authorizer in the chain; apiserver_authorization_decisions_total. */
   authorizationDecision(type: string, name: string, decision: AuthorizationDecision): void;
   /** A served deprecated API was requested; apiserver_requested_deprecated_apis set to 1. */
@@ -43,6 +45,7 @@ export interface ApiMetrics {
 export const noMetrics: ApiMetrics = {
   watchersChanged() {},
   watchEventSent() {},
+  watcherTerminated() {},
   authorizationDecision() {},
   deprecatedApiRequested() {},
   auditEventWritten() {},

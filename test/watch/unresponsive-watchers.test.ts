@@ -249,6 +249,10 @@ describe('a watch client that stops reading', () => {
         expect(line).toContain(`/registry/configmaps/${ns}/`);
         expect(line).not.toContain('xxxx');
       }
+      // And counted, as kube's cacher counts them.
+      const metrics = (await h2Send(writer, 'GET', '/metrics')).body;
+      expect(metrics).toContain('# HELP apiserver_terminated_watchers_total [ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.');
+      expect(metrics).toContain('apiserver_terminated_watchers_total{group="",resource="configmaps"} 2');
     } finally {
       stalledH1.socket.destroy();
       h2.destroy();

@@ -64,9 +64,11 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
     ended: () => {
       if (gvk) metrics!.watchersChanged(gvk, -1);
       const dropped = stream.unresponsive;
-      if (dropped > 0 && ctx.config.logger) {
-        // As kube's cacher logs it (V(1)), naming the watch by key and selectors; no object content.
-        const def = ctx.store.definition;
+      if (dropped === 0) return;
+      // As kube's cacher counts and logs it (V(1)), naming the watch by key and selectors; no object content.
+      const def = ctx.store.definition;
+      metrics?.watcherTerminated(def.group, def.plural);
+      if (ctx.config.logger) {
         logAt(ctx.config.logger, 1, `Forcing ${def.group ? `${def.plural}.${def.group}` : def.plural} watcher close due to unresponsiveness`, {
           key: collectionPrefix(def, ctx.info.namespace || undefined),
           labels: opts.labelSelector ?? '',

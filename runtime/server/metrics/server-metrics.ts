@@ -56,6 +56,11 @@ export const METRIC_DEFINITIONS = {
     help: 'Number of events sent in watch clients',
     stabilityLevel: 'ALPHA',
   },
+  terminatedWatchers: {
+    name: 'apiserver_terminated_watchers_total',
+    help: 'Counter of watchers closed due to unresponsiveness broken by resource type.',
+    stabilityLevel: 'ALPHA',
+  },
   storageObjects: {
     name: 'apiserver_storage_objects',
     help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
@@ -144,6 +149,7 @@ export class ServerMetrics implements ApiMetrics {
   private readonly longRunning: Gauge<(typeof SIZE_LABELS)[number]>;
   private readonly registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
   private readonly watchEvents: Counter<'group' | 'version' | 'kind'>;
+  private readonly terminatedWatchers: Counter<'group' | 'resource'>;
   private readonly requestedDeprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
   private readonly auditEvents: Counter;
   private readonly declarativeValidationMismatches: Counter;
@@ -178,6 +184,7 @@ export class ServerMetrics implements ApiMetrics {
     this.longRunning = new Gauge({ ...this.meta(d.longRunning), labelNames: SIZE_LABELS, registers });
     this.registeredWatchers = new Gauge({ ...this.meta(d.registeredWatchers), labelNames: ['group', 'version', 'kind'], registers });
     this.watchEvents = new Counter({ ...this.meta(d.watchEvents), labelNames: ['group', 'version', 'kind'], registers });
+    this.terminatedWatchers = new Counter({ ...this.meta(d.terminatedWatchers), labelNames: ['group', 'resource'], registers });
     const objectCounts = options.objectCounts;
     new Gauge({
       ...this.meta(d.storageObjects),
@@ -291,6 +298,10 @@ export class ServerMetrics implements ApiMetrics {
 
   watchEventSent(gvk: GroupVersionKind): void {
     this.watchChildren(gvk).events.inc();
+  }
+
+  watcherTerminated(group: string, resource: string): void {
+    this.terminatedWatchers.inc({ group, resource });
   }
 
   authorizationDecision(type: string, name: string, decision: AuthorizationDecision): void {
