@@ -1,10 +1,10 @@
 // `npm run build` (and `npm start` when dist/ is stale): bundles the server into dist/server.cjs,
 // run by dist/main.mjs (launch.mjs) through V8's code cache. Starting one bundled file takes a
-// fraction of the time tsx needs to transform each module on every start. better-sqlite3 stays
-// external because it is a native addon, @peculiar/x509 because only a start that makes
-// certificates loads it: in the bundle its 450 KB of source would stay in memory on every start,
-// and the code cache, written by the first start (the one that makes the PKI), would bring its
-// compiled functions into every later start as well.
+// fraction of the time tsx needs to transform each module on every start. better-sqlite3's addon
+// stays outside, a native .node file (its JavaScript is bundled, below), and @peculiar/x509
+// because only a start that makes certificates loads it: in the bundle its 450 KB of source would
+// stay in memory on every start, and the code cache, written by the first start (the one that
+// makes the PKI), would bring its compiled functions into every later start as well.
 import { build } from 'esbuild';
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -31,7 +31,27 @@ const externalsRequired = {
     b.onLoad({ filter: /.*/, namespace: 'required-external' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
-const EXTERNAL = ['better-sqlite3', '@peculiar/x509'];
+const EXTERNAL = ['@peculiar/x509'];
+
+// better-sqlite3's JavaScript goes into the bundle, so that it comes from the code cache rather
+// than a dozen files the CommonJS loader resolves and compiles at every start; only its addon, a
+// .node file, is required from node_modules. runtime/storage/sqlite-addon.ts requires the package
+// through createRequire, which esbuild cannot follow, so the bundle has a plain require in its
+// place. The package finds its addon through `bindings`, which searches from the path of the
+// file that calls it (in a bundle, dist/): here it is required where the install puts it.
+const sqliteBundled = {
+  name: 'better-sqlite3-bundled',
+  setup(b) {
+    const virtual = (path) => ({ path, namespace: 'better-sqlite3-bundled' });
+    b.onResolve({ filter: /^\.\/sqlite-addon\.js$/ }, (args) => (args.importer.endsWith(join('runtime', 'storage', 'sqlite.ts')) ? virtual('sqlite-addon') : undefined));
+    b.onResolve({ filter: /^bindings$/ }, (args) => (/better-sqlite3[\\/]lib[\\/]database\.js$/.test(args.importer) ? virtual('bindings') : undefined));
+    const contents = {
+      'sqlite-addon': "exports.requireSqlite = () => require('better-sqlite3');",
+      bindings: "const { dirname, join } = require('node:path');\nmodule.exports = (name) => require(join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', name));",
+    };
+    b.onLoad({ filter: /.*/, namespace: 'better-sqlite3-bundled' }, (args) => ({ contents: contents[args.path], loader: 'js', resolveDir: root }));
+  },
+};
 
 const result = await build({
   absWorkingDir: root,
@@ -50,8 +70,9 @@ const result = await build({
   bundle: true,
   platform: 'node',
   target: 'node20',
-  external: EXTERNAL,
-  plugins: [externalsRequired],
+  // The addon is found from the package's place at run time (sqliteBundled).
+  external: [...EXTERNAL, 'better-sqlite3/package.json'],
+  plugins: [externalsRequired, sqliteBundled],
   sourcemap: 'linked',
   // The map is for opting in (NODE_OPTIONS=--enable-source-maps npm start): Node then parses it at
   // load and keeps it, about 24 MB for the server's whole life, so `npm start` leaves it off. Without
