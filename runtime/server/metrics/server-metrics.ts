@@ -5,7 +5,10 @@
 // few map lookups and two or three number updates.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { Counter, Gauge, Registry } from 'prom-client';
+/// <reference path="./prom-client-collectors.d.ts" />
+import Counter from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import Registry from 'prom-client/lib/registry.js';
 import { collectProcessMetrics } from './process-collectors.js';
 import type { ApiMetrics, AuthorizationDecision, DeprecatedApiRequest, GroupVersionKind } from '../../machinery/metrics.js';
 import { CounterFamily, HistogramFamily } from './request-families.js';
