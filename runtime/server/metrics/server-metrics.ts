@@ -6,6 +6,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 /// <reference path="./prom-client-collectors.d.ts" />
+import type { Registry as PromRegistry } from 'prom-client';
 import Counter from 'prom-client/lib/counter.js';
 import Gauge from 'prom-client/lib/gauge.js';
 import Registry from 'prom-client/lib/registry.js';
@@ -139,7 +140,8 @@ class LabelTree<T> {
 }
 
 export class ServerMetrics implements ApiMetrics {
-  readonly registry = new Registry();
+  // Typed from the package's index: the library's declarations name no module of prom-client's lib/.
+  readonly registry: PromRegistry = new Registry();
   private readonly requestTotal: CounterFamily;
   private readonly requestDuration: HistogramFamily;
   private readonly responseSizes: HistogramFamily;
