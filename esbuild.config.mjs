@@ -1,10 +1,10 @@
 // `npm run build` (and `npm start` when dist/ is stale): bundles the server into dist/server.cjs,
-// run by dist/main.mjs (launch.mjs) through V8's code cache. Starting one bundled file takes a
-// fraction of the time tsx needs to transform each module on every start. better-sqlite3 stays
-// external because it is a native addon, @peculiar/x509 because only a start that makes
-// certificates loads it: in the bundle its 450 KB of source would stay in memory on every start,
-// and the code cache, written by the first start (the one that makes the PKI), would bring its
-// compiled functions into every later start as well.
+// run by dist/main.cjs (launch.cjs) through V8's code cache. Starting one bundled file takes a
+// fraction of the time tsx needs to transform each module on every start. better-sqlite3's addon
+// stays outside, a native .node file (its JavaScript is bundled, below), and @peculiar/x509
+// because only a start that makes certificates loads it: in the bundle its 450 KB of source would
+// stay in memory on every start, and the code cache, written by the first start (the one that
+// makes the PKI), would bring its compiled functions into every later start as well.
 import { build } from 'esbuild';
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,15 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
 const root = dirname(fileURLToPath(import.meta.url));
-/** Read by start.mjs: project-relative path -> [size, mtimeMs], or null for a file that was absent. */
+/** Read by start.cjs: project-relative path -> [size, mtimeMs], or null for a file that was absent. */
 const BUILD_RECORD = 'dist/build-record.json';
 /** Inputs esbuild does not list as sources but that shape the bundle (options, dependency versions). */
-const FIXED_INPUTS = ['start.mjs', 'launch.mjs', 'esbuild.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'node_modules/.package-lock.json'];
+const FIXED_INPUTS = ['start.cjs', 'launch.cjs', 'esbuild.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'node_modules/.package-lock.json'];
 // Neither the record nor the code cache of a previous build may vouch for this one.
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 const startedAt = Date.now();
 
-// A script run through vm (launch.mjs) has no import() of its own on Node 20 without an
+// A script run through vm (launch.cjs) has no import() of its own on Node 20 without an
 // experimental flag; a dynamic import of an external package becomes a require() of it.
 const externalsRequired = {
   name: 'external-dynamic-imports-as-require',
@@ -31,13 +31,33 @@ const externalsRequired = {
     b.onLoad({ filter: /.*/, namespace: 'required-external' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
-const EXTERNAL = ['better-sqlite3', '@peculiar/x509'];
+const EXTERNAL = ['@peculiar/x509'];
+
+// better-sqlite3's JavaScript goes into the bundle, so that it comes from the code cache rather
+// than a dozen files the CommonJS loader resolves and compiles at every start; only its addon, a
+// .node file, is required from node_modules. runtime/storage/sqlite-addon.ts requires the package
+// through createRequire, which esbuild cannot follow, so the bundle has a plain require in its
+// place. The package finds its addon through `bindings`, which searches from the path of the
+// file that calls it (in a bundle, dist/): here it is required where the install puts it.
+const sqliteBundled = {
+  name: 'better-sqlite3-bundled',
+  setup(b) {
+    const virtual = (path) => ({ path, namespace: 'better-sqlite3-bundled' });
+    b.onResolve({ filter: /^\.\/sqlite-addon\.js$/ }, (args) => (args.importer.endsWith(join('runtime', 'storage', 'sqlite.ts')) ? virtual('sqlite-addon') : undefined));
+    b.onResolve({ filter: /^bindings$/ }, (args) => (/better-sqlite3[\\/]lib[\\/]database\.js$/.test(args.importer) ? virtual('bindings') : undefined));
+    const contents = {
+      'sqlite-addon': "exports.requireSqlite = () => require('better-sqlite3');",
+      bindings: "const { dirname, join } = require('node:path');\nmodule.exports = (name) => require(join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', name));",
+    };
+    b.onLoad({ filter: /.*/, namespace: 'better-sqlite3-bundled' }, (args) => ({ contents: contents[args.path], loader: 'js', resolveDir: root }));
+  },
+};
 
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['runtime/main.ts'],
   outfile: 'dist/server.cjs',
-  // CommonJS: V8's code cache (launch.mjs) is open to scripts only, not to ES modules, on Node 20.
+  // CommonJS: V8's code cache (launch.cjs) is open to scripts only, not to ES modules, on Node 20.
   format: 'cjs',
   // Node keeps each module's source text in memory for as long as the server runs and parses it
   // at every start; without whitespace and with shorter syntax it is about 70%. Identifiers are
@@ -50,8 +70,9 @@ const result = await build({
   bundle: true,
   platform: 'node',
   target: 'node20',
-  external: EXTERNAL,
-  plugins: [externalsRequired],
+  // The addon is found from the package's place at run time (sqliteBundled).
+  external: [...EXTERNAL, 'better-sqlite3/package.json'],
+  plugins: [externalsRequired, sqliteBundled],
   sourcemap: 'linked',
   // The map is for opting in (NODE_OPTIONS=--enable-source-maps npm start): Node then parses it at
   // load and keeps it, about 24 MB for the server's whole life, so `npm start` leaves it off. Without
@@ -63,15 +84,15 @@ const result = await build({
   banner: { js: "'use strict';const __import_meta_url=require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__import_meta_url' },
 });
-copyFileSync(join(root, 'launch.mjs'), join(root, 'dist/main.mjs'));
+copyFileSync(join(root, 'launch.cjs'), join(root, 'dist/main.cjs'));
 
-// launch.mjs reads the bundle as Latin-1, byte for character: decoding 2 MB of UTF-8 costs Node 20
+// launch.cjs reads the bundle as Latin-1, byte for character: decoding 2 MB of UTF-8 costs Node 20
 // some 20 ms at every start, Latin-1 under one, and the two agree on ASCII. esbuild escapes
 // non-ASCII characters in strings and names but leaves a few in regular expressions; those are
 // written as \xHH escapes here (same meaning in a string, template or regular expression literal;
 // the source map's columns after one on its line shift by three). Anything beyond Latin-1 would
 // also double the memory V8 keeps the source in, so the source must be changed.
-const outputs = [...Object.keys(result.metafile.outputs), 'dist/main.mjs'];
+const outputs = [...Object.keys(result.metafile.outputs), 'dist/main.cjs'];
 for (const file of outputs.filter((f) => /\.[cm]js$/.test(f))) {
   const path = join(root, file);
   const source = readFileSync(path, 'utf8');

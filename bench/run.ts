@@ -153,7 +153,7 @@ async function inDataDir<T>(body: (dir: ReturnType<typeof prepareDataDir>) => Pr
   }
 }
 
-/** Waits (up to 15 s) until launch.mjs has written a code cache for the current bundle. */
+/** Waits (up to 15 s) until launch.cjs has written a code cache for the current bundle. */
 async function codeCacheWritten(): Promise<void> {
   const dist = join(root, 'dist');
   const bundle = statSync(join(dist, 'server.cjs')).mtimeMs;
@@ -167,7 +167,7 @@ async function startAndLoad() {
     const port = await freePort();
     log('first npm start (makes the PKI and the database)');
     const first = await npmStart(dataDir, port, flags, token);
-    // A user's first server runs far longer than the 2 s after which launch.mjs writes V8's code
+    // A user's first server runs far longer than the 2 s after which launch.cjs writes V8's code
     // cache; stopping this one at /readyz would time every later start without the cache.
     await codeCacheWritten();
     await first.stop();

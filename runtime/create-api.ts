@@ -271,7 +271,15 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
 
     const served = (def: ResourceDefinition) => [def.plural, ...def.subresources.map((s) => `${def.plural}/${s.name}`)];
     const servedResources = new Set(definitions.flatMap((d) => served(d).map((r) => `${d.group}/${d.version}/${r}`)));
-    const discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`), root);
+    // The discovery documents (some fifty files of generated/) are read when first asked for, not
+    // while the server starts; from then on they follow the custom resources.
+    let discovery: Discovery | undefined;
+    const discoveryDocuments = (): Discovery => {
+      if (discovery) return discovery;
+      discovery = new Discovery((group, version, resource) => servedResources.has(`${group}/${version}/${resource}`), root);
+      discovery.setCustomResources(registry.addedDefinitions);
+      return discovery;
+    };
     const openapi = new OpenAPIDocuments(new Set(definitions.map((d) => (d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`))));
     const deprecatedResources = lifecycle.deprecatedResources(definitions);
 
@@ -279,7 +287,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
     registry.onChange(({ added, removed }) => {
       const all = registry.definitions;
       byTarget = new Map(all.map((d) => [`${d.group}/${d.version}/${d.kind}`, d]));
-      discovery.setCustomResources(registry.addedDefinitions);
+      discovery?.setCustomResources(registry.addedDefinitions);
       openapi.setCustomResources(registry.addedDefinitions);
       for (const def of removed) {
         for (const r of served(def)) deprecatedResources.delete(`${def.group}/${def.version}/${r}`);
@@ -359,7 +367,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
         const issuerDocument = serviceAccounts?.discovery?.handle(info.path, new URL(c.req.url).origin);
         if (issuerDocument) return issuerDocument;
         const accept = c.req.header('accept');
-        const found = discovery.handle(info.path, accept, isPrettyPrint(c.req.query('pretty'), c.req.header('user-agent')));
+        const found = discoveryDocuments().handle(info.path, accept, isPrettyPrint(c.req.query('pretty'), c.req.header('user-agent')));
         if (found) return new Response(bodyInit(found.body), { status: found.status, headers: { 'content-type': found.contentType, vary: 'Accept' } });
         const doc = openapi.handle(info.path, accept);
         if (doc) return new Response(doc.body, { status: doc.status, headers: doc.headers });

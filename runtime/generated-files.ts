@@ -1,6 +1,6 @@
 // Where the runtime finds its data files: the generated ones (discovery, OpenAPI, protobuf
 // descriptors) and the hand-kept ones in data/ (the RBAC bootstrap policy).
-// One place, one level below the project root, so the bundled server (dist/main.mjs, also one
+// One place, one level below the project root, so the bundled server (dist/main.cjs, also one
 // level down) finds them the same way as the sources do.
 import { fileURLToPath } from 'node:url';
 

@@ -134,13 +134,18 @@ export function deepEqual(a: unknown, b: unknown): boolean {
       continue;
     }
     if (!isPlainObject(x) || !isPlainObject(y)) return false;
-    const xk = Object.keys(x).filter((k) => x[k] !== undefined);
-    const yk = Object.keys(y).filter((k) => y[k] !== undefined);
-    if (xk.length !== yk.length) return false;
-    for (const k of xk) {
-      left.push(x[k]);
+    // Counted rather than listed (no arrays per object): the same members, once each side has as
+    // many set as the other and each of x's is compared with y's of the same name.
+    let members = 0;
+    for (const k in x) {
+      const v = x[k];
+      if (v === undefined) continue;
+      members++;
+      left.push(v);
       right.push(y[k]);
     }
+    for (const k in y) if (y[k] !== undefined) members--;
+    if (members !== 0) return false;
   }
   return true;
 }

@@ -8,7 +8,6 @@
 // SQLite's errors are turned into StorageError codes here and nowhere else.
 
 import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { StorageError } from './interface.js';
@@ -16,6 +15,7 @@ import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, Watche
 import { DEFAULT_HISTORY_WINDOW_MS, HistoryWindow } from './history-window.js';
 import { closedError, prefixEnd, readRevision, rowEvent, rowKeyValue, watchCompactedError } from './log.js';
 import type { LogRow } from './log.js';
+import { requireSqlite } from './sqlite-addon.js';
 import { LOCK_TIMEOUT_MS, PRAGMAS, SCHEMA, SQL } from './sqlite-schema.js';
 import type { KineRow } from './sqlite-schema.js';
 import { skipUntil, WatchHub } from './watch-hub.js';
@@ -69,7 +69,7 @@ const insertRow = (insert: Statement, row: LogRow): void => {
 
 let addon: typeof Database | undefined;
 /** The native addon, loaded when the first SQLite store opens: a server on memory or etcd never loads it. */
-const sqlite = (): typeof Database => (addon ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+const sqlite = (): typeof Database => (addon ??= requireSqlite());
 
 /** better-sqlite3's errors carry SQLite's extended result code (e.g. SQLITE_CONSTRAINT_PRIMARYKEY). */
 const sqliteCode = (e: unknown): string | undefined => (addon && e instanceof addon.SqliteError ? e.code : undefined);

@@ -3,7 +3,7 @@
 // always, on update unless the stored object already uses the field somewhere (so turning a gate
 // off never makes an existing object unwritable, and data written while it was on is kept).
 
-import { isObj, reachesField, type Obj, type Shape, type TypeTable } from './type-table.js';
+import { isObj, reachesField, type FieldTest, type Obj, type Shape, type TypeTable } from './type-table.js';
 
 /** Whether a feature gate is on. */
 export type GateCheck = (gate: string) => boolean;
@@ -29,9 +29,11 @@ function forEachInShape(table: TypeTable, shape: Shape, value: unknown, visit: (
   }
 }
 
+const isGated: FieldTest = (f) => !!f.featureGate;
+
 /** Whether a gated field is reachable from `rootType` (most kinds have none, and skip the walk). */
 export function hasGatedFields(table: TypeTable, rootType?: string): boolean {
-  return reachesField(table, rootType, (f) => !!f.featureGate);
+  return reachesField(table, rootType, isGated);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { StatusCause } from '../errors/status-error.js';
 import { setMember } from '../machinery/own-member.js';
 import { translateAjvErrors, type AjvError } from './ajv-errors.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetadataRules } from './object-meta.js';
-import { fieldAt, isObj, reachesField, type Obj, type TypeTable } from './type-table.js';
+import { fieldAt, isObj, reachesField, type FieldTest, type Obj, type TypeTable } from './type-table.js';
 import { applyDefaults, emptyAlwaysEmitted, walkObject } from './walk.js';
 import { dropDisabledFields, hasGatedFields } from './drop-disabled.js';
 import { arrangeElementCauses } from './element-order.js';
@@ -179,6 +179,9 @@ function withZeroValues(zeroWhenAbsent: string[], obj: Obj): Obj {
   return { ...obj, ...Object.fromEntries(absent.map((name) => [name, ''])) };
 }
 
+/** Only kinds with a list or map Go writes even when empty need the omitempty pass told about them. */
+const isAlwaysEmittedCollection: FieldTest = (f) => !!f.alwaysEmitted && (f.shape.t === 'list' || f.shape.t === 'map');
+
 export function objectValidator(k: KindValidation): ObjectValidator {
   const order = fieldOrder(k.types, k.type, k.validationOrder);
   const zeroWhenAbsent = zeroWhenAbsentFields(k.types, k.type);
@@ -206,8 +209,7 @@ export function objectValidator(k: KindValidation): ObjectValidator {
 
   const declarativeRules = (k.types[k.type]?.rules ?? []).filter((r) => r.declarative);
   const gated = hasGatedFields(k.types, k.type);
-  // Only kinds with a list or map Go writes even when empty need the omitempty pass told about them.
-  const emitsEmpty = reachesField(k.types, k.type, (f) => !!f.alwaysEmitted && (f.shape.t === 'list' || f.shape.t === 'map'));
+  const emitsEmpty = reachesField(k.types, k.type, isAlwaysEmittedCollection);
   return {
     applyDefaults(obj) {
       if (isObj(obj)) applyDefaults(k.types, k.type, obj);

@@ -70,25 +70,49 @@ function refsOf(shape: Shape): string[] {
   return shape.t === 'list' || shape.t === 'map' ? refsOf(shape.of) : [];
 }
 
+/** A test of fields, kept in a constant: reachesField remembers its answers per table and test. */
+export type FieldTest = (field: FieldInfo) => boolean;
+
+const reachingTypes = new WeakMap<TypeTable, Map<FieldTest, Set<string>>>();
+
 /**
  * Whether a field meeting `test` is reachable from `rootType`; without a root, whether the table
- * has one anywhere. A module's table holds the types of all its kinds, so a kind asks from its own
- * type: most kinds then learn once that they can skip a walk on every write.
+ * has one anywhere. A module's table holds the types of all its kinds, and each kind asks once
+ * (most then learn they can skip a walk on every write): the table is read once per test, and the
+ * answer for every type kept, rather than the types below each kind walked again.
  */
-export function reachesField(table: TypeTable, rootType: string | undefined, test: (field: FieldInfo) => boolean): boolean {
+export function reachesField(table: TypeTable, rootType: string | undefined, test: FieldTest): boolean {
   if (rootType === undefined) return Object.values(table).some((t) => Object.values(t.fields).some(test));
-  const seen = new Set<string>();
-  const pending = [rootType];
-  while (pending.length > 0) {
-    const name = pending.pop() as string;
-    if (seen.has(name)) continue;
-    seen.add(name);
-    for (const field of Object.values(table[name]?.fields ?? {})) {
-      if (test(field)) return true;
-      pending.push(...refsOf(field.shape));
+  let byTest = reachingTypes.get(table);
+  if (!byTest) reachingTypes.set(table, (byTest = new Map()));
+  let reaching = byTest.get(test);
+  if (!reaching) byTest.set(test, (reaching = typesReaching(table, test)));
+  return reaching.has(rootType);
+}
+
+/** The types with a field meeting `test`, and every type that refers to one of them, however deep. */
+function typesReaching(table: TypeTable, test: FieldTest): Set<string> {
+  const referrers = new Map<string, string[]>();
+  const found = new Set<string>();
+  for (const [name, info] of Object.entries(table)) {
+    for (const field of Object.values(info.fields)) {
+      if (test(field)) found.add(name);
+      for (const type of refsOf(field.shape)) {
+        const from = referrers.get(type);
+        if (from) from.push(name);
+        else referrers.set(type, [name]);
+      }
     }
   }
-  return false;
+  const pending = [...found];
+  while (pending.length > 0) {
+    for (const referrer of referrers.get(pending.pop() as string) ?? []) {
+      if (found.has(referrer)) continue;
+      found.add(referrer);
+      pending.push(referrer);
+    }
+  }
+  return found;
 }
 
 export type Obj = Record<string, unknown>;

@@ -196,4 +196,15 @@ describe('deepClone and the semantic deepEqual of object.ts', () => {
     expect(semanticEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
     expect(semanticEqual({ a: {} }, {})).toBe(false);
   });
+
+  it('compares members by name, however many each side has set', () => {
+    expect(semanticEqual({ a: 1, b: 2 }, { a: 1, c: 2 })).toBe(false);
+    expect(semanticEqual({ a: undefined, b: 1 }, { c: undefined, b: 1 })).toBe(true);
+    expect(semanticEqual({ a: 1 }, { a: 1, b: undefined })).toBe(true);
+    expect(semanticEqual({ a: null }, {})).toBe(false);
+    expect(semanticEqual({}, { a: null })).toBe(false);
+    // A member named like one of Object.prototype's is compared with the other side's own member.
+    expect(semanticEqual(JSON.parse('{"constructor":"x"}'), {})).toBe(false);
+    expect(semanticEqual(JSON.parse('{"toString":{}}'), JSON.parse('{"toString":{}}'))).toBe(true);
+  });
 });

@@ -1,4 +1,4 @@
-// The bundled server as `npm start` runs it: dist/main.mjs (launch.mjs) compiles dist/server.cjs
+// The bundled server as `npm start` runs it: dist/main.cjs (launch.cjs) compiles dist/server.cjs
 // through V8's code cache. V8 refuses a cache made under other V8 flags, and a refused cache is
 // written again 2 s after the start, so "the cache is kept from one start to the next" is what
 // shows that V8 took it. The bundle is copied into a folder of its own (beside links to what it
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
 
 const root = new URL('../..', import.meta.url).pathname;
-/** launch.mjs takes the cache this long after the start; the test waits a little more. */
+/** launch.cjs takes the cache this long after the start; the test waits a little more. */
 const CACHE_AFTER_MS = 2000;
 
 let place: string;
@@ -20,11 +20,11 @@ let dataDir: string;
 
 beforeAll(() => {
   // `npm start`'s own step: builds dist/ when a source changed since the last build.
-  execFileSync(process.execPath, ['start.mjs', '--help'], { cwd: root, stdio: 'ignore' });
+  execFileSync(process.execPath, ['start.cjs', '--help'], { cwd: root, stdio: 'ignore' });
   place = mkdtempSync(join(tmpdir(), 'launch-'));
   dist = join(place, 'dist');
   mkdirSync(dist);
-  for (const file of ['main.mjs', 'server.cjs']) copyFileSync(join(root, 'dist', file), join(dist, file));
+  for (const file of ['main.cjs', 'server.cjs']) copyFileSync(join(root, 'dist', file), join(dist, file));
   // The bundle finds generated/ and data/ one level above itself, its packages in node_modules/.
   for (const link of ['generated', 'data', 'node_modules']) symlinkSync(join(root, link), join(place, link));
   dataDir = join(place, 'data-dir');
@@ -38,7 +38,7 @@ afterAll(() => {
 /** Runs the bundle until it serves and a little past the moment the cache would be written. */
 async function runOnce(nodeFlags: string[] = []): Promise<void> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, join(dist, 'main.mjs'), '--secure-port', String(port), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...nodeFlags, join(dist, 'main.cjs'), '--secure-port', String(port), '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

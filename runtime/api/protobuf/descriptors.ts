@@ -28,16 +28,15 @@ function collectTypeNames(ns: protobuf.INamespace, prefix: string, into: Set<str
   return into;
 }
 
-/** A descriptor file whose Root is built on first use; its type names are read at once. */
+/** A descriptor file whose Root is built on first use; its type names are read when first asked for. */
 export class LazyRoot {
-  private readonly typeNames: Set<string>;
+  private typeNames?: Set<string>;
 
-  constructor(private readonly path: string) {
-    this.typeNames = collectTypeNames(JSON.parse(readFileSync(path, 'utf8')) as protobuf.INamespace, '', new Set());
-  }
+  constructor(private readonly path: string) {}
 
   /** Whether `name` (fully qualified, no leading dot) is a message type of the file. */
   hasType(name: string): boolean {
+    this.typeNames ??= collectTypeNames(JSON.parse(readFileSync(this.path, 'utf8')) as protobuf.INamespace, '', new Set());
     return this.typeNames.has(name);
   }
 

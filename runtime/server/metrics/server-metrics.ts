@@ -5,7 +5,11 @@
 // few map lookups and two or three number updates.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { Counter, Gauge, Registry } from 'prom-client';
+/// <reference path="./prom-client-collectors.d.ts" />
+import type { Registry as PromRegistry } from 'prom-client';
+import Counter from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import Registry from 'prom-client/lib/registry.js';
 import { collectProcessMetrics } from './process-collectors.js';
 import type { ApiMetrics, AuthorizationDecision, DeprecatedApiRequest, GroupVersionKind } from '../../machinery/metrics.js';
 import { CounterFamily, HistogramFamily } from './request-families.js';
@@ -141,7 +145,8 @@ class LabelTree<T> {
 }
 
 export class ServerMetrics implements ApiMetrics {
-  readonly registry = new Registry();
+  // Typed from the package's index: the library's declarations name no module of prom-client's lib/.
+  readonly registry: PromRegistry = new Registry();
   private readonly requestTotal: CounterFamily;
   private readonly requestDuration: HistogramFamily;
   private readonly responseSizes: HistogramFamily;

@@ -1,7 +1,8 @@
-// cel-js's runtime classes for durations and unsigned integers, which its package does not
-// export: taken from values it makes, so that library functions can build and recognize them.
+// cel-js's runtime classes for durations and unsigned integers, which its main entry does not
+// export: taken from its evaluator entry (the same module its main entry runs), so that library
+// functions can build and recognize them without evaluating CEL while the server loads.
 
-import { evaluate } from '@marcbachmann/cel-js';
+import { Duration as CelDurationClass, UnsignedInt as CelUnsignedIntClass } from '@marcbachmann/cel-js/evaluator';
 
 export interface CelDuration {
   readonly seconds: bigint;
@@ -16,5 +17,5 @@ export interface CelUnsignedInt {
   valueOf(): bigint;
 }
 
-export const Duration = (evaluate('duration("1s")') as object).constructor as new (seconds: bigint, nanos?: number) => CelDuration;
-export const UnsignedInt = (evaluate('1u') as object).constructor as new (value: bigint) => CelUnsignedInt;
+export const Duration = CelDurationClass as unknown as new (seconds: bigint, nanos?: number) => CelDuration;
+export const UnsignedInt = CelUnsignedIntClass as unknown as new (value: bigint) => CelUnsignedInt;

@@ -2,6 +2,7 @@
 // (apiserver pkg/cel/library/*.go) and cel-go's strings (version 2) and sets extensions.
 
 import { describe, expect, it } from 'vitest';
+import { Duration, UnsignedInt } from '../../../runtime/validation/kube-cel/cel-classes.js';
 import { kubeEnvironment } from '../../../runtime/validation/kube-cel/environment.js';
 import { instrument, runMetered } from '../../../runtime/validation/kube-cel/runtime-cost.js';
 
@@ -310,4 +311,11 @@ describe('optional types', () => {
     "{'a': 1}.?a.orValue(0) == 1",
     "{'a': 1}.?b.orValue(0) == 0",
   ]);
+});
+
+describe("cel-js's classes as the libraries know them", () => {
+  it('are the classes of the durations and unsigned integers CEL makes', () => {
+    expect(ev('duration("90s")')).toBeInstanceOf(Duration);
+    expect(ev('3u')).toBeInstanceOf(UnsignedInt);
+  });
 });

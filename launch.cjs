@@ -1,4 +1,4 @@
-// dist/main.mjs, copied there by the build: runs the bundled server (dist/server.cjs) through
+// dist/main.cjs, copied there by the build: runs the bundled server (dist/server.cjs) through
 // V8's code cache. Compiling the bundle is most of a warm start; with the cache V8 reads back the
 // functions an earlier run compiled instead of parsing the source again. The first run after a
 // build (or after V8 refused the cache: another Node version or V8 flags) writes the cache once
@@ -9,22 +9,23 @@
 // flag on itself while loading (one that did made every start refuse the cache, compile the whole
 // bundle again and rewrite the cache); test/server/launch.test.ts shows the cache is kept.
 
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+'use strict';
 
-const dir = dirname(fileURLToPath(import.meta.url));
+const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const { join } = require('node:path');
+const vm = require('node:vm');
+
+const dir = __dirname;
 const bundle = join(dir, 'server.cjs');
 const cacheFile = join(dir, `server.cjs.${commandLineKey()}.cache`);
-const require = createRequire(bundle);
+const bundleRequire = Module.createRequire(bundle);
 /** Time for the server to start (and compile what it runs) before the cache is taken. */
 const CACHE_AFTER_MS = 2000;
 
 /**
  * V8 accepts a cache only under the V8 flags it was made with, and `npm start` gives node other
- * flags (package.json) than `node dist/main.mjs` has: one cache per node command line, so that
+ * flags (package.json) than `node dist/main.cjs` has: one cache per node command line, so that
  * neither keeps discarding and rewriting the other's. (V8 flags in NODE_OPTIONS still share the
  * command line's cache: a port in it would otherwise make a new file at every start.)
  */
@@ -61,9 +62,9 @@ function run() {
   const cachedData = readCache();
   const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, require, module, bundle, dir);
+  script.runInThisContext()(module.exports, bundleRequire, module, bundle, dir);
   if (cachedData === undefined || script.cachedDataRejected) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
 }
 
-if (process.sourceMapsEnabled) require(bundle);
+if (process.sourceMapsEnabled) bundleRequire(bundle);
 else run();
