@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { http2Frame } from '../support/http2-frame.js';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const TOKEN = 'h2-token-carol';
@@ -417,15 +418,6 @@ interface Frame {
   payload: Buffer;
 }
 
-function frame(type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
 /** HPACK integer with an n-bit prefix (RFC 7541 5.1). */
 function hpackInt(value: number, prefixBits: number, firstByte: number): Buffer {
   const max = (1 << prefixBits) - 1;
@@ -467,22 +459,22 @@ class RawH2 {
     await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
     expect(socket.alpnProtocol).toBe('h2');
     const raw = new RawH2(socket, url.host);
-    socket.write(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0)]));
+    socket.write(Buffer.concat([PREFACE, http2Frame(FRAME.SETTINGS, 0, 0)]));
     await raw.next((f) => f.type === FRAME.SETTINGS && (f.flags & 0x1) === 0);
-    socket.write(frame(FRAME.SETTINGS, 0x1, 0));
+    socket.write(http2Frame(FRAME.SETTINGS, 0x1, 0));
     return raw;
   }
 
   headers(stream: number, method: string, path: string, extra: Array<[string, string]> = []): void {
     const block = headerBlock([[':method', method], [':scheme', 'https'], [':authority', this.authority], [':path', path], ...extra]);
     // END_STREAM | END_HEADERS
-    this.socket.write(frame(FRAME.HEADERS, 0x5, stream, block));
+    this.socket.write(http2Frame(FRAME.HEADERS, 0x5, stream, block));
   }
 
   reset(stream: number): void {
     const code = Buffer.alloc(4);
     code.writeUInt32BE(constants.NGHTTP2_CANCEL);
-    this.socket.write(frame(FRAME.RST_STREAM, 0, stream, code));
+    this.socket.write(http2Frame(FRAME.RST_STREAM, 0, stream, code));
   }
 
   async next(match: (f: Frame) => boolean): Promise<Frame> {

@@ -17,6 +17,7 @@ import { HpackDecoder, encodeHeaders } from '../../runtime/storage/etcd-client/h
 import type { HeaderField } from '../../runtime/storage/etcd-client/hpack.js';
 import { etcdBinary, startEtcd } from '../support/etcd.js';
 import type { EtcdProcess } from '../support/etcd.js';
+import { http2Frame } from '../support/http2-frame.js';
 
 const DATA = 0;
 const HEADERS = 1;
@@ -35,15 +36,6 @@ interface Frame {
   streamId: number;
   payload: Buffer;
 }
-
-const frameBytes = (type: number, flags: number, streamId: number, payload: Buffer = Buffer.alloc(0)): Buffer => {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(streamId, 5);
-  return Buffer.concat([head, payload]);
-};
 
 const settingsPayload = (entries: Array<[number, number]>): Buffer => {
   const payload = Buffer.alloc(entries.length * 6);
@@ -96,7 +88,7 @@ class PeerConnection {
   }
 
   write(type: number, flags: number, streamId: number, payload?: Buffer): void {
-    if (!this.socket.destroyed) this.socket.write(frameBytes(type, flags, streamId, payload));
+    if (!this.socket.destroyed) this.socket.write(http2Frame(type, flags, streamId, payload));
   }
 
   /** A whole gRPC answer: headers, one message, trailers with status 0. */
