@@ -123,9 +123,11 @@ class DirectWriter {
   readable(): void {
     if (this.finished) return;
     if (this.draining) {
-      // Stopped with nothing left to send (ended as unresponsive, or its deadline came with the
-      // queue empty): the end of the response goes behind what the connection holds, now.
-      if (this.stream.drained) this.finish();
+      // Ended as unresponsive: the end of the response goes behind what the connection holds,
+      // now. Any other end (a deadline, shutdown) waits for the socket to drain as before, so that
+      // shutdown without a grace period cuts the stream rather than queueing an end the client
+      // would take for a complete one (over HTTP/2 a stream reset after its end reads as NO_ERROR).
+      if (this.stream.drained && this.stream.unresponsive > 0) this.finish();
       return;
     }
     // An ending watch (timeout, shutdown) writes what it has and ends now, in the turn that
