@@ -109,7 +109,7 @@ function validateFieldManager(manager: string, path: string): StatusCause[] {
   if (!DISALLOWED_MANAGER_CHARACTER.test(manager)) return causes;
   let offset = 0;
   for (const ch of manager) {
-    if (/^[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]$/u.test(ch)) {
+    if (DISALLOWED_MANAGER_CHARACTER.test(ch)) {
       const cp = ch.codePointAt(0) ?? 0;
       const hexCode = cp.toString(16).toUpperCase().padStart(4, '0');
       causes.push(fe.invalid(path, manager, `invalid character U+${hexCode} (at position ${offset})`));

@@ -70,6 +70,16 @@ describe('ObjectMeta on create', () => {
     ]);
   });
 
+  it('names each disallowed character of a field manager with its byte position, and passes plain names', () => {
+    const manager = 'k\u00e9\u0007x\u2028';
+    const causes = cm.validate({ metadata: { name: 'a', namespace: 'd', managedFields: [{ manager, operation: 'Update' }] } });
+    expect(causes.map((c) => [c.field, c.message?.split(': ').pop()])).toEqual([
+      ['metadata.managedFields[0].manager', 'invalid character U+0007 (at position 3)'],
+      ['metadata.managedFields[0].manager', 'invalid character U+2028 (at position 5)'],
+    ]);
+    expect(cm.validate({ metadata: { name: 'a', namespace: 'd', managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update' }] } })).toEqual([]);
+  });
+
   it('rejects non-standard unqualified finalizers per index, and orphan with foregroundDeletion', () => {
     expect(cm.validate({ metadata: { name: 'a', namespace: 'd', finalizers: ['kubernetes', 'mine'] } })).toEqual([
       invalid('metadata.finalizers[1]', 'mine', 'name is neither a standard finalizer name nor is it fully qualified'),
