@@ -363,7 +363,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       // Not async: a GET the watch cache answers leaves here as a Response, with no promise.
       handler(c) {
         const info = c.get('requestInfo');
-        if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'), c.get('auditRequestObject'), c.env?.outgoing, c.env?.incoming?.url);
+        if (info.isResourceRequest) return resourceHandler(c.req.raw, info, c.get('user'), c.get('auditRequestObject'), c.env?.outgoing, c.env?.incoming);
         const issuerDocument = serviceAccounts?.discovery?.handle(info.path, new URL(c.req.url).origin);
         if (issuerDocument) return issuerDocument;
         const accept = c.req.header('accept');

@@ -26,10 +26,11 @@ export interface EncodedContent {
 /** The body as it goes on the wire, compressed when asked for, allowed and large enough. */
 export function encodeContent(body: Uint8Array | string, acceptEncoding: string | null | undefined, enabled: boolean): EncodedContent {
   if (!enabled || !acceptsGzip(acceptEncoding)) return { body, headers: {} };
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  if (bytes.length <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
+  // Client-go asks for gzip on every request: a text is measured, not copied, unless it is compressed.
+  const size = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  if (size <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
   return {
-    body: gzipSync(bytes, { level: constants.Z_BEST_SPEED }),
+    body: gzipSync(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, { level: constants.Z_BEST_SPEED }),
     headers: { 'content-encoding': 'gzip', vary: 'Accept-Encoding' },
   };
 }

@@ -46,9 +46,10 @@ const SERVED: MediaTypeInfo[] = [
 ];
 
 const CBOR = info(MEDIA_TYPE_CBOR, 'cbor', true);
+const SERVED_WITH_CBOR = [...SERVED, CBOR];
 
 /** The media types served: CBOR only with its feature gate on. */
-const servedTypes = (cbor: boolean | undefined): MediaTypeInfo[] => (cbor ? [...SERVED, CBOR] : SERVED);
+const servedTypes = (cbor: boolean | undefined): readonly MediaTypeInfo[] => (cbor ? SERVED_WITH_CBOR : SERVED);
 
 /** What 406 messages list (kube-apiserver's SupportedMediaTypes, synonyms left out). */
 const listed = (cbor: boolean | undefined) => servedTypes(cbor).filter((m) => !m.alias).map((m) => m.mediaType);
@@ -80,11 +81,35 @@ function precedes(a: AcceptClause, b: AcceptClause): boolean {
   return false;
 }
 
+/** Accept values seen lately and their clauses: a client sends the same one with every request. */
+const parsedAccepts = new Map<string, readonly AcceptClause[]>();
+const PARSED_ACCEPTS_KEPT = 64;
+/** Longer values are parsed each time: real clients' are far shorter, and the map stays small. */
+const PARSED_ACCEPT_KEPT_LENGTH = 256;
+
 /**
  * Parses an Accept header the way github.com/munnerz/goautoneg does, including its sort (an
  * insertion sort with its own, not quite total, ordering, which a stable sort would not mirror).
+ * The clauses are frozen: one parse serves every request that sends the same value.
  */
-export function parseAccept(header: string): AcceptClause[] {
+export function parseAccept(header: string): readonly AcceptClause[] {
+  const kept = parsedAccepts.get(header);
+  if (kept) return kept;
+  const clauses = parseAcceptText(header);
+  for (const clause of clauses) {
+    Object.freeze(clause.params);
+    Object.freeze(clause);
+  }
+  Object.freeze(clauses);
+  if (header.length <= PARSED_ACCEPT_KEPT_LENGTH) {
+    // Bounded, so a client sending a new value each time cannot grow it.
+    if (parsedAccepts.size >= PARSED_ACCEPTS_KEPT) parsedAccepts.clear();
+    parsedAccepts.set(header, clauses);
+  }
+  return clauses;
+}
+
+function parseAcceptText(header: string): AcceptClause[] {
   const clauses: AcceptClause[] = [];
   let remaining = header;
   while (remaining.length > 0) {

@@ -13,7 +13,7 @@ import type { Store } from '../registry/store.js';
 import type { ServerAccess, VirtualResource } from '../registry/virtual/index.js';
 import type { RequestInfo } from '../machinery/request-info.js';
 import { createResource } from './handlers/create.js';
-import type { HandlerConfig, HandlerContext, RequestObjectRecorder } from './handlers/context.js';
+import type { HandlerConfig, HandlerContext, NodeRequest, RequestObjectRecorder } from './handlers/context.js';
 import { DEFAULT_HANDLER_CONFIG, errorResponse, requestHints } from './handlers/context.js';
 import { deleteCollectionResource, deleteResource } from './handlers/delete.js';
 import { getResource } from './handlers/get.js';
@@ -42,14 +42,17 @@ export interface ResourceHandlerOptions {
 /** `recordRequestObject`, when auditing, is shown each decoded request object (kube's audit.LogRequestObject). */
 /** A Response rather than a promise when the answer is at hand (a GET the watch cache serves). */
 /** `response` is node's response, when there is one: watches write their events to it directly. */
-/** `target` is the request target as node read it, where the query is read (routing and request info read it too). */
+/**
+ * `incoming` is node's request, when there is one: bodies are read from it, and its target is
+ * where the query is read (routing and request info read it too).
+ */
 export type ResourceHandler = (
   request: Request,
   info: RequestInfo,
   user?: UserInfo,
   recordRequestObject?: RequestObjectRecorder,
   response?: WatchResponseSink,
-  target?: string,
+  incoming?: NodeRequest,
 ) => Response | Promise<Response>;
 
 type VerbHandler = (ctx: HandlerContext) => Response | Promise<Response>;
@@ -75,6 +78,7 @@ interface Served {
   user?: UserInfo;
   recordRequestObject?: RequestObjectRecorder;
   response?: WatchResponseSink;
+  incoming?: NodeRequest;
   store?: Store;
   virtual?: VirtualResource;
   def?: ResourceDefinition;
@@ -89,19 +93,19 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
   const subresourceHandlers = { ...SUBRESOURCE_HANDLERS, ...options.subresourceHandlers };
 
   /** The verb's (or subresource's, or virtual kind's) handler; throws the refusals before it. */
-  const dispatch = ({ request, info, user, recordRequestObject, response, store, virtual, def, target, accept, query }: Served): Response | Promise<Response> => {
+  const dispatch = ({ request, incoming, info, user, recordRequestObject, response, store, virtual, def, target, accept, query }: Served): Response | Promise<Response> => {
     if (!def) throw pathNotFound();
     checkRoute(def, info, request.method);
     if (virtual?.view) {
       if (!def.verbs.includes(info.verb as Verb)) throw methodNotSupported({ group: def.group, resource: def.plural }, info.verb);
       checkNameParameter(info.name);
-      return readVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.view);
+      return readVirtual({ request, incoming, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.view);
     }
     if (virtual?.create) {
       // As kube-apiserver's review REST: an operation about the caller needs one.
       if (!user) throw badRequest('no user present on request');
       negotiator.checkAccept(accept, target);
-      return createVirtual({ request, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.create, user, options.access?.());
+      return createVirtual({ request, incoming, config, info, store: virtual, negotiator, query, target, warnings: [], recordRequestObject }, virtual.create, user, options.access?.());
     }
     if (!store) throw pathNotFound();
     const verb = info.verb as Verb;
@@ -118,7 +122,7 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         if (!serve) throw new Error(`${def.plural}/${sub.name}: unknown subresource handler "${sub.handler}"`);
         if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
         checkNameParameter(info.name);
-        return serve({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
+        return serve({ request, incoming, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject });
       }
     } else if (!def.verbs.includes(verb)) {
       // The list route asked to watch (?watch=true) a kind that cannot: the list handler's refusal.
@@ -129,23 +133,23 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
     }
     if (WRITES.has(verb)) negotiator.checkAccept(accept, target);
     checkNameParameter(info.name);
-    return handler({ request, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject, response });
+    return handler({ request, incoming, config, info, store, negotiator, query, target, warnings: [], user, recordRequestObject, response });
   };
 
-  return (request, info, user, recordRequestObject, response, requestTarget) => {
+  return (request, info, user, recordRequestObject, response, incoming) => {
     const store = options.registry.storeFor(info.apiGroup, info.apiVersion, info.resource);
     const virtual = store ? undefined : options.registry.virtualFor(info.apiGroup, info.apiVersion, info.resource);
     const def = store?.definition ?? virtual?.definition;
     const target: BodyTarget = { group: info.apiGroup, version: info.apiVersion, kind: def?.kind ?? 'Status' };
     const accept = request.headers.get('accept') ?? undefined;
-    const query = queryOf(requestTarget ?? request.url);
+    const query = queryOf(incoming?.url ?? request.url);
     // kube-apiserver's router claims /api and /apis/<group> of each group it serves (any version);
     // below anything else nothing answers but Go's plain-text NotFound.
     if (!def && info.apiPrefix === 'apis' && !options.registry.servesGroup(info.apiGroup)) return goNotFound();
     const failed = (err: unknown) => errorResponse(err, negotiator, accept, target, requestHints(request, query));
     let res: Response | Promise<Response>;
     try {
-      res = dispatch({ request, info, user, recordRequestObject, response, store, virtual, def, target, accept, query });
+      res = dispatch({ request, incoming, info, user, recordRequestObject, response, store, virtual, def, target, accept, query });
     } catch (err) {
       return failed(err);
     }

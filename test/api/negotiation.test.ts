@@ -144,6 +144,25 @@ describe('parseAccept', () => {
   it('drops malformed ranges and parameters', () => {
     expect(parseAccept('application, a/b/c, x/y;novalue;k=v=w;q=abc')).toEqual([{ type: 'x', subType: 'y', q: 0, params: {} }]);
   });
+
+  it('hands every request with the same value the same frozen clauses, which no caller can change', () => {
+    const value = `${TABLE_V1}, application/json;q=0.5`;
+    const first = parseAccept(value);
+    expect(parseAccept(value)).toBe(first);
+    expect(Object.isFrozen(first) && first.every((c) => Object.isFrozen(c) && Object.isFrozen(c.params))).toBe(true);
+    expect(() => ((first[0].params as Record<string, string>).as = 'PartialObjectMetadata')).toThrow(TypeError);
+    expect(negotiateOutput(value, {}).convert).toMatchObject({ kind: 'Table' });
+  });
+
+  it('keeps a bounded number of values, and parses new and long ones as before', () => {
+    // More distinct values than are kept: the kept ones are dropped, never grown past the bound.
+    for (let i = 0; i < 200; i++) expect(parseAccept(`application/x-${i}, application/json;q=0.5`)[0]).toMatchObject({ subType: `x-${i}` });
+    const long = `${'application/unknown;p=v, '.repeat(20)}application/yaml`;
+    expect(long.length).toBeGreaterThan(256);
+    expect(parseAccept(long)).not.toBe(parseAccept(long));
+    expect(negotiateOutput(long, {}).contentType).toBe('application/yaml');
+    expect(negotiateOutput(`${TABLE_V1}`, {}).convert).toMatchObject({ kind: 'Table' });
+  });
 });
 
 describe('negotiateErrorOutput', () => {

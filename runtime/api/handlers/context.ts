@@ -21,6 +21,7 @@ import type { ApiMetrics } from '../../machinery/metrics.js';
 import type { Logger } from '../../machinery/logger.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
 import type { WatchResponseSink } from './watch-body.js';
+import type { Readable } from 'node:stream';
 
 /** Server-wide settings the verb handlers need (from flags and feature gates). */
 export interface HandlerConfig {
@@ -48,9 +49,17 @@ export const DEFAULT_HANDLER_CONFIG: HandlerConfig = {
   authorizeWithSelectors: true,
 };
 
+/**
+ * The node request a served request arrived as (IncomingMessage, Http2ServerRequest): its body is
+ * read from it directly, and `url` is the request target as node read it.
+ */
+export type NodeRequest = Readable & { readonly url?: string };
+
 /** What reading a body and writing a response need: every request context, virtual kinds' too. */
 export interface RequestContext {
   request: Request;
+  /** The node request, when served over HTTP (in-process requests have only `request`). */
+  incoming?: NodeRequest;
   config: HandlerConfig;
   info: RequestInfo;
   /** The served kind; a virtual kind has only its definition, no store. */
@@ -92,11 +101,12 @@ function requestBodyTooLarge(limit: number): StatusError {
  * Content-Length says so, else while reading. Bytes are counted as sent: a Content-Encoding is
  * not decoded (kube-apiserver does not decode request bodies either).
  */
-export async function readBody(request: Request, limit = MAX_REQUEST_BODY_BYTES): Promise<Uint8Array> {
+export async function readBody({ request, incoming }: { request: Request; incoming?: NodeRequest }, limit = MAX_REQUEST_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null) {
     // The HTTP parser delivers exactly Content-Length bytes, so the buffered read cannot overrun.
     if (Number(declared) > limit) throw requestBodyTooLarge(limit);
+    if (incoming && !incoming.readableDidRead) return readNodeBody(incoming);
     return new Uint8Array(await request.arrayBuffer());
   }
   if (!request.body) return new Uint8Array(0);
@@ -114,6 +124,32 @@ export async function readBody(request: Request, limit = MAX_REQUEST_BODY_BYTES)
     chunks.push(value);
   }
   return Buffer.concat(chunks, total);
+}
+
+/**
+ * The whole body of a node request, as the chunks node read it (one, for nearly every body): the
+ * Request's arrayBuffer() would copy them into an ArrayBuffer of their own behind two promises.
+ * Nothing writes to the bytes, and nothing keeps them past the request.
+ */
+function readNodeBody(incoming: NodeRequest): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let ended = false;
+    incoming.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      total += chunk.length;
+    });
+    incoming.once('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    });
+    incoming.once('error', reject);
+    // Node closes every request once it is answered; only a close before 'end' is a client gone early.
+    incoming.once('close', () => {
+      if (!ended) reject(new Error('the client closed the connection before the request body ended'));
+    });
+  });
 }
 
 /** What the body's text says about its members: repetitions, and where each member first appears. */
@@ -195,7 +231,7 @@ export function fieldValidation(ctx: RequestContext, optionsKind: string): Field
  */
 export async function readObject(ctx: RequestContext, directive: FieldValidation): Promise<KubeObject> {
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
-  const body = await readBody(ctx.request);
+  const body = await readBody(ctx);
   const obj = ctx.negotiator.decodeBody(contentType, body, ctx.target);
   // decodeBody accepted the type, so naming its format cannot fail here.
   const format = negotiateInput(contentType, { cbor: true });

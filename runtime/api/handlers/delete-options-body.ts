@@ -123,7 +123,7 @@ function fromQuery(q: URLSearchParams): Record<string, unknown> {
 }
 
 export async function deleteOptionsFrom(ctx: HandlerContext): Promise<DeleteOptions> {
-  const bytes = await readBody(ctx.request);
+  const bytes = await readBody(ctx);
   const options = bytes.length > 0 ? decodeBody(ctx, bytes) : fromQuery(ctx.query);
   const dryRun = Array.isArray(options.dryRun) ? options.dryRun.map(String) : [];
   const causes = dryRunCauses(dryRun);

@@ -278,7 +278,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   const patchType = negotiatePatchType(contentType, types);
   const force = ctx.query.get('force');
   if (patchType === 'application/apply-patch+yaml' || patchType === 'application/apply-patch+cbor') {
-    const body = await readBody(ctx.request);
+    const body = await readBody(ctx);
     const cbor = patchType === 'application/apply-patch+cbor';
     const config = cbor ? decodeCborApplyPatch(body) : body;
     ctx.recordRequestObject?.patch?.(() => (cbor ? config : applyBodyAsJson(body)));
@@ -305,7 +305,7 @@ export async function patchResource(ctx: HandlerContext): Promise<Response> {
   }
   const engine = PATCH_ENGINES[patchType];
   if (!engine) throw unsupportedMediaType(contentType ?? '', [...types]);
-  const patch = await readBody(ctx.request);
+  const patch = await readBody(ctx);
   ctx.recordRequestObject?.patch?.(() => jsonPatchBody(patch));
   const patched = await ctx.store.guaranteedUpdate(
     ctx.info.namespace || undefined,

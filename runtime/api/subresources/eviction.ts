@@ -60,7 +60,7 @@ function withDisruptionTarget(pod: KubeObject): KubeObject {
 
 export async function evictPod(ctx: HandlerContext): Promise<Response> {
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
-  const eviction = evictionFrom(ctx, ctx.negotiator.decodeBody(contentType, await readBody(ctx.request), ctx.target));
+  const eviction = evictionFrom(ctx, ctx.negotiator.decodeBody(contentType, await readBody(ctx), ctx.target));
   ctx.recordRequestObject?.(eviction);
   const meta = asObject(eviction.metadata);
   if (typeof meta.name === 'string' && meta.name !== '' && meta.name !== ctx.info.name) {

@@ -149,7 +149,7 @@ async function getScale(ctx: HandlerContext, { paths }: ScaleEndpoint): Promise<
 async function readScale(ctx: HandlerContext): Promise<KubeObject> {
   const directive = fieldValidation(ctx, 'UpdateOptions');
   const contentType = ctx.request.headers.get('content-type') ?? undefined;
-  const obj = ctx.negotiator.decodeBody(contentType, await readBody(ctx.request), ctx.target);
+  const obj = ctx.negotiator.decodeBody(contentType, await readBody(ctx), ctx.target);
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
   if (kind && kind !== 'Scale') {
@@ -203,7 +203,7 @@ async function patchScale(ctx: HandlerContext, endpoint: ScaleEndpoint): Promise
     throw invalid('meta.k8s.io', 'PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }]);
   }
   const engine = PATCH_ENGINES[patchType];
-  const patch = await readBody(ctx.request);
+  const patch = await readBody(ctx);
   const manager = managerOrUserAgent(options.fieldManager, options.userAgent);
   const updated = await ctx.store.guaranteedUpdate(
     ctx.info.namespace || undefined,
@@ -268,7 +268,7 @@ function scaleTypeErrors(config: KubeObject): string[] {
 async function applyScale(ctx: HandlerContext, endpoint: ScaleEndpoint, patchType: 'application/apply-patch+yaml' | 'application/apply-patch+cbor'): Promise<Response> {
   const options = writeOptions(ctx, 'PatchOptions');
   const directive = fieldValidation(ctx, 'PatchOptions');
-  const body = await readBody(ctx.request);
+  const body = await readBody(ctx);
   const cbor = patchType === 'application/apply-patch+cbor';
   const config = cbor ? decodeCborApplyPatch(body) : decodeApplyPatch(body);
   ctx.recordRequestObject?.patch?.(() => config);

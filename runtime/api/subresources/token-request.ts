@@ -168,7 +168,7 @@ export function tokenRequestHandler(options: TokenRequestOptions): SubresourceHa
   const kubeAudiences = new Set(options.audiences);
   return async (ctx: HandlerContext): Promise<Response> => {
     writeOptions(ctx, 'CreateOptions');
-    const request = decode(ctx, await readBody(ctx.request));
+    const request = decode(ctx, await readBody(ctx));
     ctx.recordRequestObject?.(request);
     const name = ctx.info.name;
     const namespace = ctx.info.namespace;
