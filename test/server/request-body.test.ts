@@ -1,9 +1,13 @@
 // Request bodies read from node's own request (HTTP/1.1 and HTTP/2): a body that arrives in
 // pieces, requests pipelined in one write, and a client that leaves before its body ends. Each
-// test checks what was stored, and that the server still answers afterwards.
+// test checks what was stored, and that the server still answers afterwards. A request whose
+// client left before its body was read is refused at once.
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
+import { connect as netConnect, type AddressInfo } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBody } from '../../runtime/api/handlers/context.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 
@@ -102,5 +106,36 @@ describe('request bodies read from the node request', () => {
     } finally {
       session.close();
     }
+  });
+});
+
+describe('readBody of a node request whose client left before the read began', () => {
+  it('rejects at once instead of waiting for events that never come', async () => {
+    // Node destroys a request whose connection closed before its handler read the body; a
+    // handler that reads only after an asynchronous step (a webhook, a namespace lookup) sees it so.
+    const server = createHttpServer();
+    const result = new Promise<string>((resolve) => {
+      server.on('request', (req: IncomingMessage) => {
+        req.socket.once('close', () => {
+          setImmediate(() => {
+            const request = new Request('http://127.0.0.1/', { method: 'POST', headers: { 'content-length': '5' }, body: 'hello' });
+            readBody({ request, incoming: req }).then(
+              () => resolve('resolved'),
+              (err: Error) => resolve(`rejected: ${err.message}`),
+            );
+          });
+        });
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        const socket = netConnect(port, '127.0.0.1', () => {
+          socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');
+          setTimeout(() => socket.destroy(), 50);
+        });
+      });
+    });
+    const outcome = await result;
+    server.close();
+    expect(outcome).toBe('rejected: the client closed the connection before the request body ended');
   });
 });

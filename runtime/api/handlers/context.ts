@@ -133,6 +133,8 @@ export async function readBody({ request, incoming }: { request: Request; incomi
  */
 function readNodeBody(incoming: NodeRequest): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
+    // A client gone before the read began: node destroyed the request, and no event will come.
+    if (incoming.destroyed) return reject(clientGoneEarly());
     const chunks: Buffer[] = [];
     let total = 0;
     let ended = false;
@@ -147,10 +149,12 @@ function readNodeBody(incoming: NodeRequest): Promise<Uint8Array> {
     incoming.once('error', reject);
     // Node closes every request once it is answered; only a close before 'end' is a client gone early.
     incoming.once('close', () => {
-      if (!ended) reject(new Error('the client closed the connection before the request body ended'));
+      if (!ended) reject(clientGoneEarly());
     });
   });
 }
+
+const clientGoneEarly = () => new Error('the client closed the connection before the request body ended');
 
 /** What the body's text says about its members: repetitions, and where each member first appears. */
 export interface BodyMembers {
