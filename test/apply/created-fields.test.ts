@@ -102,5 +102,17 @@ describe('addedFieldsV1 against the set operations', () => {
       }
       expectSame({ metadata: meta(), spec: root }, DEDUCED);
     }
+    // Every path of a value deeper than the walk recurses removed: none either way.
+    const chain: string[] = [];
+    const paths: string[][] = [];
+    let deep: Record<string, unknown> = { leaf: 0 };
+    for (let i = 0; i < 300; i++) deep = { nested: deep, leaf: i + 1 };
+    for (let i = 0; i <= 300; i++) {
+      paths.push([...chain, f('leaf')]);
+      chain.push(f('nested'));
+      if (i < 300) paths.push([...chain]);
+    }
+    expect(addedFieldsV1(deep, DEDUCED, new FieldSet(), FieldSet.of(...paths))).toBeUndefined();
+    expectSame(deep, DEDUCED, new FieldSet(), FieldSet.of(...paths));
   });
 });

@@ -216,16 +216,17 @@ export function addedFields(value: unknown, node: TypeNode): FieldSet {
  * `addedFields(value, node).withoutPrefixes(dropped).difference(removed).toFieldsV1()` in one
  * walk, without building the sets: what a create records as its writer's fields. `dropped` names
  * paths left out with everything below them, `removed` exact paths left out (their children
- * stay). Undefined when nothing is left, and for a value nested deeper than the walk recurses
- * (the set operations then take it).
+ * stay). Undefined when nothing is left. A value nested deeper than the walk recurses is left to
+ * the set operations, which walk with explicit stacks.
  */
 export function addedFieldsV1(value: unknown, node: TypeNode, dropped: FieldSet, removed: FieldSet): Record<string, unknown> | undefined {
   try {
     const entries = addedEntries(value, node, dropped, removed, 0);
     return entries.length ? objectOf(entries) : undefined;
   } catch (e) {
-    if (e === TOO_DEEP) return addedFields(value, node).withoutPrefixes(dropped).difference(removed).toFieldsV1();
-    throw e;
+    if (e !== TOO_DEEP) throw e;
+    const set = addedFields(value, node).withoutPrefixes(dropped).difference(removed);
+    return set.empty() ? undefined : set.toFieldsV1();
   }
 }
 
