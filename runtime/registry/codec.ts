@@ -47,6 +47,9 @@ export class Codec {
 
   /** resourceVersion and selfLink are never stored: the revision is the version. */
   encode(obj: KubeObject): string {
+    // A create's object is nearly always its stored form already: the served type in place and no
+    // version; it is then written as it is, without the copies below (which would write the same text).
+    if (!this.sortsKeys && this.isStoredForm(obj)) return stringifyJSON(obj);
     // Only the top level and metadata change, so shallow copies of those two are enough.
     const copy = toStoredForm(this.definition, obj, this.apiVersion);
     const meta = { ...metaOf(obj) };
@@ -57,6 +60,13 @@ export class Codec {
     const sorted = sortKeysDeep(copy) as KubeObject;
     this.sortedWrites.set(obj, sorted);
     return stringifyJSON(sorted);
+  }
+
+  /** Whether `obj` is written exactly as encode's copies would write it. */
+  private isStoredForm(obj: KubeObject): boolean {
+    if (this.definition.storedAs || obj.apiVersion !== this.apiVersion || obj.kind !== this.kind) return false;
+    const meta = obj.metadata;
+    return meta !== undefined && meta !== null && typeof meta === 'object' && !Array.isArray(meta) && !('resourceVersion' in meta) && !('selfLink' in meta);
   }
 
   /** decode for unstructured kinds: the stored order kept, type meta and resourceVersion in their sorted places. */

@@ -6,17 +6,28 @@ import { StatusError, notFound } from '../errors/status-error.js';
 import type { ResourceDefinition } from './definition.js';
 import { isPlainObject, type KubeObject } from '../machinery/object.js';
 
-/** Returns the namespace object, or undefined when there is none. */
-export type NamespaceLookup = (name: string) => Promise<KubeObject | undefined>;
+/** The namespace object, or undefined when there is none: at once when it is at hand (the watch cache's), else later. */
+export type NamespaceLookup = (name: string) => KubeObject | undefined | Promise<KubeObject | undefined>;
 
-export async function admitCreate(
+/**
+ * Throws when the namespace refuses the create. Returns a promise only when the namespace had to
+ * be read; a namespace found at hand (every create into a cached namespace) admits the create
+ * without a turn of the event loop.
+ */
+export function admitCreate(
   lookup: NamespaceLookup | undefined,
   def: ResourceDefinition,
   namespace: string,
   name: string,
-): Promise<void> {
-  if (!lookup || !def.namespaced || !namespace) return;
-  const ns = await lookup(namespace);
+): Promise<void> | undefined {
+  if (!lookup || !def.namespaced || !namespace) return undefined;
+  const found = lookup(namespace);
+  if (found instanceof Promise) return found.then((ns) => admitInto(ns, def, namespace, name));
+  admitInto(found, def, namespace, name);
+  return undefined;
+}
+
+function admitInto(ns: KubeObject | undefined, def: ResourceDefinition, namespace: string, name: string): void {
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
   const phase = isPlainObject(ns.status) ? ns.status.phase : undefined;
   if (phase !== 'Terminating') return;

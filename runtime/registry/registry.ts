@@ -23,6 +23,7 @@ import { collectionPrefix } from './keys.js';
 import { ObjectExpirer } from './expirer.js';
 import { listObjects } from './list.js';
 import { NamespaceDeleter } from './namespace-deleter.js';
+import type { NamespaceLookup } from './namespace-lifecycle.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStorage } from './resource-storage.js';
 import { Store } from './store.js';
@@ -93,7 +94,7 @@ export class ResourceRegistry {
   /** The API groups of `served` ('' for the core group), kept with it. */
   private groups: ReadonlySet<string>;
   private readonly listeners = new Set<RegistryListener>();
-  private readonly lookupNamespace?: (name: string) => Promise<KubeObject | undefined>;
+  private readonly lookupNamespace?: NamespaceLookup;
   private readonly admission: AdmissionPlugin[];
   private readonly gateEnabled?: (gate: string) => boolean;
   private readonly reportMismatch?: (detail: string) => void;
@@ -117,7 +118,7 @@ export class ResourceRegistry {
     // per version) and storage only on a miss (a namespace made an instant ago on another replica).
     const nsCache = nsDef && this.cacher?.cacheFor(collectionPrefix(nsDef));
     const lookup = nsDef
-      ? async (name: string): Promise<KubeObject | undefined> => {
+      ? (name: string): KubeObject | undefined | Promise<KubeObject | undefined> => {
           const store = this.storeFor('', nsDef.version, 'namespaces')!;
           const key = store.key(undefined, name);
           const cached = this.cacher?.ready ? nsCache?.get(key) : undefined;

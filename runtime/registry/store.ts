@@ -160,7 +160,8 @@ export class Store {
     if (meta.resourceVersion && /^\d+$/.test(meta.resourceVersion) && meta.resourceVersion !== '0') {
       throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
     }
-    await admitCreate(this.namespaces, this.definition, this.scopeNamespace(namespace), meta.name ?? '');
+    const namespaceRead = admitCreate(this.namespaces, this.definition, this.scopeNamespace(namespace), meta.name ?? '');
+    if (namespaceRead) await namespaceRead;
     const generated = Boolean(meta.generateName) && !meta.name;
     const attempts = generated ? MAX_NAME_GENERATION_ATTEMPTS : 1;
     let lastError: unknown;

@@ -1,6 +1,7 @@
 // One walk over an object and the OpenAPI schema it was decoded by, visiting every struct member
-// at every depth (inside lists and map values too), the way Go's JSON codec meets them. Both the
-// decode-side null handling and the encode-side omitempty rule are visits over this walk.
+// at every depth (inside lists and map values too), the way Go's JSON codec meets them. The
+// decode-side null handling is a visit over this walk; the encode-side omitempty rule
+// (omit-empty.ts) walks the same members but looks only at those holding lists and objects.
 
 import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
 
@@ -17,20 +18,20 @@ export interface StructMember {
   required: boolean;
 }
 
-/**
- * Calls `visit` for each member the schema declares, children first (so a visitor sees a member
- * after its own members were visited). Unknown members and preserve-unknown-fields subtrees are
- * left alone.
- */
 /** Each struct schema's required members, as a set made once (schemas are never changed). */
 const requiredSets = new WeakMap<JsonSchema, Set<string>>();
 
-function requiredOf(schema: JsonSchema): Set<string> {
+export function requiredOf(schema: JsonSchema): Set<string> {
   let set = requiredSets.get(schema);
   if (!set) requiredSets.set(schema, (set = new Set(schema.required ?? [])));
   return set;
 }
 
+/**
+ * Calls `visit` for each member the schema declares, children first (so a visitor sees a member
+ * after its own members were visited). Unknown members and preserve-unknown-fields subtrees are
+ * left alone.
+ */
 export function forEachStructMember(value: unknown, schema: JsonSchema, index: SchemaIndex, visit: (m: StructMember) => void): void {
   // Only lists and objects hold members.
   if (typeof value !== 'object' || value === null) return;

@@ -13,7 +13,7 @@ const clone = (v: unknown): unknown => (v === undefined ? v : structuredClone(v)
 export function applyDefaults(table: TypeTable, typeName: string, obj: Obj): void {
   const type = table[typeName];
   if (!type) return;
-  for (const [name, field] of Object.entries(type.fields)) {
+  for (const [name, field] of planOf(type).entries) {
     // Go defaulters test a non-pointer string for "" and a slice for len() == 0.
     const value = obj[name];
     const unset = value === undefined || (!field.pointer && value === '') || (Array.isArray(value) && value.length === 0);
@@ -52,7 +52,7 @@ function defaultShape(table: TypeTable, field: FieldInfo, holder: Obj, name: str
 export function emptyAlwaysEmitted(table: TypeTable, typeName: string, obj: Obj, out = new WeakMap<object, Set<string>>()): WeakMap<object, Set<string>> {
   const type = table[typeName];
   if (!type) return out;
-  for (const [name, field] of Object.entries(type.fields)) {
+  for (const [name, field] of planOf(type).entries) {
     const value = obj[name];
     const shape = field.shape;
     const empty = Array.isArray(value) ? value.length === 0 : isObj(value) && Object.keys(value).length === 0;
@@ -73,7 +73,7 @@ export interface WalkOptions {
   root?: unknown;
 }
 
-/** A type's fields as walkObject visits them, worked out once per type (the table never changes). */
+/** A type's fields as the walks visit them (defaults, checks), worked out once per type (the table never changes). */
 interface WalkPlan {
   entries: [string, FieldInfo][];
   immutable: [string, FieldInfo][];

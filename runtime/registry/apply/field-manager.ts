@@ -21,7 +21,7 @@ import {
   type ManagedFieldsEntry,
 } from './managed-fields.js';
 import type { TypeNode } from './schema.js';
-import { addedFields } from '../patch/typed-merge.js';
+import { addedFieldsV1 } from '../patch/typed-merge.js';
 import { Conflicts, Updater, type Conflict, type ManagedFields } from './updater.js';
 
 /** Fields no manager owns: the server sets them (kube-apiserver's stripMetaManager). */
@@ -110,15 +110,15 @@ export class FieldManager {
    */
   private createdBy(next: KubeObject, manager: string): ManagedFieldsEntry[] | undefined {
     try {
-      const owned = addedFields(viewWithoutManagedFields(next), this.options.node).withoutPrefixes(this.resetFields).difference(STRIPPED);
-      if (owned.empty()) return undefined;
+      const fieldsV1 = addedFieldsV1(viewWithoutManagedFields(next), this.options.node, this.resetFields, STRIPPED);
+      if (!fieldsV1) return undefined;
       const entry: ManagedFieldsEntry = {};
       if (manager) entry.manager = manager;
       entry.operation = 'Update';
       entry.apiVersion = this.options.apiVersion;
       entry.time = nowRFC3339();
       entry.fieldsType = 'FieldsV1';
-      entry.fieldsV1 = owned.toFieldsV1();
+      entry.fieldsV1 = fieldsV1;
       return [entry];
     } catch {
       return undefined;

@@ -102,7 +102,7 @@ function sortedElements(node: FieldSet): PathElement[] {
  * gives a fast-mode object as fromEntries would. No element is spelled `__proto__` (each starts
  * with a kind prefix or is "."), so plain stores keep every entry as an own member.
  */
-function objectOf(entries: [PathElement, unknown][]): Record<string, unknown> {
+export function objectOf(entries: [PathElement, unknown][]): Record<string, unknown> {
   const scratch: Record<string, unknown> = {};
   for (const [pe, value] of entries) scratch[pe] = value;
   return { ...scratch };

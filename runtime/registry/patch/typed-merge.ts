@@ -5,7 +5,7 @@
 
 import { deepEqual } from '../../machinery/object.js';
 import { getMember, setMember } from '../../machinery/own-member.js';
-import { FieldSet, fieldElement, fieldName, keyElement, pathString, valueElement, type Path, type PathElement } from '../apply/fieldpath.js';
+import { FieldSet, compareElements, fieldElement, fieldName, keyElement, objectOf, pathString, valueElement, type Path, type PathElement } from '../apply/fieldpath.js';
 import { DEDUCED, isObjectValue, type FieldType, type TypeNode } from '../apply/schema.js';
 
 type ListNode = Extract<TypeNode, { kind: 'list' }>;
@@ -211,6 +211,61 @@ export function addedFields(value: unknown, node: TypeNode): FieldSet {
   }
   return set;
 }
+
+/**
+ * `addedFields(value, node).withoutPrefixes(dropped).difference(removed).toFieldsV1()` in one
+ * walk, without building the sets: what a create records as its writer's fields. `dropped` names
+ * paths left out with everything below them, `removed` exact paths left out (their children
+ * stay). Undefined when nothing is left. A value nested deeper than the walk recurses is left to
+ * the set operations, which walk with explicit stacks.
+ */
+export function addedFieldsV1(value: unknown, node: TypeNode, dropped: FieldSet, removed: FieldSet): Record<string, unknown> | undefined {
+  try {
+    const entries = addedEntries(value, node, dropped, removed, 0);
+    return entries.length ? objectOf(entries) : undefined;
+  } catch (e) {
+    if (e !== TOO_DEEP) throw e;
+    const set = addedFields(value, node).withoutPrefixes(dropped).difference(removed);
+    return set.empty() ? undefined : set.toFieldsV1();
+  }
+}
+
+const TOO_DEEP = new Error('nested deeper than the walk recurses');
+const EMPTY_SET = new FieldSet();
+
+/** The FieldsV1 entries below a value that was absent before, each element in FieldsV1 order. */
+function addedEntries(value: unknown, node: TypeNode, dropped: FieldSet, removed: FieldSet, depth: number): [PathElement, unknown][] {
+  if (depth === RECURSIVE_LEVELS) throw TOO_DEEP;
+  const n = effective(node, value);
+  const entries: [PathElement, unknown][] = [];
+  let fieldsOnly = true;
+  if (n.kind === 'map' && !n.atomic && isObjectValue(value)) {
+    for (const key of Object.keys(value)) {
+      const field = fieldOf(n, key);
+      addEntry(entries, field.element ?? fieldElement(key), value[key], field.node, dropped, removed, depth);
+    }
+  } else if (n.kind === 'list' && n.listType !== 'atomic' && Array.isArray(value)) {
+    const { order, items } = indexList(n, value, [], [], false);
+    for (const pe of order) addEntry(entries, pe, items.get(pe), n.item(), dropped, removed, depth);
+    fieldsOnly = false;
+  }
+  if (entries.length > 1) entries.sort(fieldsOnly ? byPlainElement : byElement);
+  return entries;
+}
+
+/** One element's entry, as toFieldsV1 writes it: `{}` for a leaf, its children (after a "." when it is a path itself) for a container. */
+function addEntry(entries: [PathElement, unknown][], pe: PathElement, value: unknown, node: TypeNode, dropped: FieldSet, removed: FieldSet, depth: number): void {
+  if (value === undefined || dropped.members.has(pe)) return;
+  const member = !removed.members.has(pe);
+  const n = effective(node, value);
+  const leaf = n.kind === 'scalar' || (n.kind === 'list' && n.listType === 'atomic') || (n.kind === 'map' && n.atomic) || isEmptyContainer(value);
+  const below = leaf ? [] : addedEntries(value, node, dropped.children.get(pe) ?? EMPTY_SET, removed.children.get(pe) ?? EMPTY_SET, depth + 1);
+  if (below.length) entries.push([pe, objectOf(member ? [['.', {}], ...below] : below)]);
+  else if (member) entries.push([pe, {}]);
+}
+
+const byPlainElement = (a: [PathElement, unknown], b: [PathElement, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const byElement = (a: [PathElement, unknown], b: [PathElement, unknown]) => compareElements(a[0], b[0]);
 
 /** Adds the path `pe` under `parent` (it was absent before) and everything below it, as walkCompare does. */
 function addAdded(parent: FieldSet, pe: PathElement, value: unknown, node: TypeNode, depth = 0): void {
