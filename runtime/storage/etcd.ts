@@ -84,6 +84,8 @@ export class EtcdStorage implements Storage {
   private compactionProbed = false;
   /** Requests wait for this first: the starting revisions of watches "from now" (see watch()). */
   private barrier: Promise<void> = Promise.resolve();
+  /** Whether the barrier has settled: then a request has nothing to wait for and goes out at once. */
+  private barrierSettled = true;
 
   constructor(options: EtcdStorageOptions) {
     if (options.endpoints.length === 0) throw new Error('etcd storage: no endpoints given');
@@ -227,7 +229,11 @@ export class EtcdStorage implements Storage {
       // land before the watch's starting point.
       from = this.call(key, (kv) => kv.range({ key: this.probeKey, countOnly: true })).then((res) => res.header.revision);
       const previous = this.barrier;
-      this.barrier = Promise.all([previous, from.catch(() => undefined)]).then(() => undefined);
+      const barrier = Promise.all([previous, from.catch(() => undefined)]).then(() => {
+        if (this.barrier === barrier) this.barrierSettled = true;
+      });
+      this.barrier = barrier;
+      this.barrierSettled = false;
     }
     const watch = new EtcdWatch(this.watchContext, key, options, callbacks, from);
     this.watches.add(watch);
@@ -354,11 +360,11 @@ export class EtcdStorage implements Storage {
     const started = Date.now();
     // The barrier as it stood when the request was made: a retry must not wait for watches
     // started after it (the request may be the one such a watch waits for).
-    const barrier = this.barrier;
+    const barrier = this.barrierSettled ? undefined : this.barrier;
     for (let attempt = 1; ; attempt++) {
       let res: T;
       try {
-        await barrier;
+        if (barrier) await barrier;
         res = await request(this.kv);
       } catch (error) {
         if (this.closed) throw closedError(key);

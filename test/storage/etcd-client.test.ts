@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdClient, GRPC_UNAVAILABLE, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
+import { grpcMessage } from '../../runtime/storage/etcd-client/grpc-channel.js';
 import type { WatchResponse } from '../../runtime/storage/etcd-client/client.js';
 import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
 import { ProtoReader, ProtoWriter } from '../../runtime/storage/etcd-client/wire.js';
@@ -32,6 +33,15 @@ describe('etcd client wire format', () => {
     const seen: number[] = [];
     while (r.next()) seen[r.field - 1] = r.varint();
     expect(seen).toEqual(values);
+  });
+
+  it('frames a request behind gRPC\'s prefix in the buffer it encodes into, the message as finish() alone writes it', () => {
+    const writer = () => new ProtoWriter().varint(1, 300).bytes(2, Buffer.alloc(200, 'v'));
+    const framed = grpcMessage(writer());
+    const message = writer().finish();
+    expect(framed[0]).toBe(0);
+    expect(framed.readUInt32BE(1)).toBe(message.length);
+    expect(framed.subarray(5)).toEqual(message);
   });
 
   it('refuses a negative number and a message cut inside a field', () => {
@@ -271,6 +281,19 @@ describe('etcd client against a peer that is not a well-behaved etcd', () => {
       // The connection still serves a proper answer afterwards.
       answer = grpcAnswer(Buffer.from(type('etcdserverpb.RangeResponse').encode({ header: { revision: 42 }, count: 0 }).finish()));
       expect((await range(client)).header.revision).toBe(42);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('rejects a call whose answer does not decode, and the connection serves the next call', async () => {
+    const client = new EtcdClient([endpoint], 2000);
+    try {
+      // A RangeResponse cut inside its header's varint: the call fails with what the reader met.
+      answer = grpcAnswer(Buffer.from([0x0a, 0x02, 0x18, 0x80]));
+      await expect(range(client)).rejects.toThrow(/ends inside a varint/);
+      answer = grpcAnswer(Buffer.from(type('etcdserverpb.RangeResponse').encode({ header: { revision: 9 }, count: 1 }).finish()));
+      expect(await range(client)).toMatchObject({ header: { revision: 9 }, count: 1 });
     } finally {
       client.close();
     }

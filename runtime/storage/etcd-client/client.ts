@@ -2,18 +2,18 @@
 // encoded, sent as one unary gRPC call with a deadline, and its answer decoded; each watch a
 // Watch stream of its own holding one watcher.
 
-import { GrpcChannel } from './grpc-channel.js';
+import { GrpcChannel, grpcMessage } from './grpc-channel.js';
 import type { GrpcCallError, GrpcStream } from './grpc-channel.js';
 import type { KeepaliveOptions } from './keepalive.js';
 import {
+  compactionRequest,
   decodeCompactionResponse,
   decodeRangeResponse,
   decodeTxnResponse,
-  encodeCompactionRequest,
-  encodeRangeRequest,
-  encodeTxnRequest,
   decodeWatchResponse,
-  encodeWatchCreateRequest,
+  rangeRequest,
+  txnRequest,
+  watchCreateRequest,
 } from './messages.js';
 import type { CompactionResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse, WatchCreateRequest, WatchResponse } from './messages.js';
 
@@ -34,16 +34,19 @@ export class EtcdClient {
     this.channel = new GrpcChannel(endpoints, keepalive);
   }
 
-  async range(request: RangeRequest, timeoutMs = this.timeoutMs): Promise<RangeResponse> {
-    return decodeRangeResponse(await this.channel.unary('/etcdserverpb.KV/Range', encodeRangeRequest(request), Date.now() + timeoutMs));
+  // Each call's answer is decoded where it settles, so a call is one promise from the request
+  // to its decoded answer.
+
+  range(request: RangeRequest, timeoutMs = this.timeoutMs): Promise<RangeResponse> {
+    return this.channel.unary('/etcdserverpb.KV/Range', grpcMessage(rangeRequest(request)), Date.now() + timeoutMs, decodeRangeResponse);
   }
 
-  async txn(request: TxnRequest): Promise<TxnResponse> {
-    return decodeTxnResponse(await this.channel.unary('/etcdserverpb.KV/Txn', encodeTxnRequest(request), Date.now() + this.timeoutMs));
+  txn(request: TxnRequest): Promise<TxnResponse> {
+    return this.channel.unary('/etcdserverpb.KV/Txn', grpcMessage(txnRequest(request)), Date.now() + this.timeoutMs, decodeTxnResponse);
   }
 
-  async compact(revision: number): Promise<CompactionResponse> {
-    return decodeCompactionResponse(await this.channel.unary('/etcdserverpb.KV/Compact', encodeCompactionRequest(revision), Date.now() + this.timeoutMs));
+  compact(revision: number): Promise<CompactionResponse> {
+    return this.channel.unary('/etcdserverpb.KV/Compact', grpcMessage(compactionRequest(revision)), Date.now() + this.timeoutMs, decodeCompactionResponse);
   }
 
   /**
@@ -51,7 +54,7 @@ export class EtcdClient {
    * once when the stream ends (the connection lost, or etcd ending it), never after cancel().
    */
   watch(request: WatchCreateRequest, onResponse: (res: WatchResponse) => void, onEnd: (error: GrpcCallError | undefined) => void): GrpcStream {
-    return this.channel.stream('/etcdserverpb.Watch/Watch', encodeWatchCreateRequest(request), Date.now() + this.timeoutMs, {
+    return this.channel.stream('/etcdserverpb.Watch/Watch', grpcMessage(watchCreateRequest(request)), Date.now() + this.timeoutMs, {
       message: (message) => onResponse(decodeWatchResponse(message)),
       end: onEnd,
     });

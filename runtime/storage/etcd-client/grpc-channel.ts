@@ -19,6 +19,7 @@ import type { Http2Stream, Http2StreamError, Http2StreamEvents } from './http2-c
 import type { HeaderField } from './hpack.js';
 import { encodeHeaders } from './hpack.js';
 import { ConnectionKeepalive, ETCD_CLIENT_KEEPALIVE, type KeepaliveOptions } from './keepalive.js';
+import type { ProtoWriter } from './wire.js';
 
 /** gRPC status codes, by number, as the status names them (grpc/doc/statuscodes.md). */
 const CODE_NAMES = [
@@ -85,12 +86,11 @@ export interface GrpcStream {
   cancel(): Promise<void>;
 }
 
-/** A message behind gRPC's 5-byte prefix: not compressed, then its length. */
-const frame = (message: Buffer): Buffer => {
-  const framed = Buffer.allocUnsafe(5 + message.length);
+/** A message behind gRPC's 5-byte prefix (not compressed, then its length), written once in place. */
+export const grpcMessage = (message: ProtoWriter): Buffer => {
+  const framed = message.finish(5);
   framed[0] = 0;
-  framed.writeUInt32BE(message.length, 1);
-  message.copy(framed, 5);
+  framed.writeUInt32BE(framed.length - 5, 1);
   return framed;
 };
 
@@ -122,12 +122,16 @@ const parseEndpoint = (endpoint: string): Endpoint => {
   return { host, port: Number(url.port || (tls ? 443 : 80)), tls, authority: url.host };
 };
 
-/** A connection and the request header blocks made for it, one per method (the authority is the connection's). */
+/**
+ * A connection and the request header blocks made for it, one per method (the authority is the
+ * connection's), each with the grpc-timeout it last carried: calls made with the client's one
+ * timeout find their block made, rather than copy it with the timeout appended each time.
+ */
 interface Channel {
   connection: Http2Connection;
   endpoint: Endpoint;
   keepalive: ConnectionKeepalive;
-  headerBlocks: Map<string, Buffer>;
+  headerBlocks: Map<string, { plain: Buffer; timeout: string; timed: Buffer }>;
 }
 
 /** The HPACK literal of a grpc-timeout header (not indexed: its name as a string, then its value). */
@@ -149,20 +153,32 @@ export class GrpcChannel {
     this.endpoints = endpoints.map(parseEndpoint);
   }
 
-  /** Calls `path` (`/package.Service/Method`) with one encoded request message; resolves to the encoded answer. */
-  async unary(path: string, request: Buffer, deadline: number): Promise<Buffer> {
-    const channel = this.channel ?? (await this.connectBefore(deadline));
+  /**
+   * Calls `path` (`/package.Service/Method`) with one request message (framed by grpcMessage);
+   * resolves to its answer as `decode` reads it.
+   */
+  unary<T>(path: string, request: Buffer, deadline: number, decode: (answer: Buffer) => T): Promise<T> {
+    const channel = this.channel;
+    if (!channel) return this.connectBefore(deadline).then((opened) => this.call(opened, path, request, deadline, decode));
+    return this.call(channel, path, request, deadline, decode);
+  }
+
+  private call<T>(channel: Channel, path: string, request: Buffer, deadline: number, decode: (answer: Buffer) => T): Promise<T> {
     return new Promise((resolve, reject) => {
       const call = new GrpcCall(
         (message) => (call.answer ??= message),
         (error) => {
-          if (error) reject(error);
-          else if (call.answer) resolve(call.answer);
-          else reject(new GrpcCallError(GRPC_INTERNAL, 'etcd answered without a message', true));
+          if (error) return reject(error);
+          if (!call.answer) return reject(new GrpcCallError(GRPC_INTERNAL, 'etcd answered without a message', true));
+          try {
+            resolve(decode(call.answer));
+          } catch (cause) {
+            reject(cause);
+          }
         },
       );
       call.start(channel, path, deadline);
-      call.stream!.write(frame(request), true);
+      call.stream!.write(request, true);
     });
   }
 
@@ -191,7 +207,7 @@ export class GrpcChannel {
         call = opened;
         opened.start(channel, path, undefined);
         // The request stays open: etcd ends a watch stream when the client's side ends.
-        opened.stream!.write(frame(request), false);
+        opened.stream!.write(request, false);
       },
       (error: GrpcCallError) => canceled || handlers.end(error),
     );
@@ -314,14 +330,21 @@ class GrpcCall implements Http2StreamEvents {
   ) {}
 
   start(channel: Channel, path: string, deadline: number | undefined): void {
-    let block = channel.headerBlocks.get(path);
-    if (!block) {
-      block = encodeHeaders(requestHeaders(channel.endpoint, path));
-      channel.headerBlocks.set(path, block);
+    let blocks = channel.headerBlocks.get(path);
+    if (!blocks) {
+      const plain = encodeHeaders(requestHeaders(channel.endpoint, path));
+      blocks = { plain, timeout: '', timed: plain };
+      channel.headerBlocks.set(path, blocks);
     }
+    let block = blocks.plain;
     if (deadline !== undefined) {
       const left = deadline - Date.now();
-      block = withTimeout(block, `${Math.max(left, 1)}m`);
+      const timeout = `${Math.max(left, 1)}m`;
+      if (timeout !== blocks.timeout) {
+        blocks.timeout = timeout;
+        blocks.timed = withTimeout(blocks.plain, timeout);
+      }
+      block = blocks.timed;
       this.timer = setTimeout(() => this.end(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true)), Math.max(left, 0));
     }
     this.stream = channel.connection.open(block, this);
@@ -355,9 +378,13 @@ class GrpcCall implements Http2StreamEvents {
         return;
       }
       const buf = this.pending.length === 1 ? head : Buffer.concat(this.pending, this.pendingBytes);
-      const rest = buf.subarray(5 + length);
-      this.pending = rest.length > 0 ? [rest] : [];
-      this.pendingBytes = rest.length;
+      if (buf.length > 5 + length) {
+        this.pending = [buf.subarray(5 + length)];
+        this.pendingBytes = buf.length - 5 - length;
+      } else {
+        this.pending = [];
+        this.pendingBytes = 0;
+      }
       this.onMessage(buf.subarray(5, 5 + length));
       if (this.done) return;
     }

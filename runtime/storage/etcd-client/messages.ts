@@ -5,6 +5,7 @@
 
 import { ProtoReader, ProtoWriter } from './wire.js';
 
+/** A key-value as etcd sent it; key and value view the answer's bytes (see ProtoReader.bytes). */
 export interface EtcdKeyValue {
   key: Buffer;
   value: Buffer;
@@ -98,7 +99,7 @@ const COMPARE_RESULT = { Equal: 0, Greater: 1, Less: 2, NotEqual: 3 } as const;
 /** Compare.target and, beside it, the field of the oneof target_union holding the value. */
 const COMPARE_TARGET = { Version: [0, 4], Create: [1, 5], Mod: [2, 6] } as const;
 
-const rangeRequest = (r: RangeRequest): ProtoWriter =>
+export const rangeRequest = (r: RangeRequest): ProtoWriter =>
   new ProtoWriter()
     .bytes(1, r.key, true)
     .bytes(2, r.rangeEnd)
@@ -107,7 +108,6 @@ const rangeRequest = (r: RangeRequest): ProtoWriter =>
     .bool(8, r.keysOnly)
     .bool(9, r.countOnly);
 
-export const encodeRangeRequest = (r: RangeRequest): Buffer => rangeRequest(r).finish();
 
 const compare = (c: Compare): ProtoWriter => {
   const [target, valueField] = COMPARE_TARGET[c.target];
@@ -125,15 +125,17 @@ const requestOp = (op: RequestOp): ProtoWriter => {
   return w.message(3, new ProtoWriter().bytes(1, op.deleteRange.key, true).bytes(2, op.deleteRange.rangeEnd).bool(3, op.deleteRange.prevKv));
 };
 
-export function encodeTxnRequest(t: TxnRequest): Buffer {
+export function txnRequest(t: TxnRequest): ProtoWriter {
   const w = new ProtoWriter();
   for (const c of t.compare) w.message(1, compare(c));
   for (const op of t.success) w.message(2, requestOp(op));
   for (const op of t.failure) w.message(3, requestOp(op));
-  return w.finish();
+  return w;
 }
 
-export const encodeCompactionRequest = (revision: number): Buffer => new ProtoWriter().varint(1, revision).finish();
+export const encodeTxnRequest = (t: TxnRequest): Buffer => txnRequest(t).finish();
+
+export const compactionRequest = (revision: number): ProtoWriter => new ProtoWriter().varint(1, revision);
 
 function header(r: ProtoReader): ResponseHeader {
   const h: ResponseHeader = { revision: 0 };
@@ -251,15 +253,17 @@ export function decodeCompactionResponse(buf: Buffer): CompactionResponse {
 }
 
 /** A WatchRequest holding one create_request. */
-export function encodeWatchCreateRequest(r: WatchCreateRequest): Buffer {
+export function watchCreateRequest(r: WatchCreateRequest): ProtoWriter {
   const create = new ProtoWriter()
     .bytes(1, r.key, true)
     .bytes(2, r.rangeEnd)
     .varint(3, r.startRevision ?? 0)
     .bool(4, r.progressNotify)
     .bool(6, r.prevKv);
-  return new ProtoWriter().message(1, create).finish();
+  return new ProtoWriter().message(1, create);
 }
+
+export const encodeWatchCreateRequest = (r: WatchCreateRequest): Buffer => watchCreateRequest(r).finish();
 
 function watchEvent(r: ProtoReader): WatchEvent {
   const event: WatchEvent = { type: 'put', kv: keyValue(new ProtoReader(EMPTY)) };

@@ -53,9 +53,10 @@ export class ProtoWriter {
     return this;
   }
 
-  finish(): Buffer {
-    const out = Buffer.allocUnsafe(this.length);
-    let at = 0;
+  /** The message, behind `reserve` bytes left for the caller (gRPC's message prefix), so it is not copied again to get them. */
+  finish(reserve = 0): Buffer {
+    const out = Buffer.allocUnsafe(reserve + this.length);
+    let at = reserve;
     const write = (part: number[] | Buffer): void => {
       if (Array.isArray(part)) {
         for (let i = 0; i < part.length; i++) out[at++] = part[i]!;
@@ -115,10 +116,14 @@ export class ProtoReader {
     return this.readVarint() !== 0;
   }
 
-  /** A bytes field's value (a copy, so it outlives the response buffer's reuse). */
+  /**
+   * A bytes field's value, a view into the message: the storage turns keys and values into
+   * strings as it reads them, so a copy would only be made to be dropped. A caller that keeps
+   * the bytes copies them (a view keeps the whole socket chunk it lies in alive).
+   */
   bytes(): Buffer {
     const [start, end] = this.span();
-    return Buffer.from(this.buf.subarray(start, end));
+    return this.buf.subarray(start, end);
   }
 
   /** A reader over a nested message. */
