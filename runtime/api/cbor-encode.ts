@@ -21,7 +21,7 @@ class Writer {
 
   ensure(n: number): void {
     if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+    const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
   }
