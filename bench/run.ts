@@ -274,10 +274,10 @@ async function cacheAtSize() {
       const perObject = (after.heapUsed + after.external - before.heapUsed - before.external) / BIG_LIST;
       const rssPerObject = ((rssAfter - rssBefore) * 1024 * 1024) / BIG_LIST;
 
-      log('LIST of 10,000: JSON and protobuf, one request at a time');
+      log('LIST of 10,000: JSON, protobuf and CBOR, one request at a time');
       const bigList: Record<string, WrkResult> = {};
       const bigListBytes: Record<string, number> = {};
-      for (const format of ['JSON', 'protobuf'] as const) {
+      for (const format of ['JSON', 'protobuf', 'CBOR'] as const) {
         const run = { port, token, mode: 'get' as const, path: cmPath('bench-list'), accept: ACCEPT[format], connections: 1 };
         const sample = await expect(200, to, 'GET', cmPath('bench-list'), undefined, { accept: ACCEPT[format] });
         bigListBytes[format] = sample.body.length;
@@ -473,7 +473,7 @@ async function main() {
   const firstAcceptedMs = h ? median(h.firstAccepted) : NaN;
   const errors =
     [...(a ? [...a.getServer, ...a.createServer, ...a.getCeiling, ...a.postCeiling, ...a.rbacMasters.map((r) => r.result), ...a.rbacUser.map((r) => r.result)] : []), ...(c?.serverRuns ?? []), ...(d ? [...d.masters, ...d.cached, ...d.miss].map((r) => r.result) : []), ...(f ? [...f.on, ...f.off] : []), ...(h ? [...h.configMap, ...h.custom] : [])]
-      .concat(b ? [b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf, ...Object.values(b.formats).flatMap((f) => [f.get, f.list])] : [])
+      .concat(b ? [b.mergePatch, b.apply, b.bigList.JSON, b.bigList.protobuf, b.bigList.CBOR, ...Object.values(b.formats).flatMap((f) => [f.get, f.list])] : [])
       .reduce((n, r) => n + r.errors, 0) + (c?.rawRuns.reduce((n, r) => n + r.errors, 0) ?? 0);
 
   const n = (x: number, digits = 0) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -516,6 +516,7 @@ async function main() {
       ? ([
           [`LIST 10,000 ConfigMaps of 1 KiB from the watch cache, JSON, p50 (p99)`, `${ms(b.bigList.JSON.p50Us)} ms (${ms(b.bigList.JSON.p99Us)})`, '<= 80 ms', goal(b.bigList.JSON.p50Us <= 80_000)],
           [`  same as protobuf, p50 (p99)`, `${ms(b.bigList.protobuf.p50Us)} ms (${ms(b.bigList.protobuf.p99Us)})`, '<= 40 ms', goal(b.bigList.protobuf.p50Us <= 40_000)],
+          [`  same as CBOR, p50 (p99)`, `${ms(b.bigList.CBOR.p50Us)} ms (${ms(b.bigList.CBOR.p99Us)})`, '-', '-'],
           [`1 write seen by ${n(WATCHERS)} watchers, delivery p99 (p50)`, `${n(b.watch.p99, 1)} ms (${n(b.watch.p50, 1)})`, '<= 50 ms', goal(b.watch.p99 <= 50)],
           [`  server CPU per write seen by ${n(WATCHERS)} HTTP/1.1 watchers (the create's own included)`, `${n(b.watch.cpuMs, 1)} ms`, '-', '-'],
           [`  same, over ${H2_CONNECTIONS} HTTP/2 connections, delivery p99 (p50)`, `${n(b.h2.p99Ms, 1)} ms (${n(b.h2.p50Ms, 1)})`, '<= 50 ms', goal(b.h2.p99Ms <= 50)],
@@ -591,7 +592,7 @@ async function main() {
       : []),
     ...(b
       ? ([
-          [`LIST 10,000: requests timed (JSON / protobuf), bytes each`, `${b.bigList.JSON.requests} / ${b.bigList.protobuf.requests}, ${n(b.bigListBytes.JSON / 1024)} / ${n(b.bigListBytes.protobuf / 1024)} KiB`],
+          [`LIST 10,000: requests timed (JSON / protobuf / CBOR), bytes each`, `${b.bigList.JSON.requests} / ${b.bigList.protobuf.requests} / ${b.bigList.CBOR.requests}, ${n(b.bigListBytes.JSON / 1024)} / ${n(b.bigListBytes.protobuf / 1024)} / ${n(b.bigListBytes.CBOR / 1024)} KiB`],
           [`RSS growth per object while loading 10,000`, `${n(b.rssPerObject)} B (${n(b.rssBefore, 1)} -> ${n(b.rssAfter, 1)} MB)`],
           [`watch delivery p99 per write, from the create's response`, b.watch.writes.map((w) => n(w.p99FromResponse, 1)).join(', ') + ' ms'],
           [`server RSS with ${n(WATCHERS)} HTTP/2 watches open (growth)`, `${n(b.h2.rssMB ?? NaN, 1)} MB (+${n(b.h2.rssGrowthMB ?? NaN, 1)})`],
@@ -668,7 +669,7 @@ async function main() {
         : null,
     create: a && ONLY.has('create') ? { perSecond: create, ceilingPerSecond: postCeiling, ratio: create / postCeiling, bodyBytes: a.createBytes, server: a.createServer, ceiling: a.postCeiling } : null,
     etcd: c ? { perSecond: etcdCreate, rawPerSecond: etcdRaw, ratio: etcdCreate / etcdRaw, storedBytes: c.storedBytes, server: c.serverRuns, raw: c.rawRuns } : null,
-    list10000: b ? { objectJsonBytes: b.objectJsonBytes, bytes: b.bigListBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf } : null,
+    list10000: b ? { objectJsonBytes: b.objectJsonBytes, bytes: b.bigListBytes, json: b.bigList.JSON, protobuf: b.bigList.protobuf, cbor: b.bigList.CBOR } : null,
     watch: b ? { watchers: WATCHERS, processes: WATCH_PROCESSES, ...b.watch } : null,
     watchH2: b?.h2 ?? null,
     cacheMemory: b

@@ -11,12 +11,17 @@ const F32 = new Float32Array(1);
 const U32 = new Uint32Array(F32.buffer);
 
 class Writer {
-  buf = Buffer.allocUnsafe(64 * 1024);
+  buf: Buffer;
   len = 0;
+
+  constructor(capacity: number) {
+    // Never from Buffer's shared pool: the scratch writer keeps its buffer across encodes.
+    this.buf = Buffer.allocUnsafeSlow(capacity);
+  }
 
   ensure(n: number): void {
     if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+    const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
   }
@@ -50,10 +55,37 @@ class Writer {
   }
 
   bytesOfString(s: string): void {
-    const n = Buffer.byteLength(s, 'utf8');
-    this.head(2, n);
-    this.ensure(n);
+    const n = s.length;
+    // Keys and most values are short ASCII: copied by character, which skips Buffer's UTF-8
+    // machinery (two calls per string); a head under 24 is one byte, so the characters go right
+    // after it, and anything else leaves the slot to the general path below.
+    if (n < 24) {
+      this.ensure(n + 1);
+      const buf = this.buf;
+      const at = this.len + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        buf[at + i] = c;
+      }
+      if (i === n) {
+        buf[this.len] = 0x40 | n;
+        this.len = at + n;
+        return;
+      }
+    }
+    const bytes = Buffer.byteLength(s, 'utf8');
+    this.head(2, bytes);
+    this.ensure(bytes);
     this.len += this.buf.write(s, this.len, 'utf8');
+  }
+
+  /** Bytes already encoded, as they are. */
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
   }
 }
 
@@ -117,7 +149,18 @@ function byteOrder(a: string, b: string): number {
  * spares the byte comparisons.
  */
 function sortKeys(keys: string[]): string[] {
-  return keys.sort(/^[\x00-\x7f]*$/.test(keys.join('')) ? asciiOrder : byteOrder);
+  if (keys.length < 2) return keys;
+  for (const k of keys) {
+    for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) > 0x7f) return keys.sort(byteOrder);
+  }
+  return keys.sort(asciiOrder);
+}
+
+/** The keys of the members of `obj` that are not undefined, in core deterministic order. */
+function sortedKeys(obj: Record<string, unknown>): string[] {
+  const keys = Object.keys(obj);
+  for (const k of keys) if (obj[k] === undefined) return sortKeys(keys.filter((k) => obj[k] !== undefined));
+  return sortKeys(keys);
 }
 
 /**
@@ -136,7 +179,7 @@ function value(w: Writer, v: unknown, depth = 0): void {
     w.head(4, v.length);
     for (const item of v) value(w, item === undefined ? null : item, depth + 1);
   } else if (typeof v === 'object') {
-    const keys = sortKeys(Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined));
+    const keys = sortedKeys(v as Record<string, unknown>);
     w.head(5, keys.length);
     for (const k of keys) {
       w.bytesOfString(k);
@@ -164,7 +207,7 @@ function valueIteratively(w: Writer, root: object): void {
       w.head(4, v.length);
       for (let i = v.length - 1; i >= 0; i--) pending.push(v[i] === undefined ? null : v[i]);
     } else {
-      const keys = sortKeys(Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined));
+      const keys = sortedKeys(v as Record<string, unknown>);
       w.head(5, keys.length);
       for (let i = keys.length - 1; i >= 0; i--) pending.push((v as Record<string, unknown>)[keys[i]], new Key(keys[i]));
     }
@@ -195,7 +238,7 @@ function shaped(w: Writer, v: unknown, shape: ByteShape | undefined): void {
     w.head(4, v.length);
     for (const x of v) shaped(w, x === undefined ? null : x, item);
   } else if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) {
-    const keys = sortKeys(Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined));
+    const keys = sortedKeys(v as Record<string, unknown>);
     w.head(5, keys.length);
     for (const k of keys) {
       w.bytesOfString(k);
@@ -204,12 +247,80 @@ function shaped(w: Writer, v: unknown, shape: ByteShape | undefined): void {
   } else value(w, v);
 }
 
+/** Capacity of the scratch writer, and the most it keeps between encodes. */
+const SCRATCH_BYTES = 64 * 1024;
+const KEPT_SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * One writer for every encode: encoding is synchronous, so no two use it at once, and a response
+ * or watch event costs one allocation of its exact size instead of a fresh 64 KiB buffer and then
+ * a copy. A buffer grown past KEPT_SCRATCH_BYTES (a large list) is let go after its encode.
+ */
+let scratch = new Writer(SCRATCH_BYTES);
+
+function begin(prefix: Uint8Array): Writer {
+  const w = scratch;
+  w.len = 0;
+  w.raw(prefix);
+  return w;
+}
+
+function end(w: Writer): void {
+  if (w.buf.length > KEPT_SCRATCH_BYTES) scratch = new Writer(SCRATCH_BYTES);
+}
+
 /** `prefix` then the encoding of a JSON value, with the []byte places of `shape` as raw bytes. */
 export function encodeJsonAsCbor(prefix: Uint8Array, v: unknown, shape?: ByteShape): Uint8Array {
-  const w = new Writer();
-  w.ensure(prefix.length);
-  w.buf.set(prefix, 0);
-  w.len = prefix.length;
-  shaped(w, v, shape);
-  return new Uint8Array(w.buf.buffer, w.buf.byteOffset, w.len).slice();
+  const w = begin(prefix);
+  try {
+    shaped(w, v, shape);
+    return new Uint8Array(w.buf.buffer, w.buf.byteOffset, w.len).slice();
+  } finally {
+    end(w);
+  }
+}
+
+/** A member of a map whose value is encoded already: one data item, or the items of an array. */
+export interface EncodedMember {
+  name: string;
+  /** The encoded data items, each complete. */
+  parts: readonly Uint8Array[];
+  /** Whether the value is an array of `parts` rather than `parts[0]` alone. */
+  array: boolean;
+}
+
+/**
+ * encodeJsonAsCbor of the map `obj` with the value of one member taken from bytes encoded
+ * earlier (a list's items, a watch event's object), in one allocation of the exact size: the rest
+ * of the map is written first, then the whole copied out around the parts.
+ */
+export function encodeJsonAsCborWith(prefix: Uint8Array, obj: Record<string, unknown>, shape: ByteShape | undefined, member: EncodedMember): Uint8Array {
+  const w = begin(prefix);
+  try {
+    let keys = sortedKeys(obj);
+    if (!keys.includes(member.name)) keys = sortKeys([...keys, member.name]);
+    w.head(5, keys.length);
+    let at = -1;
+    for (const k of keys) {
+      w.bytesOfString(k);
+      if (k !== member.name) shaped(w, obj[k], memberShape(shape, k));
+      else {
+        if (member.array) w.head(4, member.parts.length);
+        at = w.len;
+      }
+    }
+    let length = w.len;
+    for (const part of member.parts) length += part.length;
+    const out = Buffer.allocUnsafeSlow(length);
+    out.set(w.buf.subarray(0, at), 0);
+    let pos = at;
+    for (const part of member.parts) {
+      out.set(part, pos);
+      pos += part.length;
+    }
+    out.set(w.buf.subarray(at, w.len), pos);
+    return out;
+  } finally {
+    end(w);
+  }
 }

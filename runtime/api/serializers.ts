@@ -4,7 +4,8 @@
 
 import { stringify as stringifyYaml } from 'yaml';
 import { badRequest, internalError, type Status } from '../errors/status-error.js';
-import { CborNestingError, decodeCBOR, encodeCBOR, encodeCBORWatchEvent } from './cbor.js';
+import { CborNestingError, decodeCBOR } from './cbor.js';
+import { encodeCBORBody, encodeCBORWatchEventBody } from './kept-cbor.js';
 import { NestingTooDeep, jsonNestingBracket, parseYamlBounded } from '../machinery/nesting.js';
 import { goJsonError, tooDeepJson } from '../machinery/go-json.js';
 import { negotiateInput, type NegotiatedMediaType } from './negotiation.js';
@@ -106,9 +107,9 @@ export function responseEncoder(negotiated: NegotiatedMediaType, descriptors?: R
       return {
         format,
         contentType,
-        encode: (obj) => encodeCBOR(obj),
+        encode: (obj) => encodeCBORBody(obj),
         // One self-described data item per event: the stream is a CBOR sequence.
-        encodeWatchEvent: (type, obj) => encodeCBORWatchEvent(type, obj),
+        encodeWatchEvent: (type, obj) => encodeCBORWatchEventBody(type, obj),
       };
     case 'protobuf': {
       if (!descriptors) throw internalError(new Error('protobuf negotiated without descriptors'));

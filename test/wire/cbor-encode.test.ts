@@ -3,7 +3,7 @@
 import { encode } from 'cbor2';
 import { sortCoreDeterministic } from 'cbor2/sorts';
 import { describe, expect, it } from 'vitest';
-import { encodeJsonAsCbor } from '../../runtime/api/cbor-encode.js';
+import { encodeJsonAsCbor, encodeJsonAsCborWith } from '../../runtime/api/cbor-encode.js';
 
 const utf8 = new TextEncoder();
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -68,5 +68,45 @@ describe('CBOR encoder', () => {
 
   it('refuses values JSON cannot hold', () => {
     expect(() => encodeJsonAsCbor(new Uint8Array(0), Number.NaN)).toThrow('cbor');
+  });
+
+  it('writes strings of every length around the one-byte head, with non-ASCII anywhere, as the oracle', () => {
+    for (let n = 0; n <= 26; n++) {
+      const ascii = 'a'.repeat(n);
+      expect(ours(ascii)).toBe(oracle(ascii));
+      expect(ours({ [ascii || 'e']: ascii })).toBe(oracle({ [ascii || 'e']: ascii }));
+      for (const odd of ['\u007f', '\u0080', 'é', '€', '😀']) {
+        for (const at of [0, Math.floor(n / 2), n]) {
+          const s = ascii.slice(0, at) + odd + ascii.slice(at);
+          expect(ours(s)).toBe(oracle(s));
+          expect(ours({ [s]: 1, [ascii]: s })).toBe(oracle({ [s]: 1, [ascii]: s }));
+        }
+      }
+    }
+  });
+
+  it('hands out bytes of their own: a later encode, however large, changes no earlier result', () => {
+    const first = encodeJsonAsCbor(new Uint8Array(0), { a: 'first' });
+    const kept = hex(first);
+    const large = encodeJsonAsCbor(new Uint8Array(0), { big: 'z'.repeat(3 * 1024 * 1024) });
+    expect(large.length).toBe(3 * 1024 * 1024 + 1 + 4 + 5);
+    const second = encodeJsonAsCbor(Uint8Array.of(0xd9, 0xd9, 0xf7), { a: 'second' });
+    expect(hex(first)).toBe(kept);
+    expect(hex(second)).toBe(`d9d9f7${oracle({ a: 'second' })}`);
+    expect(first.buffer.byteLength).toBe(first.length);
+  });
+
+  it('writes a map around a member encoded earlier as the whole map is written', () => {
+    const prefix = Uint8Array.of(0xd9, 0xd9, 0xf7);
+    const items = [{ b: 1, a: ['x'] }, { é: null }, 'z'.repeat(30)];
+    const parts = items.map((item) => encodeJsonAsCbor(new Uint8Array(0), item));
+    const lists = [{ kind: 'L', apiVersion: 'v1', metadata: { continue: 'c', resourceVersion: '7' }, items: [] as unknown[] }, { items: [] as unknown[] }, { zzzzzz: 1 }, { 'itemé': 2, a: undefined }];
+    for (const list of lists) {
+      const whole = hex(encodeJsonAsCbor(prefix, { ...list, items }));
+      expect(hex(encodeJsonAsCborWith(prefix, list, undefined, { name: 'items', parts, array: true }))).toBe(whole);
+    }
+    const event = hex(encodeJsonAsCbor(prefix, { type: 'ADDED', object: items[0] }));
+    expect(hex(encodeJsonAsCborWith(prefix, { type: 'ADDED' }, undefined, { name: 'object', parts: [parts[0]], array: false }))).toBe(event);
+    expect(hex(encodeJsonAsCborWith(prefix, { items: [] }, undefined, { name: 'items', parts: [], array: true }))).toBe(hex(encodeJsonAsCbor(prefix, { items: [] })));
   });
 });
