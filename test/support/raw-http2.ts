@@ -7,7 +7,7 @@ import type { RunningServer } from '../../runtime/index.js';
 import type { Credentials } from './https-client.js';
 import { http2Frame } from './http2-frame.js';
 
-export const FRAME = { DATA: 0x0, HEADERS: 0x1, RST_STREAM: 0x3, SETTINGS: 0x4, GOAWAY: 0x7 } as const;
+export const FRAME = { DATA: 0x0, HEADERS: 0x1, RST_STREAM: 0x3, SETTINGS: 0x4, GOAWAY: 0x7, WINDOW_UPDATE: 0x8 } as const;
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 export interface Frame {
@@ -76,14 +76,25 @@ export class RawH2 {
     this.socket.write(http2Frame(FRAME.RST_STREAM, 0, stream, code));
   }
 
+  /** Opens the window of a stream (0: of the connection) by `increment` bytes. */
+  windowUpdate(stream: number, increment: number): void {
+    const payload = Buffer.alloc(4);
+    payload.writeUInt32BE(increment);
+    this.socket.write(http2Frame(FRAME.WINDOW_UPDATE, 0, stream, payload));
+  }
+
   async next(match: (f: Frame) => boolean): Promise<Frame> {
     for (;;) {
       const found = this.frames.find(match);
       if (found) return found;
       if (this.socket.destroyed) throw new Error('connection closed before the frame arrived');
       await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        this.socket.once('close', resolve);
+        const woken = () => {
+          this.socket.off('close', woken);
+          resolve();
+        };
+        this.waiters.push(woken);
+        this.socket.once('close', woken);
       });
     }
   }
