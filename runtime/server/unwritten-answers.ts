@@ -2,8 +2,10 @@
 // asks for a large list and never reads it cannot hold a max-in-flight seat past --request-timeout.
 // kube's timeout filter does the same to a request whose handler has begun its response when the
 // deadline comes (a 504 can no longer be sent): it aborts the handler, and Go's server closes the
-// HTTP/1.1 connection or resets the HTTP/2 stream with INTERNAL_ERROR. A request whose head is not
-// written yet is left to the request-deadline filter, which answers it 504.
+// HTTP/1.1 connection or resets the HTTP/2 stream with INTERNAL_ERROR. So is an HTTP/1.1 answer
+// made but still waiting behind an earlier one on its connection (pipelined behind a watch, say),
+// a request Go would not even have read yet. A request whose handler has not answered is left to
+// the request-deadline filter, which answers it 504.
 
 import type { ServerResponse } from 'node:http';
 import { constants, type Http2ServerResponse } from 'node:http2';
@@ -15,7 +17,9 @@ const SWEEP_INTERVAL_MS = 1_000;
 
 function cut(outgoing: Outgoing): void {
   if ('stream' in outgoing) outgoing.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
-  else outgoing.destroy();
+  // A pipelined answer waiting behind another (a watch, say) has no socket of its own yet, and
+  // destroying it would wait for one: the connection goes.
+  else (outgoing.socket ?? outgoing.req.socket).destroy();
 }
 
 export class UnwrittenAnswers {

@@ -144,6 +144,22 @@ describe('max-in-flight seats', () => {
     await expectEverySeatFree();
   }, 30_000);
 
+  it('cuts at the deadline an answer pipelined behind a watch on its connection, which would otherwise hold its seat as long as the watch', async () => {
+    const started = Date.now();
+    const socket = await tlsConnect(server, carol());
+    const closed = readUntilClosed(socket);
+    // Node reads the second request while the watch answers the first; Go would not have read it.
+    socket.write(get(`${CONFIGMAPS}?watch=1&resourceVersion=0&fieldSelector=metadata.name%3Dsmall`) + get(`${CONFIGMAPS}/small`));
+    await vi.waitFor(async () => expect((await seatsHeld()).readOnly).toBe(1), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect((await seatsHeld()).readOnly).toBe(0), { timeout: REQUEST_TIMEOUT_MS + 5_000, interval: 100 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+    // The connection went with it: the watch's answer began, the GET's never came.
+    const raw = (await closed).toString('latin1');
+    expect(raw.startsWith('HTTP/1.1 200')).toBe(true);
+    expect(raw.split('HTTP/1.1 ').length - 1).toBe(1);
+    await expectEverySeatFree();
+  }, 30_000);
+
   it('resets an HTTP/2 stream whose window the client never opens at the request deadline, with INTERNAL_ERROR as Go\'s server does, and frees its seat', async () => {
     // Never sends WINDOW_UPDATE: the server cannot send more than the first 64 KiB of the list.
     const holder = await RawH2.connect(server, { ca: admin.ca });
