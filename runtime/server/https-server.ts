@@ -6,6 +6,7 @@
 // Status rather than a TLS failure.
 
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { getRequestListener } from '@hono/node-server';
@@ -100,9 +101,25 @@ function goConnectionError(status: string): string {
   return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
 }
 
+/** Go's plain answer to bytes it could not read as a request, then the connection's end (lingering, as after any last response). */
+function closeUnreadable(socket: Socket, answer: string): void {
+  if (!socket.writable) return;
+  socket.write(answer);
+  socket.destroySoon();
+}
+
 /** HTTP/1.1 responses in progress on a connection. */
 const HTTP1_BUSY = Symbol('http1Busy');
-type BusySocket = Socket & { [HTTP1_BUSY]?: number };
+/** The last request read on an HTTP/1.1 connection. */
+const HTTP1_LAST = Symbol('http1Last');
+/** Go's answer to bytes that could not be read, waiting for the answers to the requests before them. */
+const HTTP1_UNREADABLE = Symbol('http1Unreadable');
+type BusySocket = Socket & {
+  [HTTP1_BUSY]?: number;
+  [HTTP1_LAST]?: IncomingMessage;
+  /** The answer, and how many responses may still be in progress when it goes (the unreadable request's own). */
+  [HTTP1_UNREADABLE]?: { answer: string; leave: number };
+};
 
 /** Read failures Go answers by closing without a word: timeouts and connections the client dropped. */
 const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 'EPIPE', 'HPE_CLOSED_CONNECTION']);
@@ -178,26 +195,44 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
     if (!socket[HTTP1_BUSY]) socket.end();
   };
   const responseDone = (socket: BusySocket) => {
-    socket[HTTP1_BUSY] = (socket[HTTP1_BUSY] ?? 1) - 1;
-    if (stopping) endIfIdle(socket);
+    const busy = (socket[HTTP1_BUSY] ?? 1) - 1;
+    socket[HTTP1_BUSY] = busy;
+    const unreadable = socket[HTTP1_UNREADABLE];
+    if (unreadable && busy <= unreadable.leave) closeUnreadable(socket, unreadable.answer);
+    else if (stopping) endIfIdle(socket);
   };
   server.on('request', (req, res) => {
     if (req.httpVersionMajor !== 1) return;
     const socket = req.socket as BusySocket;
     socket[HTTP1_BUSY] = (socket[HTTP1_BUSY] ?? 0) + 1;
+    // Over HTTP/1.1 the request is node's IncomingMessage.
+    socket[HTTP1_LAST] = req as unknown as IncomingMessage;
     if (stopping) res.setHeader('Connection', 'close');
     whenResponseDone(res, responseDone, socket);
   });
   // A broken client connection is that client's problem, never the process's.
   server.on('tlsClientError', (err) => logger.debug('TLS handshake error:', err.message));
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: BusySocket) => {
     logger.debug('client connection error:', err.message);
     if (!socket.writable || SILENT_CLIENT_ERRORS.has(err.code ?? '')) {
       socket.destroy();
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(goConnectionError(status));
+    // The parser stays failed: more bytes from the client fail again, and are not read.
+    if (socket[HTTP1_UNREADABLE]) return;
+    const answer = goConnectionError(err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request');
+    const busy = socket[HTTP1_BUSY] ?? 0;
+    if (busy === 0) {
+      closeUnreadable(socket, answer);
+      return;
+    }
+    // Requests read before the bad bytes (pipelined) are answered first, in order, as Go answers
+    // each request before it reads the next: the answers of this turn are still in the answer
+    // batch. A request whose chunked body broke is the last one read and not complete: the 400 is
+    // its answer, so it goes when only that request's response is left.
+    const last = socket[HTTP1_LAST];
+    socket[HTTP1_UNREADABLE] = { answer, leave: last && !last.complete ? 1 : 0 };
+    if (busy <= socket[HTTP1_UNREADABLE].leave) closeUnreadable(socket, answer);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -7,7 +7,9 @@
 // response or the connection has closed, not just until the handler returned. Handlers over
 // memory storage return within one turn of the event loop, so counting only their run would
 // never see two at once; the requests node reads in one turn of its event loop, and responses
-// still being written to slow readers, are where the load piles up.
+// still being written to slow readers, are where the load piles up. An answer still unwritten at
+// its request's deadline is cut (unwritten-answers.ts), so a client that never reads cannot keep a
+// seat past --request-timeout, as kube's timeout filter bounds the handler that holds one there.
 
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
@@ -15,6 +17,7 @@ import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeContext, KubeHandler } from '../context.js';
 import { whenResponseDone } from '../response-done.js';
+import { UnwrittenAnswers } from '../unwritten-answers.js';
 import { isLongRunning, isMutating, type RequestInfo } from '../../machinery/request-info.js';
 
 export interface InFlightLimits {
@@ -41,14 +44,11 @@ function isExempt(info: RequestInfo): boolean {
   return isLongRunning(info) || (!info.isResourceRequest && HEALTH_PATH.test(info.path));
 }
 
-/**
- * Calls `release` once, when the response is done (an HTTP/2 stream's: when the stream closes);
- * true if it will (false: the caller must).
- */
-function releaseWhenSent<T>(outgoing: ServerResponse | Http2ServerResponse | undefined, release: (value: T) => void, value: T): boolean {
-  if (!outgoing || outgoing.writableFinished || ('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed)) return false;
-  whenResponseDone(outgoing, release, value);
-  return true;
+type Outgoing = ServerResponse | Http2ServerResponse;
+
+/** A node response not yet written out nor gone: its seat is released when it is done. */
+function beingWritten(outgoing: Outgoing | undefined): outgoing is Outgoing {
+  return outgoing !== undefined && !outgoing.writableFinished && !('stream' in outgoing ? outgoing.stream.destroyed : outgoing.destroyed);
 }
 
 /**
@@ -73,6 +73,18 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
   const inFlight = { nonMutating: 0, mutating: 0 };
   if (watermark) watermark.current = inFlight;
   const release = (kind: 'nonMutating' | 'mutating') => void inFlight[kind]--;
+  const unwritten = new UnwrittenAnswers();
+  // One per kind, so a response's finisher needs no closure: the response is its value.
+  const written = {
+    nonMutating: (outgoing: Outgoing) => {
+      inFlight.nonMutating--;
+      unwritten.written(outgoing);
+    },
+    mutating: (outgoing: Outgoing) => {
+      inFlight.mutating--;
+      unwritten.written(outgoing);
+    },
+  };
   /** An in-process request (app.request) has no node response: its handler's run is what counts. */
   const counted = async (c: KubeContext, kind: 'nonMutating' | 'mutating'): Promise<void> => {
     try {
@@ -97,7 +109,10 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
     // the response is written, so the requests node reads in one turn all hold theirs before any
     // response is done, and past the limit the rest get a cheap 429. A handler that answers at
     // once keeps its answer unwrapped, for the HTTPS server's answer batch (answer-batch.ts).
-    if (releaseWhenSent(c.env?.outgoing, release, kind)) return inner(c);
-    return counted(c, kind);
+    const outgoing = c.env?.outgoing;
+    if (!beingWritten(outgoing)) return counted(c, kind);
+    unwritten.track(outgoing, c.get('deadline').expiresAt);
+    whenResponseDone(outgoing, written[kind], outgoing);
+    return inner(c);
   };
 }
