@@ -11,7 +11,7 @@ import { StatusError } from '../../runtime/errors/status-error.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import type { Logger } from '../../runtime/machinery/logger.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
-import { sample } from '../support/metrics-text.js';
+import { seatsHeld as seatsHeldBy } from '../support/metrics-text.js';
 import { parseResponses, readUntilClosed, tlsConnect } from '../support/raw-http1.js';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
@@ -62,14 +62,7 @@ describe('the HTTP/1.1 answer batch against hostile clients', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function seatsHeld(): Promise<{ readOnly: number; mutating: number }> {
-    await call(server.url, '/metrics', admin);
-    const text = (await call(server.url, '/metrics', admin)).body;
-    return {
-      readOnly: sample(text, 'apiserver_current_inflight_requests', { request_kind: 'readOnly' }) ?? -1,
-      mutating: sample(text, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }) ?? -1,
-    };
-  }
+  const seatsHeld = () => seatsHeldBy(async () => (await call(server.url, '/metrics', admin)).body);
 
   /** Still serving carol, no seat held, nothing logged as a server failure. */
   async function expectServing(): Promise<void> {

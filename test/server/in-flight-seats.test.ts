@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
-import { sample } from '../support/metrics-text.js';
+import { seatsHeld as seatsHeldBy } from '../support/metrics-text.js';
 import { parseResponses, readUntilClosed, tlsConnect } from '../support/raw-http1.js';
 import { FRAME, RawH2 } from '../support/raw-http2.js';
 
@@ -55,15 +55,7 @@ describe('max-in-flight seats', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The seats held now: the watermark read twice, so the second read's period starts at the live counts. */
-  async function seatsHeld(): Promise<{ readOnly: number; mutating: number }> {
-    await call(server.url, '/metrics', admin);
-    const text = (await call(server.url, '/metrics', admin)).body;
-    return {
-      readOnly: sample(text, 'apiserver_current_inflight_requests', { request_kind: 'readOnly' }) ?? -1,
-      mutating: sample(text, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }) ?? -1,
-    };
-  }
+  const seatsHeld = () => seatsHeldBy(async () => (await call(server.url, '/metrics', admin)).body);
 
   /** A raw HTTP/1.1 client that asks for the large list and never reads it. */
   async function holdRead(): Promise<TLSSocket> {

@@ -12,3 +12,18 @@ export function sample(text: string, name: string, labels: Record<string, string
   }
   return undefined;
 }
+
+/**
+ * The max-in-flight seats a server holds now: apiserver_current_inflight_requests is the peak
+ * since the last scrape, so it is read twice and the second read's period starts at the live counts.
+ */
+export async function seatsHeld(
+  scrape: () => Promise<string>,
+): Promise<{ readOnly: number; mutating: number }> {
+  await scrape();
+  const text = await scrape();
+  return {
+    readOnly: sample(text, 'apiserver_current_inflight_requests', { request_kind: 'readOnly' }) ?? -1,
+    mutating: sample(text, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }) ?? -1,
+  };
+}
