@@ -6,6 +6,7 @@
 // it. The results are byte for byte encodeCBOR's: an item's encoding does not depend on where it
 // stands (definite lengths, each map's keys sorted within it).
 
+import { isPlainObject } from '../machinery/json-values.js';
 import { keepEncoding, lookupEncoding } from '../registry/cacher/serialization-cache.js';
 import { byteShapeFor, itemShape, memberShape, type ByteShape } from './cbor-bytes.js';
 import { encodeJsonAsCbor, encodeJsonAsCborWith } from './cbor-encode.js';
@@ -15,7 +16,7 @@ type TypeMeta = { apiVersion?: unknown; kind?: unknown };
 
 const NO_PREFIX = new Uint8Array(0);
 
-const isObject = (v: unknown): v is TypeMeta & Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: unknown): v is TypeMeta & Record<string, unknown> => isPlainObject(v);
 
 /** Among the objects known as a cached version, only the decoded one carries apiVersion and kind. */
 const isDecodedObject = (v: unknown): v is TypeMeta & Record<string, unknown> => isObject(v) && v.apiVersion !== undefined && v.kind !== undefined;

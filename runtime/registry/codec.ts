@@ -6,7 +6,7 @@
 // reads the same whichever served it.
 
 import type { ResourceDefinition } from './definition.js';
-import { metaOf, type KubeObject } from '../machinery/object.js';
+import { isPlainObject, metaOf, type KubeObject } from '../machinery/object.js';
 import { sortKeysDeep } from '../machinery/go-format.js';
 import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
@@ -66,7 +66,7 @@ export class Codec {
   private isStoredForm(obj: KubeObject): boolean {
     if (this.definition.storedAs || obj.apiVersion !== this.apiVersion || obj.kind !== this.kind) return false;
     const meta = obj.metadata;
-    return meta !== undefined && meta !== null && typeof meta === 'object' && !Array.isArray(meta) && !('resourceVersion' in meta) && !('selfLink' in meta);
+    return isPlainObject(meta) && !('resourceVersion' in meta) && !('selfLink' in meta);
   }
 
   /** decode for unstructured kinds: the stored order kept, type meta and resourceVersion in their sorted places. */
