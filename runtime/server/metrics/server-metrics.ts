@@ -164,7 +164,7 @@ export class ServerMetrics implements ApiMetrics {
   private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${randomUUID()}`).digest('hex')}`;
   private readonly authorizationDecisions: Counter<'type' | 'name' | 'decision'>;
   /** The decision series by authorizer type, name and decision. */
-  private readonly decisionSeries = new Map<string, Map<string, Map<AuthorizationDecision, { inc(): void }>>>();
+  private readonly decisionSeries = new LabelTree<{ inc(): void }>();
   private readonly series = new LabelTree<RequestSeries>();
   private lastSeries: RequestSeries | undefined;
   private readonly watchSeries = new LabelTree<{ watchers: { inc(n: number): void; dec(n: number): void }; events: { inc(): void } }>();
@@ -314,13 +314,7 @@ export class ServerMetrics implements ApiMetrics {
   authorizationDecision(type: string, name: string, decision: AuthorizationDecision): void {
     // Every request is decided: the series, few (one per configured authorizer and decision), are
     // kept by value instead of prom-client hashing three labels for each (about 1 µs).
-    let byName = this.decisionSeries.get(type);
-    if (!byName) this.decisionSeries.set(type, (byName = new Map()));
-    let byDecision = byName.get(name);
-    if (!byDecision) byName.set(name, (byDecision = new Map()));
-    let series = byDecision.get(decision);
-    if (!series) byDecision.set(decision, (series = this.authorizationDecisions.labels({ type, name, decision })));
-    series.inc();
+    this.decisionSeries.get([type, name, decision], () => this.authorizationDecisions.labels({ type, name, decision })).inc();
   }
 
   deprecatedApiRequested(request: DeprecatedApiRequest): void {
