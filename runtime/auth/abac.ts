@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { goJsonSyntaxError } from '../machinery/go-json.js';
+import { goPathError } from '../machinery/go-file-error.js';
 import type { Attributes, AuthorizationResult, Authorizer, NonResourceRuleInfo, ResourceRuleInfo, RuleResolver, RulesResult } from './authorizer.js';
 import { ALL_AUTHENTICATED, type UserInfo } from './user.js';
 
@@ -194,10 +195,10 @@ export function readPolicyFile(path: string): PolicySpec[] {
   try {
     content = readFileSync(path);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') throw new Error(`open ${path}: no such file or directory`);
-    if (e.code === 'EACCES') throw new Error(`open ${path}: permission denied`);
-    if (e.code === 'EISDIR') throw new Error(`error reading policy file ${path}: read ${path}: is a directory`);
+    const code = (err as NodeJS.ErrnoException).code;
+    // A directory opens and fails at its read, which the policy reader words as a read error.
+    if (code === 'EISDIR') throw new Error(`error reading policy file ${path}: ${goPathError('read', path, err)}`);
+    if (code === 'ENOENT' || code === 'EACCES') throw new Error(goPathError('open', path, err));
     throw err;
   }
   const policies: PolicySpec[] = [];

@@ -13,6 +13,7 @@ import { formatGoDuration } from '../machinery/duration.js';
 import { parseGoDuration } from '../machinery/duration.js';
 import * as fe from '../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../machinery/formats.js';
+import { goPathError } from '../machinery/go-file-error.js';
 import { aggregateMessage } from './aggregate.js';
 import { AUTHORIZATION_MODE_CHOICES, type AuthorizationMode } from './authorization-modes.js';
 import { compileMatchConditions } from './webhook-match-conditions.js';
@@ -216,9 +217,7 @@ function validateWebhook(path: string, w: WebhookConfiguration): StatusCause[] {
         try {
           if (!statSync(file).isFile()) causes.push(fe.invalid(at('connectionInfo.kubeConfigFile'), file, 'must be a regular file'));
         } catch (err) {
-          const e = err as NodeJS.ErrnoException;
-          const why = e.code === 'ENOENT' ? 'no such file or directory' : e.code === 'EACCES' ? 'permission denied' : e.message;
-          causes.push(fe.invalid(at('connectionInfo.kubeConfigFile'), file, `error loading file: stat ${file}: ${why}`));
+          causes.push(fe.invalid(at('connectionInfo.kubeConfigFile'), file, `error loading file: ${goPathError('stat', file, err)}`));
         }
       }
       break;

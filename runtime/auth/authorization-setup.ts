@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../machinery/logger.js';
+import { goPathError } from '../machinery/go-file-error.js';
 import { aggregateMessage } from './aggregate.js';
 import {
   configurationFromModes,
@@ -40,9 +41,7 @@ function readConfigFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file or directory' : e.code === 'EACCES' ? 'permission denied' : e.code === 'EISDIR' ? 'is a directory' : e.message;
-    throw new Error(`open ${path}: ${why}`);
+    throw new Error(goPathError('open', path, err));
   }
 }
 
