@@ -192,6 +192,7 @@ export function createApi(apiOptions: ApiOptions = {}): ApiFactory {
       dataDir: context.dataDir,
       etcdServers: context.etcdServers,
       etcdPrefix: context.etcdPrefix,
+      etcdSecureContext: context.etcdSecureContext,
       historyWindowMs: apiOptions.historyWindowMs,
       onFailure: (detail) => context.logger.error(detail),
     });

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import type { SecureContext } from 'node:tls';
 import { AnonymousAuthenticator } from './auth/anonymous.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './auth/service-account-token.js';
 import { authenticatedGroupAdder, failOnErrorAuthenticator, unionAuthenticator } from './auth/authenticator.js';
@@ -33,6 +34,7 @@ import { RequestDrain } from './server/filters/request-drain.js';
 import { logAt } from './machinery/logger.js';
 import { serveSecurely } from './server/https-server.js';
 import { createApi } from './create-api.js';
+import { etcdSecureContext } from './storage/etcd-tls.js';
 import { enabledControllers } from './controllers/controller-names.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
@@ -99,6 +101,18 @@ function buildFeatureGates(options: StartServerOptions, logger: Logger): Feature
   return gates;
 }
 
+/** The TLS of the etcd connections, checked at start; the files mean nothing to another storage. */
+function etcdTls(storage: string, options: StartServerOptions): SecureContext | undefined {
+  const files = { caFile: options.etcdCaFile, certFile: options.etcdCertFile, keyFile: options.etcdKeyFile };
+  if (!files.caFile && !files.certFile && !files.keyFile) return undefined;
+  if (storage !== 'etcd') throw new ConfigurationError(`--etcd-cafile, --etcd-certfile and --etcd-keyfile need etcd storage, not ${storage}`);
+  try {
+    return etcdSecureContext(files);
+  } catch (err) {
+    throw new ConfigurationError((err as Error).message);
+  }
+}
+
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? quietLogger;
   const bindAddress = options.bindAddress ?? '127.0.0.1';
@@ -112,6 +126,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw flagError('storage', String(storage), 'must be one of memory, sqlite, etcd');
   }
   if (storage === 'etcd' && etcdServers.length === 0) throw new ConfigurationError('--etcd-servers must be specified');
+  const etcdSecureContext = etcdTls(storage, options);
   // Feature gates are flags: kube-apiserver has them before it validates the options.
   const featureGates = buildFeatureGates(options, logger);
   let authorizationPlan: AuthorizationPlan;
@@ -219,7 +234,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     countAuditEvent = () => metrics?.auditEventWritten();
     let api;
     try {
-      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: () => {
+      api = await (options.api ?? defaultApi())({ storage, dataDir, etcdServers, etcdPrefix, etcdSecureContext, featureGates, runtimeConfig, logger, rootCa: pki.servingCa, onDeclarativeValidationMismatch: () => {
           metrics?.declarativeValidationMismatch();
           options.onDeclarativeValidationMismatch?.();
         }, metrics });

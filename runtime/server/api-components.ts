@@ -12,6 +12,7 @@ import type { Logger } from './context.js';
 import type { DeprecatedResources } from './filters/deprecation.js';
 import type { FeatureGates } from './feature-gates.js';
 import type { HealthChecks } from './health.js';
+import type { SecureContext } from 'node:tls';
 import type { StatusWriter } from './status-response.js';
 import type { StorageKind } from '../storage/index.js';
 import type { ApiMetrics } from '../machinery/metrics.js';
@@ -26,6 +27,8 @@ export interface ApiContext {
   etcdServers: string[];
   /** --etcd-prefix: where keys live in etcd. */
   etcdPrefix: string;
+  /** The TLS of https etcd endpoints, from --etcd-cafile, --etcd-certfile and --etcd-keyfile. */
+  etcdSecureContext?: SecureContext;
   featureGates: FeatureGates;
   /** --runtime-config entries (key to value, '' when the flag gave no value), resolved by the API. */
   runtimeConfig: Record<string, string>;

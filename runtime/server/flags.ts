@@ -39,6 +39,9 @@ const STRING_FLAGS = [
   'storage',
   'etcd-servers',
   'etcd-prefix',
+  'etcd-cafile',
+  'etcd-certfile',
+  'etcd-keyfile',
   'etcd-compaction-interval',
   'event-ttl',
   'request-timeout',
@@ -107,6 +110,9 @@ Flags:
       --storage string                       memory, sqlite or etcd (default sqlite; etcd when --etcd-servers is set)
       --etcd-servers strings                 etcd client URLs, comma-separated; switches storage to etcd
       --etcd-prefix string                   prefix of every key in etcd (default "/registry")
+      --etcd-cafile string                   CA bundle that verifies etcd's certificates (https endpoints; default: the system's roots)
+      --etcd-certfile string                 client certificate presented to etcd (with --etcd-keyfile)
+      --etcd-keyfile string                  private key of --etcd-certfile
       --etcd-compaction-interval duration    how long history is kept for watches and continue tokens: etcd is
                                              compacted, and the SQLite log trimmed, on this schedule (default 5m0s; 0 never)
       --event-ttl duration                   Events are deleted this long after their last write (default 1h0m0s; 0 never)
@@ -269,6 +275,9 @@ export function parseFlags(argv: string[]): ParsedFlags {
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (v['etcd-prefix'] !== undefined) options.etcdPrefix = v['etcd-prefix'];
+  if (v['etcd-cafile'] !== undefined) options.etcdCaFile = v['etcd-cafile'];
+  if (v['etcd-certfile'] !== undefined) options.etcdCertFile = v['etcd-certfile'];
+  if (v['etcd-keyfile'] !== undefined) options.etcdKeyFile = v['etcd-keyfile'];
   if (v['token-auth-file'] !== undefined) options.tokenAuthFile = v['token-auth-file'];
   if (bools['enable-bootstrap-token-auth'] !== undefined) options.enableBootstrapTokenAuth = bools['enable-bootstrap-token-auth'];
   if (bools['anonymous-auth'] !== undefined) options.anonymousAuth = bools['anonymous-auth'];

@@ -87,6 +87,12 @@ export interface StartServerOptions {
   etcdServers?: string[];
   /** --etcd-prefix; default /registry. */
   etcdPrefix?: string;
+  /** --etcd-cafile: PEM bundle that verifies etcd's serving certificates (https endpoints). */
+  etcdCaFile?: string;
+  /** --etcd-certfile: client certificate presented to etcd; needs etcdKeyFile. */
+  etcdCertFile?: string;
+  /** --etcd-keyfile: the key of etcdCertFile. */
+  etcdKeyFile?: string;
   /** --event-ttl in milliseconds: Events are deleted this long after their last write; default 1 hour, 0 never. */
   eventTTLMs?: number;
   /** --request-timeout in milliseconds; default 60s. */

@@ -25,6 +25,7 @@
 // writes only when they never left this process. With several endpoints the KV client moves to
 // the next one when a connection cannot be had.
 
+import type { SecureContext } from 'node:tls';
 import { EtcdClient } from './etcd-client/client.js';
 import type { Compare, RangeRequest, ResponseHeader, TxnResponse } from './etcd-client/client.js';
 import { EtcdKeySpace, REGISTRY_KEY_ROOT } from './etcd-keys.js';
@@ -49,6 +50,8 @@ export interface EtcdStorageOptions {
   requestTimeoutMs?: number;
   /** Told what a failed etcd request met (addresses and all), for the server log; clients are told less. */
   onFailure?: (detail: string) => void;
+  /** The TLS of https endpoints, made by etcdSecureContext from the --etcd-* files. */
+  secureContext?: SecureContext;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -92,7 +95,7 @@ export class EtcdStorage implements Storage {
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.onFailure = options.onFailure ?? (() => undefined);
     // Every call gets a deadline, so a silent etcd cannot hang a request forever.
-    this.kv = new EtcdClient(options.endpoints, timeout);
+    this.kv = new EtcdClient(options.endpoints, timeout, undefined, options.secureContext);
     this.keys = new EtcdKeySpace(options.prefix ?? REGISTRY_KEY_ROOT, options.keyRoot ?? REGISTRY_KEY_ROOT);
     this.probeKey = this.keys.key(options.keyRoot ?? REGISTRY_KEY_ROOT);
     this.watchContext = {

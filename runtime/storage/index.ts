@@ -3,6 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SecureContext } from 'node:tls';
 import type { Storage } from './interface.js';
 import { EtcdStorage } from './etcd.js';
 import { MemoryStorage } from './memory.js';
@@ -18,6 +19,8 @@ export interface OpenStorageOptions {
   etcdServers?: string[];
   /** Where keys live in etcd (`--etcd-prefix`); default `/registry`, kube-apiserver's default. */
   etcdPrefix?: string;
+  /** The TLS of https etcd endpoints (etcdSecureContext of the --etcd-* files). */
+  etcdSecureContext?: SecureContext;
   /**
    * How long history is kept for watches from past revisions (sqlite and etcd default 5 minutes,
    * etcd being compacted on that schedule as kube-apiserver does; memory default: until compact()).
@@ -41,10 +44,17 @@ export const openStorage = (options: OpenStorageOptions): Storage => {
     case 'etcd': {
       const endpoints = (options.etcdServers ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
       if (endpoints.length === 0) throw new Error('openStorage: the etcd backend needs etcdServers');
-      return new EtcdStorage({ endpoints, prefix: options.etcdPrefix, historyWindowMs: options.historyWindowMs, onFailure: options.onFailure });
+      return new EtcdStorage({
+        endpoints,
+        prefix: options.etcdPrefix,
+        historyWindowMs: options.historyWindowMs,
+        onFailure: options.onFailure,
+        secureContext: options.etcdSecureContext,
+      });
     }
   }
 };
 
 export type * from './interface.js';
 export { isStorageError, StorageError } from './interface.js';
+export { etcdSecureContext, type EtcdTlsFiles } from './etcd-tls.js';

@@ -71,10 +71,16 @@ describe('parseFlags', () => {
   });
 
   it('switches storage to etcd with --etcd-servers, keeping the prefix', () => {
-    const parsed = parseFlags(['--etcd-servers', 'http://127.0.0.1:2379, http://127.0.0.1:22379', '--etcd-prefix=/kube', '--etcd-compaction-interval=10m']);
+    const parsed = parseFlags([
+      '--etcd-servers', 'http://127.0.0.1:2379, http://127.0.0.1:22379', '--etcd-prefix=/kube', '--etcd-compaction-interval=10m',
+      '--etcd-cafile=/pki/etcd/ca.crt', '--etcd-certfile', '/pki/apiserver-etcd-client.crt', '--etcd-keyfile=/pki/apiserver-etcd-client.key',
+    ]);
     expect(parsed).toMatchObject({
       help: false,
-      options: { storage: 'etcd', etcdServers: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'], etcdPrefix: '/kube', historyWindowMs: 600_000 },
+      options: {
+        storage: 'etcd', etcdServers: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'], etcdPrefix: '/kube', historyWindowMs: 600_000,
+        etcdCaFile: '/pki/etcd/ca.crt', etcdCertFile: '/pki/apiserver-etcd-client.crt', etcdKeyFile: '/pki/apiserver-etcd-client.key',
+      },
     });
   });
 

@@ -3,7 +3,8 @@
 // skip with a message, unless REQUIRE_ETCD=1 (CI), where a missing etcd is a failure.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -38,8 +39,20 @@ export function etcdBinary(): string | undefined {
   return found;
 }
 
-const healthy = async (url: string): Promise<boolean> => {
+/** An etcd serving its clients over TLS (PEM texts; written into etcd's data directory's sibling). */
+export interface EtcdTls {
+  /** Serving certificate and key; the certificate must name 127.0.0.1. */
+  certPem: string;
+  keyPem: string;
+  /** CA that client certificates must chain to (etcd's --client-cert-auth); also verifies /health here. */
+  clientCaPem: string;
+  /** A client pair the helper's /health probe presents. */
+  probe: { certPem: string; keyPem: string; caPem: string };
+}
+
+const healthy = async (url: string, tls?: EtcdTls): Promise<boolean> => {
   try {
+    if (tls) return await healthyOverTls(url, tls);
     const response = await fetch(`${url}/health`);
     return response.ok && ((await response.json()) as { health?: string }).health === 'true';
   } catch {
@@ -47,11 +60,41 @@ const healthy = async (url: string): Promise<boolean> => {
   }
 };
 
-/** `extraArgs` are added to the flags (e.g. a shorter --grpc-keepalive-min-time). */
-export async function startEtcd(binary: string, extraArgs: string[] = []): Promise<EtcdProcess> {
+/** fetch has no per-call CA or client certificate: /health through node:https instead. */
+const healthyOverTls = (url: string, tls: EtcdTls): Promise<boolean> =>
+  new Promise((resolve) => {
+    const req = httpsGet(`${url}/health`, { ca: tls.probe.caPem, cert: tls.probe.certPem, key: tls.probe.keyPem }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true'));
+    });
+    req.on('error', () => resolve(false));
+  });
+
+/**
+ * `extraArgs` are added to the flags (e.g. a shorter --grpc-keepalive-min-time); with `tls`,
+ * clients connect over https and must present a certificate of `tls.clientCaPem`.
+ */
+export async function startEtcd(binary: string, extraArgs: string[] = [], tls?: EtcdTls): Promise<EtcdProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  const clientUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  // etcd wants files; they live beside its data (removed with it) and outside the data dir it creates.
+  const tlsArgs: string[] = [];
+  if (tls) {
+    const files = mkdtempSync(join(tmpdir(), 'etcd-tls-'));
+    process.once('exit', () => rmSync(files, { recursive: true, force: true }));
+    const write = (name: string, pem: string): string => {
+      writeFileSync(join(files, name), pem);
+      return join(files, name);
+    };
+    tlsArgs.push(
+      `--cert-file=${write('server.crt', tls.certPem)}`,
+      `--key-file=${write('server.key', tls.keyPem)}`,
+      `--trusted-ca-file=${write('client-ca.crt', tls.clientCaPem)}`,
+      '--client-cert-auth',
+    );
+  }
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   // etcd 3.4 has no --unsafe-no-fsync (it came in 3.5); a single member on tmpfs-like temp
   // storage starts in well under a second anyway.
@@ -68,6 +111,7 @@ export async function startEtcd(binary: string, extraArgs: string[] = []): Promi
     // Idle watches get a progress notification often, so the resume point of a watch moves on
     // even while nothing under its key changes.
     '--experimental-watch-progress-notify-interval=200ms',
+    ...tlsArgs,
     ...extraArgs,
   ];
 
@@ -80,7 +124,7 @@ export async function startEtcd(binary: string, extraArgs: string[] = []): Promi
     proc.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let exited = false;
     proc.once('exit', () => (exited = true));
-    while (!(await healthy(clientUrl))) {
+    while (!(await healthy(clientUrl, tls))) {
       if (exited) throw new Error(`etcd exited before it became healthy:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

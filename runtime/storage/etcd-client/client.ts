@@ -2,6 +2,7 @@
 // encoded, sent as one unary gRPC call with a deadline, and its answer decoded; each watch a
 // Watch stream of its own holding one watcher.
 
+import type { SecureContext } from 'node:tls';
 import { GrpcChannel, grpcMessage } from './grpc-channel.js';
 import type { GrpcCallError, GrpcStream } from './grpc-channel.js';
 import type { KeepaliveOptions } from './keepalive.js';
@@ -30,8 +31,10 @@ export class EtcdClient {
     private readonly timeoutMs: number,
     /** The connection's PING keepalive; kube-apiserver's (30 s, 10 s) by default. */
     keepalive?: KeepaliveOptions,
+    /** The TLS of https endpoints (see etcd-tls.ts). */
+    secureContext?: SecureContext,
   ) {
-    this.channel = new GrpcChannel(endpoints, keepalive);
+    this.channel = new GrpcChannel(endpoints, keepalive, secureContext);
   }
 
   // Each call's answer is decoded where it settles, so a call is one promise from the request

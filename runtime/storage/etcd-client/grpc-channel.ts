@@ -13,7 +13,7 @@
 
 import { connect as connectTcp, isIP } from 'node:net';
 import type { Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, type SecureContext } from 'node:tls';
 import { H2_CANCEL, H2_PROTOCOL_ERROR, Http2Connection } from './http2-connection.js';
 import type { Http2Stream, Http2StreamError, Http2StreamEvents } from './http2-connection.js';
 import type { HeaderField } from './hpack.js';
@@ -148,6 +148,8 @@ export class GrpcChannel {
   constructor(
     endpoints: string[],
     private readonly keepalive: KeepaliveOptions = ETCD_CLIENT_KEEPALIVE,
+    /** What https endpoints are connected with (--etcd-cafile and the client pair); the system's roots without it. */
+    private readonly secureContext?: SecureContext,
   ) {
     if (endpoints.length === 0) throw new Error('grpc channel: no endpoints given');
     this.endpoints = endpoints.map(parseEndpoint);
@@ -265,10 +267,14 @@ export class GrpcChannel {
 
   private open(endpoint: Endpoint): Promise<Channel> {
     return new Promise((resolve, reject) => {
-      // TLS is not configurable yet (no CA or client certificate flags); an https endpoint gets
-      // Node's default trust, as node:http2 gave it.
       const socket: Socket = endpoint.tls
-        ? connectTls({ host: endpoint.host, port: endpoint.port, servername: isIP(endpoint.host) ? undefined : endpoint.host, ALPNProtocols: ['h2'] })
+        ? connectTls({
+            host: endpoint.host,
+            port: endpoint.port,
+            servername: isIP(endpoint.host) ? undefined : endpoint.host,
+            ALPNProtocols: ['h2'],
+            secureContext: this.secureContext,
+          })
         : connectTcp({ host: endpoint.host, port: endpoint.port, noDelay: true });
       // An endpoint that never answers (packets dropped) would hold every later call behind it
       // for the kernel's SYN retries, minutes: it is given up after gRPC's connect timeout.
