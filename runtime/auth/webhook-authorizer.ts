@@ -108,6 +108,15 @@ export class ReviewCache {
   }
 }
 
+/**
+ * The user's extra keys in the order Go marshals a map: sorted. The same extras arriving in another
+ * order (impersonation headers, say) are the same spec, so the same cache key and the same body.
+ */
+function extraNames(extra: Record<string, string[]>): string[] {
+  const names = Object.keys(extra);
+  return names.length > 1 ? names.sort() : names;
+}
+
 /** A string field of the key, length first, so that no two specs make the same key. */
 const field = (s: string): string => `${s.length}:${s}`;
 
@@ -122,7 +131,7 @@ function cacheKey(a: Attributes): string {
     : `n${field(a.path)}${field(a.verb)}`;
   key += `${field(u.name)}${field(u.uid)}${u.groups.length}:`;
   for (const group of u.groups) key += field(group);
-  for (const name in u.extra) {
+  for (const name of extraNames(u.extra)) {
     const values = u.extra[name];
     key += `${field(name)}${values.length}:`;
     for (const value of values) key += field(value);
@@ -151,7 +160,8 @@ function reviewSpec(a: Attributes): Record<string, unknown> {
   }
   if (a.user.name) spec.user = a.user.name;
   if (a.user.groups.length > 0) spec.groups = a.user.groups;
-  if (Object.keys(a.user.extra).length > 0) spec.extra = a.user.extra;
+  const names = extraNames(a.user.extra);
+  if (names.length > 0) spec.extra = Object.fromEntries(names.map((name) => [name, a.user.extra[name]]));
   if (a.user.uid) spec.uid = a.user.uid;
   return spec;
 }

@@ -155,6 +155,21 @@ describe('Webhook authorizer (--authorization-config)', () => {
     expect((await as('alice')).status).toBe(200);
   });
 
+  // Go marshals the spec's extra map with its keys sorted, and kube's cache key is that JSON.
+  it('sends and caches extras by sorted key, whatever order they came in', async () => {
+    const impersonating = (order: string[]) =>
+      call(server.url, PATH, admin, {
+        headers: { 'impersonate-user': 'open-extras', ...Object.fromEntries(order.map((k) => [`impersonate-extra-${k}`, `v-${k}`])) },
+      });
+    expect((await impersonating(['zone', 'alpha', 'mid'])).status).toBe(200);
+    expect(hitsFor('open-extras')).toBe(1);
+    const review = hook.reviews.find((r) => userOf(r) === 'open-extras')!;
+    expect(Object.keys(review.spec.extra as object)).toEqual(['alpha', 'mid', 'zone']);
+    expect(review.spec.extra).toEqual({ alpha: ['v-alpha'], mid: ['v-mid'], zone: ['v-zone'] });
+    expect((await impersonating(['mid', 'zone', 'alpha'])).status).toBe(200);
+    expect(hitsFor('open-extras')).toBe(1);
+  });
+
   it("denies with the webhook's reason in the 403, and caches the denial", async () => {
     const res = await as('bob');
     expect(res.status).toBe(403);
