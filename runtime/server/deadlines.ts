@@ -1,6 +1,11 @@
 // Request deadlines without a timer and an AbortController per request: both cost more than the
 // rest of the filter chain together. One sweeper per server checks the in-flight deadlines on
-// a short tick, and a request's AbortSignal is only made when a handler asks for it.
+// a short tick, and a request's AbortSignal is only made when a handler asks for it. The same
+// tick cuts the answers still unwritten at their deadline (unwritten-answers.ts).
+
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
+import { UnwrittenAnswers } from './unwritten-answers.js';
 
 /** How often the sweeper looks; a deadline fires at most this much late. */
 const SWEEP_INTERVAL_MS = 20;
@@ -44,6 +49,7 @@ export function deadlineFollowing(signal: () => AbortSignal): RequestDeadline {
 
 export class DeadlineSweeper {
   private readonly active = new Set<RequestDeadline>();
+  private readonly answers = new UnwrittenAnswers(() => this.wake());
   private timer: NodeJS.Timeout | undefined;
   /** A deadline was tracked since the last sweep: the tick stays while requests keep coming. */
   private busy = false;
@@ -55,12 +61,12 @@ export class DeadlineSweeper {
 
   track(deadline: RequestDeadline): void {
     this.active.add(deadline);
-    this.busy = true;
-    if (!this.timer) {
-      this.timer = setInterval(() => this.sweep(), this.intervalMs);
-      // Pending deadlines never keep the process alive on their own.
-      this.timer.unref();
-    }
+    this.wake();
+  }
+
+  /** The response of a request whose answer is made: cut if it is still being written at `expiresAt`. */
+  trackAnswer(outgoing: ServerResponse | Http2ServerResponse, expiresAt: number): void {
+    this.answers.add(outgoing, expiresAt);
   }
 
   untrack(deadline: RequestDeadline): void {
@@ -75,12 +81,21 @@ export class DeadlineSweeper {
         d.expire(this.reason());
       }
     }
+    if (!this.answers.empty) this.answers.sweep(now);
     // Stopped after a whole tick without requests, not whenever the set is empty for a moment:
     // under load that would start and stop an interval many times a second.
-    if (this.active.size === 0 && !this.busy && this.timer) {
+    if (this.active.size === 0 && this.answers.empty && !this.busy && this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
     }
     this.busy = false;
+  }
+
+  private wake(): void {
+    this.busy = true;
+    if (this.timer) return;
+    this.timer = setInterval(() => this.sweep(), this.intervalMs);
+    // Pending deadlines and answers never keep the process alive on their own.
+    this.timer.unref();
   }
 }

@@ -1,31 +1,33 @@
-// Answers still not written out when their request's deadline passes are cut, so a client that
-// asks for a large list and never reads it cannot hold a max-in-flight seat past --request-timeout.
-// kube's timeout filter does the same to a request whose handler has begun its response when the
-// deadline comes (a 504 can no longer be sent): it aborts the handler, and Go's server closes the
-// HTTP/1.1 connection or resets the HTTP/2 stream with INTERNAL_ERROR. So is an HTTP/1.1 answer
-// made but still waiting behind an earlier one on its connection (pipelined behind a watch, say),
-// a request Go would not even have read yet. A request whose handler has not answered is left to
-// the request-deadline filter, which answers it 504.
+// Answers still not written out when their request's deadline passes are cut, whoever asked:
+// kube's timeout filter wraps every request that is not long-running, system:masters' too, and
+// when the deadline comes after the handler has begun its response (a 504 can no longer be sent)
+// it aborts the handler, and Go's server closes the HTTP/1.1 connection or resets the HTTP/2
+// stream with INTERNAL_ERROR. So a client that asks for a large list and never reads it holds
+// neither the answer's memory nor a max-in-flight seat past --request-timeout. So is an HTTP/1.1
+// answer made but still waiting behind an earlier one on its connection (pipelined behind a
+// watch, say), a request Go would not even have read yet. A request whose handler has not
+// answered is left to the request-deadline filter, which answers it 504.
+//
+// A request hands its response over once its answer is made, and nothing is linked, listened to
+// or written on the response: a look in the event loop's next turn, after the answer has been
+// written, forgets the answers written out (nearly all) and keeps the few still being written,
+// which the deadline sweeper then looks at on each tick until they are done or cut. Linking every
+// response into a list and unlinking it when it closed cost a GET several microseconds of server
+// CPU, and so did keeping every response until the sweeper's next tick.
 
 import type { ServerResponse } from 'node:http';
 import { constants, type Http2ServerResponse } from 'node:http2';
 
 type Outgoing = ServerResponse | Http2ServerResponse;
 
-/** How often the answers past their deadline are looked for: the bound is the deadline plus this. */
-const SWEEP_INTERVAL_MS = 1_000;
-
-const EXPIRES = Symbol('unwritten.expires');
-const PREVIOUS = Symbol('unwritten.previous');
-const NEXT = Symbol('unwritten.next');
-
-/**
- * A response in the list of answers being written. The links live on the response itself: every
- * request that holds a seat is tracked, and a Map keyed by responses (which die young, where the
- * table lives long) made such a GET cost 3.5 µs more server CPU than masters' in a bench run of
- * its own, and 14 µs more in a full bench run; with the links the difference is within noise.
- */
-type Tracked = Outgoing & { [EXPIRES]?: number; [PREVIOUS]?: Tracked; [NEXT]?: Tracked };
+/** Not yet written out, nor gone with its connection or stream. */
+function beingWritten(outgoing: Outgoing): boolean {
+  if (outgoing.writableFinished) return false;
+  if ('stream' in outgoing) return !outgoing.stream.destroyed;
+  // A pipelined answer waiting behind another has no socket of its own yet, and node never tells
+  // it when the connection closes: the connection it waits on says whether it is gone.
+  return !outgoing.destroyed && !(outgoing.socket ?? outgoing.req.socket)?.destroyed;
+}
 
 function cut(outgoing: Outgoing): void {
   if ('stream' in outgoing) outgoing.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
@@ -34,50 +36,69 @@ function cut(outgoing: Outgoing): void {
   else (outgoing.socket ?? outgoing.req.socket).destroy();
 }
 
+type Entries = Array<Outgoing | number>;
+
 export class UnwrittenAnswers {
-  /** The most recently tracked answer; each links to the one tracked before it. */
-  private newest: Tracked | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** Responses handed over since the last hop, and their deadlines (epoch ms), in turn. */
+  private handed: Entries = [];
+  /** Responses still being written at a look, and their deadlines, in turn. */
+  private writing: Entries = [];
+  /** The array the next sweep fills, kept so that sweeps allocate nothing. */
+  private spare: Entries = [];
 
-  /** `outgoing` is cut if it is still being written at `expiresAt`, unless written() is called first. */
-  track(outgoing: Outgoing, expiresAt: number): void {
-    const tracked = outgoing as Tracked;
-    tracked[EXPIRES] = expiresAt;
-    tracked[PREVIOUS] = this.newest;
-    tracked[NEXT] = undefined;
-    if (this.newest) this.newest[NEXT] = tracked;
-    this.newest = tracked;
-    if (!this.timer) {
-      this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
-      // Pending answers never keep the process alive on their own.
-      this.timer.unref();
-    }
+  constructor(
+    /** Told when a look finds answers still being written, for sweep() to be called. */
+    private readonly onWriting: () => void,
+  ) {}
+
+  /**
+   * `outgoing`, whose answer is made (given to the server to write, not yet written), is cut if it
+   * is still being written at `expiresAt`.
+   */
+  add(outgoing: Outgoing, expiresAt: number): void {
+    if (this.handed.length === 0) setImmediate(this.hop);
+    this.handed.push(outgoing, expiresAt);
   }
 
-  written(outgoing: Outgoing): void {
-    const tracked = outgoing as Tracked;
-    if (tracked[EXPIRES] === undefined) return;
-    const previous = tracked[PREVIOUS];
-    const next = tracked[NEXT];
-    if (previous) previous[NEXT] = next;
-    if (next) next[PREVIOUS] = previous;
-    else if (this.newest === tracked) this.newest = previous;
-    tracked[EXPIRES] = tracked[PREVIOUS] = tracked[NEXT] = undefined;
+  /**
+   * Runs in the check phase of the turn the answers were handed over in; the HTTPS server writes
+   * the answers of that turn in the same phase (answer-batch.ts), after this. So these are looked
+   * at in the next turn's check phase, when all are written or waiting on their client.
+   */
+  private readonly hop = (): void => {
+    const batch = this.handed;
+    this.handed = [];
+    setImmediate(this.look, batch);
+  };
+
+  private readonly look = (batch: Entries): void => {
+    const before = this.writing.length;
+    this.keepUnwritten(batch, this.writing, Date.now());
+    if (before === 0 && this.writing.length > 0) this.onWriting();
+  };
+
+  /** Whether any answer is still being written. */
+  get empty(): boolean {
+    return this.writing.length === 0;
   }
 
-  private sweep(): void {
-    const now = Date.now();
-    for (let tracked = this.newest; tracked; ) {
-      const previous = tracked[PREVIOUS];
-      if (tracked[EXPIRES]! <= now && tracked.headersSent) {
-        this.written(tracked);
-        cut(tracked);
-      }
-      tracked = previous;
+  /** Forgets the answers written out since, cuts those past their deadline, and keeps the others. */
+  sweep(now: number): void {
+    const kept = this.spare;
+    this.keepUnwritten(this.writing, kept, now);
+    this.spare = this.writing;
+    this.writing = kept;
+  }
+
+  /** Moves the entries of `from` still being written and not cut onto `to`, and empties `from`. */
+  private keepUnwritten(from: Entries, to: Entries, now: number): void {
+    for (let i = 0; i < from.length; i += 2) {
+      const outgoing = from[i] as Outgoing;
+      const expiresAt = from[i + 1] as number;
+      if (!beingWritten(outgoing)) continue;
+      if (expiresAt <= now) cut(outgoing);
+      else to.push(outgoing, expiresAt);
     }
-    if (!this.newest) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
+    from.length = 0;
   }
 }

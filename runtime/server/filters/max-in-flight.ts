@@ -8,8 +8,9 @@
 // memory storage return within one turn of the event loop, so counting only their run would
 // never see two at once; the requests node reads in one turn of its event loop, and responses
 // still being written to slow readers, are where the load piles up. An answer still unwritten at
-// its request's deadline is cut (unwritten-answers.ts), so a client that never reads cannot keep a
-// seat past --request-timeout, as kube's timeout filter bounds the handler that holds one there.
+// its request's deadline is cut (unwritten-answers.ts, through the request-deadline filter), so a
+// client that never reads cannot keep a seat past --request-timeout, as kube's timeout filter
+// bounds the handler that holds one there.
 
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
@@ -17,7 +18,6 @@ import { StatusError } from '../../errors/status-error.js';
 import { SYSTEM_MASTERS } from '../../auth/user.js';
 import type { KubeContext, KubeHandler } from '../context.js';
 import { whenResponseDone } from '../response-done.js';
-import { UnwrittenAnswers } from '../unwritten-answers.js';
 import { isLongRunning, isMutating, type RequestInfo } from '../../machinery/request-info.js';
 
 export interface InFlightLimits {
@@ -73,18 +73,6 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
   const inFlight = { nonMutating: 0, mutating: 0 };
   if (watermark) watermark.current = inFlight;
   const release = (kind: 'nonMutating' | 'mutating') => void inFlight[kind]--;
-  const unwritten = new UnwrittenAnswers();
-  // One per kind, so a response's finisher needs no closure: the response is its value.
-  const written = {
-    nonMutating: (outgoing: Outgoing) => {
-      inFlight.nonMutating--;
-      unwritten.written(outgoing);
-    },
-    mutating: (outgoing: Outgoing) => {
-      inFlight.mutating--;
-      unwritten.written(outgoing);
-    },
-  };
   /** An in-process request (app.request) has no node response: its handler's run is what counts. */
   const counted = async (c: KubeContext, kind: 'nonMutating' | 'mutating'): Promise<void> => {
     try {
@@ -111,8 +99,8 @@ export function withMaxInFlight(inner: KubeHandler, limits: InFlightLimits, wate
     // once keeps its answer unwrapped, for the HTTPS server's answer batch (answer-batch.ts).
     const outgoing = c.env?.outgoing;
     if (!beingWritten(outgoing)) return counted(c, kind);
-    unwritten.track(outgoing, c.get('deadline').expiresAt);
-    whenResponseDone(outgoing, written[kind], outgoing);
+    // The kind is the finisher's value, so a response's finisher needs no closure.
+    whenResponseDone(outgoing, release, kind);
     return inner(c);
   };
 }

@@ -2,7 +2,8 @@
 // request that is not long-running gets the server's --request-timeout, shortened by a `timeout`
 // query parameter (a Go duration). When the deadline passes first, the client gets 504 Timeout
 // and the handler's later answer is dropped; handlers can stop early through
-// c.get('deadline').signal.
+// c.get('deadline').signal. An answer begun but still unwritten at the deadline is cut
+// (unwritten-answers.ts), as kube's timeout filter aborts a handler that has begun writing.
 
 import { badRequest, StatusError } from '../../errors/status-error.js';
 import type { KubeContext, KubeHandler } from '../context.js';
@@ -40,27 +41,39 @@ export function withRequestDeadline(inner: KubeHandler, defaultTimeoutMs: number
     }
     const deadline = new RequestDeadline(Date.now() + timeoutOf(c, defaultTimeoutMs));
     c.set('deadline', deadline);
+    // An in-process request (app.request) has no node response, and nothing to cut.
+    const outgoing = c.env?.outgoing;
     const handled = inner(c);
-    // Answered without waiting: there was nothing to time.
-    if (!handled) return;
+    // Answered without waiting: there was nothing to time, but the answer may yet wait on its client.
+    if (!handled) {
+      if (outgoing) sweeper.trackAnswer(outgoing, deadline.expiresAt);
+      return;
+    }
     sweeper.track(deadline);
     // Settles with the handler or at the deadline, whichever comes first.
     return new Promise<void>((resolve, reject) => {
+      // Its answer is made: the HTTPS server writes it next.
+      const answered = () => {
+        if (outgoing) sweeper.trackAnswer(outgoing, deadline.expiresAt);
+      };
       deadline.onExpire = () => {
         // The handler runs on to its end; its failure, if any, must not go unobserved.
         handled.catch(ignore);
         Promise.resolve(writeStatus(c, requestTimeoutError())).then((res) => {
           c.res = res;
+          answered();
           resolve();
         }, reject);
       };
       handled.then(
         () => {
           sweeper.untrack(deadline);
+          if (!deadline.expired) answered();
           resolve();
         },
         (err: unknown) => {
           sweeper.untrack(deadline);
+          if (!deadline.expired) answered();
           reject(err);
         },
       );
