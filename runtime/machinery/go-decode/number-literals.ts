@@ -58,17 +58,54 @@ const plain = (lit: string) => /^-?(0|[1-9][0-9]{0,14})$/.test(lit);
 
 /**
  * Walks the text of a valid JSON document beside its parsed value and records each number literal
- * that is not plain. Cheap when there is nothing to record: the text is scanned only when some
- * digit is followed by '.', 'e' or 'E', or sixteen digits come in a row.
+ * that is not plain. Cheap when there is nothing to record: the text is walked only when a number
+ * outside its strings has a fraction, an exponent or sixteen digits.
  */
 export function recordNumberLiterals(text: string, value: unknown): void {
-  if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return;
+  if (!/[0-9][.eE]|[0-9]{16}/.test(text) || !holdsUnplainNumber(text)) return;
   try {
     new LiteralScanner(text).value(value, undefined, '');
   } catch (e) {
     // Nesting deeper than the stack allows: the numbers are then judged by their values alone.
     if (!(e instanceof RangeError)) throw e;
   }
+}
+
+/**
+ * Whether a number of the valid JSON text, outside its strings, has a fraction, an exponent or
+ * sixteen digits. Strings are skipped by a native search for their closing quote: in a body whose
+ * strings hold versions and addresses ("nginx:1.25.3", "10.0.0.1"), and no number written so,
+ * nothing is walked by hand but the few bytes between strings.
+ */
+export function holdsUnplainNumber(text: string): boolean {
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const quote = text.indexOf('"', i);
+    const end = quote === -1 ? n : quote;
+    let digits = 0;
+    for (; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) {
+        if (++digits >= 16) return true;
+      } else {
+        if (digits > 0 && (c === 0x2e || c === 0x65 || c === 0x45)) return true;
+        digits = 0;
+      }
+    }
+    if (quote === -1) return false;
+    // The closing quote: the next one not escaped by an odd run of backslashes.
+    let close = quote + 1;
+    for (;;) {
+      close = text.indexOf('"', close);
+      if (close === -1) return false;
+      let before = close - 1;
+      while (text.charCodeAt(before) === 0x5c) before--;
+      if ((close - 1 - before) % 2 === 0) break;
+      close++;
+    }
+    i = close + 1;
+  }
+  return false;
 }
 
 class LiteralScanner {
