@@ -34,6 +34,103 @@ const TEXTS = [
   '{}',
 ];
 
+// The scanner as it was before it skipped strings natively (session 12), the oracle of the literals recorded.
+class OldLiteralScanner {
+  constructor(
+    private readonly s: string,
+    private readonly literals: WeakMap<object, Map<string, string>>,
+  ) {}
+
+  private i = 0;
+
+  private ws(): void {
+    while (this.i < this.s.length && ' \t\r\n'.includes(this.s[this.i])) this.i++;
+  }
+
+  /** Scans one value; `container[key]` is where it was parsed to. */
+  value(parsed: unknown, container: object | undefined, key: string): void {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '{') return this.object(parsed);
+    if (c === '[') return this.array(parsed);
+    if (c === '"') {
+      this.string();
+      return;
+    }
+    const start = this.i;
+    while (this.i < this.s.length && !',}] \t\r\n'.includes(this.s[this.i])) this.i++;
+    const lit = this.s.slice(start, this.i);
+    if (container && (c === '-' || (c >= '0' && c <= '9')) && !/^-?(0|[1-9][0-9]{0,14})$/.test(lit)) {
+      let map = this.literals.get(container);
+      if (!map) this.literals.set(container, (map = new Map()));
+      map.set(key, lit);
+    }
+  }
+
+  private string(): string {
+    const start = this.i;
+    this.i++;
+    while (this.s[this.i] !== '"') this.i += this.s[this.i] === '\\' ? 2 : 1;
+    this.i++;
+    return JSON.parse(this.s.slice(start, this.i)) as string;
+  }
+
+  private object(parsed: unknown): void {
+    this.i++;
+    const target = typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] === '}') break;
+      const key = this.string();
+      this.ws();
+      this.i++; // ':'
+      // Repeated keys: JSON.parse keeps the last value, and so does the last literal recorded here.
+      this.value(target ? (target as Record<string, unknown>)[key] : undefined, target, key);
+      this.ws();
+      if (this.s[this.i] === ',') this.i++;
+    }
+    this.i++;
+  }
+
+  private array(parsed: unknown): void {
+    this.i++;
+    const target = Array.isArray(parsed) ? parsed : undefined;
+    for (let index = 0; ; index++) {
+      this.ws();
+      if (this.s[this.i] === ']') break;
+      this.value(target?.[index], target, String(index));
+      this.ws();
+      if (this.s[this.i] === ',') this.i++;
+    }
+    this.i++;
+  }
+}
+
+/** Every number of a parsed value with the literal recorded for it, by its path. */
+function recorded(value: unknown, literal: (container: object, key: string) => string | undefined): string[] {
+  const out: string[] = [];
+  const visit = (v: unknown, path: string) => {
+    if (typeof v !== 'object' || v === null) return;
+    for (const [k, item] of Object.entries(v)) {
+      const lit = literal(v, k);
+      if (lit !== undefined) out.push(`${path}/${k}=${lit}`);
+      visit(item, `${path}/${k}`);
+    }
+  };
+  visit(value, '');
+  return out;
+}
+
+/** The literals the old scanner records for a text, and those recorded now, each as path=literal lines. */
+function bothRecorded(text: string): { old: string[]; now: string[] } {
+  const oldLiterals = new WeakMap<object, Map<string, string>>();
+  const a = JSON.parse(text);
+  new OldLiteralScanner(text, oldLiterals).value(a, undefined, '');
+  const b = JSON.parse(text);
+  recordNumberLiterals(text, b);
+  return { old: recorded(a, (c, k) => oldLiterals.get(c)?.get(k)), now: recorded(b, (c, k) => literalOf(c, k)) };
+}
+
 describe('the texts whose number literals are recorded', () => {
   it.each(TEXTS)('%s', (text) => {
     expect(holdsUnplainNumber(text)).toBe(tokenized(text));
@@ -49,6 +146,12 @@ describe('the texts whose number literals are recorded', () => {
       // The fixtures again with a fraction and a long number put in among their strings.
       const spiced = text.replace(/^\{/, '{"zzFraction":0.25,"zzLong":12345678901234567890,');
       expect(holdsUnplainNumber(spiced), file).toBe(true);
+      // Every number of the fixture written with a fraction: each one's literal recorded where it was before.
+      const fractions = spiced.replace(/(:\s*-?[0-9]+)(?=\s*[,}\]])/g, '$1.0');
+      for (const body of [text, spiced, fractions]) {
+        const { old, now } = bothRecorded(body);
+        expect(now, file).toEqual(old);
+      }
     }
   });
 
@@ -61,6 +164,16 @@ describe('the texts whose number literals are recorded', () => {
     expect(literalOf(value.spec.n, 1)).toBeUndefined();
     expect(literalOf(value, 'big')).toBe('12345678901234567890');
     expect(literalOf(value, 'image')).toBeUndefined();
+  });
+
+  it.each([
+    '{"a\\"b":1.5,"c\\\\":[2e3,{"d\\u0041":-0.0}],"e":"x\\"1.5"}',
+    '{ "k" :\n [ 1.25 , 3 ,\t4E+2 ] , "s" : "1.5" }',
+    '{"__proto__":{"x":1.5},"constructor":[0.5]}',
+  ])('records the literals the old scanner recorded in %s', (text) => {
+    const { old, now } = bothRecorded(text);
+    expect(old.length).toBeGreaterThan(0);
+    expect(now).toEqual(old);
   });
 
   it('records nothing for a text whose only such numbers are in strings', () => {
