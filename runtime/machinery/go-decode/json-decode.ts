@@ -132,7 +132,7 @@ class Decoder {
         return;
       case 'struct':
         if (!isObject(value)) return this.mismatch(value, type);
-        return this.struct_(value, type);
+        return this.structFields(value, type);
       case 'map':
         if (!isObject(value)) return this.mismatch(value, type);
         return this.elements(value, Object.keys(value), type.elem!, false);
@@ -157,7 +157,8 @@ class Decoder {
     }
   }
 
-  private struct_(value: Record<string, unknown>, type: GoType): void {
+  /** A struct's members, each into its field; while filling, those without one dropped and nulls zeroed. */
+  private structFields(value: Record<string, unknown>, type: GoType): void {
     const fill = this.fill;
     // for-in visits the members as Object.keys lists them (a plain object inherits no enumerable
     // member), skips none for the current one being deleted, and is the quickest walk of them.
