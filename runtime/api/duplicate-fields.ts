@@ -103,13 +103,13 @@ export function scanJsonMembers(text: string): JsonMemberIndex {
 const MAX_INDEXED_PATH = 4096;
 
 /**
- * Whether JSON text (already known to parse to `parsed`) repeats a member anywhere: exactly when
- * it names more members than the parsed value holds, JSON.parse having kept one of each. Counts
+ * Whether JSON text repeats a member anywhere, given how many members its parsed value holds
+ * (memberCount): exactly when the text names more, JSON.parse having kept one of each. Counts
  * member names on the bytes (a string followed by a colon; UTF-8 continuation bytes never look
  * like a quote, backslash or colon) and allocates nothing, so a body without repetitions, nearly
  * every body, is never tokenized in full.
  */
-export function repeatsMembers(json: Uint8Array, parsed: unknown): boolean {
+export function repeatsMembers(json: Uint8Array, held: number): boolean {
   let named = 0;
   const n = json.length;
   for (let i = 0; i < n; ) {
@@ -121,32 +121,12 @@ export function repeatsMembers(json: Uint8Array, parsed: unknown): boolean {
     for (i++; i < n && (json[i] === 0x20 || json[i] === 0x0a || json[i] === 0x0d || json[i] === 0x09); ) i++;
     if (json[i] === COLON) named++;
   }
-  return named > memberCount(parsed);
+  return named > held;
 }
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
-
-/** Members of every object in a parsed JSON value, walked with an explicit stack (JSON may nest 10,000 levels). */
-function memberCount(value: unknown): number {
-  let n = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const v = pending.pop();
-    if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) {
-      for (const item of v) if (typeof item === 'object' && item !== null) pending.push(item);
-      continue;
-    }
-    for (const key in v) {
-      n++;
-      const item = (v as Record<string, unknown>)[key];
-      if (typeof item === 'object' && item !== null) pending.push(item);
-    }
-  }
-  return n;
-}
 
 /** go-yaml's %#v of a key: strings quoted, numbers and booleans bare. */
 function yamlKeyText(key: unknown): string {

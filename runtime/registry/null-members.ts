@@ -10,6 +10,7 @@
 
 import type { JsonSchema, SchemaIndex } from '../machinery/openapi-schema.js';
 import { forEachStructMember } from './struct-members.js';
+import { zeroKindOf, zeroOf } from '../machinery/go-decode/zero-values.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -28,28 +29,7 @@ export function dropNullMembers(obj: Record<string, unknown>, schema: JsonSchema
   });
 }
 
-/**
- * The JSON a required member's Go zero value encodes to, for plain strings, numbers, booleans and
- * structs; undefined (keep the null) for maps and lists, which encode nil as null, and for types
- * with their own decoding (times, quantities, int-or-string), which treat null as a no-op too but
- * whose zero value the schema cannot spell.
- */
-function zeroValue(schema: JsonSchema): unknown {
-  const special = (schema as { format?: string }).format !== undefined || (schema as Record<string, unknown>)['x-kubernetes-int-or-string'] === true;
-  if (special) return undefined;
-  if (schema.properties) return {};
-  switch (schema.type) {
-    case 'string':
-      return '';
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    default:
-      return undefined;
-  }
-}
+const zeroValue = (schema: JsonSchema): unknown => zeroOf(zeroKindOf(schema));
 
 /** Whether a null is anywhere in the value, walked with an explicit stack (JSON may nest 10,000 levels). */
 function holdsNull(value: unknown): boolean {

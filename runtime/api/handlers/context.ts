@@ -7,13 +7,13 @@ import type { ResourceDefinition } from '../../registry/definition.js';
 import type { KubeObject } from '../../machinery/object.js';
 import { dropNullMembers } from '../../registry/null-members.js';
 import { generatedSchemaIndex } from '../../machinery/openapi-schema.js';
-import { parseFieldValidation, pruneUnknownFields, type FieldValidation } from '../../registry/unknown-fields.js';
+import { parseFieldValidation, type FieldValidation } from '../../registry/unknown-fields.js';
 import type { UserInfo } from '../../auth/user.js';
 import type { Store, WriteOptions } from '../../registry/store.js';
 import type { RequestInfo } from '../../machinery/request-info.js';
 import { encodeContent } from '../content-encoding.js';
 import { warningHeaders } from '../warning-headers.js';
-import { jsonDecodeError, typeMetaDecodeError } from '../../machinery/go-decode/index.js';
+import { decodeIntoStruct, hasComponent, memberCount, typeMetaDecodeError } from '../../machinery/go-decode/index.js';
 import { unrecognized } from '../serializers.js';
 import { repeatsMembers, scanJsonMembers, scanYamlDuplicates, type FieldComplaint } from '../duplicate-fields.js';
 import { negotiateInput, type Format } from '../negotiation.js';
@@ -164,14 +164,14 @@ export interface BodyMembers {
 
 /**
  * The repeated members of a JSON or YAML body (protobuf cannot repeat a field in a way a decoder
- * reports). Skipped under Ignore, where nobody hears about them. `parsed` is the JSON body as
- * parsed, before anything was added to it: when the body repeats nothing, its members are only
- * tokenized if an unknown field needs its position.
+ * reports). Skipped under Ignore, where nobody hears about them. `held` is how many members the
+ * JSON body held as parsed, before anything was added to or dropped from it (memberCount): when
+ * the body repeats nothing, its members are only tokenized if an unknown field needs its position.
  */
-export function bodyMembers(format: Format, body: Uint8Array, directive: FieldValidation, parsed?: unknown): BodyMembers {
+export function bodyMembers(format: Format, body: Uint8Array, directive: FieldValidation, held?: number): BodyMembers {
   // Protobuf cannot repeat a member a decoder would report; the CBOR decoder refuses repeated keys itself.
   if (directive === 'Ignore' || format === 'protobuf' || format === 'cbor') return { duplicates: [] };
-  if (format === 'json' && parsed !== undefined && !repeatsMembers(body, parsed)) return new UnrepeatedMembers(body);
+  if (format === 'json' && held !== undefined && !repeatsMembers(body, held)) return new UnrepeatedMembers(body);
   const text = Buffer.from(body).toString('utf8');
   return format === 'json' ? scanJsonMembers(text) : { duplicates: scanYamlDuplicates(text) };
 }
@@ -188,20 +188,16 @@ class UnrepeatedMembers implements BodyMembers {
 }
 
 /**
- * Drops the fields the kind's schema does not know, as decoding into typed structs does upstream,
- * and applies the fieldValidation directive to them and to repeated members, in document order
- * as a single strict decode reports them (400 under Strict, warnings under Warn).
+ * Applies the fieldValidation directive to the unknown fields decoding dropped and to repeated
+ * members, in document order as a single strict decode reports them (400 under Strict, warnings
+ * under Warn).
  */
-export function dropUnknownFields(ctx: RequestContext, obj: KubeObject, directive: FieldValidation, members: BodyMembers = { duplicates: [] }): void {
-  const index = generatedSchemaIndex();
-  const schema = index.component(ctx.store.definition.openAPIName);
-  const unknown = schema ? pruneUnknownFields(obj, schema, index) : (ctx.store.definition.validator.prune?.(obj) ?? []);
+export function reportUnknownFields(ctx: RequestContext, unknown: readonly string[], directive: FieldValidation, members: BodyMembers): void {
   if (directive === 'Ignore' || (unknown.length === 0 && members.duplicates.length === 0)) return;
   const complaints: FieldComplaint[] = [
     ...members.duplicates,
     ...unknown.map((f) => ({ message: `unknown field ${JSON.stringify(f)}`, at: members.firstSeen?.get(f) ?? Number.MAX_SAFE_INTEGER })),
   ].sort((a, b) => a.at - b.at);
-  if (complaints.length === 0) return;
   const messages = complaints.map((c) => c.message);
   if (directive === 'Strict') throw cannotBeHandled(ctx, `strict decoding error: ${messages.join(', ')}`);
   ctx.warnings.push(...messages);
@@ -239,8 +235,11 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   const obj = ctx.negotiator.decodeBody(contentType, body, ctx.target);
   // decodeBody accepted the type, so naming its format cannot fail here.
   const format = negotiateInput(contentType, { cbor: true });
-  // Taken before apiVersion and kind are filled in below, while obj is the body as parsed.
-  const members = bodyMembers(format, body, directive, obj);
+  const { openAPIName, validator } = ctx.store.definition;
+  // A kind the generated schema describes counts its members while it is filled below; any other
+  // (a custom resource) is counted here, before apiVersion and kind are filled in and it is pruned.
+  const typed = hasComponent(openAPIName);
+  const counted = typed ? undefined : bodyMembers(format, body, directive, format === 'json' ? memberCount(obj) : undefined);
   // JSON and YAML (turned into JSON upstream) are read into Go structs: apiVersion and kind first.
   const textual = format === 'json' || format === 'yaml';
   const typeMetaError = textual ? typeMetaDecodeError(obj) : undefined;
@@ -255,16 +254,19 @@ export async function readObject(ctx: RequestContext, directive: FieldValidation
   if (apiVersion && apiVersion !== expected) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
+  // The members filling apiVersion and kind adds, which the body did not hold.
+  const added = (Object.hasOwn(obj, 'apiVersion') ? 0 : 1) + (Object.hasOwn(obj, 'kind') ? 0 : 1);
   // Missing type fields take the endpoint's, as the decoder's defaults do upstream.
   obj.apiVersion = expected;
   obj.kind = ctx.target.kind;
   // Then the whole body into the kind's struct, whose type errors come before any strict-decoding complaint.
   // A protobuf body is typed by its decoder, but a Quantity's text is parsed as it is read there too;
   // a CBOR body is read into the same structs upstream (the texts here are the JSON decoder's).
-  const typeError = jsonDecodeError(ctx.store.definition.openAPIName, obj);
-  if (typeError) throw cannotBeHandled(ctx, typeError);
-  dropUnknownFields(ctx, obj, directive, members);
-  dropNulls(ctx.store.definition, obj);
+  const decoded = typed ? decodeIntoStruct(openAPIName, obj) : undefined;
+  if (decoded?.error) throw cannotBeHandled(ctx, decoded.error);
+  const unknown = decoded ? decoded.unknown : (validator.prune?.(obj) ?? []);
+  const members = counted ?? bodyMembers(format, body, directive, format === 'json' ? decoded!.members - added : undefined);
+  reportUnknownFields(ctx, unknown, directive, members);
   ctx.recordRequestObject?.(obj);
   return obj;
 }

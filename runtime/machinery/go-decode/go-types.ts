@@ -5,6 +5,7 @@
 // MicroTime, IntOrString) or none at all (FieldsV1, RawExtension, preserved unknown fields).
 
 import type { JsonSchema, SchemaIndex } from '../openapi-schema.js';
+import { zeroKindOf, type ZeroKind } from './zero-values.js';
 
 export type GoKind =
   | 'struct'
@@ -30,8 +31,14 @@ export interface GoType {
   structName?: string;
   /** A struct's fields by JSON name. */
   fields?: Record<string, JsonSchema>;
+  /** The same as a Map: a lookup that finds no member of Object.prototype, and a quick one. */
+  fieldMap?: ReadonlyMap<string, JsonSchema>;
   /** A map's value or a slice's element. */
   elem?: JsonSchema;
+  /** A struct's fields without omitempty (the schema's required ones): a null leaves them at their zero value. */
+  required?: ReadonlySet<string>;
+  /** What a null decoded into this type encodes to, when not null again (see zero-values.ts). */
+  zero?: ZeroKind;
 }
 
 const COMPONENT_KINDS: Record<string, GoKind> = {
@@ -58,6 +65,7 @@ export class GoTypes {
     let type = this.cache.get(schema);
     if (!type) {
       type = this.compute(schema);
+      type.zero = zeroKindOf(this.index.resolve(schema));
       this.cache.set(schema, type);
     }
     return type;
@@ -83,7 +91,7 @@ export class GoTypes {
     if (format === 'date-time') return { kind: 'time', name: 'v1.Time' };
     if (schema.properties) {
       const name = component ? goNameOf(component) : 'struct';
-      return { kind: 'struct', name, structName: name.slice(name.indexOf('.') + 1), fields: schema.properties };
+      return { kind: 'struct', name, structName: name.slice(name.indexOf('.') + 1), fields: schema.properties, fieldMap: new Map(Object.entries(schema.properties)), required: new Set(schema.required ?? []) };
     }
     if (schema.type === 'array' && schema.items) return { kind: 'slice', name: `[]${this.of(schema.items).name}`, elem: schema.items };
     if (schema.type === 'object' && typeof schema.additionalProperties === 'object') {

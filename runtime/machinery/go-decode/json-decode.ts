@@ -13,12 +13,18 @@
 //   inner decode into a string) it is given the field's context on the way out.
 // - Bad base64 of a []byte is kept like a type error but has no context.
 // - null leaves anything at its zero value.
+//
+// Filling the struct (decodeIntoStruct) does in the same walk what else takes three: members the
+// struct has no field for are dropped and their paths reported (fieldValidation decides what the
+// client hears of them), and nulls are left as Go leaves them (see registry/null-members.ts).
 
 import type { JsonSchema } from '../openapi-schema.js';
 import { base64ErrorOffset } from '../go-base64.js';
 import { quantityParseError } from './go-quantity.js';
 import { RFC3339, RFC3339_MICRO, timeParseError } from './go-time.js';
 import { fitsInt, GoTypes, jsonKind, numberLiteral, type GoType } from './go-types.js';
+import { memberCount } from './member-count.js';
+import { zeroOf } from './zero-values.js';
 import { literalOf, spells } from './number-literals.js';
 
 /** Raised when an UnmarshalJSON method fails: decoding ends there. */
@@ -28,12 +34,28 @@ class Abort {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What filling a struct records besides its first complaint. */
+export interface StructFill {
+  /** Paths of the members no field took (`spec.x`, `items[0].y`), dropped, in document order. */
+  unknown: string[];
+  /** Members of every object of the value as it was before anything was dropped. */
+  members: number;
+}
+
 class Decoder {
-  private readonly stack: string[] = [];
-  private struct = '';
+  /**
+   * Every step down from the top to the value being decoded (field and map key names, list
+   * indexes, the last two only while filling) and, for a struct field, the struct's name: Go's
+   * errors name the innermost struct and the fields from the top, unknown members' paths every step.
+   */
+  private readonly steps: (string | number)[] = [];
+  private readonly owners: (string | undefined)[] = [];
   private saved: string | undefined;
 
-  constructor(private readonly types: GoTypes) {}
+  constructor(
+    private readonly types: GoTypes,
+    private readonly fill?: StructFill,
+  ) {}
 
   run(value: unknown, schema: JsonSchema): string | undefined {
     try {
@@ -47,7 +69,15 @@ class Decoder {
 
   /** An UnmarshalTypeError's text with the context of where decoding is. */
   private typeError(what: string, type: string): string {
-    if (this.struct !== '' || this.stack.length > 0) return `json: cannot unmarshal ${what} into Go struct field ${this.struct}.${this.stack.join('.')} of type ${type}`;
+    let struct = '';
+    const fields: string[] = [];
+    for (let i = 0; i < this.steps.length; i++) {
+      const owner = this.owners[i];
+      if (owner === undefined) continue;
+      struct = owner;
+      fields.push(this.steps[i] as string);
+    }
+    if (fields.length > 0) return `json: cannot unmarshal ${what} into Go struct field ${struct}.${fields.join('.')} of type ${type}`;
     return `json: cannot unmarshal ${what} into Go value of type ${type}`;
   }
 
@@ -66,6 +96,7 @@ class Decoder {
     const type = this.types.of(schema);
     switch (type.kind) {
       case 'any':
+        if (this.fill) this.fill.members += memberCount(value);
         return;
       case 'quantity': {
         // UnmarshalJSON takes the raw text less its quotes, trimmed.
@@ -101,26 +132,13 @@ class Decoder {
         return;
       case 'struct':
         if (!isObject(value)) return this.mismatch(value, type);
-        for (const [key, child] of Object.entries(value)) {
-          const field = type.fields![key];
-          // Fields the struct does not have are skipped here; fieldValidation deals with them.
-          if (!field) continue;
-          const outerStruct = this.struct;
-          this.stack.push(key);
-          this.struct = type.structName!;
-          this.member(value, key, field);
-          this.stack.pop();
-          this.struct = outerStruct;
-        }
-        return;
+        return this.structFields(value, type);
       case 'map':
         if (!isObject(value)) return this.mismatch(value, type);
-        for (const key of Object.keys(value)) this.member(value, key, type.elem!);
-        return;
+        return this.elements(value, Object.keys(value), type.elem!, false);
       case 'slice':
         if (!Array.isArray(value)) return this.mismatch(value, type);
-        value.forEach((_, i) => this.member(value, i, type.elem!));
-        return;
+        return this.elements(value, value, type.elem!, true);
       case 'string':
         if (typeof value !== 'string') this.mismatch(value, type);
         return;
@@ -139,17 +157,91 @@ class Decoder {
     }
   }
 
+  /** A struct's members, each into its field; while filling, those without one dropped and nulls zeroed. */
+  private structFields(value: Record<string, unknown>, type: GoType): void {
+    const fill = this.fill;
+    // for-in visits the members as Object.keys lists them (a plain object inherits no enumerable
+    // member), skips none for the current one being deleted, and is the quickest walk of them.
+    for (const key in value) {
+      if (fill) fill.members++;
+      // A member named like one of Object.prototype's (__proto__, constructor) is a field only if the struct names it.
+      const field = type.fieldMap!.get(key);
+      const child = value[key];
+      if (!field) {
+        // Skipped by Go's decoder; fieldValidation deals with what filling dropped.
+        if (fill) {
+          fill.unknown.push(this.pathTo(key));
+          fill.members += memberCount(child);
+          delete value[key];
+        }
+        continue;
+      }
+      // null leaves a field at its zero value: optional members are omitted then, required ones keep it.
+      if (child === null) {
+        if (fill) {
+          const zero = type.required!.has(key) ? zeroOf(this.types.of(field).zero) : undefined;
+          if (zero !== undefined) value[key] = zero;
+          else if (!type.required!.has(key)) delete value[key];
+        }
+        continue;
+      }
+      this.steps.push(key);
+      this.owners.push(type.structName!);
+      this.member(value, key, field, child);
+      this.steps.pop();
+      this.owners.pop();
+    }
+  }
+
+  /** A map's values (keys given) or a slice's items (the slice itself given as its keys). */
+  private elements(container: Record<string, unknown> | unknown[], keys: readonly unknown[], elem: JsonSchema, list: boolean): void {
+    const fill = this.fill;
+    if (fill && !list) fill.members += keys.length;
+    for (let i = 0; i < keys.length; i++) {
+      const key = list ? i : (keys[i] as string);
+      const child = (container as Record<string, unknown>)[key];
+      if (!fill) {
+        this.member(container, key, elem, child);
+        continue;
+      }
+      // A null element takes its type's zero value, unless that is null again.
+      if (child === null) {
+        const zero = zeroOf(this.types.of(elem).zero);
+        if (zero !== undefined) (container as Record<string, unknown>)[key] = zero;
+        continue;
+      }
+      this.steps.push(key);
+      this.owners.push(undefined);
+      this.member(container, key, elem, child);
+      this.steps.pop();
+      this.owners.pop();
+    }
+  }
+
+  /** The path of an unknown member `key` of the struct being filled, as the schema pruner spells it. */
+  private pathTo(key: string): string {
+    let path = '';
+    for (let i = 0; i < this.steps.length; i++) {
+      const step = this.steps[i];
+      if (typeof step === 'number') path += `[${step}]`;
+      else if (this.owners[i] !== undefined) path = path ? `${path}.${step}` : step;
+      else path = `${path}.${step}`;
+    }
+    return path ? `${path}.${key}` : key;
+  }
+
   /**
    * One member of a container. A quantity written as a number is parsed by Go from its literal:
    * 1e3 keeps its exponent form, 1e-400 rounds up to a nano, 1e400 (Infinity to JSON.parse) is a
    * quantity too. Such a number is given back its literal, as text.
    */
-  private member(container: Record<string, unknown> | unknown[], key: string | number, schema: JsonSchema): void {
-    const child = (container as Record<string, unknown>)[key];
+  private member(container: Record<string, unknown> | unknown[], key: string | number, schema: JsonSchema, child: unknown): void {
+    // Only a number can have a literal that spells it.
+    if (typeof child !== 'number') return this.value(child, schema);
     const recorded = literalOf(container, key);
     const lit = recorded !== undefined && spells(recorded, child) ? recorded : undefined;
     this.value(child, schema, lit);
-    if (typeof child === 'number' && lit !== undefined && this.types.of(schema).kind === 'quantity') {
+    if (lit !== undefined && this.types.of(schema).kind === 'quantity') {
       Object.defineProperty(container, key, { value: lit, writable: true, enumerable: true, configurable: true });
     }
   }
@@ -171,4 +263,14 @@ class Decoder {
  */
 export function goJsonDecodeError(value: unknown, schema: JsonSchema, types: GoTypes): string | undefined {
   return new Decoder(types).run(value, schema);
+}
+
+/**
+ * Fills the Go struct of `schema` from `value` as kube's decoder does: the same first complaint
+ * as goJsonDecodeError, and, in the same walk, members without a field dropped (their paths in
+ * `fill.unknown`) and nulls left as Go leaves them. Once there is a complaint, the value is no
+ * longer what Go would hold and is to be thrown away.
+ */
+export function fillStruct(value: Record<string, unknown>, schema: JsonSchema, types: GoTypes, fill: StructFill): string | undefined {
+  return new Decoder(types, fill).run(value, schema);
 }

@@ -58,11 +58,11 @@ const plain = (lit: string) => /^-?(0|[1-9][0-9]{0,14})$/.test(lit);
 
 /**
  * Walks the text of a valid JSON document beside its parsed value and records each number literal
- * that is not plain. Cheap when there is nothing to record: the text is scanned only when some
- * digit is followed by '.', 'e' or 'E', or sixteen digits come in a row.
+ * that is not plain. Cheap when there is nothing to record: the text is walked only when a number
+ * outside its strings has a fraction, an exponent or sixteen digits.
  */
 export function recordNumberLiterals(text: string, value: unknown): void {
-  if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return;
+  if (!/[0-9][.eE]|[0-9]{16}/.test(text) || !holdsUnplainNumber(text)) return;
   try {
     new LiteralScanner(text).value(value, undefined, '');
   } catch (e) {
@@ -71,40 +71,92 @@ export function recordNumberLiterals(text: string, value: unknown): void {
   }
 }
 
+/**
+ * Whether a number of the valid JSON text, outside its strings, has a fraction, an exponent or
+ * sixteen digits. Strings are skipped by a native search for their closing quote: in a body whose
+ * strings hold versions and addresses ("nginx:1.25.3", "10.0.0.1"), and no number written so,
+ * nothing is walked by hand but the few bytes between strings.
+ */
+export function holdsUnplainNumber(text: string): boolean {
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const quote = text.indexOf('"', i);
+    const end = quote === -1 ? n : quote;
+    let digits = 0;
+    for (; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) {
+        if (++digits >= 16) return true;
+      } else {
+        if (digits > 0 && (c === 0x2e || c === 0x65 || c === 0x45)) return true;
+        digits = 0;
+      }
+    }
+    if (quote === -1) return false;
+    // The closing quote: the next one not escaped by an odd run of backslashes.
+    let close = quote + 1;
+    for (;;) {
+      close = text.indexOf('"', close);
+      if (close === -1) return false;
+      let before = close - 1;
+      while (text.charCodeAt(before) === 0x5c) before--;
+      if ((close - 1 - before) % 2 === 0) break;
+      close++;
+    }
+    i = close + 1;
+  }
+  return false;
+}
+
 class LiteralScanner {
   private i = 0;
   constructor(private readonly s: string) {}
 
   private ws(): void {
-    while (this.i < this.s.length && ' \t\r\n'.includes(this.s[this.i])) this.i++;
+    for (let c = this.s.charCodeAt(this.i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = this.s.charCodeAt(++this.i));
   }
 
   /** Scans one value; `container[key]` is where it was parsed to. */
   value(parsed: unknown, container: object | undefined, key: string): void {
     this.ws();
-    const c = this.s[this.i];
-    if (c === '{') return this.object(parsed);
-    if (c === '[') return this.array(parsed);
-    if (c === '"') {
-      this.string();
+    const c = this.s.charCodeAt(this.i);
+    if (c === 0x7b /* { */) return this.object(parsed);
+    if (c === 0x5b /* [ */) return this.array(parsed);
+    if (c === 0x22 /* " */) {
+      this.skipString();
       return;
     }
     const start = this.i;
-    while (this.i < this.s.length && !',}] \t\r\n'.includes(this.s[this.i])) this.i++;
-    const lit = this.s.slice(start, this.i);
-    if (container && (c === '-' || (c >= '0' && c <= '9')) && !plain(lit)) {
+    for (let d = c; this.i < this.s.length && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x0a && d !== 0x0d && d !== 0x09; d = this.s.charCodeAt(++this.i));
+    if (container && (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39))) {
+      const lit = this.s.slice(start, this.i);
+      if (plain(lit)) return;
       let map = literals.get(container);
       if (!map) literals.set(container, (map = new Map()));
       map.set(key, lit);
     }
   }
 
-  private string(): string {
+  /** Moves past a string. */
+  private skipString(): void {
+    let close = this.i + 1;
+    // The closing quote: the next one not escaped by an odd run of backslashes.
+    for (;;) {
+      close = this.s.indexOf('"', close);
+      let before = close - 1;
+      while (this.s.charCodeAt(before) === 0x5c) before--;
+      if ((close - 1 - before) % 2 === 0) break;
+      close++;
+    }
+    this.i = close + 1;
+  }
+
+  /** A member name, decoded only when it holds an escape. */
+  private name(): string {
     const start = this.i;
-    this.i++;
-    while (this.s[this.i] !== '"') this.i += this.s[this.i] === '\\' ? 2 : 1;
-    this.i++;
-    return JSON.parse(this.s.slice(start, this.i)) as string;
+    this.skipString();
+    const text = this.s.slice(start, this.i);
+    return text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1);
   }
 
   private object(parsed: unknown): void {
@@ -112,14 +164,14 @@ class LiteralScanner {
     const target = typeof parsed === 'object' && parsed !== null ? parsed : undefined;
     for (;;) {
       this.ws();
-      if (this.s[this.i] === '}') break;
-      const key = this.string();
+      if (this.s.charCodeAt(this.i) === 0x7d /* } */) break;
+      const key = this.name();
       this.ws();
       this.i++; // ':'
       // Repeated keys: JSON.parse keeps the last value, and so does the last literal recorded here.
       this.value(target ? (target as Record<string, unknown>)[key] : undefined, target, key);
       this.ws();
-      if (this.s[this.i] === ',') this.i++;
+      if (this.s.charCodeAt(this.i) === 0x2c /* , */) this.i++;
     }
     this.i++;
   }
@@ -129,10 +181,10 @@ class LiteralScanner {
     const target = Array.isArray(parsed) ? parsed : undefined;
     for (let index = 0; ; index++) {
       this.ws();
-      if (this.s[this.i] === ']') break;
+      if (this.s.charCodeAt(this.i) === 0x5d /* ] */) break;
       this.value(target?.[index], target, String(index));
       this.ws();
-      if (this.s[this.i] === ',') this.i++;
+      if (this.s.charCodeAt(this.i) === 0x2c /* , */) this.i++;
     }
     this.i++;
   }
