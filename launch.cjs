@@ -58,12 +58,22 @@ function writeCache(script) {
 }
 
 function run() {
-  // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
-  const cachedData = readCache();
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
+  const { script, cacheUsed } = compile();
   const module = { exports: {} };
   script.runInThisContext()(module.exports, bundleRequire, module, bundle, dir);
-  if (cachedData === undefined || script.cachedDataRejected) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
+  if (!cacheUsed) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
+}
+
+/**
+ * The cache (about 2 MB, outside V8's heap) is needed only to compile. Read here, in a function
+ * of its own, nothing holds it once the server starts running, so the collections of the start
+ * free it; an idle server makes no garbage, runs no collection, and would hold it for good.
+ */
+function compile() {
+  const cachedData = readCache();
+  // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
+  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
+  return { script, cacheUsed: cachedData !== undefined && !script.cachedDataRejected };
 }
 
 if (process.sourceMapsEnabled) bundleRequire(bundle);
