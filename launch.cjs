@@ -2,7 +2,7 @@
 // V8's code cache. Compiling the bundle is most of a warm start; with the cache V8 reads back the
 // functions an earlier run compiled instead of parsing the source again. The first run after a
 // build (or after V8 refused the cache: another Node version or V8 flags) writes the cache once
-// the server has started. With --enable-source-maps Node's own loader runs the bundle, since
+// the server has started. With --enable-source-maps Node's own loader compiles the bundle, since
 // only it applies the source map.
 //
 // V8 accepts a cache only under the V8 flags it was made with, so the bundle must never set a V8
@@ -58,13 +58,37 @@ function writeCache(script) {
 }
 
 function run() {
-  // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding.
-  const cachedData = readCache();
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
+  const { script, cacheUsed } = compile();
   const module = { exports: {} };
   script.runInThisContext()(module.exports, bundleRequire, module, bundle, dir);
-  if (cachedData === undefined || script.cachedDataRejected) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
+  if (!cacheUsed) setTimeout(() => writeCache(script), CACHE_AFTER_MS).unref();
 }
 
-if (process.sourceMapsEnabled) bundleRequire(bundle);
+/**
+ * Node applies a source map only to code its own module loader compiled: the bundle's function
+ * expression is compiled as a module's body that returns it (the `return` stays on the first
+ * line, which the map gives to the banner), then called as launch does.
+ */
+function runWithSourceMaps() {
+  const module = new Module(bundle, null);
+  module.filename = bundle;
+  module.paths = Module._nodeModulePaths(dir);
+  const start = module._compile(`return ${readFileSync(bundle, 'latin1')}`, bundle);
+  start(module.exports, bundleRequire, module, bundle, dir);
+}
+
+/**
+ * The cache (about 2 MB, outside V8's heap) is needed only to compile. Read here, in a function
+ * of its own, nothing holds it once the server starts running, so the collections of the start
+ * free it; an idle server makes no garbage, runs no collection, and would hold it for good.
+ */
+function compile() {
+  const cachedData = readCache();
+  // The build keeps the bundle ASCII, so Latin-1 reads it exactly, without UTF-8 decoding; it
+  // is already the module's function (esbuild.config.mjs), so the text read is compiled as it is.
+  const script = new vm.Script(readFileSync(bundle, 'latin1'), { filename: bundle, cachedData });
+  return { script, cacheUsed: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+if (process.sourceMapsEnabled) runWithSourceMaps();
 else run();

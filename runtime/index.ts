@@ -19,7 +19,7 @@ import { buildKubeconfig, serverUrl, writeKubeconfig } from './auth/kubeconfig.j
 import { ensurePki } from './auth/pki.js';
 import { userKubeconfig, type AddUserOptions } from './auth/user-kubeconfig.js';
 import { StaticTokenAuthenticator, type TokenAuthenticator } from './auth/token-file.js';
-import { parseCertificateBundle, X509Authenticator } from './auth/x509.js';
+import { X509Authenticator } from './auth/x509.js';
 import type { StartServerOptions } from './server/options.js';
 import { createApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.js';
 import { quietLogger } from './server/context.js';
@@ -251,7 +251,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // only for a request that presented no credential at all.
     const credentialed = authenticatedGroupAdder(
       unionAuthenticator([
-        new X509Authenticator(parseCertificateBundle(pki.clientCa, options.clientCaFile ?? 'ca.crt')),
+        new X509Authenticator(pki.clientRoots),
         new BearerTokenAuthenticator(tokenAuthenticators, apiAudiences, {
           successMs: options.tokenSuccessCacheTTLMs ?? DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS,
           failureMs: options.tokenFailureCacheTTLMs ?? DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS,

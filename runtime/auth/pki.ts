@@ -65,6 +65,8 @@ export interface ServerPki {
   servingCa: string;
   /** The CA bundle client certificates are verified against. */
   clientCa: string;
+  /** The same bundle, parsed. */
+  clientRoots: NodeX509[];
   servingCert: string;
   servingKey: string;
   adminCert: string;
@@ -198,13 +200,14 @@ function leafIsUsable(certPem: string | undefined, ca: NodeX509, names: string[]
   }
 }
 
-function caIsUsable(ca: KeyedCert | undefined): ca is KeyedCert {
-  if (!ca) return false;
+/** The stored CA's certificate, parsed, when it can be kept: a CA, not near expiry. */
+function usableCa(ca: KeyedCert | undefined): NodeX509 | undefined {
+  if (!ca) return undefined;
   try {
     const cert = new NodeX509(ca.certPem);
-    return cert.ca && new Date(cert.validTo).getTime() - Date.now() > RENEW_BEFORE_DAYS * DAY_MS;
+    return cert.ca && new Date(cert.validTo).getTime() - Date.now() > RENEW_BEFORE_DAYS * DAY_MS ? cert : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -218,13 +221,14 @@ export async function ensurePki(options: PkiOptions): Promise<ServerPki> {
   const storedCaKey = readIfExists(path('caKey'));
   let ca: KeyedCert | undefined = storedCaCert && storedCaKey ? { certPem: storedCaCert, keyPem: storedCaKey } : undefined;
   let caRenewed = false;
-  if (!caIsUsable(ca)) {
+  let caNode = usableCa(ca);
+  if (!ca || !caNode) {
     ca = await createCertificateAuthority();
     caRenewed = true;
     writePem(path('caCert'), ca.certPem, false);
     writePem(path('caKey'), ca.keyPem, true);
+    caNode = new NodeX509(ca.certPem);
   }
-  const caNode = new NodeX509(ca.certPem);
 
   let servingCert: string;
   let servingKey: string;
@@ -263,10 +267,11 @@ export async function ensurePki(options: PkiOptions): Promise<ServerPki> {
   }
 
   const clientCa = options.clientCaFile ? readFileSync(options.clientCaFile, 'utf8') : ca.certPem;
-  const clientRoots = parseCertificateBundle(clientCa, options.clientCaFile ?? path('caCert'));
+  // Without --client-ca-file the roots are the generated CA, already parsed above.
+  const clientRoots = options.clientCaFile ? parseCertificateBundle(clientCa, options.clientCaFile) : [caNode];
   const adminTrusted = clientRoots.some((r) => r.fingerprint256 === caNode.fingerprint256);
 
-  return { caCert: ca.certPem, servingCa, clientCa, servingCert, servingKey, adminCert: adminCert as string, adminKey, adminTrusted };
+  return { caCert: ca.certPem, servingCa, clientCa, clientRoots, servingCert, servingKey, adminCert: adminCert as string, adminKey, adminTrusted };
 }
 
 /**

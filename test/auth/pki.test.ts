@@ -28,6 +28,7 @@ describe('ensurePki', () => {
     expect(pki.caCert).toBe(read(PKI_FILES.caCert));
     expect(pki.servingCa).toBe(pki.caCert);
     expect(pki.clientCa).toBe(pki.caCert);
+    expect(pki.clientRoots.map((r) => r.fingerprint256)).toEqual([new X509Certificate(pki.caCert).fingerprint256]);
     expect(pki.adminTrusted).toBe(true);
   });
 
@@ -112,6 +113,7 @@ describe('ensurePki', () => {
     expect(pki.servingCert).toBe(serving.certPem);
     expect(pki.servingKey).toBe(serving.keyPem);
     expect(pki.clientCa).toBe(other.certPem);
+    expect(pki.clientRoots.map((r) => r.fingerprint256)).toEqual([new X509Certificate(other.certPem).fingerprint256]);
     // Our CA did not sign the given serving certificate, and is not a client CA either.
     expect(pki.servingCa).not.toBe(pki.caCert);
     expect(pki.adminTrusted).toBe(false);

@@ -24,7 +24,7 @@ beforeAll(() => {
   place = mkdtempSync(join(tmpdir(), 'launch-'));
   dist = join(place, 'dist');
   mkdirSync(dist);
-  for (const file of ['main.cjs', 'server.cjs']) copyFileSync(join(root, 'dist', file), join(dist, file));
+  for (const file of ['main.cjs', 'server.cjs', 'server.cjs.map']) copyFileSync(join(root, 'dist', file), join(dist, file));
   // The bundle finds generated/ and data/ one level above itself, its packages in node_modules/.
   for (const link of ['generated', 'data', 'node_modules']) symlinkSync(join(root, link), join(place, link));
   dataDir = join(place, 'data-dir');
@@ -35,8 +35,8 @@ afterAll(() => {
   if (place) rmSync(place, { recursive: true, force: true });
 });
 
-/** Runs the bundle until it serves and a little past the moment the cache would be written. */
-async function runOnce(nodeFlags: string[] = []): Promise<void> {
+/** Runs the bundle until it serves and a little past the moment the cache would be written; its output. */
+async function runOnce(nodeFlags: string[] = []): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, join(dist, 'main.cjs'), '--secure-port', String(port), '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,6 +56,7 @@ async function runOnce(nodeFlags: string[] = []): Promise<void> {
     child.kill('SIGTERM');
     await exited;
   }
+  return output;
 }
 
 /** Each cache file in the bundle's folder with its modification time. */
@@ -83,4 +84,12 @@ describe('the bundled server and its code cache', () => {
     await runOnce();
     expect(caches()).toEqual(both);
   }, 90_000);
+
+  it('runs through Node\'s own loader under --enable-source-maps, whose log lines name the TypeScript sources', async () => {
+    const before = caches();
+    const output = await runOnce(['--enable-source-maps']);
+    expect(output).toMatch(/ index\.ts:\d+\] "Serving securely"/);
+    // That path compiles without the code cache and writes none.
+    expect(caches()).toEqual(before);
+  }, 60_000);
 });
