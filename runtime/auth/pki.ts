@@ -200,6 +200,8 @@ function leafIsUsable(certPem: string | undefined, ca: NodeX509, names: string[]
   }
 }
 
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+
 /** The stored CA's certificate, parsed, when it can be kept: a CA, not near expiry. */
 function usableCa(ca: KeyedCert | undefined): NodeX509 | undefined {
   if (!ca) return undefined;
@@ -267,8 +269,12 @@ export async function ensurePki(options: PkiOptions): Promise<ServerPki> {
   }
 
   const clientCa = options.clientCaFile ? readFileSync(options.clientCaFile, 'utf8') : ca.certPem;
-  // Without --client-ca-file the roots are the generated CA, already parsed above.
-  const clientRoots = options.clientCaFile ? parseCertificateBundle(clientCa, options.clientCaFile) : [caNode];
+  // Without --client-ca-file the roots are the CA file's certificates: the generated CA, parsed
+  // above, unless someone put a bundle in its place.
+  const clientRoots =
+    options.clientCaFile || ca.certPem.indexOf(PEM_CERTIFICATE) !== ca.certPem.lastIndexOf(PEM_CERTIFICATE)
+      ? parseCertificateBundle(clientCa, options.clientCaFile ?? path('caCert'))
+      : [caNode];
   const adminTrusted = clientRoots.some((r) => r.fingerprint256 === caNode.fingerprint256);
 
   return { caCert: ca.certPem, servingCa, clientCa, clientRoots, servingCert, servingKey, adminCert: adminCert as string, adminKey, adminTrusted };

@@ -32,6 +32,15 @@ describe('ensurePki', () => {
     expect(pki.adminTrusted).toBe(true);
   });
 
+  it('trusts every certificate of a CA file made a bundle by hand, as it always did', async () => {
+    const first = await ensurePki({ dataDir: dir });
+    const other = await createCertificateAuthority('another-client-ca');
+    writeFileSync(join(dir, PKI_FILES.caCert), `${first.caCert}\n${other.certPem}\n`);
+    const pki = await ensurePki({ dataDir: dir });
+    expect(pki.clientRoots.map((r) => r.fingerprint256)).toEqual([first.caCert, other.certPem].map((pem) => new X509Certificate(pem).fingerprint256));
+    expect(pki.adminTrusted).toBe(true);
+  });
+
   it('issues certificates that chain to the CA with the right names and usages', async () => {
     const pki = await ensurePki({ dataDir: dir });
     const ca = new X509Certificate(pki.caCert);
