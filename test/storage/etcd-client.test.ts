@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdClient, GRPC_UNAVAILABLE, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
-import { grpcMessage } from '../../runtime/storage/etcd-client/grpc-channel.js';
+import { GRPC_DEADLINE_EXCEEDED, grpcMessage } from '../../runtime/storage/etcd-client/grpc-channel.js';
 import type { WatchResponse } from '../../runtime/storage/etcd-client/client.js';
 import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
 import { ProtoReader, ProtoWriter } from '../../runtime/storage/etcd-client/wire.js';
@@ -229,6 +229,42 @@ describe.runIf(binary)('etcd client keepalive', () => {
       expect(ended).toEqual([]);
       await stream.cancel();
     } finally {
+      client.close();
+      await etcd.stop();
+    }
+  });
+});
+
+describe.runIf(binary)('etcd client deadlines', () => {
+  // The calls in flight share one timer (call-deadlines.ts): a call whose deadline comes before
+  // the one the timer waits for must still end on time, and a call that ends first must not be
+  // expired later.
+  it('ends each call at its own deadline on a frozen etcd, whatever the order they came in, and the rest when etcd answers', async () => {
+    const etcd = await startEtcd(binary!);
+    const client = new EtcdClient(etcd.endpoints, 60_000, { timeMs: 60_000, timeoutMs: 60_000 });
+    const outcome = (call: Promise<unknown>) => call.then(() => ({ code: 0, at: Date.now() }), (e: GrpcCallError) => ({ code: e.code, sent: e.sent, at: Date.now() }));
+    try {
+      await client.txn({ compare: [], success: [{ put: { key: Buffer.from('/dl/a'), value: Buffer.from('1') } }], failure: [] });
+      // Answered before its deadline: nothing of it may fire later.
+      expect((await client.range({ key: Buffer.from('/dl/a') }, 200)).kvs[0]?.value.toString()).toBe('1');
+      etcd.pause();
+      const started = Date.now();
+      const long = outcome(client.range({ key: Buffer.from('/dl/a') }, 30_000));
+      const late = outcome(client.range({ key: Buffer.from('/dl/a') }, 900));
+      const early = outcome(client.range({ key: Buffer.from('/dl/a') }, 300));
+      const first = await early;
+      expect(first).toMatchObject({ code: GRPC_DEADLINE_EXCEEDED, sent: true });
+      expect(first.at - started).toBeGreaterThanOrEqual(290);
+      expect(first.at - started).toBeLessThan(850);
+      const second = await late;
+      expect(second).toMatchObject({ code: GRPC_DEADLINE_EXCEEDED, sent: true });
+      expect(second.at - started).toBeGreaterThanOrEqual(890);
+      etcd.resume();
+      // The long call was left alone: etcd, awake, answers it.
+      expect((await long).code).toBe(0);
+      expect((await client.range({ key: Buffer.from('/dl/a') }, 300)).kvs[0]?.value.toString()).toBe('1');
+    } finally {
+      etcd.resume();
       client.close();
       await etcd.stop();
     }

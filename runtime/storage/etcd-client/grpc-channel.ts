@@ -19,6 +19,7 @@ import type { Http2Stream, Http2StreamError, Http2StreamEvents } from './http2-c
 import type { HeaderField } from './hpack.js';
 import { encodeHeaders } from './hpack.js';
 import { ConnectionKeepalive, ETCD_CLIENT_KEEPALIVE, type KeepaliveOptions } from './keepalive.js';
+import { CallDeadlines, type Expirable } from './call-deadlines.js';
 import type { ProtoWriter } from './wire.js';
 
 /** gRPC status codes, by number, as the status names them (grpc/doc/statuscodes.md). */
@@ -144,6 +145,7 @@ export class GrpcChannel {
   private channel?: Channel;
   private connecting?: Promise<Channel>;
   private closed = false;
+  private readonly deadlines = new CallDeadlines();
 
   constructor(
     endpoints: string[],
@@ -177,7 +179,7 @@ export class GrpcChannel {
           }
         },
       );
-      call.start(channel, path, deadline);
+      call.start(channel, path, deadline, this.deadlines);
       call.stream!.write(request, true);
     });
   }
@@ -205,7 +207,7 @@ export class GrpcChannel {
           (error) => canceled || handlers.end(error),
         );
         call = opened;
-        opened.start(channel, path, undefined);
+        opened.start(channel, path);
         // The request stays open: etcd ends a watch stream when the client's side ends.
         opened.stream!.write(request, false);
       },
@@ -310,13 +312,15 @@ export class GrpcChannel {
 }
 
 /** One gRPC exchange: the request headers now (the caller writes the messages), each answer message to `onMessage`, its outcome once to `onClose`. */
-class GrpcCall implements Http2StreamEvents {
+class GrpcCall implements Http2StreamEvents, Expirable {
   stream?: Http2Stream;
   answer?: Buffer;
   private httpStatus = 0;
   private grpcStatus?: number;
   private grpcMessage = '';
-  private timer?: NodeJS.Timeout;
+  deadline = Infinity;
+  /** Where the deadline is watched, while it is. */
+  private deadlines?: CallDeadlines;
   /** Set once the outcome has been reported. */
   private done = false;
   // Chunks of a message not yet whole: joined once when it is, not on every chunk (a 10 MB
@@ -329,7 +333,7 @@ class GrpcCall implements Http2StreamEvents {
     private readonly onClose: (error: GrpcCallError | undefined) => void,
   ) {}
 
-  start(channel: Channel, path: string, deadline: number | undefined): void {
+  start(channel: Channel, path: string, deadline?: number, deadlines?: CallDeadlines): void {
     let blocks = channel.headerBlocks.get(path);
     if (!blocks) {
       const plain = encodeHeaders(requestHeaders(channel.endpoint, path));
@@ -345,9 +349,18 @@ class GrpcCall implements Http2StreamEvents {
         blocks.timed = withTimeout(blocks.plain, timeout);
       }
       block = blocks.timed;
-      this.timer = setTimeout(() => this.end(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true)), Math.max(left, 0));
+      if (deadlines) {
+        this.deadline = deadline;
+        this.deadlines = deadlines;
+        deadlines.add(this);
+      }
     }
     this.stream = channel.connection.open(block, this);
+  }
+
+  expire(): void {
+    this.deadlines = undefined;
+    this.end(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true));
   }
 
   /** Ends the exchange from this side with `error` (a message its handler could not take); nothing follows. */
@@ -391,7 +404,7 @@ class GrpcCall implements Http2StreamEvents {
   }
 
   close(error: Http2StreamError | undefined): void {
-    clearTimeout(this.timer);
+    this.deadlines?.delete(this);
     if (this.done) return;
     this.done = true;
     this.onClose(this.outcome(error));
@@ -410,7 +423,7 @@ class GrpcCall implements Http2StreamEvents {
   /** Resets the stream and reports `error` as the outcome. */
   private end(error: GrpcCallError, code = H2_CANCEL): void {
     if (this.done) return;
-    clearTimeout(this.timer);
+    this.deadlines?.delete(this);
     this.done = true;
     this.stream?.reset(code);
     this.onClose(error);
