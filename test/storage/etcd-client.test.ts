@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdClient, GRPC_UNAVAILABLE, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
 import { GRPC_DEADLINE_EXCEEDED, grpcMessage } from '../../runtime/storage/etcd-client/grpc-channel.js';
 import type { WatchResponse } from '../../runtime/storage/etcd-client/client.js';
-import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
+import { createTxnRequest, decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
 import { ProtoReader, ProtoWriter } from '../../runtime/storage/etcd-client/wire.js';
 import { etcdBinary, startEtcd } from '../support/etcd.js';
 import type { EtcdProcess } from '../support/etcd.js';
@@ -91,6 +91,29 @@ describe('etcd client wire format', () => {
         failure: [{ request_range: { key } }],
       });
     }
+  });
+
+  it('writes a create\'s Txn in one piece byte for byte as the general writer does, for any key and value length and UTF-8', () => {
+    const keys = [Buffer.from('/registry/configmaps/default/a'), Buffer.from([0x00, 0xff, 0x2f, 0x80]), Buffer.alloc(130, 0x6b), Buffer.alloc(20_000, 0x6b)];
+    const values = ['', 'v', '{"data":{"k":"ü€😀"}}', 'x'.repeat(127), 'x'.repeat(128), 'é'.repeat(8_192), 'y'.repeat(70_000)];
+    for (const key of keys) {
+      for (const value of values) {
+        const general = encodeTxnRequest({
+          compare: [{ key, target: 'Create', result: 'Equal', value: 0 }],
+          success: [{ put: { key, value: Buffer.from(value, 'utf8') } }],
+          failure: [{ range: { key } }],
+        });
+        expect(createTxnRequest(key, value).equals(general)).toBe(true);
+        // Behind gRPC's prefix the message is the same bytes, the reserved ones left to the framing.
+        expect(createTxnRequest(key, value, 5).subarray(5).equals(general)).toBe(true);
+      }
+    }
+    const key = keys[0]!;
+    expect(plain(type('etcdserverpb.TxnRequest'), createTxnRequest(key, 'ü'))).toEqual({
+      compare: [{ key, target: 1, create_revision: 0 }],
+      success: [{ request_put: { key, value: Buffer.from('ü') } }],
+      failure: [{ request_range: { key } }],
+    });
   });
 
   it('encodes a watch as protobufjs reads etcd\'s WatchRequest', () => {

@@ -88,10 +88,15 @@ export interface GrpcStream {
 }
 
 /** A message behind gRPC's 5-byte prefix (not compressed, then its length), written once in place. */
-export const grpcMessage = (message: ProtoWriter): Buffer => {
-  const framed = message.finish(5);
+export const grpcMessage = (message: ProtoWriter): Buffer => grpcFramed(message.finish(GRPC_PREFIX_BYTES));
+
+/** gRPC's message prefix: the compressed flag, then the length (big-endian, 4 bytes). */
+export const GRPC_PREFIX_BYTES = 5;
+
+/** Fills in the prefix of a message written behind GRPC_PREFIX_BYTES reserved bytes. */
+export const grpcFramed = (framed: Buffer): Buffer => {
   framed[0] = 0;
-  framed.writeUInt32BE(framed.length - 5, 1);
+  framed.writeUInt32BE(framed.length - GRPC_PREFIX_BYTES, 1);
   return framed;
 };
 
