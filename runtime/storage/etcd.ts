@@ -170,14 +170,8 @@ export class EtcdStorage implements Storage {
 
   async create(key: string, value: string): Promise<KeyValue> {
     const etcdKey = this.keys.key(key);
-    const res = await this.call(key, (kv) =>
-      kv.txn({
-        compare: [{ key: etcdKey, target: 'Create', result: 'Equal', value: 0 }],
-        success: [{ put: { key: etcdKey, value: Buffer.from(value, 'utf8') } }],
-        failure: [{ range: { key: etcdKey } }],
-      }),
-      { write: true },
-    );
+    // kube's etcd3 store compares ModRevision = 0; CreateRevision = 0 has the same outcomes.
+    const res = await this.call(key, (kv) => kv.createTxn(etcdKey, value), { write: true });
     if (!res.succeeded) {
       const current = this.currentOf(res);
       throw new StorageError('KeyExists', key, `key ${key} already exists`, current);

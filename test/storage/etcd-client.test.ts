@@ -12,9 +12,9 @@ import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdClient, GRPC_UNAVAILABLE, GrpcCallError } from '../../runtime/storage/etcd-client/client.js';
-import { grpcMessage } from '../../runtime/storage/etcd-client/grpc-channel.js';
+import { GRPC_DEADLINE_EXCEEDED, grpcMessage } from '../../runtime/storage/etcd-client/grpc-channel.js';
 import type { WatchResponse } from '../../runtime/storage/etcd-client/client.js';
-import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
+import { createTxnRequest, decodeTxnResponse, decodeWatchResponse, encodeTxnRequest, encodeWatchCreateRequest } from '../../runtime/storage/etcd-client/messages.js';
 import { ProtoReader, ProtoWriter } from '../../runtime/storage/etcd-client/wire.js';
 import { etcdBinary, startEtcd } from '../support/etcd.js';
 import type { EtcdProcess } from '../support/etcd.js';
@@ -91,6 +91,29 @@ describe('etcd client wire format', () => {
         failure: [{ request_range: { key } }],
       });
     }
+  });
+
+  it('writes a create\'s Txn in one piece byte for byte as the general writer does, for any key and value length and UTF-8', () => {
+    const keys = [Buffer.from('/registry/configmaps/default/a'), Buffer.from([0x00, 0xff, 0x2f, 0x80]), Buffer.alloc(130, 0x6b), Buffer.alloc(20_000, 0x6b)];
+    const values = ['', 'v', '{"data":{"k":"ü€😀"}}', 'x'.repeat(127), 'x'.repeat(128), 'é'.repeat(8_192), 'y'.repeat(70_000)];
+    for (const key of keys) {
+      for (const value of values) {
+        const general = encodeTxnRequest({
+          compare: [{ key, target: 'Create', result: 'Equal', value: 0 }],
+          success: [{ put: { key, value: Buffer.from(value, 'utf8') } }],
+          failure: [{ range: { key } }],
+        });
+        expect(createTxnRequest(key, value).equals(general)).toBe(true);
+        // Behind gRPC's prefix the message is the same bytes, the reserved ones left to the framing.
+        expect(createTxnRequest(key, value, 5).subarray(5).equals(general)).toBe(true);
+      }
+    }
+    const key = keys[0]!;
+    expect(plain(type('etcdserverpb.TxnRequest'), createTxnRequest(key, 'ü'))).toEqual({
+      compare: [{ key, target: 1, create_revision: 0 }],
+      success: [{ request_put: { key, value: Buffer.from('ü') } }],
+      failure: [{ request_range: { key } }],
+    });
   });
 
   it('encodes a watch as protobufjs reads etcd\'s WatchRequest', () => {
@@ -229,6 +252,42 @@ describe.runIf(binary)('etcd client keepalive', () => {
       expect(ended).toEqual([]);
       await stream.cancel();
     } finally {
+      client.close();
+      await etcd.stop();
+    }
+  });
+});
+
+describe.runIf(binary)('etcd client deadlines', () => {
+  // The calls in flight share one timer (call-deadlines.ts): a call whose deadline comes before
+  // the one the timer waits for must still end on time, and a call that ends first must not be
+  // expired later.
+  it('ends each call at its own deadline on a frozen etcd, whatever the order they came in, and the rest when etcd answers', async () => {
+    const etcd = await startEtcd(binary!);
+    const client = new EtcdClient(etcd.endpoints, 60_000, { timeMs: 60_000, timeoutMs: 60_000 });
+    const outcome = (call: Promise<unknown>) => call.then(() => ({ code: 0, at: Date.now() }), (e: GrpcCallError) => ({ code: e.code, sent: e.sent, at: Date.now() }));
+    try {
+      await client.txn({ compare: [], success: [{ put: { key: Buffer.from('/dl/a'), value: Buffer.from('1') } }], failure: [] });
+      // Answered before its deadline: nothing of it may fire later.
+      expect((await client.range({ key: Buffer.from('/dl/a') }, 200)).kvs[0]?.value.toString()).toBe('1');
+      etcd.pause();
+      const started = Date.now();
+      const long = outcome(client.range({ key: Buffer.from('/dl/a') }, 30_000));
+      const late = outcome(client.range({ key: Buffer.from('/dl/a') }, 900));
+      const early = outcome(client.range({ key: Buffer.from('/dl/a') }, 300));
+      const first = await early;
+      expect(first).toMatchObject({ code: GRPC_DEADLINE_EXCEEDED, sent: true });
+      expect(first.at - started).toBeGreaterThanOrEqual(290);
+      expect(first.at - started).toBeLessThan(850);
+      const second = await late;
+      expect(second).toMatchObject({ code: GRPC_DEADLINE_EXCEEDED, sent: true });
+      expect(second.at - started).toBeGreaterThanOrEqual(890);
+      etcd.resume();
+      // The long call was left alone: etcd, awake, answers it.
+      expect((await long).code).toBe(0);
+      expect((await client.range({ key: Buffer.from('/dl/a') }, 300)).kvs[0]?.value.toString()).toBe('1');
+    } finally {
+      etcd.resume();
       client.close();
       await etcd.stop();
     }

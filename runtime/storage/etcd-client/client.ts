@@ -3,11 +3,12 @@
 // Watch stream of its own holding one watcher.
 
 import type { SecureContext } from 'node:tls';
-import { GrpcChannel, grpcMessage } from './grpc-channel.js';
+import { GRPC_PREFIX_BYTES, GrpcChannel, grpcFramed, grpcMessage } from './grpc-channel.js';
 import type { GrpcCallError, GrpcStream } from './grpc-channel.js';
 import type { KeepaliveOptions } from './keepalive.js';
 import {
   compactionRequest,
+  createTxnRequest,
   decodeCompactionResponse,
   decodeRangeResponse,
   decodeTxnResponse,
@@ -46,6 +47,11 @@ export class EtcdClient {
 
   txn(request: TxnRequest): Promise<TxnResponse> {
     return this.channel.unary('/etcdserverpb.KV/Txn', grpcMessage(txnRequest(request)), Date.now() + this.timeoutMs, decodeTxnResponse);
+  }
+
+  /** The Txn a create sends (compare create_revision = 0, put, else range), written in one piece. */
+  createTxn(key: Buffer, value: string): Promise<TxnResponse> {
+    return this.channel.unary('/etcdserverpb.KV/Txn', grpcFramed(createTxnRequest(key, value, GRPC_PREFIX_BYTES)), Date.now() + this.timeoutMs, decodeTxnResponse);
   }
 
   compact(revision: number): Promise<CompactionResponse> {

@@ -19,6 +19,7 @@ import type { Http2Stream, Http2StreamError, Http2StreamEvents } from './http2-c
 import type { HeaderField } from './hpack.js';
 import { encodeHeaders } from './hpack.js';
 import { ConnectionKeepalive, ETCD_CLIENT_KEEPALIVE, type KeepaliveOptions } from './keepalive.js';
+import { CallDeadlines, type Expirable } from './call-deadlines.js';
 import type { ProtoWriter } from './wire.js';
 
 /** gRPC status codes, by number, as the status names them (grpc/doc/statuscodes.md). */
@@ -87,10 +88,15 @@ export interface GrpcStream {
 }
 
 /** A message behind gRPC's 5-byte prefix (not compressed, then its length), written once in place. */
-export const grpcMessage = (message: ProtoWriter): Buffer => {
-  const framed = message.finish(5);
+export const grpcMessage = (message: ProtoWriter): Buffer => grpcFramed(message.finish(GRPC_PREFIX_BYTES));
+
+/** gRPC's message prefix: the compressed flag, then the length (big-endian, 4 bytes). */
+export const GRPC_PREFIX_BYTES = 5;
+
+/** Fills in the prefix of a message written behind GRPC_PREFIX_BYTES reserved bytes. */
+export const grpcFramed = (framed: Buffer): Buffer => {
   framed[0] = 0;
-  framed.writeUInt32BE(framed.length - 5, 1);
+  framed.writeUInt32BE(framed.length - GRPC_PREFIX_BYTES, 1);
   return framed;
 };
 
@@ -144,6 +150,7 @@ export class GrpcChannel {
   private channel?: Channel;
   private connecting?: Promise<Channel>;
   private closed = false;
+  private readonly deadlines = new CallDeadlines();
 
   constructor(
     endpoints: string[],
@@ -179,7 +186,7 @@ export class GrpcChannel {
           }
         },
       );
-      call.start(channel, path, deadline);
+      call.start(channel, path, deadline, this.deadlines);
       call.stream!.write(request, true);
     });
   }
@@ -207,7 +214,7 @@ export class GrpcChannel {
           (error) => canceled || handlers.end(error),
         );
         call = opened;
-        opened.start(channel, path, undefined);
+        opened.start(channel, path);
         // The request stays open: etcd ends a watch stream when the client's side ends.
         opened.stream!.write(request, false);
       },
@@ -316,13 +323,15 @@ export class GrpcChannel {
 }
 
 /** One gRPC exchange: the request headers now (the caller writes the messages), each answer message to `onMessage`, its outcome once to `onClose`. */
-class GrpcCall implements Http2StreamEvents {
+class GrpcCall implements Http2StreamEvents, Expirable {
   stream?: Http2Stream;
   answer?: Buffer;
   private httpStatus = 0;
   private grpcStatus?: number;
   private grpcMessage = '';
-  private timer?: NodeJS.Timeout;
+  deadline = Infinity;
+  /** Where the deadline is watched, while it is. */
+  private deadlines?: CallDeadlines;
   /** Set once the outcome has been reported. */
   private done = false;
   // Chunks of a message not yet whole: joined once when it is, not on every chunk (a 10 MB
@@ -335,7 +344,7 @@ class GrpcCall implements Http2StreamEvents {
     private readonly onClose: (error: GrpcCallError | undefined) => void,
   ) {}
 
-  start(channel: Channel, path: string, deadline: number | undefined): void {
+  start(channel: Channel, path: string, deadline?: number, deadlines?: CallDeadlines): void {
     let blocks = channel.headerBlocks.get(path);
     if (!blocks) {
       const plain = encodeHeaders(requestHeaders(channel.endpoint, path));
@@ -351,9 +360,18 @@ class GrpcCall implements Http2StreamEvents {
         blocks.timed = withTimeout(blocks.plain, timeout);
       }
       block = blocks.timed;
-      this.timer = setTimeout(() => this.end(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true)), Math.max(left, 0));
+      if (deadlines) {
+        this.deadline = deadline;
+        this.deadlines = deadlines;
+        deadlines.add(this);
+      }
     }
     this.stream = channel.connection.open(block, this);
+  }
+
+  expire(): void {
+    this.deadlines = undefined;
+    this.end(new GrpcCallError(GRPC_DEADLINE_EXCEEDED, 'deadline exceeded', true));
   }
 
   /** Ends the exchange from this side with `error` (a message its handler could not take); nothing follows. */
@@ -397,7 +415,7 @@ class GrpcCall implements Http2StreamEvents {
   }
 
   close(error: Http2StreamError | undefined): void {
-    clearTimeout(this.timer);
+    this.deadlines?.delete(this);
     if (this.done) return;
     this.done = true;
     this.onClose(this.outcome(error));
@@ -416,7 +434,7 @@ class GrpcCall implements Http2StreamEvents {
   /** Resets the stream and reports `error` as the outcome. */
   private end(error: GrpcCallError, code = H2_CANCEL): void {
     if (this.done) return;
-    clearTimeout(this.timer);
+    this.deadlines?.delete(this);
     this.done = true;
     this.stream?.reset(code);
     this.onClose(error);

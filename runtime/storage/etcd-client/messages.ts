@@ -135,6 +135,78 @@ export function txnRequest(t: TxnRequest): ProtoWriter {
 
 export const encodeTxnRequest = (t: TxnRequest): Buffer => txnRequest(t).finish();
 
+/** Bytes of a varint of `n` (n >= 0). */
+const varintSize = (n: number): number => {
+  let size = 1;
+  while (n > 0x7f) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+};
+
+const writeVarint = (out: Buffer, at: number, n: number): number => {
+  while (n > 0x7f) {
+    out[at++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[at++] = n;
+  return at;
+};
+
+/** A length-delimited field of `key`: its tag byte, the length, the bytes. */
+const writeKey = (out: Buffer, at: number, tag: number, key: Buffer): number => {
+  out[at] = tag;
+  at = writeVarint(out, at + 1, key.length);
+  key.copy(out, at);
+  return at + key.length;
+};
+
+/**
+ * The Txn of a create, as txnRequest writes `{compare: [create_revision(key) = 0], success:
+ * [put(key, value)], failure: [range(key)]}`, written straight into one buffer behind `reserve`
+ * bytes (gRPC's prefix): the value's UTF-8 goes in without a Buffer of its own, and none of the
+ * general writer's nested writers and byte arrays are made for the write every create sends.
+ */
+export function createTxnRequest(key: Buffer, value: string, reserve = 0): Buffer {
+  const keyField = 1 + varintSize(key.length) + key.length;
+  const valueBytes = Buffer.byteLength(value, 'utf8');
+  // Compare: target CREATE (field 2 = 1), the key (field 3), create_revision 0 (field 5, a oneof: written although zero); result EQUAL is proto3's zero.
+  const compare = 2 + keyField + 2;
+  // PutRequest: the key (field 1) and the value (field 2, left out when empty).
+  const put = keyField + (valueBytes > 0 ? 1 + varintSize(valueBytes) + valueBytes : 0);
+  const success = 1 + varintSize(put) + put;
+  // RangeRequest: the key alone.
+  const failure = 1 + varintSize(keyField) + keyField;
+  const length = 1 + varintSize(compare) + compare + 1 + varintSize(success) + success + 1 + varintSize(failure) + failure;
+  const out = Buffer.allocUnsafe(reserve + length);
+  let at = reserve;
+  out[at] = 0x0a; // Txn.compare
+  at = writeVarint(out, at + 1, compare);
+  out[at++] = 0x10; // Compare.target
+  out[at++] = COMPARE_TARGET.Create[0];
+  at = writeKey(out, at, 0x1a, key); // Compare.key
+  out[at++] = (COMPARE_TARGET.Create[1] << 3) | 0; // Compare.create_revision
+  out[at++] = 0;
+  out[at] = 0x12; // Txn.success
+  at = writeVarint(out, at + 1, success);
+  out[at] = 0x12; // RequestOp.request_put
+  at = writeVarint(out, at + 1, put);
+  at = writeKey(out, at, 0x0a, key); // PutRequest.key
+  if (valueBytes > 0) {
+    out[at] = 0x12; // PutRequest.value
+    at = writeVarint(out, at + 1, valueBytes);
+    at += out.write(value, at, 'utf8');
+  }
+  out[at] = 0x1a; // Txn.failure
+  at = writeVarint(out, at + 1, failure);
+  out[at] = 0x0a; // RequestOp.request_range
+  at = writeVarint(out, at + 1, keyField);
+  writeKey(out, at, 0x0a, key); // RangeRequest.key
+  return out;
+}
+
+
 export const compactionRequest = (revision: number): ProtoWriter => new ProtoWriter().varint(1, revision);
 
 function header(r: ProtoReader): ResponseHeader {
