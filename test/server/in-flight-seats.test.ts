@@ -11,19 +11,17 @@ import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
+import { BIG_OBJECTS, CONFIGMAPS, configMap, createLargeList } from '../support/large-list.js';
 import { seatsHeld as seatsHeldBy } from '../support/metrics-text.js';
 import { parseResponses, readUntilClosed, tlsConnect } from '../support/raw-http1.js';
 import { FRAME, RawH2 } from '../support/raw-http2.js';
 
-const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const TOKEN = 'seat-token-carol';
 const LIMIT = 2;
 /** Short, so a response still unwritten at its deadline is seen cut within the test. */
 const REQUEST_TIMEOUT_MS = 3_000;
 /** A list of this many 900 KB objects is far more than socket buffers and HTTP/2 windows hold. */
-const BIG_OBJECTS = 16;
 
-const configMap = (name: string, data: Record<string, string> = {}) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n${extra}\r\n`;
 
 describe('max-in-flight seats', () => {
@@ -44,11 +42,7 @@ describe('max-in-flight seats', () => {
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
     });
     admin = kubeconfigCredentials(server.kubeconfig);
-    for (let i = 0; i < BIG_OBJECTS; i++) {
-      const res = await call(server.url, CONFIGMAPS, admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: configMap(`big-${i}`, { k: 'x'.repeat(900_000) }) });
-      expect(res.status).toBe(201);
-    }
-    expect((await call(server.url, CONFIGMAPS, admin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: configMap('small', { a: '1' }) })).status).toBe(201);
+    await createLargeList(server.url, admin);
   }, 60_000);
   afterAll(async () => {
     await server?.close();
