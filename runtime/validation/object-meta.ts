@@ -33,15 +33,24 @@ const sortedKeys = (o: Obj): string[] => Object.keys(o).sort();
 
 export function validateLabels(labels: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
+  addLabelCauses(causes, labels, path);
+  return causes;
+}
+
+function addLabelCauses(causes: StatusCause[], labels: Record<string, string>, path: string): void {
   for (const key of sortedKeys(labels)) {
     for (const msg of isQualifiedName(key)) causes.push(fe.invalid(path, key, msg));
     for (const msg of isLabelValue(asString(labels[key]))) causes.push(fe.invalid(path, labels[key], msg));
   }
-  return causes;
 }
 
 export function validateAnnotations(annotations: Record<string, string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
+  addAnnotationCauses(causes, annotations, path);
+  return causes;
+}
+
+function addAnnotationCauses(causes: StatusCause[], annotations: Record<string, string>, path: string): void {
   let size = 0;
   for (const key of sortedKeys(annotations)) {
     // Annotation keys are qualified names in any letter case.
@@ -49,11 +58,9 @@ export function validateAnnotations(annotations: Record<string, string>, path: s
     size += byteLength(key) + byteLength(asString(annotations[key]));
   }
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) causes.push(fe.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT));
-  return causes;
 }
 
-function validateOwnerReferences(refs: unknown[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+function addOwnerReferenceCauses(causes: StatusCause[], refs: unknown[], path: string): void {
   let firstController = '';
   for (const raw of refs) {
     const ref = asObject(raw);
@@ -76,37 +83,32 @@ function validateOwnerReferences(refs: unknown[], path: string): StatusCause[] {
       }
     }
   }
-  return causes;
 }
 
-function validateFinalizers(finalizers: string[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+function addFinalizerCauses(causes: StatusCause[], finalizers: string[], path: string): void {
   for (const f of finalizers) for (const msg of isQualifiedName(f)) causes.push(fe.invalid(path, f, msg));
   if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
     causes.push(fe.invalid(path, finalizers, 'finalizer orphan and foregroundDeletion cannot be both set'));
   }
-  return causes;
 }
 
 /** The core group's extra rule: a finalizer without a '/' must be a standard one (reported per index). */
-function validateKubeFinalizerNames(finalizers: string[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  finalizers.forEach((f, i) => {
+function addKubeFinalizerNameCauses(causes: StatusCause[], finalizers: string[], path: string): void {
+  for (let i = 0; i < finalizers.length; i++) {
+    const f = finalizers[i]!;
     if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
       causes.push(fe.invalid(`${path}[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
-  });
-  return causes;
+  }
 }
 
 /** Control, format, private-use, unassigned and line/paragraph separator characters: not in a field manager's name. */
 const DISALLOWED_MANAGER_CHARACTER = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
 
-function validateFieldManager(manager: string, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+function addFieldManagerCauses(causes: StatusCause[], manager: string, path: string): void {
   if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) causes.push(fe.tooLong(path, FIELD_MANAGER_MAX_LENGTH));
   // Nearly every manager name is plain text: one search of the whole name before the per-character walk.
-  if (!DISALLOWED_MANAGER_CHARACTER.test(manager)) return causes;
+  if (!DISALLOWED_MANAGER_CHARACTER.test(manager)) return;
   let offset = 0;
   for (const ch of manager) {
     if (DISALLOWED_MANAGER_CHARACTER.test(ch)) {
@@ -116,29 +118,51 @@ function validateFieldManager(manager: string, path: string): StatusCause[] {
     }
     offset += byteLength(ch);
   }
-  return causes;
 }
 
-function validateManagedFields(entries: unknown[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  entries.forEach((raw, i) => {
-    const entry = asObject(raw);
-    const at = `${path}[${i}]`;
+/** Every write validates its managedFields: each entry's paths are only spelled out for an entry found wrong. */
+function addManagedFieldsCauses(causes: StatusCause[], entries: unknown[], path: string): void {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = asObject(entries[i]);
     const operation = asString(entry.operation);
-    if (operation !== 'Apply' && operation !== 'Update') causes.push(fe.invalid(`${at}.operation`, operation, 'must be `Apply` or `Update`'));
+    if (operation !== 'Apply' && operation !== 'Update') causes.push(fe.invalid(`${path}[${i}].operation`, operation, 'must be `Apply` or `Update`'));
     const fieldsType = asString(entry.fieldsType);
-    if (fieldsType && fieldsType !== 'FieldsV1') causes.push(fe.invalid(`${at}.fieldsType`, fieldsType, 'must be `FieldsV1`'));
-    causes.push(...validateFieldManager(asString(entry.manager), `${at}.manager`));
-    if (byteLength(asString(entry.subresource)) > MAX_SUBRESOURCE_NAME_LENGTH) causes.push(fe.tooLong(`${at}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
-  });
-  return causes;
+    if (fieldsType && fieldsType !== 'FieldsV1') causes.push(fe.invalid(`${path}[${i}].fieldsType`, fieldsType, 'must be `FieldsV1`'));
+    const manager = asString(entry.manager);
+    if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH || DISALLOWED_MANAGER_CHARACTER.test(manager)) {
+      addFieldManagerCauses(causes, manager, `${path}[${i}].manager`);
+    }
+    if (byteLength(asString(entry.subresource)) > MAX_SUBRESOURCE_NAME_LENGTH) causes.push(fe.tooLong(`${path}[${i}].subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
+  }
 }
 
-/** ValidateObjectMeta for a new object. Expects generateName to have been turned into a name already. */
+/**
+ * The finalizers as strings, or undefined when there are none (a create nearly always has none,
+ * and then none of their rules can complain).
+ */
+function finalizersOf(meta: Obj): string[] | undefined {
+  const list = meta.finalizers;
+  return Array.isArray(list) && list.length > 0 ? list.map(asString) : undefined;
+}
+
+/** nameChecks' function for each name format, made once rather than for every object validated. */
+const nameCheckOfFormat = new Map<string, ReturnType<typeof nameChecks>>();
+
+function nameCheckOf(format: string): ReturnType<typeof nameChecks> {
+  let check = nameCheckOfFormat.get(format);
+  if (!check) nameCheckOfFormat.set(format, (check = nameChecks(format)));
+  return check;
+}
+
+/**
+ * ValidateObjectMeta for a new object. Expects generateName to have been turned into a name
+ * already. Every rule adds to one list, and rules over members the object does not hold (most
+ * creates hold no labels, annotations, owners or finalizers) are not run: they could find nothing.
+ */
 export function validateObjectMeta(obj: Obj, rules: MetadataRules, path = 'metadata'): StatusCause[] {
   const meta = asObject(obj.metadata);
   const causes: StatusCause[] = [];
-  const nameFn = nameChecks(rules.nameFormat);
+  const nameFn = nameCheckOf(rules.nameFormat);
   const generateName = asString(meta.generateName);
   if (generateName) for (const msg of nameFn(generateName, true)) causes.push(fe.invalid(`${path}.generateName`, generateName, msg));
   const name = asString(meta.name);
@@ -155,13 +179,13 @@ export function validateObjectMeta(obj: Obj, rules: MetadataRules, path = 'metad
   }
   const generation = meta.generation;
   if (typeof generation === 'number' && generation < 0) causes.push(fe.invalid(`${path}.generation`, generation, 'must be greater than or equal to 0'));
-  causes.push(...validateLabels(asStrMap(meta.labels), `${path}.labels`));
-  causes.push(...validateAnnotations(asStrMap(meta.annotations), `${path}.annotations`));
-  causes.push(...validateOwnerReferences(asList(meta.ownerReferences), `${path}.ownerReferences`));
-  const finalizers = asList(meta.finalizers).map(asString);
-  causes.push(...validateFinalizers(finalizers, `${path}.finalizers`));
-  causes.push(...validateManagedFields(asList(meta.managedFields), `${path}.managedFields`));
-  if (rules.kubeFinalizerNames !== false) causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
+  if (meta.labels) addLabelCauses(causes, asStrMap(meta.labels), `${path}.labels`);
+  if (meta.annotations) addAnnotationCauses(causes, asStrMap(meta.annotations), `${path}.annotations`);
+  if (Array.isArray(meta.ownerReferences)) addOwnerReferenceCauses(causes, meta.ownerReferences, `${path}.ownerReferences`);
+  const finalizers = finalizersOf(meta);
+  if (finalizers) addFinalizerCauses(causes, finalizers, `${path}.finalizers`);
+  if (Array.isArray(meta.managedFields)) addManagedFieldsCauses(causes, meta.managedFields, `${path}.managedFields`);
+  if (finalizers && rules.kubeFinalizerNames !== false) addKubeFinalizerNameCauses(causes, finalizers, `${path}.finalizers`);
   return causes;
 }
 
@@ -194,11 +218,11 @@ export function validateObjectMetaUpdate(obj: Obj, old: Obj, path = 'metadata', 
   immutable(causes, `${path}.creationTimestamp`, meta.creationTimestamp, oldMeta.creationTimestamp);
   immutable(causes, `${path}.deletionTimestamp`, meta.deletionTimestamp, oldMeta.deletionTimestamp);
   immutable(causes, `${path}.deletionGracePeriodSeconds`, meta.deletionGracePeriodSeconds, oldMeta.deletionGracePeriodSeconds);
-  causes.push(...validateLabels(asStrMap(meta.labels), `${path}.labels`));
-  causes.push(...validateAnnotations(asStrMap(meta.annotations), `${path}.annotations`));
-  causes.push(...validateOwnerReferences(asList(meta.ownerReferences), `${path}.ownerReferences`));
-  causes.push(...validateManagedFields(asList(meta.managedFields), `${path}.managedFields`));
-  if (kubeFinalizerNames) causes.push(...validateKubeFinalizerNames(finalizers, `${path}.finalizers`));
+  addLabelCauses(causes, asStrMap(meta.labels), `${path}.labels`);
+  addAnnotationCauses(causes, asStrMap(meta.annotations), `${path}.annotations`);
+  addOwnerReferenceCauses(causes, asList(meta.ownerReferences), `${path}.ownerReferences`);
+  addManagedFieldsCauses(causes, asList(meta.managedFields), `${path}.managedFields`);
+  if (kubeFinalizerNames) addKubeFinalizerNameCauses(causes, finalizers, `${path}.finalizers`);
   return causes;
 }
 

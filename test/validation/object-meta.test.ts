@@ -94,6 +94,46 @@ describe('ObjectMeta on create', () => {
   });
 });
 
+describe('ObjectMeta on create, every rule at once', () => {
+  // Each rule adds to one list; a member the object does not hold runs no rule. Both are pinned
+  // here: every section wrong in one object, in kube's order, and the same object's sections
+  // emptied or nulled giving nothing.
+  const wrong = {
+    name: 'Bad_Name',
+    namespace: 'd',
+    labels: { 'bad key!': 'v' },
+    annotations: { '/x': 'v' },
+    ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: '', uid: 'u' }],
+    finalizers: ['mine', 'bad/key/x'],
+    managedFields: [
+      { manager: 'm', operation: 'Update' },
+      { manager: 'x'.repeat(129), operation: 'Patch', fieldsType: 'FieldsV2', subresource: 's'.repeat(257) },
+    ],
+  };
+
+  it('reports every section, in the order kube-apiserver checks them', () => {
+    const causes = cm.validate({ metadata: wrong });
+    expect(causes.map((c) => [c.reason, c.field])).toEqual([
+      ['FieldValueInvalid', 'metadata.name'],
+      ['FieldValueInvalid', 'metadata.labels'],
+      ['FieldValueInvalid', 'metadata.annotations'],
+      ['FieldValueInvalid', 'metadata.ownerReferences.name'],
+      ['FieldValueInvalid', 'metadata.finalizers'],
+      ['FieldValueInvalid', 'metadata.managedFields[1].operation'],
+      ['FieldValueInvalid', 'metadata.managedFields[1].fieldsType'],
+      ['FieldValueTooLong', 'metadata.managedFields[1].manager'],
+      ['FieldValueTooLong', 'metadata.managedFields[1].subresource'],
+      ['FieldValueInvalid', 'metadata.finalizers[0]'],
+    ]);
+  });
+
+  it('finds nothing in sections that are empty or absent', () => {
+    const empty = { name: 'a', namespace: 'd', labels: {}, annotations: {}, ownerReferences: [], finalizers: [], managedFields: [] };
+    expect(cm.validate({ metadata: empty })).toEqual([]);
+    expect(cm.validate({ metadata: { name: 'a', namespace: 'd' } })).toEqual([]);
+  });
+});
+
 describe('ObjectMeta on update', () => {
   const old = { metadata: { name: 'a', namespace: 'd', uid: 'u1', resourceVersion: '3', generation: 2, creationTimestamp: '2024-01-01T00:00:00Z' } };
 

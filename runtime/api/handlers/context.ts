@@ -129,30 +129,37 @@ export async function readBody({ request, incoming }: { request: Request; incomi
 /**
  * The whole body of a node request, as the chunks node read it (one, for nearly every body): the
  * Request's arrayBuffer() would copy them into an ArrayBuffer of their own behind two promises.
- * Nothing writes to the bytes, and nothing keeps them past the request.
+ * Nothing writes to the bytes, and nothing keeps them past the request. Each event comes once per
+ * request, so plain listeners do what once() would without its wrapper for each; a second error
+ * or a close after the end changes nothing.
  */
 function readNodeBody(incoming: NodeRequest): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     // A client gone before the read began: node destroyed the request, and no event will come.
     if (incoming.destroyed) return reject(clientGoneEarly());
-    const chunks: Buffer[] = [];
+    // A list only from the second chunk on.
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
     let total = 0;
     let ended = false;
     incoming.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
+      if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
       total += chunk.length;
     });
-    incoming.once('end', () => {
+    incoming.on('end', () => {
       ended = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+      resolve(more ? Buffer.concat(more, total) : (first ?? EMPTY_BODY));
     });
-    incoming.once('error', reject);
+    incoming.on('error', reject);
     // Node closes every request once it is answered; only a close before 'end' is a client gone early.
-    incoming.once('close', () => {
+    incoming.on('close', () => {
       if (!ended) reject(clientGoneEarly());
     });
   });
 }
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 const clientGoneEarly = () => new Error('the client closed the connection before the request body ended');
 
