@@ -121,6 +121,16 @@ describe('HPACK decoder', () => {
     expect(() => decoder.decode(hex('ff ff ff ff ff 0f'))).toThrow(/too large/);
   });
 
+  it('reads a block lying inside a larger buffer (a frame\'s payload) from its own offset, and reads on after a refused block', () => {
+    const decoder = new HpackDecoder(4096);
+    // The literal strings are read in place; bytes before and after the block must not leak in.
+    const frame = Buffer.concat([Buffer.from('xxxxx'), hex('40 03 616263 03 646566  be'), Buffer.from('yyy')]);
+    const block = frame.subarray(5, frame.length - 3);
+    expect(decoder.decode(block)).toEqual([['abc', 'def'], ['abc', 'def']]);
+    expect(() => decoder.decode(hex('40 05 6162'))).toThrow(/inside a string/);
+    expect(decoder.decode(hex('be 88'))).toEqual([['abc', 'def'], [':status', '200']]);
+  });
+
   it('drops an entry larger than the whole table and empties it (RFC 7541 §4.4)', () => {
     const decoder = new HpackDecoder(64);
     decoder.decode(hex('40 01 61 01 62'));

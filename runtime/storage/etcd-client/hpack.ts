@@ -75,6 +75,8 @@ const STATIC_TABLE: readonly HeaderField[] = [
 /** Each entry's size in a dynamic table: its name and value plus 32 (RFC 7541 §4.1). */
 const ENTRY_OVERHEAD = 32;
 
+const EMPTY_BLOCK = new Uint8Array(0);
+
 export class HpackError extends Error {}
 
 /**
@@ -102,76 +104,96 @@ export class HpackDecoder {
     return this.size;
   }
 
+  // The block being read and where, kept on the decoder rather than in closures made per block:
+  // every etcd answer brings two blocks (headers and trailers), and the closures were most of
+  // what reading them allocated.
+  private block: Uint8Array = EMPTY_BLOCK;
+  private at = 0;
+  private listSize = 0;
+
   decode(block: Uint8Array): HeaderField[] {
     const fields: HeaderField[] = [];
-    let listSize = 0;
-    let at = 0;
+    this.block = block;
+    this.at = 0;
+    this.listSize = 0;
     // A table size update may only open a block (RFC 7541 §4.2).
     let opening = true;
-    const integer = (prefixBits: number): number => {
-      if (at >= block.length) throw new HpackError('hpack: header block ends inside an integer');
-      const mask = (1 << prefixBits) - 1;
-      let value = block[at++]! & mask;
-      if (value < mask) return value;
-      for (let shift = 0; ; shift += 7) {
-        if (at >= block.length) throw new HpackError('hpack: header block ends inside an integer');
-        // Anything past 2^28 is no sane length or index; refusing it keeps the arithmetic exact.
-        if (shift > 21) throw new HpackError('hpack: integer too large');
-        const byte = block[at++]!;
-        value += (byte & 0x7f) * 2 ** shift;
-        if ((byte & 0x80) === 0) return value;
+    try {
+      while (this.at < block.length) {
+        const byte = block[this.at]!;
+        if (byte & 0x80) {
+          // Indexed field.
+          const [name, value] = this.field(this.integer(7));
+          this.emit(fields, name, value);
+        } else if (byte & 0x40) {
+          // Literal with incremental indexing: it enters the table.
+          const index = this.integer(6);
+          const name = index === 0 ? this.string() : this.field(index)[0];
+          const value = this.string();
+          this.emit(fields, name, value);
+          this.add(name, value);
+        } else if (byte & 0x20) {
+          if (!opening) throw new HpackError('hpack: dynamic table size update after a header field');
+          const capacity = this.integer(5);
+          if (capacity > this.limit) throw new HpackError(`hpack: dynamic table size update to ${capacity}, above the ${this.limit} allowed`);
+          this.capacity = capacity;
+          this.evict(0);
+          continue;
+        } else {
+          // Literal without indexing (0000) or never indexed (0001): the same to a reader.
+          const index = this.integer(4);
+          const name = index === 0 ? this.string() : this.field(index)[0];
+          this.emit(fields, name, this.string());
+        }
+        opening = false;
       }
-    };
-    const string = (): string => {
-      if (at >= block.length) throw new HpackError('hpack: header block ends before a string');
-      const huffman = (block[at]! & 0x80) !== 0;
-      const length = integer(7);
-      if (at + length > block.length) throw new HpackError('hpack: header block ends inside a string');
-      const bytes = block.subarray(at, at + length);
-      at += length;
-      return huffman ? decodeHuffman(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    };
-    const field = (index: number): HeaderField => {
-      if (index === 0) throw new HpackError('hpack: index 0');
-      if (index <= STATIC_TABLE.length) return STATIC_TABLE[index - 1]!;
-      const entry = this.entries[index - STATIC_TABLE.length - 1];
-      if (!entry) throw new HpackError(`hpack: index ${index} is past the table`);
-      return entry;
-    };
-    const emit = (name: string, value: string): void => {
-      listSize += name.length + value.length + ENTRY_OVERHEAD;
-      if (listSize > this.maxListSize) throw new HpackError('hpack: header list too large');
-      fields.push([name, value]);
-    };
-    while (at < block.length) {
-      const byte = block[at]!;
-      if (byte & 0x80) {
-        // Indexed field.
-        const [name, value] = field(integer(7));
-        emit(name, value);
-      } else if (byte & 0x40) {
-        // Literal with incremental indexing: it enters the table.
-        const index = integer(6);
-        const name = index === 0 ? string() : field(index)[0];
-        const value = string();
-        emit(name, value);
-        this.add(name, value);
-      } else if (byte & 0x20) {
-        if (!opening) throw new HpackError('hpack: dynamic table size update after a header field');
-        const capacity = integer(5);
-        if (capacity > this.limit) throw new HpackError(`hpack: dynamic table size update to ${capacity}, above the ${this.limit} allowed`);
-        this.capacity = capacity;
-        this.evict(0);
-        continue;
-      } else {
-        // Literal without indexing (0000) or never indexed (0001): the same to a reader.
-        const index = integer(4);
-        const name = index === 0 ? string() : field(index)[0];
-        emit(name, string());
-      }
-      opening = false;
+    } finally {
+      // The decoder outlives the block; it must not keep the frame's bytes alive.
+      this.block = EMPTY_BLOCK;
     }
     return fields;
+  }
+
+  private integer(prefixBits: number): number {
+    const block = this.block;
+    if (this.at >= block.length) throw new HpackError('hpack: header block ends inside an integer');
+    const mask = (1 << prefixBits) - 1;
+    let value = block[this.at++]! & mask;
+    if (value < mask) return value;
+    for (let shift = 0; ; shift += 7) {
+      if (this.at >= block.length) throw new HpackError('hpack: header block ends inside an integer');
+      // Anything past 2^28 is no sane length or index; refusing it keeps the arithmetic exact.
+      if (shift > 21) throw new HpackError('hpack: integer too large');
+      const byte = block[this.at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return value;
+    }
+  }
+
+  private string(): string {
+    const block = this.block;
+    if (this.at >= block.length) throw new HpackError('hpack: header block ends before a string');
+    const huffman = (block[this.at]! & 0x80) !== 0;
+    const length = this.integer(7);
+    const at = this.at;
+    if (at + length > block.length) throw new HpackError('hpack: header block ends inside a string');
+    this.at = at + length;
+    if (huffman) return decodeHuffman(block.subarray(at, at + length));
+    return Buffer.from(block.buffer, block.byteOffset + at, length).toString('latin1');
+  }
+
+  private field(index: number): HeaderField {
+    if (index === 0) throw new HpackError('hpack: index 0');
+    if (index <= STATIC_TABLE.length) return STATIC_TABLE[index - 1]!;
+    const entry = this.entries[index - STATIC_TABLE.length - 1];
+    if (!entry) throw new HpackError(`hpack: index ${index} is past the table`);
+    return entry;
+  }
+
+  private emit(fields: HeaderField[], name: string, value: string): void {
+    this.listSize += name.length + value.length + ENTRY_OVERHEAD;
+    if (this.listSize > this.maxListSize) throw new HpackError('hpack: header list too large');
+    fields.push([name, value]);
   }
 
   private add(name: string, value: string): void {
