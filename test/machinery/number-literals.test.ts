@@ -183,4 +183,14 @@ describe('the texts whose number literals are recorded', () => {
     expect(literalOf(value, 'n')).toBeUndefined();
     expect(holdsUnplainNumber(text)).toBe(false);
   });
+
+  // Every caller passes text JSON.parse accepted; text that is not JSON must still end the scan.
+  it('returns on text whose last string never closes, escaped quotes and all', () => {
+    for (const text of ['{"n": 1.5, "s": "open', '{"n": 1.5, "s": "a\\"', '{"n": 1.5, "s": "\\\\\\"']) {
+      const value = { n: 1.5, s: '' };
+      recordNumberLiterals(text, value);
+      expect(literalOf(value, 'n')).toBe('1.5');
+      expect(holdsUnplainNumber(text.replace('1.5', '1'))).toBe(false);
+    }
+  });
 });

@@ -66,8 +66,9 @@ export function recordNumberLiterals(text: string, value: unknown): void {
   try {
     new LiteralScanner(text).value(value, undefined, '');
   } catch (e) {
-    // Nesting deeper than the stack allows: the numbers are then judged by their values alone.
-    if (!(e instanceof RangeError)) throw e;
+    // Nesting deeper than the stack allows, or text that is not JSON after all: the numbers are
+    // then judged by their values alone.
+    if (!(e instanceof RangeError) && !(e instanceof SyntaxError)) throw e;
   }
 }
 
@@ -93,19 +94,24 @@ export function holdsUnplainNumber(text: string): boolean {
       }
     }
     if (quote === -1) return false;
-    // The closing quote: the next one not escaped by an odd run of backslashes.
-    let close = quote + 1;
-    for (;;) {
-      close = text.indexOf('"', close);
-      if (close === -1) return false;
-      let before = close - 1;
-      while (text.charCodeAt(before) === 0x5c) before--;
-      if ((close - 1 - before) % 2 === 0) break;
-      close++;
-    }
+    const close = closingQuote(text, quote);
+    if (close === -1) return false;
     i = close + 1;
   }
   return false;
+}
+
+/**
+ * Where the string opened by the quote at `open` closes: the next quote not escaped by an odd run
+ * of backslashes. -1 when none does (not JSON).
+ */
+function closingQuote(text: string, open: number): number {
+  for (let close = text.indexOf('"', open + 1); close !== -1; close = text.indexOf('"', close + 1)) {
+    let before = close - 1;
+    while (text.charCodeAt(before) === 0x5c) before--;
+    if ((close - 1 - before) % 2 === 0) return close;
+  }
+  return -1;
 }
 
 class LiteralScanner {
@@ -137,17 +143,10 @@ class LiteralScanner {
     }
   }
 
-  /** Moves past a string. */
+  /** Moves past a string; text that is not JSON (a string never closed) ends the scan. */
   private skipString(): void {
-    let close = this.i + 1;
-    // The closing quote: the next one not escaped by an odd run of backslashes.
-    for (;;) {
-      close = this.s.indexOf('"', close);
-      let before = close - 1;
-      while (this.s.charCodeAt(before) === 0x5c) before--;
-      if ((close - 1 - before) % 2 === 0) break;
-      close++;
-    }
+    const close = closingQuote(this.s, this.i);
+    if (close === -1) throw new SyntaxError('number literals: a string is never closed');
     this.i = close + 1;
   }
 
