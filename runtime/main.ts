@@ -20,6 +20,13 @@ function guardProcess(logger: KlogLogger): void {
   process.on('unhandledRejection', (reason) => logger.error('unhandled rejection (server continues):', reason));
 }
 
+let announceServing!: () => void;
+/**
+ * Settles once the server serves and has said so. The launcher (launch.cjs) times its after-start
+ * work from it: the code cache, then a collection of the start's garbage.
+ */
+export const serving = new Promise<void>((resolve) => (announceServing = resolve));
+
 async function main(argv: string[]): Promise<number> {
   tolerateClosedOutput();
   let parsed;
@@ -61,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   process.stdout.write(`Serving on ${server.url}; kubeconfig: ${server.kubeconfigPath}\n`);
+  announceServing();
   await stopped;
   await server.close();
   return 0;
