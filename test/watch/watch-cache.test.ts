@@ -130,6 +130,42 @@ describe('Cacher', () => {
     expect(cms.size).toBe(1);
   });
 
+  it('routes each change to the cache of the longest prefix it lies under, and to none outside them', async () => {
+    storage = new MemoryStorage();
+    // kube keeps Services under services/specs/ and Endpoints under services/endpoints/: nested
+    // prefixes, besides a cluster-scoped kind (no namespace segment) and a group's kind.
+    const prefixes = ['/registry/services/', '/registry/services/specs/', '/registry/namespaces/', '/registry/example.k8s.io/widgets/'];
+    cacher = new Cacher(storage, prefixes, { freshnessWaitMs: 1000 });
+    expect(await cacher.waitUntilReady()).toBe(true);
+    const keys = [
+      // Outside the root the cacher watches: first, so that the writes after it bring progress past it.
+      '/other/services/specs/ns/a',
+      '/registry/services/specs/ns/a',
+      '/registry/services/endpoints/ns/a',
+      '/registry/services/x',
+      '/registry/namespaces/ns',
+      '/registry/example.k8s.io/widgets/ns/w',
+      // Under no cached prefix, though each starts like one of them.
+      '/registry/servicesx/ns/a',
+      '/registry/example.k8s.io/widgetsx/ns/w',
+      '/registry/namespaces',
+    ];
+    for (const key of keys) await storage.create(key, '{}');
+    expect(await cacher.waitUntilFresh(await storage.currentRevision())).toBe(true);
+    const held = (prefix: string) => [...cacher.cacheFor(prefix)!.range(prefix)].map((o) => o.key);
+    expect(held('/registry/services/specs/')).toEqual(['/registry/services/specs/ns/a']);
+    expect(held('/registry/services/')).toEqual(['/registry/services/endpoints/ns/a', '/registry/services/x']);
+    expect(held('/registry/namespaces/')).toEqual(['/registry/namespaces/ns']);
+    expect(held('/registry/example.k8s.io/widgets/')).toEqual(['/registry/example.k8s.io/widgets/ns/w']);
+  });
+
+  it('refuses a prefix that does not end with a slash, which would cover other resources\' keys', async () => {
+    storage = new MemoryStorage();
+    expect(() => new Cacher(storage, ['/registry/services'])).toThrow(/does not end with '\/'/);
+    cacher = new Cacher(storage, ['/registry/configmaps/'], { freshnessWaitMs: 1000 });
+    await expect(cacher.addPrefix('/registry/example.k8s.io/widgets')).rejects.toThrow(/does not end with '\/'/);
+  });
+
   it('waitUntilFresh: true once a write reaches the revision, false when none does in time', async () => {
     storage = new MemoryStorage();
     cacher = new Cacher(storage, ['/registry/configmaps/'], { freshnessWaitMs: 50 });

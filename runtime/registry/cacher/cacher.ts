@@ -42,9 +42,8 @@ interface FreshWaiter {
 export class Cacher {
   readonly freshnessWaitMs: number;
   readonly bookmarkIntervalMs: number;
+  /** By storage prefix; every prefix ends with '/' (route() relies on it). */
   private readonly caches = new Map<string, WatchCache>();
-  /** Longest prefixes first, so that a key finds its own resource. */
-  private prefixes: string[];
   private readonly limits: { windowMs: number; capacity: number };
   /**
    * Caches added while serving (a CustomResourceDefinition's resources) whose first list is still
@@ -69,8 +68,7 @@ export class Cacher {
       capacity: options.historyCapacity ?? DEFAULT_HISTORY_CAPACITY,
     };
     this.limits = limits;
-    for (const prefix of prefixes) if (!this.caches.has(prefix)) this.caches.set(prefix, new WatchCache(prefix, limits));
-    this.prefixes = [...this.caches.keys()].sort((a, b) => b.length - a.length);
+    for (const prefix of prefixes) if (!this.caches.has(prefix)) this.caches.set(checkedPrefix(prefix), new WatchCache(prefix, limits));
     this.freshnessWaitMs = options.freshnessWaitMs ?? 3000;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   }
@@ -91,6 +89,7 @@ export class Cacher {
    * time (the caller then reads storage directly). A later re-list of the whole root includes it.
    */
   async addPrefix(prefix: string): Promise<WatchCache | undefined> {
+    checkedPrefix(prefix);
     const existing = this.caches.get(prefix);
     if (existing) return existing;
     if (!(await this.waitUntilReady())) return undefined;
@@ -102,7 +101,6 @@ export class Cacher {
     cache.reset(revision);
     this.loading.set(cache, []);
     this.caches.set(prefix, cache);
-    this.prefixes = [...this.caches.keys()].sort((a, b) => b.length - a.length);
     try {
       let page = await this.storage.list(prefix, { revision, limit: LIST_PAGE });
       for (;;) {
@@ -131,7 +129,6 @@ export class Cacher {
     if (!cache) return;
     this.caches.delete(prefix);
     this.loading.delete(cache);
-    this.prefixes = this.prefixes.filter((p) => p !== prefix);
     cache.terminateWatchers();
   }
 
@@ -261,10 +258,24 @@ export class Cacher {
     void this.start();
   }
 
+  /**
+   * The cache of the longest prefix `key` lies under. Every prefix ends with '/', so it is one of
+   * the key's heads up to a '/': those are looked up, longest first, a few map lookups per change
+   * however many resources are served (a scan of every prefix cost a comparison per resource).
+   */
   private route(key: string): WatchCache | undefined {
-    const prefix = this.prefixes.find((p) => key.startsWith(p));
-    return prefix === undefined ? undefined : this.caches.get(prefix);
+    for (let slash = key.lastIndexOf('/'); slash >= 0; slash = slash > 0 ? key.lastIndexOf('/', slash - 1) : -1) {
+      const cache = this.caches.get(key.slice(0, slash + 1));
+      if (cache) return cache;
+    }
+    return undefined;
   }
+}
+
+/** A storage prefix as route() finds it: ending with '/' (`/registry/configmaps/`). */
+function checkedPrefix(prefix: string): string {
+  if (!prefix.endsWith('/')) throw new Error(`watch cache prefix ${JSON.stringify(prefix)} does not end with '/'`);
+  return prefix;
 }
 
 function delay(ms: number): Promise<void> {

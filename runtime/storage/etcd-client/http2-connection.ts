@@ -573,7 +573,9 @@ export class Http2Connection {
       this.pings.shift()?.();
       return;
     }
-    this.sendFrame(PING, ACK, 0, Buffer.from(payload));
+    // sendFrame copies a payload this small behind the frame header at once, so the read
+    // buffer's bytes need no copy of their own.
+    this.sendFrame(PING, ACK, 0, payload);
   }
 
   private onGoaway(streamId: number, payload: Buffer): void {
