@@ -155,41 +155,39 @@ export function newRequestInfo(method: string, url: string): RequestInfo {
     parts: [],
   };
 
-  let parts = splitPath(path);
-  if (parts.length < 3 || !API_PREFIXES.has(parts[0])) return info;
-  const apiPrefix = parts[0];
-  parts = parts.slice(1);
+  // One split, read by position: the segments before the resource path are skipped by moving
+  // `at`, and only the resource path itself is copied out, once.
+  const segments = splitPath(path);
+  if (segments.length < 3 || !API_PREFIXES.has(segments[0])) return info;
+  const apiPrefix = segments[0];
+  let at = 1;
 
   let apiGroup = '';
   if (!GROUPLESS_API_PREFIXES.has(apiPrefix)) {
     // /apis/{group}/{version}/{resource} needs three segments after the prefix.
-    if (parts.length < 3) return info;
-    apiGroup = parts[0];
-    parts = parts.slice(1);
+    if (segments.length - at < 3) return info;
+    apiGroup = segments[at++];
   }
 
   info.isResourceRequest = true;
   info.apiPrefix = apiPrefix;
   info.apiGroup = apiGroup;
-  info.apiVersion = parts[0];
-  parts = parts.slice(1);
+  info.apiVersion = segments[at++];
 
-  if (SPECIAL_VERBS.has(parts[0])) {
-    if (parts.length < 2) throw new RequestPathError(`unable to determine kind and namespace from url, ${url}`);
-    info.verb = parts[0];
-    parts = parts.slice(1);
+  if (SPECIAL_VERBS.has(segments[at])) {
+    if (segments.length - at < 2) throw new RequestPathError(`unable to determine kind and namespace from url, ${url}`);
+    info.verb = segments[at++];
   } else {
     info.verb = METHOD_VERBS[method.toUpperCase()] ?? '';
   }
 
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      info.namespace = parts[1];
-      // /namespaces/{ns}/{resource}/...: the resource path starts after the namespace, unless
-      // the next segment is a subresource of the namespace object itself.
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) parts = parts.slice(2);
-    }
+  // /namespaces/{ns}/{resource}/...: the resource path starts after the namespace, unless the
+  // next segment is a subresource of the namespace object itself.
+  if (segments[at] === 'namespaces' && segments.length - at > 1) {
+    info.namespace = segments[at + 1];
+    if (segments.length - at > 2 && !NAMESPACE_SUBRESOURCES.has(segments[at + 2])) at += 2;
   }
+  const parts = segments.slice(at);
   info.parts = parts;
 
   if (parts.length >= 3 && !SPECIAL_VERBS_WITHOUT_SUBRESOURCES.has(info.verb)) info.subresource = parts[2];
