@@ -27,6 +27,7 @@ import { HTTPLOG_LEVEL, withHttpLog } from './filters/httplog.js';
 import type { RequestDrain } from './filters/request-drain.js';
 import { withMetrics } from './filters/metrics.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
+import { headAnswer } from './head-response.js';
 import { healthEndpoints, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
@@ -221,6 +222,10 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   chain = withRequestInfo(chain);
   let serve = withPanicRecovery(chain, writeStatus, logger);
   if (logger.enabled?.(HTTPLOG_LEVEL)) serve = withHttpLog(serve, logger);
+  const serveHead = async (c: KubeContext): Promise<void> => {
+    await serve(c);
+    await headAnswer(c);
+  };
 
   // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
   // where middleware and routes cost a composed promise and closure per layer. A request the chain
@@ -237,13 +242,13 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
       // @hono/node-server writes without building a Headers.
       outgoing.setHeader('Audit-Id', auditId);
       outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
-      const served = serve(c);
+      const served = c.req.method === 'HEAD' ? serveHead(c) : serve(c);
       const http2 = c.env.incoming !== undefined && 'stream' in c.env.incoming;
       if (served instanceof Promise) return served.then(() => (http2 ? http2Answer(c) : c.res));
       return http2 ? http2Answer(c) : c.res;
     }
     // In-process (app.request) there is no node response to carry them.
-    return Promise.resolve(serve(c)).then(() => {
+    return Promise.resolve(c.req.method === 'HEAD' ? serveHead(c) : serve(c)).then(() => {
       setCommonHeaders(c, auditId);
       return c.res;
     });
