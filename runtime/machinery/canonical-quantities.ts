@@ -8,7 +8,7 @@ import { isPlainObject } from './object.js';
 import { getMember } from './own-member.js';
 import type { JsonSchema, SchemaIndex } from './openapi-schema.js';
 
-const QUANTITY_REF = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+export const QUANTITY_REF = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 
 const QUANTITY_REF_SUFFIX = `/${QUANTITY_REF}`;
 /** Answers per schema object, which never changes: the walk asks for every member it meets. */

@@ -23,13 +23,13 @@ export function dropNullMembers(obj: Record<string, unknown>, schema: JsonSchema
     if (m.value !== null) return;
     if (!m.required) delete m.holder[m.key];
     else {
-      const zero = zeroValue(m.schema);
+      const zero = zeroValue(m.schema, index);
       if (zero !== undefined) m.holder[m.key] = zero;
     }
   });
 }
 
-const zeroValue = (schema: JsonSchema): unknown => zeroOf(zeroKindOf(schema));
+const zeroValue = (schema: JsonSchema, index: SchemaIndex): unknown => zeroOf(zeroKindOf(schema, index));
 
 /** Whether a null is anywhere in the value, walked with an explicit stack (JSON may nest 10,000 levels). */
 function holdsNull(value: unknown): boolean {
@@ -53,7 +53,7 @@ function zeroNullElements(value: unknown, schema: JsonSchema, index: SchemaIndex
     const holder = value as Record<string, unknown>;
     for (const key of Object.keys(holder)) {
       if (holder[key] === null) {
-        const zero = zeroValue(index.resolve(element));
+        const zero = zeroValue(index.resolve(element), index);
         if (zero !== undefined) holder[key] = zero;
       } else zeroNullElements(holder[key], element, index);
     }

@@ -78,3 +78,39 @@ describe('null members of a patched document', () => {
     expect(patched.body.data).toEqual({ b: '2' });
   });
 });
+
+// resource.Quantity decodes a JSON null itself (its UnmarshalJSON), to the zero Quantity, which it
+// encodes as "0". Go's decoder calls it wherever the Quantity is a value: a map's element (a
+// ResourceList) or a struct field that is no pointer. A *Quantity field is set to nil instead, and
+// omitted.
+describe('null quantities', () => {
+  const PODS = '/api/v1/namespaces/default/pods';
+  const pod = (name: string, container: Record<string, unknown>) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox', ...container }] } });
+
+  it('a null in a Pod\'s limits and requests is the quantity 0, as stored and returned', async () => {
+    const created = await h.call('POST', PODS, pod('q', { resources: { limits: { cpu: null, memory: '1Gi' }, requests: { cpu: null } } }));
+    expect(created.status).toBe(201);
+    // Requests missing from the body default to the limits.
+    expect(created.body.spec.containers[0].resources).toEqual({ limits: { cpu: '0', memory: '1Gi' }, requests: { cpu: '0', memory: '1Gi' } });
+    expect((await h.call('GET', `${PODS}/q`)).body.spec.containers[0].resources.limits).toEqual({ cpu: '0', memory: '1Gi' });
+  });
+
+  it('a null in a LimitRange\'s max is the quantity 0', async () => {
+    const created = await h.call('POST', '/api/v1/namespaces/default/limitranges', { metadata: { name: 'lr' }, spec: { limits: [{ type: 'Container', max: { cpu: null, memory: '1Gi' } }] } });
+    expect(created.status).toBe(201);
+    expect(created.body.spec.limits[0].max).toEqual({ cpu: '0', memory: '1Gi' });
+  });
+
+  it('a null a JSON patch writes into a ResourceList is the quantity 0', async () => {
+    await h.call('POST', '/api/v1/namespaces/default/limitranges', { metadata: { name: 'jp' }, spec: { limits: [{ type: 'Container', max: { memory: '1Gi' } }] } });
+    const patched = await h.call('PATCH', '/api/v1/namespaces/default/limitranges/jp', [{ op: 'add', path: '/spec/limits/0/max/cpu', value: null }], JSON_PATCH);
+    expect(patched.status).toBe(200);
+    expect(patched.body.spec.limits[0].max).toEqual({ cpu: '0', memory: '1Gi' });
+  });
+
+  it('a null *Quantity field (an emptyDir\'s sizeLimit) is omitted', async () => {
+    const created = await h.call('POST', PODS, { metadata: { name: 'ed' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', emptyDir: { sizeLimit: null } }] } });
+    expect(created.status).toBe(201);
+    expect(created.body.spec.volumes[0]).toEqual({ name: 'v', emptyDir: {} });
+  });
+});

@@ -65,7 +65,7 @@ export class GoTypes {
     let type = this.cache.get(schema);
     if (!type) {
       type = this.compute(schema);
-      type.zero = zeroKindOf(this.index.resolve(schema));
+      type.zero = zeroKindOf(this.index.resolve(schema), this.index);
       this.cache.set(schema, type);
     }
     return type;
