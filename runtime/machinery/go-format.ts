@@ -149,9 +149,18 @@ export function goStructJSON(value: Record<string, unknown>): string {
   return (JSON.stringify(value) ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
 }
 
+/**
+ * A value with a String() method (a resource.Quantity): field.Error.ErrorBody prints such a
+ * BadValue as String() gives it, unquoted, where a plain string is quoted.
+ */
+export class GoStringer {
+  constructor(readonly text: string) {}
+}
+
 /** The value part of a field error, as field.Error.ErrorBody prints BadValue. */
 export function goValue(value: unknown): string {
   if (typeof value === 'string') return goQuote(value);
+  if (value instanceof GoStringer) return value.text;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === undefined || value === null) return 'null';
   return goJSON(value);

@@ -109,6 +109,13 @@ function decimalString(q: Quantity, format: Format): string {
   return `${mantissa}${suffix}`;
 }
 
+/** Quantity.MilliValue(): thousandths, rounded up. */
+export function milliValue(q: Quantity): bigint {
+  const scaled = q.num * 1000n;
+  const whole = scaled / q.den;
+  return scaled % q.den !== 0n && scaled > 0n ? whole + 1n : whole;
+}
+
 /** Quantity.String(): the canonical form kube-apiserver prints. */
 export function formatQuantity(q: Quantity): string {
   if (q.format !== 'BinarySI') return decimalString(q, q.format);

@@ -5,6 +5,8 @@
 import type { StatusCause } from '../errors/status-error.js';
 import * as fe from './field-errors.js';
 import { isQualifiedName } from '../machinery/formats.js';
+import { GoStringer } from '../machinery/go-format.js';
+import { canonicalQuantity, milliValue, quantityOf, quantitySign } from '../machinery/quantity.js';
 
 const STANDARD_RESOURCES: ReadonlySet<string> = new Set([
   'cpu',
@@ -47,6 +49,36 @@ function isStandardResourceName(name: string): boolean {
 function isExtendedResourceName(name: string): boolean {
   if (isNativeResource(name) || name.startsWith('requests.')) return false;
   return isQualifiedName(`requests.${name}`).length === 0;
+}
+
+/** Resources counted in whole objects (quota's object counts). */
+const INTEGER_RESOURCES: ReadonlySet<string> = new Set([
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+]);
+
+/** IsIntegerResourceName: object counts, and extended resources (example.com/gpu), have whole values. */
+const isIntegerResourceName = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtendedResourceName(name);
+
+/**
+ * ValidateResourceQuantityValue: never negative (the value printed as its String(), a quoted
+ * text), and whole for integer resources (the Quantity itself as BadValue, printed bare).
+ */
+export function resourceQuantityValueCauses(name: string, value: unknown, path: string): StatusCause[] {
+  const q = quantityOf(value);
+  if (!q) return [];
+  const causes: StatusCause[] = [];
+  const shown = canonicalQuantity(String(value));
+  if (quantitySign(q) < 0) causes.push(fe.invalid(path, shown, 'must be greater than or equal to 0'));
+  if (isIntegerResourceName(name) && milliValue(q) % 1000n !== 0n) causes.push(fe.invalid(path, new GoStringer(shown), 'must be an integer'));
+  return causes;
 }
 
 /** validateResourceName: any resource a quota or a limit range may name. */

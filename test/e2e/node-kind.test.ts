@@ -97,7 +97,8 @@ describe('core/v1 Node', () => {
       [{ field: 'metadata.taints[1]', reason: 'FieldValueDuplicate', message: expect.stringMatching(/^Duplicate value: .*: taints must be unique by key and effect pair$/) }],
     ],
     ['a negative capacity', { status: { capacity: { cpu: '-1' } } }, [{ field: 'status.capacity.cpu', message: 'Invalid value: "-1": must be greater than or equal to 0' }]],
-    ['a fractional pod count', { status: { allocatable: { pods: '1500m' } } }, [{ field: 'status.allocatable.pods', message: 'Invalid value: "1500m": must be an integer' }]],
+    // The whole-number check gives field.Invalid the Quantity itself, which ErrorBody prints by its String(), unquoted.
+    ['a fractional pod count', { status: { allocatable: { pods: '1500m' } } }, [{ field: 'status.allocatable.pods', message: 'Invalid value: 1500m: must be an integer' }]],
   ])('refuses %s with kube\'s field paths, and stores nothing', async (_, body, causes) => {
     expectInvalid(await create({ metadata: { name: 'bad' }, ...body }), causes);
     expect((await send('/api/v1/nodes/bad')).status).toBe(404);

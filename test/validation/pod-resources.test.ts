@@ -93,6 +93,40 @@ describe('container resource names', () => {
     ]);
   });
 
+  // ValidateResourceQuantityValue: an extended resource is an integer resource (IsIntegerResourceName),
+  // whose quantity must be whole. The Quantity is the BadValue, printed by its String(), unquoted.
+  it('refuses an extended resource that is not a whole number, in limits and the requests defaulted from them', async () => {
+    const at = 'spec.containers[0].resources';
+    const fraction = (field: string, shown: string): Cause => ({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${shown}: must be an integer` });
+    await refused(pod({ resources: { limits: { 'example.com/gpu': '1.5' } } }), [
+      fraction(`${at}.limits[example.com/gpu]`, '1500m'),
+      fraction(`${at}.requests[example.com/gpu]`, '1500m'),
+    ]);
+    await refused(pod({ resources: { requests: { 'example.com/gpu': '500m' }, limits: { 'example.com/gpu': '500m' } } }), [
+      fraction(`${at}.limits[example.com/gpu]`, '500m'),
+      fraction(`${at}.requests[example.com/gpu]`, '500m'),
+    ]);
+    // A thousandth rounds up: a nano is not whole either.
+    await refused(pod({ resources: { limits: { 'example.com/gpu': '1n' } } }), [fraction(`${at}.limits[example.com/gpu]`, '1n'), fraction(`${at}.requests[example.com/gpu]`, '1n')]);
+    // Negative and fractional: both causes, the first with the text quoted (ValidateNonnegativeQuantity passes String()).
+    await refused(pod({}, { initContainers: [{ name: 'init', image: 'busybox:1', resources: { limits: { 'example.com/gpu': '-0.5' } } }] }), [
+      invalid('spec.initContainers[0].resources.limits[example.com/gpu]', '-500m', 'must be greater than or equal to 0'),
+      fraction('spec.initContainers[0].resources.limits[example.com/gpu]', '-500m'),
+      invalid('spec.initContainers[0].resources.requests[example.com/gpu]', '-500m', 'must be greater than or equal to 0'),
+      fraction('spec.initContainers[0].resources.requests[example.com/gpu]', '-500m'),
+    ]);
+  });
+
+  it('stores a whole extended resource however it is written, and leaves native ones (cpu, kubernetes.io/ names) fractional', async () => {
+    const body = pod({ resources: { limits: { cpu: '1.5', 'example.com/gpu': '1e3', 'example.com/fpga': '2000m', 'kubernetes.io/widget': '500m' } } });
+    const res = await server.send<Obj>('POST', PODS, body);
+    expect(res.status).toBe(201);
+    expect(((res.body.spec as Obj).containers as Obj[])[0].resources).toEqual({
+      limits: { cpu: '1500m', 'example.com/gpu': '1e3', 'example.com/fpga': '2', 'kubernetes.io/widget': '500m' },
+      requests: { cpu: '1500m', 'example.com/gpu': '1e3', 'example.com/fpga': '2', 'kubernetes.io/widget': '500m' },
+    });
+  });
+
   it('refuses a bad name in an ephemeral container added through its subresource, and keeps the pod as it was', async () => {
     const body = pod({});
     const name = (body.metadata as Obj).name as string;

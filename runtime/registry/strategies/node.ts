@@ -9,8 +9,7 @@
 import type { StatusCause } from '../../errors/status-error.js';
 import * as fe from '../../validation/field-errors.js';
 import { isIP, isIPv6Address, isLabelValue, isQualifiedName } from '../../machinery/formats.js';
-import { formatQuantity, quantityOf, quantitySign, type Quantity } from '../../machinery/quantity.js';
-import { isNativeResource } from '../../validation/resource-names.js';
+import { resourceQuantityValueCauses } from '../../validation/resource-names.js';
 import type { ResourceDefinition } from '../definition.js';
 import { asList, asObject, asObjectList, asString, deepClone, deepEqual, isPlainObject, isSet, type KubeObject } from '../../machinery/object.js';
 import { defaultStrategies, type ResourceStrategies, type Strategy } from '../strategy.js';
@@ -22,21 +21,6 @@ const CIDR_EXAMPLE = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8:
 const CIDR_CHANGE = 'node updates may not change podCIDR except from "" to valid';
 const PROVIDER_ID_CHANGE = 'node updates may not change providerID except from "" to valid';
 const CONFIG_SOURCE_REMOVED = 'spec.configSource: the feature is removed';
-
-/** The resources whose quantities must be whole numbers (helper.IsIntegerResourceName). */
-const INTEGER_RESOURCES = new Set([
-  'pods',
-  'resourcequotas',
-  'services',
-  'replicationcontrollers',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
-
-const isIntegerResource = (name: string): boolean => INTEGER_RESOURCES.has(name) || (!isNativeResource(name) && !name.startsWith('requests.'));
 
 const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : {});
 const statusOf = (obj: KubeObject): Obj => (isPlainObject(obj.status) ? obj.status : {});
@@ -123,26 +107,11 @@ function taintCauses(spec: Obj): StatusCause[] {
   return causes;
 }
 
-/** Quantity.MilliValue(): thousandths, rounded up. */
-function milliValue(q: Quantity): bigint {
-  const scaled = q.num * 1000n;
-  const whole = scaled / q.den;
-  return scaled % q.den !== 0n && scaled > 0n ? whole + 1n : whole;
-}
-
 /** ValidateNodeResources: capacity and allocatable never negative, whole for countable resources. */
 function resourceCauses(status: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const list of ['capacity', 'allocatable']) {
-    for (const [name, raw] of Object.entries(asObject(status[list]))) {
-      const q = quantityOf(raw);
-      if (!q) continue;
-      const path = `status.${list}.${name}`;
-      if (quantitySign(q) < 0) causes.push(fe.invalid(path, formatQuantity(q), 'must be greater than or equal to 0'));
-      if (isIntegerResource(name) && milliValue(q) % 1000n !== 0n) {
-        causes.push(fe.invalid(path, formatQuantity(q), 'must be an integer'));
-      }
-    }
+    for (const [name, raw] of Object.entries(asObject(status[list]))) causes.push(...resourceQuantityValueCauses(name, raw, `status.${list}.${name}`));
   }
   return causes;
 }

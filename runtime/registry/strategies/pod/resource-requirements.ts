@@ -1,14 +1,15 @@
 // A container's (or the pod's) resources as kube-apiserver's validateResourceRequirements checks
 // them (pkg/apis/core/validation): each limit, then each request, by name and quantity: the name
-// one the container (or the pod) may ask for, no negative quantity, a huge-pages quantity a whole
+// one the container (or the pod) may ask for, no negative quantity, a whole number of an extended
+// resource (example.com/gpu), a huge-pages quantity a whole
 // number of its pages, no request above its limit (and equal to it, with a limit required, where
 // overcommitting is not allowed); huge pages only beside cpu or memory.
 // Go walks the maps in random order; here the names are sorted, so the causes come in one order.
 
 import type { StatusCause } from '../../../errors/status-error.js';
 import { forbidden, invalid, notSupported, required } from '../../../validation/field-errors.js';
-import { isHugePageResourceName, isOvercommitAllowed, validateResourceName } from '../../../validation/resource-names.js';
-import { canonicalQuantity, compareQuantities, formatQuantity, parseQuantity, quantityOf, quantitySign, quantityValue, type Quantity } from '../../../machinery/quantity.js';
+import { isHugePageResourceName, isOvercommitAllowed, resourceQuantityValueCauses, validateResourceName } from '../../../validation/resource-names.js';
+import { compareQuantities, formatQuantity, parseQuantity, quantityOf, quantitySign, quantityValue, type Quantity } from '../../../machinery/quantity.js';
 import { asObject } from '../../../machinery/object.js';
 import { hasMember } from '../../../machinery/own-member.js';
 
@@ -37,12 +38,6 @@ function hugePagesDivisible(name: string, q: Quantity): boolean {
   return quantityValue(q) % quantityValue(page) === 0n;
 }
 
-/** ValidateNonnegativeQuantity, with the value printed as Quantity.String() does. */
-function nonNegativeCauses(value: unknown, path: string): StatusCause[] {
-  const q = quantityOf(value);
-  return q && quantitySign(q) < 0 ? [invalid(path, canonicalQuantity(String(value)), 'must be greater than or equal to 0')] : [];
-}
-
 function hugePagesCauses(name: string, value: unknown, path: string): StatusCause[] {
   const q = quantityOf(value);
   if (!q || hugePagesDivisible(name, q)) return [];
@@ -57,7 +52,7 @@ export function resourceRequirementsCauses(resources: Obj, at: string, checkName
   let hugePages = false;
   for (const [name, value] of sortedEntries(limits)) {
     const path = `${at}.limits[${name}]`;
-    causes.push(...checkName(name, path), ...nonNegativeCauses(value, path));
+    causes.push(...checkName(name, path), ...resourceQuantityValueCauses(name, value, path));
     if (isHugePageResourceName(name)) {
       hugePages = true;
       causes.push(...hugePagesCauses(name, value, path));
@@ -66,7 +61,7 @@ export function resourceRequirementsCauses(resources: Obj, at: string, checkName
   }
   for (const [name, value] of sortedEntries(resources.requests)) {
     const path = `${at}.requests[${name}]`;
-    causes.push(...checkName(name, path), ...nonNegativeCauses(value, path));
+    causes.push(...checkName(name, path), ...resourceQuantityValueCauses(name, value, path));
     const request = quantityOf(value);
     const limit = quantityOf(limits[name]);
     // Resources that may not be overcommitted (extended ones, huge pages) request exactly their limit.
