@@ -1,9 +1,9 @@
 // A container's (or the pod's) resources as kube-apiserver's validateResourceRequirements checks
 // them (pkg/apis/core/validation): each limit, then each request, by name and quantity: the name
 // one the container (or the pod) may ask for, no negative quantity, a whole number of an extended
-// resource (example.com/gpu), a huge-pages quantity a whole
-// number of its pages, no request above its limit (and equal to it, with a limit required, where
-// overcommitting is not allowed); huge pages only beside cpu or memory.
+// resource (example.com/gpu), a huge-pages quantity a whole number of its pages, no request above
+// its limit (and equal to it, with a limit required, where overcommitting is not allowed); huge
+// pages only beside cpu or memory.
 // Go walks the maps in random order; here the names are sorted, so the causes come in one order.
 
 import type { StatusCause } from '../../../errors/status-error.js';
