@@ -12,8 +12,15 @@ const bodyless = (status: number) => status < 200 || status === 204 || status ==
 /** Gives the HEAD's answer (the GET's, body still on it) the Content-Length of that body. */
 export async function headAnswer(c: KubeContext): Promise<void> {
   const res = c.res;
-  // A watch's body never ends; Go sends its headers without a length.
-  if (c.get('requestInfo')?.verb === 'watch' || bodyless(res.status) || res.headers.has('content-length')) return;
+  if (c.get('requestInfo')?.verb === 'watch') {
+    // A watch's body never ends; Go sends its headers without a length, eats the events, and
+    // ends the watch when the client goes. Here nothing would read the stream once the body is
+    // dropped, nor see the client go: the watch is ended now, its watcher released.
+    await res.body?.cancel();
+    c.res = new Response(null, { status: res.status, headers: res.headers });
+    return;
+  }
+  if (bodyless(res.status) || res.headers.has('content-length')) return;
   const length = (await res.arrayBuffer()).byteLength;
   // Go gives a HEAD whose handler wrote nothing no Content-Length.
   if (length === 0) return;

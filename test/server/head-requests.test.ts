@@ -93,4 +93,22 @@ describe.each([
     expect(head.headers['content-length']).toBe(String(get.body.length));
     expect(head.body.length).toBe(0);
   });
+
+  // A HEAD of a watch gets the watch's headers and no body, and must not leave a watcher behind
+  // (Go's watch ends when the client goes; here nothing reads the dropped stream).
+  it('ends the watch a HEAD started, releasing its watcher', async () => {
+    const watchers = async () => {
+      const metrics = (await send('GET', '/metrics')).body.toString();
+      return Number(/^apiserver_registered_watchers\{group="",version="v1",kind="ConfigMap"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+    };
+    const before = await watchers();
+    for (let i = 0; i < 3; i++) {
+      const head = await send('HEAD', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=600');
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toBe('application/json');
+      expect(head.headers['content-length']).toBeUndefined();
+      expect(head.body.length).toBe(0);
+    }
+    expect(await watchers()).toBe(before);
+  });
 });
