@@ -222,10 +222,12 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   chain = withRequestInfo(chain);
   let serve = withPanicRecovery(chain, writeStatus, logger);
   if (logger.enabled?.(HTTPLOG_LEVEL)) serve = withHttpLog(serve, logger);
+  // A HEAD is served as the GET, then given the answer Go gives it (head-response.ts).
   const serveHead = async (c: KubeContext): Promise<void> => {
     await serve(c);
     await headAnswer(c);
   };
+  const serveRequest = (c: KubeContext) => (c.req.method === 'HEAD' ? serveHead(c) : serve(c));
 
   // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
   // where middleware and routes cost a composed promise and closure per layer. A request the chain
@@ -242,13 +244,13 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
       // @hono/node-server writes without building a Headers.
       outgoing.setHeader('Audit-Id', auditId);
       outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
-      const served = c.req.method === 'HEAD' ? serveHead(c) : serve(c);
+      const served = serveRequest(c);
       const http2 = c.env.incoming !== undefined && 'stream' in c.env.incoming;
       if (served instanceof Promise) return served.then(() => (http2 ? http2Answer(c) : c.res));
       return http2 ? http2Answer(c) : c.res;
     }
     // In-process (app.request) there is no node response to carry them.
-    return Promise.resolve(c.req.method === 'HEAD' ? serveHead(c) : serve(c)).then(() => {
+    return Promise.resolve(serveRequest(c)).then(() => {
       setCommonHeaders(c, auditId);
       return c.res;
     });

@@ -159,6 +159,22 @@ describe('Cacher', () => {
     expect(held('/registry/example.k8s.io/widgets/')).toEqual(['/registry/example.k8s.io/widgets/ns/w']);
   });
 
+  it('routes a key of a great many slashes without looking at heads longer than any prefix', async () => {
+    storage = new MemoryStorage();
+    cacher = new Cacher(storage, ['/registry/services/', '/registry/services/specs/'], { freshnessWaitMs: 1000 });
+    expect(await cacher.waitUntilReady()).toBe(true);
+    // Walked from the key's end, each head up to a slash would be a map lookup: 200,000 per
+    // change (about 0.2 s each here). The prefixes bound the walk to their own length; the
+    // routing must come out the same.
+    const deep = `/registry/services/specs/${'/'.repeat(200_000)}x`;
+    const outside = `/registry/other/${'/'.repeat(200_000)}x`;
+    await storage.create(deep, '{}');
+    await storage.create(outside, '{}');
+    expect(await cacher.waitUntilFresh(await storage.currentRevision())).toBe(true);
+    expect([...cacher.cacheFor('/registry/services/specs/')!.range('/registry/services/specs/')].map((o) => o.key)).toEqual([deep]);
+    expect([...cacher.cacheFor('/registry/services/')!.range('/registry/services/')].map((o) => o.key)).toEqual([]);
+  });
+
   it('refuses a prefix that does not end with a slash, which would cover other resources\' keys', async () => {
     storage = new MemoryStorage();
     expect(() => new Cacher(storage, ['/registry/services'])).toThrow(/does not end with '\/'/);

@@ -44,6 +44,8 @@ export class Cacher {
   readonly bookmarkIntervalMs: number;
   /** By storage prefix; every prefix ends with '/' (route() relies on it). */
   private readonly caches = new Map<string, WatchCache>();
+  /** No prefix is longer: route() looks at no head of a key past it. Only grows (a bound, not a count). */
+  private longestPrefix = 0;
   private readonly limits: { windowMs: number; capacity: number };
   /**
    * Caches added while serving (a CustomResourceDefinition's resources) whose first list is still
@@ -68,7 +70,7 @@ export class Cacher {
       capacity: options.historyCapacity ?? DEFAULT_HISTORY_CAPACITY,
     };
     this.limits = limits;
-    for (const prefix of prefixes) if (!this.caches.has(prefix)) this.caches.set(checkedPrefix(prefix), new WatchCache(prefix, limits));
+    for (const prefix of prefixes) if (!this.caches.has(prefix)) this.setCache(prefix, new WatchCache(prefix, limits));
     this.freshnessWaitMs = options.freshnessWaitMs ?? 3000;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   }
@@ -89,7 +91,7 @@ export class Cacher {
    * time (the caller then reads storage directly). A later re-list of the whole root includes it.
    */
   async addPrefix(prefix: string): Promise<WatchCache | undefined> {
-    checkedPrefix(prefix);
+    checkPrefix(prefix);
     const existing = this.caches.get(prefix);
     if (existing) return existing;
     if (!(await this.waitUntilReady())) return undefined;
@@ -100,7 +102,7 @@ export class Cacher {
     const generation = this.generation;
     cache.reset(revision);
     this.loading.set(cache, []);
-    this.caches.set(prefix, cache);
+    this.setCache(prefix, cache);
     try {
       let page = await this.storage.list(prefix, { revision, limit: LIST_PAGE });
       for (;;) {
@@ -263,8 +265,17 @@ export class Cacher {
    * the key's heads up to a '/': those are looked up, longest first, a few map lookups per change
    * however many resources are served (a scan of every prefix cost a comparison per resource).
    */
+  private setCache(prefix: string, cache: WatchCache): void {
+    checkPrefix(prefix);
+    this.caches.set(prefix, cache);
+    this.longestPrefix = Math.max(this.longestPrefix, prefix.length);
+  }
+
   private route(key: string): WatchCache | undefined {
-    for (let slash = key.lastIndexOf('/'); slash >= 0; slash = slash > 0 ? key.lastIndexOf('/', slash - 1) : -1) {
+    // A key's heads longer than every prefix are none of them: however many slashes a key holds
+    // (a foreign key under the root), the walk is bounded by the prefixes, not by the key.
+    const first = key.lastIndexOf('/', this.longestPrefix - 1);
+    for (let slash = first; slash >= 0; slash = slash > 0 ? key.lastIndexOf('/', slash - 1) : -1) {
       const cache = this.caches.get(key.slice(0, slash + 1));
       if (cache) return cache;
     }
@@ -273,9 +284,8 @@ export class Cacher {
 }
 
 /** A storage prefix as route() finds it: ending with '/' (`/registry/configmaps/`). */
-function checkedPrefix(prefix: string): string {
+function checkPrefix(prefix: string): void {
   if (!prefix.endsWith('/')) throw new Error(`watch cache prefix ${JSON.stringify(prefix)} does not end with '/'`);
-  return prefix;
 }
 
 function delay(ms: number): Promise<void> {
