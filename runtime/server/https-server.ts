@@ -74,6 +74,22 @@ function lingerBeforeClose(socket: Socket): void {
 }
 
 /**
+ * Node's HTTP/1.1 parser reads a connection's bytes straight from its TLS stream, below
+ * JavaScript, and pausing the socket (node does it when pipelined requests outrun their answers)
+ * does not stop the TLS layer from handing the parser the rest of what it has already decrypted,
+ * 16 KiB at a time: the paused parser refuses it with HPE_PAUSED, which the request's client gets
+ * as a 400 and a closed connection, well-formed requests lost. A 'data' listener makes node feed
+ * the parser through the socket's stream instead, which holds bytes back while paused, as Go's
+ * server does by reading the next request only when it is ready for it.
+ */
+function readThroughSocketStream(socket: TLSSocket): void {
+  if (socket.alpnProtocol !== 'h2') socket.on('data', ignoreData);
+}
+
+/** The parser reads the data; this listener only has to exist (see readThroughSocketStream). */
+function ignoreData(): void {}
+
+/**
  * Streams a client may have open on one HTTP/2 connection when the flag is 0: kube-apiserver
  * advertises 100, what Go clients assume before the server's SETTINGS arrive, so a client racing
  * ahead of them is never refused.
@@ -178,6 +194,7 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
     if (stopping) session.close();
   });
   server.on('secureConnection', lingerBeforeClose);
+  server.on('secureConnection', readThroughSocketStream);
   const tlsConnections = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
     tlsConnections.add(socket);
