@@ -138,7 +138,7 @@ type BusySocket = Socket & {
 };
 
 /** Read failures Go answers by closing without a word: timeouts and connections the client dropped. */
-const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 'EPIPE', 'HPE_CLOSED_CONNECTION']);
+const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 'EPIPE']);
 
 export async function serveSecurely(options: SecureServingOptions): Promise<SecureServer> {
   const { logger } = options;
@@ -231,6 +231,13 @@ export async function serveSecurely(options: SecureServingOptions): Promise<Secu
   server.on('tlsClientError', (err) => logger.debug('TLS handshake error:', err.message));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: BusySocket) => {
     logger.debug('client connection error:', err.message);
+    // Bytes after a request that said Connection: close. Go never reads them: it answers the
+    // requests up to that one and closes, which that request's answer does here (node ends a
+    // connection after its last response) once the answers before it are written. And what a
+    // connection reads while it closes after its last answer is dropped: destroying it here, with
+    // the client's bytes unread, would reset it and lose the answers the client has yet to read
+    // (lingerBeforeClose closes it).
+    if (err.code === 'HPE_CLOSED_CONNECTION' || (socket.writableEnded && !socket.destroyed)) return;
     if (!socket.writable || SILENT_CLIENT_ERRORS.has(err.code ?? '')) {
       socket.destroy();
       return;
