@@ -85,11 +85,24 @@ function lingerBeforeClose(socket: Socket): void {
  * listener added while node pauses reroutes what TLS hands over next.
  */
 function readThroughSocketStreamOncePaused(socket: TLSSocket): void {
-  if (socket.alpnProtocol !== 'h2') socket.once('pause', () => socket.on('data', ignoreData));
+  if (socket.alpnProtocol !== 'h2') socket.once('pause', () => readThroughStream(socket));
 }
 
-/** The parser reads the data; this listener only has to exist (see readThroughSocketStreamOncePaused). */
+/**
+ * Node, pausing, has just stopped the TLS stream's reading. A 'data' listener unhooks the parser
+ * from the stream (the parser reads the data; the listener only has to exist), and an empty push
+ * clears the stream's note of a read in progress, left from when the parser took the bytes: with
+ * that note set, resuming the socket would never start reading again. The socket then reads
+ * ahead up to its high-water mark and holds the bytes until node resumes it.
+ */
+function readThroughStream(socket: TLSSocket): void {
+  socket.on('data', ignoreData);
+  socket.push(EMPTY_CHUNK);
+}
+
 function ignoreData(): void {}
+
+const EMPTY_CHUNK = Buffer.alloc(0);
 
 /**
  * Streams a client may have open on one HTTP/2 connection when the flag is 0: kube-apiserver
