@@ -71,13 +71,31 @@ export function encodeCachedList(list: { apiVersion?: unknown; kind?: unknown; i
  * undefined for any other object (a copy, a bookmark, a converted object).
  */
 export function encodeCachedWatchEvent(type: string, obj: unknown, escape: (text: string) => string): Uint8Array | undefined {
-  const object = obj as { apiVersion?: unknown; kind?: unknown } | null;
+  const object = obj as { apiVersion?: unknown; kind?: unknown; metadata?: { resourceVersion?: unknown } } | null;
   // Only the decoded object itself carries type meta among the objects known as a version.
   if (object === null || typeof object !== 'object' || object.apiVersion === undefined || object.kind === undefined) return undefined;
+  const resourceVersion = object.metadata?.resourceVersion;
+  if (object === lastEvent.object && type === lastEvent.type && escape === lastEvent.escape && resourceVersion === lastEvent.resourceVersion) return lastEvent.bytes;
   const format = `json-event:${type}:${String(object.apiVersion)}/${String(object.kind)}`;
-  const kept = lookupEncoding(object, format);
-  if (kept !== null) return kept;
-  const bytes = ownBytes(escape(`${stringifyJSON({ type, object })}\n`));
-  keepEncoding(object, format, bytes);
+  let bytes = lookupEncoding(object, format);
+  if (bytes === undefined) return undefined;
+  if (bytes === null) {
+    bytes = ownBytes(escape(`${stringifyJSON({ type, object })}\n`));
+    keepEncoding(object, format, bytes);
+  }
+  lastEvent = { object, type, escape, resourceVersion, bytes };
   return bytes;
 }
+
+/**
+ * The last event encodeCachedWatchEvent answered: one change goes to every watcher in a row, so
+ * all but the first find it here without building the format's name and looking it up. Held only
+ * while the object keeps the resourceVersion it had, as the kept bytes are (serialization-cache.ts).
+ */
+let lastEvent: { object: object | undefined; type: string; escape: unknown; resourceVersion: unknown; bytes: Uint8Array } = {
+  object: undefined,
+  type: '',
+  escape: undefined,
+  resourceVersion: undefined,
+  bytes: new Uint8Array(0),
+};

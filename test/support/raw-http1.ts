@@ -56,6 +56,8 @@ export function parseResponses(raw: Buffer, heads: number[] = []): RawResponse[]
         const lineEnd = raw.indexOf('\r\n', at);
         if (lineEnd < 0) return out;
         const size = parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+        // Not a chunk's size (a chunked body cut short by what follows): nothing more to read.
+        if (!Number.isInteger(size)) return out;
         if (raw.length < lineEnd + 2 + size + 2) return out;
         parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
         at = lineEnd + 2 + size + 2;

@@ -3,13 +3,16 @@
 // event once, in order, one document per line, over HTTP/1.1 and over HTTP/2 streams sharing a
 // connection; a watcher that stops reading holds back no one and, once it reads again, gets every
 // event it missed, in order (fewer than UNRESPONSIVE_WATCH_EVENTS wait for it: past that its watch
-// ends, see unresponsive-watchers.test.ts); and the server answers normally afterwards.
+// ends, see unresponsive-watchers.test.ts); and the server answers normally afterwards. Over
+// HTTP/1.1 each event is a chunk of its own, as node frames a write (the writer frames them
+// itself), and the answer ends with the last chunk, so the connection serves what follows it.
 import { connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { testServerFor, type TestServer } from '../support/memory-server.js';
+import { parseResponses, tlsConnect } from '../support/raw-http1.js';
 import { openWatch, type WatchConnection, type WatchEventJson } from '../support/watch-client.js';
 
 let server: RunningServer;
@@ -135,6 +138,66 @@ describe('watch writer', () => {
     } finally {
       slow.destroy();
       fast.close();
+    }
+  });
+  it('sends each HTTP/1.1 watcher every event as a chunk of its own and ends the answer with the last chunk', async () => {
+    const ns = 'writer-chunks';
+    const rv = await namespace(ns);
+    // Two watchers of one connection each, a GET pipelined behind each watch: it is answered once
+    // the watch's timeout ends it, which only a whole last chunk lets a client see.
+    const sockets = await Promise.all([tlsConnect(server, creds), tlsConnect(server, creds)]);
+    const received = sockets.map((socket) => {
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      return () => Buffer.concat(chunks);
+    });
+    // The connection's client certificate authenticates: no header needed.
+    const head = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+    try {
+      for (const socket of sockets) socket.write(head(`${configmaps(ns)}?watch=1&${selected}&resourceVersion=${rv}&timeoutSeconds=2`) + head(`/api/v1/namespaces/${ns}`));
+      await expect.poll(() => received.every((r) => r().includes('HTTP/1.1 200')), { timeout: 10_000 }).toBe(true);
+      // Multi-byte UTF-8 in the object: a chunk's size counts bytes, not characters.
+      const data = { k: 'grüße €' };
+      expect((await client.send('POST', configmaps(ns), { metadata: { name: 'chunk-0', labels }, data })).status).toBe(201);
+      expect((await client.send('POST', configmaps(ns), { metadata: { name: 'chunk-1', labels }, data })).status).toBe(201);
+      expect((await client.send('PUT', `${configmaps(ns)}/chunk-0`, { metadata: { name: 'chunk-0', labels }, data: { k: 'v' } })).status).toBe(200);
+      expect((await client.send('DELETE', `${configmaps(ns)}/chunk-1`)).status).toBe(200);
+      await expect.poll(() => received.every((r) => parseResponses(r()).length === 2), { timeout: 10_000 }).toBe(true);
+      const bodies: Buffer[] = [];
+      for (const raw of received.map((r) => r())) {
+        const [watch, namespaceGet] = parseResponses(raw);
+        expect(watch.status).toBe(200);
+        expect(watch.headers['transfer-encoding']).toBe('chunked');
+        expect(namespaceGet.status).toBe(200);
+        // The watch's body, chunk by chunk: each one JSON document and its newline.
+        const bodyStart = raw.indexOf('\r\n\r\n') + 4;
+        const chunks: string[] = [];
+        let at = bodyStart;
+        for (;;) {
+          const lineEnd = raw.indexOf('\r\n', at);
+          const size = parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+          expect(Number.isInteger(size)).toBe(true);
+          expect(raw.subarray(lineEnd + 2 + size, lineEnd + 4 + size).toString('latin1')).toBe('\r\n');
+          at = lineEnd + 4 + size;
+          if (size === 0) break;
+          chunks.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size).toString('utf8'));
+        }
+        expect(raw.subarray(at, at + 8).toString('latin1')).toBe('HTTP/1.1');
+        bodies.push(raw.subarray(bodyStart, at));
+        expect(chunks.every((c) => c.endsWith('\n') && c.indexOf('\n') === c.length - 1)).toBe(true);
+        const events = chunks.map((c) => JSON.parse(c) as WatchEventJson);
+        expect(events.map((e) => [e.type, e.object.metadata?.name])).toEqual([
+          ['ADDED', 'chunk-0'],
+          ['ADDED', 'chunk-1'],
+          ['MODIFIED', 'chunk-0'],
+          ['DELETED', 'chunk-1'],
+        ]);
+        expect(events[0].object.data).toEqual(data);
+      }
+      // Both watchers were sent the same bytes.
+      expect(bodies[0].equals(bodies[1])).toBe(true);
+    } finally {
+      for (const socket of sockets) socket.destroy();
     }
   });
 });

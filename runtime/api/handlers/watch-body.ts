@@ -35,6 +35,11 @@ export interface WatchResponseSink {
   uncork(): void;
   once(event: 'drain', listener: () => void): unknown;
   destroy(error?: Error): unknown;
+  /**
+   * node's HTTP/1.1 response: true while node frames each write as a chunk, as it does for an
+   * answer without a length. The watch writer turns it off and writes the same chunks itself.
+   */
+  chunkedEncoding?: boolean;
 }
 
 export interface WatchBodyOptions {
@@ -66,9 +71,13 @@ export function watchBody(options: WatchBodyOptions): ReadableStream<Uint8Array>
         if (direct) return;
         if (sink?.headersSent) {
           direct = true;
-          const writer = new DirectWriter(sink, stream, encode, sent, () => {
+          const chunked = sink.chunkedEncoding === true;
+          if (chunked) sink.chunkedEncoding = false;
+          const writer = new DirectWriter(sink, stream, chunked ? (event) => chunk(encode(event)) : encode, sent, () => {
             // Not after cancel(): a cancelled stream is closed already.
             if (ended) return;
+            // The last chunk, which node's end() writes for a chunked answer.
+            if (chunked) sink.write(LAST_CHUNK);
             end();
             controller.close();
           });
@@ -95,6 +104,36 @@ export function watchBody(options: WatchBodyOptions): ReadableStream<Uint8Array>
     { highWaterMark: 0 },
   );
 }
+
+/**
+ * An HTTP/1.1 chunk of one event's frame: its length in hex, CRLF, the frame, CRLF, as node
+ * frames a write. Every watcher of a change is sent the same frame, so the chunk is made once
+ * and each watcher's write is one buffer. (node's own framing makes four writes of each, which
+ * its socket then gathers into one TLS record, copying them, for every watcher.)
+ */
+function chunk(frame: string | Uint8Array): Uint8Array {
+  if (frame === lastFrame) return lastChunk;
+  const bytes = typeof frame === 'string' ? Buffer.from(frame) : frame;
+  // No chunk for nothing: an empty one would end the answer (node writes none either).
+  if (bytes.length === 0) return bytes;
+  const head = `${bytes.length.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafeSlow(head.length + bytes.length + 2);
+  out.write(head, 'latin1');
+  out.set(bytes, head.length);
+  out.write('\r\n', head.length + bytes.length, 'latin1');
+  // Only kept frames come again; a string (a bookmark, an ERROR) is made for one watcher.
+  if (typeof frame !== 'string') {
+    lastFrame = frame;
+    lastChunk = out;
+  }
+  return out;
+}
+
+let lastFrame: Uint8Array | undefined;
+let lastChunk: Uint8Array = new Uint8Array(0);
+
+/** The chunk that ends a chunked answer, without trailers. */
+const LAST_CHUNK = '0\r\n\r\n';
 
 /** Writers with events waiting, in the order their events came; written at the next setImmediate. */
 let due: DirectWriter[] = [];
