@@ -22,8 +22,8 @@ export type AuthorizationDecision = 'allowed' | 'denied';
 export interface ApiMetrics {
   /** A watch was opened (+1) or ended (-1) on kind; apiserver_registered_watchers. */
   watchersChanged(gvk: GroupVersionKind, delta: number): void;
-  /** One event was sent to one watcher; apiserver_watch_events_total. */
-  watchEventSent(gvk: GroupVersionKind): void;
+  /** What one watch of kind calls for each event it sends; apiserver_watch_events_total. */
+  watchEventCounter(gvk: GroupVersionKind): () => void;
   /** A watch was ended because its client stopped reading; apiserver_terminated_watchers_total. */
   watcherTerminated(group: string, resource: string): void;
   /** A terminal decision of one authorizer in the chain; apiserver_authorization_decisions_total. */
@@ -44,7 +44,7 @@ export interface ApiMetrics {
 /** Records nothing: what layers get when no server hands them a registry (unit tests, metrics off). */
 export const noMetrics: ApiMetrics = {
   watchersChanged() {},
-  watchEventSent() {},
+  watchEventCounter: () => () => {},
   watcherTerminated() {},
   authorizationDecision() {},
   deprecatedApiRequested() {},

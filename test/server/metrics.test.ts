@@ -116,6 +116,13 @@ describe('/metrics', () => {
     const text = await scrape();
     const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
     expect(sample(text, 'apiserver_watch_events_total', gvk)).toBeGreaterThanOrEqual(1);
+    // Each event sent counted once, however often the metrics are read.
+    const counted = sample(text, 'apiserver_watch_events_total', gvk)!;
+    const replayed = await get(`${ns}?watch=1&timeoutSeconds=1&resourceVersion=0`);
+    const events = replayed.body.split('\n').filter((line) => line !== '').length;
+    expect(events).toBeGreaterThanOrEqual(1);
+    expect(sample(await scrape(), 'apiserver_watch_events_total', gvk)).toBe(counted + events);
+    expect(sample(await scrape(), 'apiserver_watch_events_total', gvk)).toBe(counted + events);
     expect(sample(text, 'apiserver_registered_watchers', gvk)).toBe(0);
     expect(sample(text, 'apiserver_request_total', { ...GET_LABELS, verb: 'WATCH', scope: 'namespace', code: '200' })).toBe(1);
     const watchLabels = { verb: 'WATCH', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver' };

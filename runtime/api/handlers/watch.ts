@@ -60,7 +60,7 @@ export async function watchResource(ctx: HandlerContext): Promise<Response> {
     stream,
     encode: (event) => encoder.encode(event),
     sink: ctx.response,
-    sent: gvk && (() => metrics!.watchEventSent(gvk)),
+    sent: gvk && metrics!.watchEventCounter(gvk),
     ended: () => {
       if (gvk) metrics!.watchersChanged(gvk, -1);
       const dropped = stream.unresponsive;

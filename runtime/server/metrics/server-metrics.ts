@@ -128,6 +128,13 @@ export interface RequestSeries {
 }
 
 /** A map of maps keyed by each label value in turn, so no key string is built per request. */
+/** One kind's watch series; `uncounted` events were sent since the counter was last read. */
+interface WatchSeries {
+  watchers: { inc(n: number): void; dec(n: number): void };
+  events: { inc(n: number): void };
+  uncounted: number;
+}
+
 class LabelTree<T> {
   private readonly root = new Map<string, unknown>();
   get(values: readonly string[], make: () => T): T {
@@ -167,7 +174,9 @@ export class ServerMetrics implements ApiMetrics {
   private readonly decisionSeries = new LabelTree<{ inc(): void }>();
   private readonly series = new LabelTree<RequestSeries>();
   private lastSeries: RequestSeries | undefined;
-  private readonly watchSeries = new LabelTree<{ watchers: { inc(n: number): void; dec(n: number): void }; events: { inc(): void } }>();
+  private readonly watchSeries = new LabelTree<WatchSeries>();
+  /** Every watch series, for adding their events not yet counted when the metrics are read. */
+  private readonly watchSeriesList: WatchSeries[] = [];
   private readonly showHidden: boolean;
 
   constructor(options: ServerMetricsOptions = {}) {
@@ -190,7 +199,19 @@ export class ServerMetrics implements ApiMetrics {
     });
     this.longRunning = new Gauge({ ...this.meta(d.longRunning), labelNames: SIZE_LABELS, registers });
     this.registeredWatchers = new Gauge({ ...this.meta(d.registeredWatchers), labelNames: ['group', 'version', 'kind'], registers });
-    this.watchEvents = new Counter({ ...this.meta(d.watchEvents), labelNames: ['group', 'version', 'kind'], registers });
+    const watchSeriesList = this.watchSeriesList;
+    this.watchEvents = new Counter({
+      ...this.meta(d.watchEvents),
+      labelNames: ['group', 'version', 'kind'],
+      registers,
+      collect() {
+        for (const series of watchSeriesList) {
+          if (series.uncounted === 0) continue;
+          series.events.inc(series.uncounted);
+          series.uncounted = 0;
+        }
+      },
+    });
     this.terminatedWatchers = new Counter({ ...this.meta(d.terminatedWatchers), labelNames: ['group', 'resource'], registers });
     const objectCounts = options.objectCounts;
     new Gauge({
@@ -293,7 +314,9 @@ export class ServerMetrics implements ApiMetrics {
   private watchChildren(gvk: GroupVersionKind) {
     return this.watchSeries.get([gvk.group, gvk.version, gvk.kind], () => {
       const labels = { group: gvk.group, version: gvk.version, kind: gvk.kind };
-      return { watchers: this.registeredWatchers.labels(labels), events: this.watchEvents.labels(labels) };
+      const series = { watchers: this.registeredWatchers.labels(labels), events: this.watchEvents.labels(labels), uncounted: 0 };
+      this.watchSeriesList.push(series);
+      return series;
     });
   }
 
@@ -303,8 +326,13 @@ export class ServerMetrics implements ApiMetrics {
     else watchers.dec(-delta);
   }
 
-  watchEventSent(gvk: GroupVersionKind): void {
-    this.watchChildren(gvk).events.inc();
+  watchEventCounter(gvk: GroupVersionKind): () => void {
+    // One change reaches every watcher of its kind: a number per event and watcher, added to the
+    // counter when the metrics are read, rather than prom-client hashing the labels each time.
+    const series = this.watchChildren(gvk);
+    return () => {
+      series.uncounted++;
+    };
   }
 
   watcherTerminated(group: string, resource: string): void {
