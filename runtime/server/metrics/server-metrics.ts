@@ -127,7 +127,6 @@ export interface RequestSeries {
   labels: Record<(typeof DURATION_LABELS)[number], string>;
 }
 
-/** A map of maps keyed by each label value in turn, so no key string is built per request. */
 /** One kind's watch series; `uncounted` events were sent since the counter was last read. */
 interface WatchSeries {
   watchers: { inc(n: number): void; dec(n: number): void };
@@ -135,6 +134,7 @@ interface WatchSeries {
   uncounted: number;
 }
 
+/** A map of maps keyed by each label value in turn, so no key string is built per request. */
 class LabelTree<T> {
   private readonly root = new Map<string, unknown>();
   get(values: readonly string[], make: () => T): T {
