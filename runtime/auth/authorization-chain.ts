@@ -31,14 +31,17 @@ export interface ChainOptions {
 
 /**
  * Counts an authorizer's allow and deny answers (not its no-opinions) under its type and name, as
- * kube's instrumented authorizers feed apiserver_authorization_decisions_total.
+ * kube's instrumented authorizers feed apiserver_authorization_decisions_total. The two series are
+ * looked up at the first decision of each kind and kept, so a decision costs an increment.
  */
 function counted(authorizer: Authorizer, type: string, name: string, metrics: ApiMetrics | undefined): Authorizer {
   if (!metrics) return authorizer;
   const authorize = authorizer.authorize.bind(authorizer);
+  let allowed: { inc(): void } | undefined;
+  let denied: { inc(): void } | undefined;
   const count = (result: AuthorizationResult) => {
-    if (result.decision === 'allow') metrics.authorizationDecision(type, name, 'allowed');
-    else if (result.decision === 'deny') metrics.authorizationDecision(type, name, 'denied');
+    if (result.decision === 'allow') (allowed ??= metrics.authorizationDecisions(type, name, 'allowed')).inc();
+    else if (result.decision === 'deny') (denied ??= metrics.authorizationDecisions(type, name, 'denied')).inc();
     return result;
   };
   return Object.assign(Object.create(authorizer) as Authorizer, {

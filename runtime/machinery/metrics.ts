@@ -26,8 +26,11 @@ export interface ApiMetrics {
   watchEventCounter(gvk: GroupVersionKind): () => void;
   /** A watch was ended because its client stopped reading; apiserver_terminated_watchers_total. */
   watcherTerminated(group: string, resource: string): void;
-  /** A terminal decision of one authorizer in the chain; apiserver_authorization_decisions_total. */
-  authorizationDecision(type: string, name: string, decision: AuthorizationDecision): void;
+  /**
+   * The count of one authorizer's terminal decisions of one kind (apiserver_authorization_decisions_total),
+   * for the authorizer to keep and increment: the series appears with its first decision, as kube's does.
+   */
+  authorizationDecisions(type: string, name: string, decision: AuthorizationDecision): { inc(): void };
   /** A served deprecated API was requested; apiserver_requested_deprecated_apis set to 1. */
   deprecatedApiRequested(request: DeprecatedApiRequest): void;
   /** An audit event went to the audit backend; apiserver_audit_event_total. */
@@ -46,7 +49,7 @@ export const noMetrics: ApiMetrics = {
   watchersChanged() {},
   watchEventCounter: () => () => {},
   watcherTerminated() {},
-  authorizationDecision() {},
+  authorizationDecisions: () => ({ inc() {} }),
   deprecatedApiRequested() {},
   auditEventWritten() {},
   declarativeValidationMismatch() {},
