@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { startServer, type RunningServer } from '../../runtime/index.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { kubectlVersions, runKubectl, writeKubeconfig } from '../support/kubectl.js';
+import { sample } from '../support/metrics-text.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const TOKENS = 'bob-token,bob,uid-bob\ncarl-token,carl,uid-carl,"team-a"\ndave-token,dave,uid-dave\nerin-token,erin,uid-erin\n';
@@ -126,6 +127,56 @@ describe('grants', () => {
     // The role appears: the same binding now grants.
     expect((await send(admin, 'POST', `${RBAC}/clusterroles`, { metadata: { name: 'not-there' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] })).status).toBe(201);
     await eventually(async () => expect((await send(bob, 'GET', '/api/v1/namespaces/other/configmaps/cm')).status).toBe(200));
+  });
+
+  it('follows updates and deletions of bindings and roles as they reach the watch cache', async () => {
+    const dave: Credentials = { ca: server.caCert, token: 'dave-token' };
+    const cm = '/api/v1/namespaces/team/configmaps/cm';
+    const denial = (who: string, verb: string, path: string, reason = '') =>
+      `configmaps${verb === 'get' ? ' "cm"' : ''} is forbidden: User "${who}" cannot ${verb} resource "configmaps" in API group "" in the namespace "team"${reason}`;
+    const role = { metadata: { name: 'follow' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] };
+    const binding = { metadata: { name: 'follow' }, roleRef: ref('Role', 'follow'), subjects: [user('bob')] };
+    expect((await send(admin, 'POST', `${RBAC}/namespaces/team/roles`, role)).status).toBe(201);
+    expect((await send(admin, 'POST', `${RBAC}/namespaces/team/rolebindings`, binding)).status).toBe(201);
+    await eventually(async () => expect((await send(bob, 'GET', cm)).status).toBe(200));
+
+    // The binding's subject changes: the grant moves from bob to dave.
+    expect((await send(admin, 'PUT', `${RBAC}/namespaces/team/rolebindings/follow`, { ...binding, subjects: [user('dave')] })).status).toBe(200);
+    await eventually(async () => expect((await send(dave, 'GET', cm)).status).toBe(200));
+    expect((await send(bob, 'GET', cm)).body.message).toBe(denial('bob', 'get', cm));
+
+    // The role's rule changes from get to list.
+    expect((await send(admin, 'PUT', `${RBAC}/namespaces/team/roles/follow`, { ...role, rules: [{ ...role.rules[0], verbs: ['list'] }] })).status).toBe(200);
+    await eventually(async () => expect((await send(dave, 'GET', '/api/v1/namespaces/team/configmaps')).status).toBe(200));
+    expect((await send(dave, 'GET', cm)).body.message).toBe(denial('dave', 'get', cm));
+
+    // The role goes: the binding grants nothing, and the refusal names the missing role.
+    expect((await send(admin, 'DELETE', `${RBAC}/namespaces/team/roles/follow`)).status).toBe(200);
+    await eventually(async () =>
+      expect((await send(dave, 'GET', '/api/v1/namespaces/team/configmaps')).body.message).toBe(
+        denial('dave', 'list', cm, ': RBAC: role.rbac.authorization.k8s.io "follow" not found'),
+      ),
+    );
+
+    // It comes back; then the binding goes, and with it the reason.
+    expect((await send(admin, 'POST', `${RBAC}/namespaces/team/roles`, role)).status).toBe(201);
+    await eventually(async () => expect((await send(dave, 'GET', cm)).status).toBe(200));
+    expect((await send(admin, 'DELETE', `${RBAC}/namespaces/team/rolebindings/follow`)).status).toBe(200);
+    await eventually(async () => expect((await send(dave, 'GET', cm)).body.message).toBe(denial('dave', 'get', cm)));
+  });
+
+  it('counts each decision RBAC allows in apiserver_authorization_decisions_total, and no refusal', async () => {
+    const allowed = async () => {
+      const res = await call(server.url, '/metrics', admin);
+      return sample(res.body, 'apiserver_authorization_decisions_total', { type: 'RBAC', name: 'rbac', decision: 'allowed' }) ?? 0;
+    };
+    const before = await allowed();
+    // Allowed by the bootstrap policy (system:discovery), three times; refused twice.
+    for (let i = 0; i < 3; i++) expect((await call(server.url, '/version', bob)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await send(bob, 'GET', '/api/v1/namespaces/other/secrets')).status).toBe(403);
+    // system:masters' own scrapes are decided before RBAC is asked.
+    expect(await allowed()).toBe(before + 3);
+    expect(sample((await call(server.url, '/metrics', admin)).body, 'apiserver_authorization_decisions_total', { type: 'RBAC', name: 'rbac', decision: 'denied' })).toBeUndefined();
   });
 });
 

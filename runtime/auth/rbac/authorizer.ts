@@ -6,7 +6,6 @@
 import type { Attributes, AuthorizationResult, Authorizer, RulesResult, RuleResolver as UserRulesResolver } from '../authorizer.js';
 import type { UserInfo } from '../user.js';
 import type { RuleResolver } from './rule-resolver.js';
-import { ruleAllows } from './rules.js';
 
 /** utilerrors.NewAggregate(...).Error(): one message alone, several deduplicated in brackets. */
 export function aggregateMessage(errors: readonly string[]): string {
@@ -18,18 +17,15 @@ export class RBACAuthorizer implements Authorizer, UserRulesResolver {
   constructor(private readonly resolver: RuleResolver) {}
 
   authorize(a: Attributes): AuthorizationResult {
-    let allowedBy: string | undefined;
-    let errors: string[] | undefined;
-    this.resolver.visitRulesFor(a.user, a.namespace, (source, rule, error) => {
-      if (rule && ruleAllows(a, rule)) {
-        allowedBy = source;
-        return false;
-      }
-      if (error) (errors ??= []).push(error);
+    const allowedBy = this.resolver.allowingSource(a);
+    if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
+    // No rule allows: the reason lists every binding whose role could not be found.
+    const errors: string[] = [];
+    this.resolver.visitRulesFor(a.user, a.namespace, (_source, _rule, error) => {
+      if (error) errors.push(error);
       return true;
     });
-    if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
-    return { decision: 'noOpinion', reason: errors ? `RBAC: ${aggregateMessage(errors)}` : '' };
+    return { decision: 'noOpinion', reason: errors.length ? `RBAC: ${aggregateMessage(errors)}` : '' };
   }
 
   /**
