@@ -3,6 +3,7 @@
 // they came in. Sorting a value once, where it is stored, lets every response reuse that order
 // (a copy sorted throughout is go-format's sortKeysDeep).
 // (A JS object lists integer-like keys first, so such keys cannot follow Go's order.)
+import { sortKeysDeep } from './go-format.js';
 import { setMember } from './own-member.js';
 
 /**
@@ -38,6 +39,59 @@ export function sortKeysInPlace(value: unknown): unknown {
     }
   }
   return root;
+}
+
+/**
+ * `value` with every object's keys in sorted order, as sortKeysDeep gives, but sharing every part
+ * already in order, and without changing `value`: an object or array is copied only when it or
+ * something below it is out of order. A custom resource's create holds many such parts (each
+ * `{}` leaf of its managedFields, lists of scalars, most of what a client wrote with sorted keys).
+ */
+export function sortedSharing(value: unknown): unknown {
+  return sharing(value, 0);
+}
+
+/** Levels walked by recursion, as go-format's copy does; anything deeper is copied by sortKeysDeep's explicit stack. */
+const RECURSIVE_LEVELS = 256;
+
+/** Members up to which an object built by stores stays in fast mode (go-format's copy says why). */
+const FEW_MEMBERS = 8;
+
+function sharing(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth === RECURSIVE_LEVELS) return sortKeysDeep(value);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const shared = sharing(item, depth + 1);
+      if (shared !== item && copy === undefined) copy = value.slice(0, i);
+      copy?.push(shared);
+    }
+    return copy ?? value;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  let copy: Record<string, unknown> | undefined;
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys.sort();
+      copy = {};
+      break;
+    }
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const item = obj[keys[i]];
+    const shared = sharing(item, depth + 1);
+    if (shared !== item && copy === undefined) {
+      // In order so far: the copy takes the members before this one as they are.
+      copy = {};
+      for (let j = 0; j < i; j++) setMember(copy, keys[j], obj[keys[j]]);
+    }
+    if (copy !== undefined) setMember(copy, keys[i], shared);
+  }
+  if (copy === undefined) return obj;
+  return keys.length > FEW_MEMBERS ? { ...copy } : copy;
 }
 
 /** An array as it is; an object as it is when its keys are in order, else a shallow copy in order. */

@@ -7,8 +7,7 @@
 
 import type { ResourceDefinition } from './definition.js';
 import { isPlainObject, metaOf, type KubeObject } from '../machinery/object.js';
-import { sortKeysDeep } from '../machinery/go-format.js';
-import { sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
+import { sortedSharing, sortKeysInPlace, withResourceVersion } from '../machinery/sorted-keys.js';
 import { fromStoredForm, toStoredForm } from './stored-form.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
 
@@ -57,7 +56,8 @@ export class Codec {
     delete meta.selfLink;
     copy.metadata = meta;
     if (!this.sortsKeys) return stringifyJSON(copy);
-    const sorted = sortKeysDeep(copy) as KubeObject;
+    // Sorted parts of `obj` are shared, not copied: nothing changes a written object afterwards.
+    const sorted = sortedSharing(copy) as KubeObject;
     this.sortedWrites.set(obj, sorted);
     return stringifyJSON(sorted);
   }

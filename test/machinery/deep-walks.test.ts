@@ -5,7 +5,7 @@ import { deepEqual } from '../../runtime/machinery/deep-equal.js';
 import { stringifyJSON } from '../../runtime/machinery/deep-json.js';
 import { sortKeysDeep } from '../../runtime/machinery/go-format.js';
 import { deepClone, deepEqual as semanticEqual } from '../../runtime/machinery/object.js';
-import { sortKeysInPlace } from '../../runtime/machinery/sorted-keys.js';
+import { sortedSharing, sortKeysInPlace } from '../../runtime/machinery/sorted-keys.js';
 
 /** `levels` objects nested as member "z" of each other, each with "a" after "z" (out of order), built without recursion. */
 function deepObjects(levels: number): Record<string, unknown> {
@@ -106,6 +106,62 @@ describe('sortKeysInPlace', () => {
     const arrays = sortKeysInPlace(deepArrays(levels));
     expect(sortedThroughout(arrays)).toBe(true);
     expect(deepEqual(arrays, deepArrays(levels))).toBe(true);
+  });
+});
+
+describe('sortedSharing', () => {
+  it('shares every part in order, copies the parts out of order and their parents, and leaves the value as it was', () => {
+    const inOrder = { a: { b: 1, c: [{ d: 1 }, 'x'] } };
+    expect(sortedSharing(inOrder)).toBe(inOrder);
+    const leaf = { p: {}, q: [1, 2] };
+    const unsorted = { y: 1, x: 2 };
+    const list = [leaf, unsorted, 'z'];
+    const value = { m: leaf, l: list, a: { k: 1 } };
+    const before = JSON.stringify(value);
+    const sorted = sortedSharing(value) as Record<string, unknown>;
+    expect(JSON.stringify(sorted)).toBe('{"a":{"k":1},"l":[{"p":{},"q":[1,2]},{"x":2,"y":1},"z"],"m":{"p":{},"q":[1,2]}}');
+    expect(JSON.stringify(value)).toBe(before);
+    expect(sorted).not.toBe(value);
+    expect(sorted.m).toBe(leaf);
+    expect(sorted.a).toBe(value.a);
+    const sortedList = sorted.l as unknown[];
+    expect(sortedList).not.toBe(list);
+    expect(sortedList[0]).toBe(leaf);
+    expect(sortedList[1]).not.toBe(unsorted);
+    // In order itself, with an out-of-order member after members kept as they are.
+    const tail = { a: 1, b: { d: 1, c: 2 } };
+    const sortedTail = sortedSharing(tail) as Record<string, unknown>;
+    expect(sortedTail).not.toBe(tail);
+    expect(JSON.stringify(sortedTail)).toBe('{"a":1,"b":{"c":2,"d":1}}');
+    expect(JSON.stringify(tail)).toBe('{"a":1,"b":{"d":1,"c":2}}');
+    expect(sortedSharing('s')).toBe('s');
+    expect(sortedSharing(null)).toBe(null);
+  });
+
+  it('copies an object of many members, a __proto__ member among them, as own members in order', () => {
+    const members = Array.from({ length: 30 }, (_, i) => `"k${String(29 - i).padStart(2, '0')}":${i}`);
+    const value = JSON.parse(`{${members.join(',')},"__proto__":{"polluted":true}}`) as Record<string, unknown>;
+    const sorted = sortedSharing(value) as Record<string, unknown>;
+    expect(Object.keys(sorted)).toEqual([...Object.keys(value)].sort());
+    expect(Object.getPrototypeOf(sorted)).toBe(Object.prototype);
+    expect(Object.hasOwn(sorted, '__proto__')).toBe(true);
+    expect((sorted as { polluted?: unknown }).polluted).toBeUndefined();
+    // A member after a __proto__ member kept as it is, when an out-of-order one follows.
+    const kept = JSON.parse('{"__proto__":{"x":1},"b":{"d":1,"c":2}}') as Record<string, unknown>;
+    const sortedKept = sortedSharing(kept) as Record<string, unknown>;
+    expect(Object.hasOwn(sortedKept, '__proto__')).toBe(true);
+    expect(JSON.stringify(sortedKept)).toBe('{"__proto__":{"x":1},"b":{"c":2,"d":1}}');
+  });
+
+  it.each(DEPTHS)('gives what sortKeysDeep gives for objects and arrays nested %i levels', (levels) => {
+    const objects = deepObjects(levels);
+    const sorted = sortedSharing(objects);
+    expect(sortedThroughout(sorted)).toBe(true);
+    expect(deepEqual(sorted, sortKeysDeep(objects))).toBe(true);
+    expect(sortedThroughout(objects)).toBe(false);
+    const arrays = deepArrays(levels);
+    expect(sortedThroughout(sortedSharing(arrays))).toBe(true);
+    expect(deepEqual(sortedSharing(arrays), arrays)).toBe(true);
   });
 });
 
