@@ -56,7 +56,8 @@ export class Codec {
     delete meta.selfLink;
     copy.metadata = meta;
     if (!this.sortsKeys) return stringifyJSON(copy);
-    // Sorted parts of `obj` are shared, not copied: nothing changes a written object afterwards.
+    // Parts of `obj` already in order are shared, not copied: neither the written object nor
+    // stored()'s answer made from this copy is changed after the write.
     const sorted = sortedSharing(copy) as KubeObject;
     this.sortedWrites.set(obj, sorted);
     return stringifyJSON(sorted);
