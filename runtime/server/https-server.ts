@@ -75,14 +75,15 @@ function lingerBeforeClose(socket: Socket): void {
 
 /**
  * Node's HTTP/1.1 parser reads a connection's bytes straight from its TLS stream, below
- * JavaScript, and pausing the socket (node does it when pipelined requests outrun their answers)
- * does not stop the TLS layer from handing the parser the rest of what it has already decrypted,
+ * JavaScript, and pausing the socket (node does it when pipelined requests outrun their answers,
+ * or when a request's body fills its buffer before the handler reads it) does not stop the TLS layer from handing the parser the rest of what it has already decrypted,
  * 16 KiB at a time: the paused parser refuses it with HPE_PAUSED, which the request's client gets
  * as a 400 and a closed connection, well-formed requests lost. A 'data' listener makes node feed
  * the parser through the socket's stream instead, which holds bytes back while paused, as Go's
  * server does by reading the next request only when it is ready for it. The stream costs every
- * request about a tenth more CPU, so a connection takes it only once node first pauses it: the
- * listener added while node pauses reroutes what TLS hands over next.
+ * request about 14% more instructions (README, "Reading HTTP/1.1 through the socket's stream"),
+ * so a connection takes it only once node first pauses it: the listener added while node pauses
+ * reroutes what TLS hands over next.
  */
 function readThroughSocketStreamOncePaused(socket: TLSSocket): void {
   if (socket.alpnProtocol !== 'h2') socket.once('pause', () => readThroughStream(socket));
