@@ -258,8 +258,11 @@ describe.runIf(binary)('etcd storage', () => {
         () => undefined,
         (error: unknown) => error,
       );
-      // etcd wakes up after the first deadline, while a client that retries would try again.
-      await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 1500))]);
+      // etcd wakes up after the first deadline, while a client that retries would try again. The
+      // deadline runs from when the create goes out, which a loaded machine can delay by a second
+      // or more (CI once woke etcd at 1.5 s before the create was sent, and it succeeded), so etcd
+      // wakes when the create has failed, or after 5 s at most.
+      await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 5000))]);
       own.resume();
       expect(await outcome).toMatchObject({ name: 'StorageError', code: 'Timeout' });
 
