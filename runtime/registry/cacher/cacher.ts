@@ -260,17 +260,18 @@ export class Cacher {
     void this.start();
   }
 
-  /**
-   * The cache of the longest prefix `key` lies under. Every prefix ends with '/', so it is one of
-   * the key's heads up to a '/': those are looked up, longest first, a few map lookups per change
-   * however many resources are served (a scan of every prefix cost a comparison per resource).
-   */
+  /** Serves `prefix` from `cache`, and keeps the longest prefix's length for route(). */
   private setCache(prefix: string, cache: WatchCache): void {
     checkPrefix(prefix);
     this.caches.set(prefix, cache);
     this.longestPrefix = Math.max(this.longestPrefix, prefix.length);
   }
 
+  /**
+   * The cache of the longest prefix `key` lies under. Every prefix ends with '/', so it is one of
+   * the key's heads up to a '/': those are looked up, longest first, a few map lookups per change
+   * however many resources are served (a scan of every prefix cost a comparison per resource).
+   */
   private route(key: string): WatchCache | undefined {
     // A key's heads longer than every prefix are none of them: however many slashes a key holds
     // (a foreign key under the root), the walk is bounded by the prefixes, not by the key.

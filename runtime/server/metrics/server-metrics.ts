@@ -127,11 +127,11 @@ export interface RequestSeries {
   labels: Record<(typeof DURATION_LABELS)[number], string>;
 }
 
-/** One kind's watch series; `uncounted` events were sent since the counter was last read. */
+/** One kind's watch series; its events' count appears with the first event, as kube's does. */
 interface WatchSeries {
+  labels: Record<'group' | 'version' | 'kind', string>;
   watchers: { inc(n: number): void; dec(n: number): void };
-  events: { inc(n: number): void };
-  uncounted: number;
+  events: CounterChild | undefined;
 }
 
 /** A map of maps keyed by each label value in turn, so no key string is built per request. */
@@ -160,7 +160,7 @@ export class ServerMetrics implements ApiMetrics {
   private readonly currentInflight: Gauge<'request_kind'>;
   private readonly longRunning: Gauge<(typeof SIZE_LABELS)[number]>;
   private readonly registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
-  private readonly watchEvents: Counter<'group' | 'version' | 'kind'>;
+  private readonly watchEvents: CounterFamily;
   private readonly terminatedWatchers: Counter<'group' | 'resource'>;
   private readonly requestedDeprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
   private readonly auditEvents: Counter;
@@ -175,8 +175,6 @@ export class ServerMetrics implements ApiMetrics {
   private readonly series = new LabelTree<RequestSeries>();
   private lastSeries: RequestSeries | undefined;
   private readonly watchSeries = new LabelTree<WatchSeries>();
-  /** Every watch series, for adding their events not yet counted when the metrics are read. */
-  private readonly watchSeriesList: WatchSeries[] = [];
   private readonly showHidden: boolean;
 
   constructor(options: ServerMetricsOptions = {}) {
@@ -199,19 +197,7 @@ export class ServerMetrics implements ApiMetrics {
     });
     this.longRunning = new Gauge({ ...this.meta(d.longRunning), labelNames: SIZE_LABELS, registers });
     this.registeredWatchers = new Gauge({ ...this.meta(d.registeredWatchers), labelNames: ['group', 'version', 'kind'], registers });
-    const watchSeriesList = this.watchSeriesList;
-    this.watchEvents = new Counter({
-      ...this.meta(d.watchEvents),
-      labelNames: ['group', 'version', 'kind'],
-      registers,
-      collect() {
-        for (const series of watchSeriesList) {
-          if (series.uncounted === 0) continue;
-          series.events.inc(series.uncounted);
-          series.uncounted = 0;
-        }
-      },
-    });
+    this.watchEvents = new CounterFamily(d.watchEvents.name, annotatedHelp(d.watchEvents), this.registry);
     this.terminatedWatchers = new Counter({ ...this.meta(d.terminatedWatchers), labelNames: ['group', 'resource'], registers });
     const objectCounts = options.objectCounts;
     new Gauge({
@@ -314,9 +300,7 @@ export class ServerMetrics implements ApiMetrics {
   private watchChildren(gvk: GroupVersionKind) {
     return this.watchSeries.get([gvk.group, gvk.version, gvk.kind], () => {
       const labels = { group: gvk.group, version: gvk.version, kind: gvk.kind };
-      const series = { watchers: this.registeredWatchers.labels(labels), events: this.watchEvents.labels(labels), uncounted: 0 };
-      this.watchSeriesList.push(series);
-      return series;
+      return { labels, watchers: this.registeredWatchers.labels(labels), events: undefined };
     });
   }
 
@@ -327,12 +311,10 @@ export class ServerMetrics implements ApiMetrics {
   }
 
   watchEventCounter(gvk: GroupVersionKind): () => void {
-    // One change reaches every watcher of its kind: a number per event and watcher, added to the
-    // counter when the metrics are read, rather than prom-client hashing the labels each time.
+    // One change reaches every watcher of its kind: each event is a number's increment on the
+    // kind's series (request-families.ts), where prom-client hashed the labels each time.
     const series = this.watchChildren(gvk);
-    return () => {
-      series.uncounted++;
-    };
+    return () => (series.events ??= this.watchEvents.child(series.labels)).inc();
   }
 
   watcherTerminated(group: string, resource: string): void {
