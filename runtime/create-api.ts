@@ -61,6 +61,7 @@ import type { SchemaCompiler } from './registry/custom-resources/definition.js';
 import { compileSchema } from './validation/openapi-schema/index.js';
 import { compileRules } from './validation/kube-cel/index.js';
 import { deprecatedResourceKey } from './server/filters/deprecation.js';
+import { Response } from './machinery/http/response.js';
 
 /** The namespaces kube-apiserver's bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

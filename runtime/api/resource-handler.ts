@@ -27,6 +27,7 @@ import type { WatchResponseSink } from './handlers/watch-body.js';
 import { checkRoute, pathNotFound } from './routes.js';
 import { SUBRESOURCE_HANDLERS, type SubresourceHandler } from './subresources/index.js';
 import { jsonNegotiator, type BodyTarget, type Negotiator } from './serialization.js';
+import { Response } from '../machinery/http/response.js';
 
 export interface ResourceHandlerOptions {
   registry: ResourceRegistry;

@@ -6,6 +6,7 @@
 // system:service-account-issuer-discovery role).
 
 import type { ServiceAccountKeys, VerificationKey } from '../auth/service-account-keys.js';
+import { Response } from '../machinery/http/response.js';
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';

@@ -31,6 +31,7 @@ import { headAnswer } from './head-response.js';
 import { healthEndpoints, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
+import { Response } from '../machinery/http/response.js';
 
 /**
  * Serves every request the built-in endpoints do not: discovery, OpenAPI and the resources.
@@ -232,7 +233,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   // The chain and the endpoints are the app's one handler: Hono calls a lone handler directly,
   // where middleware and routes cost a composed promise and closure per layer. A request the chain
   // answers at once (a GET the watch cache serves) is answered with its Response, not a promise;
-  // the HTTPS server hands HTTP/1.1 ones to @hono/node-server together at the end of the event
+  // the HTTPS server hands HTTP/1.1 ones to node-listener.ts together at the end of the event
   // loop's turn (answer-batch.ts), and HTTP/2 ones at once.
   app.all('*', (c): Response | Promise<Response> => {
     const auditId = c.req.header('audit-id') || randomUUID();
@@ -241,7 +242,7 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
     if (outgoing && !outgoing.headersSent) {
       // Node merges these under the headers the response is written with, which win on a clash
       // (a handler's own Cache-Control); the Response's headers stay a plain object, which
-      // @hono/node-server writes without building a Headers.
+      // node-listener.ts writes as it is.
       outgoing.setHeader('Audit-Id', auditId);
       outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
       const served = serveRequest(c);

@@ -1,13 +1,13 @@
 // What the filters leave on the Hono context for everything after them. Handlers read the parsed
 // request and the caller from here: `c.get('requestInfo')`, `c.get('user')`.
 
-import type { Http2Bindings, HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestDeadline } from './deadlines.js';
 import type { RequestInfo } from '../machinery/request-info.js';
 import type { Logger } from '../machinery/logger.js';
+import type { NodeBindings } from './node-listener.js';
 
 export interface KubeVariables {
   requestInfo: RequestInfo;
@@ -45,7 +45,7 @@ export function addAuditAnnotation(c: Context<KubeEnv>, key: string, value: stri
  * when the app is driven in-process (app.request in tests).
  */
 export interface KubeEnv {
-  Bindings: Partial<HttpBindings | Http2Bindings>;
+  Bindings: Partial<NodeBindings>;
   Variables: KubeVariables;
 }
 

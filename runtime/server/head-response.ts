@@ -1,10 +1,12 @@
 // The answer to a HEAD request. Hono serves HEAD as GET and drops the body, Content-Length with it
-// (our GETs get theirs from @hono/node-server, computed from the body as it is written). Go's
+// (our GETs get theirs from node-listener.ts, computed from the body as it is written). Go's
 // net/http keeps it: a handler that writes a body to a HEAD has the bytes counted and discarded,
 // and the count sent as Content-Length (RFC 9110 9.3.2: the length the GET would have had).
 // Go counts only while the body fits its write buffer and sends a larger GET chunked; ours sends
 // every GET with its length, and its HEAD with the same, so that the two always agree.
 import type { KubeContext } from './context.js';
+import { Headers } from '../machinery/http/headers.js';
+import { Response } from '../machinery/http/response.js';
 
 /** Statuses whose answers have no body (Go's bodyAllowedForStatus), hence no length to give. */
 const bodyless = (status: number) => status < 200 || status === 204 || status === 304;

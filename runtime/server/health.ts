@@ -5,6 +5,7 @@
 
 import type { KubeContext } from './context.js';
 import { plainTextError } from './status-response.js';
+import { Response } from '../machinery/http/response.js';
 
 export interface HealthCheck {
   name: string;

@@ -1,4 +1,4 @@
-// One TLS port serving the Hono app through @hono/node-server's request listener over HTTP/2
+// One TLS port serving the Hono app through our request listener (node-listener.ts) over HTTP/2
 // (ALPN h2, which client-go and kubectl prefer: every request and watch of a process multiplexed
 // on one connection) and HTTP/1.1 (ALPN http/1.1, or no ALPN at all). The TLS layer asks every
 // client for a certificate but lets the handshake succeed without one (or with one we do not
@@ -9,13 +9,13 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } f
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { internalError } from '../errors/status-error.js';
 import type { KubeEnv, Logger } from './context.js';
 import { statusResponse } from './status-response.js';
 import { whenResponseDone } from './response-done.js';
 import { answerBatch } from './answer-batch.js';
+import { requestListener } from './node-listener.js';
 
 export interface SecureServingOptions {
   app: Hono<KubeEnv>;
@@ -159,15 +159,17 @@ const SILENT_CLIENT_ERRORS = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 
 export async function serveSecurely(options: SecureServingOptions): Promise<SecureServer> {
   const { logger } = options;
   const inBatch = answerBatch();
-  const listener = getRequestListener((request, env: KubeEnv['Bindings']) => {
-    const res = options.app.fetch(request, env);
-    return res instanceof Promise || env.incoming?.httpVersionMajor !== 1 ? res : inBatch(res);
-  }, {
+  const listener = requestListener({
+    fetch: (request, env) => {
+      const res = options.app.fetch(request, env);
+      return res instanceof Promise || env.incoming.httpVersionMajor !== 1 ? res : inBatch(res);
+    },
     // Reached only if the app itself fails to produce a Response.
     errorHandler: (err) => {
       logger.error('unhandled error serving request:', err);
       return statusResponse(internalError(err));
     },
+    logger,
   });
   const maxStreams = options.http2MaxStreamsPerConnection || DEFAULT_HTTP2_MAX_STREAMS;
   const server = createSecureServer(

@@ -4,6 +4,8 @@
 
 import { StatusError, type Status } from '../errors/status-error.js';
 import type { KubeContext } from './context.js';
+import { Headers } from '../machinery/http/headers.js';
+import { Response } from '../machinery/http/response.js';
 
 export type StatusWriter = (c: KubeContext, err: StatusError) => Response | Promise<Response>;
 

@@ -2,6 +2,7 @@
 // serve, so kubectl 1.32 to 1.34 see no version skew; the build suffix says what we are.
 
 import { arch, platform } from 'node:process';
+import { Response } from '../machinery/http/response.js';
 
 export interface VersionInfo {
   major: string;

@@ -22,6 +22,8 @@ import type { Logger } from '../../machinery/logger.js';
 import type { BodyTarget, Negotiator, RequestHints } from '../serialization.js';
 import type { WatchResponseSink } from './watch-body.js';
 import type { Readable } from 'node:stream';
+import { Headers } from '../../machinery/http/headers.js';
+import { Response } from '../../machinery/http/response.js';
 
 /** Server-wide settings the verb handlers need (from flags and feature gates). */
 export interface HandlerConfig {

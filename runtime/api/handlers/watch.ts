@@ -15,6 +15,7 @@ import type { HandlerContext } from './context.js';
 import { requestHints } from './context.js';
 import { listOptionsFrom, queryBool } from './list.js';
 import { watchBody } from './watch-body.js';
+import { Response } from '../../machinery/http/response.js';
 
 /**
  * A watch of one named object is a watch of the collection selected by its name; a field selector

@@ -69,7 +69,7 @@ function contentLength(value: number | string | string[] | undefined | null): nu
 
 /**
  * The length of the body written. On HTTP/1.1, OutgoingMessage's `_contentLength`: node keeps a
- * Content-Length header's value there when it writes the headers, and @hono/node-server sets it
+ * Content-Length header's value there when it writes the headers, and node-listener.ts sets it
  * instead of a header for plain bodies (node then writes the header itself); read first, as it
  * is a field where the header is a lookup. Otherwise (HTTP/2) the Content-Length header.
  */

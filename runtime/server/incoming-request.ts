@@ -1,0 +1,297 @@
+// A request node has read, as the Fetch standard's Request the app is handed (Hono's `c.req.raw`).
+// Nothing is copied until asked for: the URL is the scheme, Host and target joined; a header is
+// looked up in what node parsed; the body is node's stream, read by the API's handlers straight
+// from it (readBody in runtime/api/handlers/context.ts), and a web stream only when asked for.
+// Node's own Request is undici's, which would load all of undici (runtime/machinery/http/headers.ts).
+
+import { Http2ServerRequest } from 'node:http2';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { Headers, normalizeHeaderValue } from '../machinery/http/headers.js';
+
+export type NodeIncoming = IncomingMessage | Http2ServerRequest;
+
+/** Why a request could not be made into a URL; the server answers it 400. */
+export class RequestTargetError extends Error {}
+
+/**
+ * Headers a request has at most once (node keeps the first of them in `headers`, where Go's
+ * Header.Get would read the first too); their repeats are joined as the Fetch standard joins
+ * any repeated header, from the raw list, so that nothing the client sent is silently dropped.
+ */
+const SINGLE_VALUED = new Set([
+  'age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since',
+  'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after',
+  'server', 'user-agent',
+]);
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** The Headers of a node request: a lookup in what node parsed, until something changes them. */
+class IncomingHeaders extends Headers {
+  readonly #incoming: NodeIncoming;
+  #filled = false;
+
+  constructor(incoming: NodeIncoming) {
+    super();
+    this.#incoming = incoming;
+  }
+
+  /** Every header the client sent, as Headers, for iteration and changes. */
+  #fill(): void {
+    if (this.#filled) return;
+    this.#filled = true;
+    const raw = this.#incoming.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) if (raw[i][0] !== ':') super.append(raw[i], raw[i + 1]);
+  }
+
+  /** The value as the Fetch standard would have it, or undefined when only the full list can say. */
+  #lookup(name: string): string | null | undefined {
+    if (this.#filled || !TOKEN.test(name)) return undefined;
+    const key = name.toLowerCase();
+    const incoming = this.#incoming;
+    if (!(incoming instanceof Http2ServerRequest) && !SINGLE_VALUED.has(key) && key !== 'set-cookie' && key !== 'cookie') {
+      // node joins repeats of these with ", " as the standard does.
+      if (!Object.hasOwn(incoming.headers, key)) return null;
+      const value = incoming.headers[key];
+      if (typeof value === 'string') return normalizeHeaderValue(value);
+    }
+    const raw = incoming.rawHeaders;
+    const separator = key === 'cookie' ? '; ' : ', ';
+    let found: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const rawName = raw[i];
+      if (rawName.length !== key.length || rawName.toLowerCase() !== key) continue;
+      const value = normalizeHeaderValue(raw[i + 1]);
+      found = found === null ? value : found + separator + value;
+    }
+    return found;
+  }
+
+  override get(name: string): string | null {
+    const value = this.#lookup(name);
+    if (value !== undefined) return value;
+    this.#fill();
+    return super.get(name);
+  }
+
+  override has(name: string): boolean {
+    const value = this.#lookup(name);
+    if (value !== undefined) return value !== null;
+    this.#fill();
+    return super.has(name);
+  }
+
+  override append(name: string, value: string): void {
+    this.#fill();
+    super.append(name, value);
+  }
+
+  override set(name: string, value: string): void {
+    this.#fill();
+    super.set(name, value);
+  }
+
+  override delete(name: string): void {
+    this.#fill();
+    super.delete(name);
+  }
+
+  override getSetCookie(): string[] {
+    this.#fill();
+    return super.getSetCookie();
+  }
+
+  override entries(): ReturnType<Headers['entries']> {
+    this.#fill();
+    return super.entries();
+  }
+
+  override keys(): ReturnType<Headers['keys']> {
+    this.#fill();
+    return super.keys();
+  }
+
+  override values(): ReturnType<Headers['values']> {
+    this.#fill();
+    return super.values();
+  }
+
+  override forEach(callback: (value: string, key: string, parent: globalThis.Headers) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(callback, thisArg);
+  }
+
+  override toNodeHeaders(): Record<string, string | string[]> {
+    this.#fill();
+    return super.toNodeHeaders();
+  }
+}
+
+/** A Host (or :authority) with nothing in it that could change where the URL points. */
+const SIMPLE_HOST = /^[a-z0-9._-]+(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}))?$/;
+/** A target of plain path and query characters, without dot segments. */
+const SIMPLE_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
+
+/**
+ * The request's URL: the scheme and Host before the target as sent. Only a target or Host that
+ * could read differently once parsed goes through URL (kube routes on the target as sent: see
+ * routingPath in app.ts; the URL serves the query and in-process requests).
+ */
+export function requestURL(incoming: NodeIncoming): string {
+  const target = incoming.url ?? '';
+  const http2 = incoming instanceof Http2ServerRequest;
+  if (target.startsWith('http://') || target.startsWith('https://')) {
+    if (http2) throw new RequestTargetError('an absolute :path is not allowed in HTTP/2');
+    return parsed(target).href;
+  }
+  const host = http2 ? incoming.authority : incoming.headers.host;
+  if (!host) throw new RequestTargetError('missing required Host header');
+  const scheme = http2 ? incoming.scheme : (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+  if (http2 && scheme !== 'https' && scheme !== 'http') throw new RequestTargetError(`unsupported scheme ${JSON.stringify(scheme)}`);
+  if (target === '') return `${scheme}://${host}/`;
+  if (target[0] !== '/') throw new RequestTargetError('the request target must start with /');
+  const url = `${scheme}://${host}${target}`;
+  if (SIMPLE_HOST.test(host) && SIMPLE_TARGET.test(target) && !DOT_SEGMENT.test(target)) return url;
+  checkNoBackslash(target);
+  const parsedUrl = parsed(url);
+  // A Host with a path, user or another host in it would point the URL elsewhere.
+  const bareHost = host.replace(/:\d+$/, '').toLowerCase();
+  if (parsedUrl.hostname !== bareHost) {
+    throw new RequestTargetError('malformed Host header');
+  }
+  return parsedUrl.href;
+}
+
+function parsed(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new RequestTargetError('malformed request target');
+  }
+}
+
+/** URL would read a backslash in the path as a slash; the target as sent has none. */
+function checkNoBackslash(target: string): void {
+  const backslash = target.indexOf('\\');
+  if (backslash < 0) return;
+  const query = target.indexOf('?');
+  if (query < 0 || backslash < query) throw new RequestTargetError('backslash in the request path');
+}
+
+/** The method as sent; node has checked that it is a token. */
+const methodOf = (incoming: NodeIncoming) => incoming.method || 'GET';
+
+/** A client gone before its answer aborts the request's signal. */
+const CLIENT_GONE = 'Client connection prematurely closed.';
+
+export class IncomingRequest implements globalThis.Request {
+  readonly method: string;
+  readonly url: string;
+  readonly incoming: NodeIncoming;
+  readonly cache = 'default' as const;
+  readonly credentials = 'same-origin' as const;
+  readonly destination = '' as const;
+  readonly integrity = '';
+  readonly keepalive = false;
+  readonly mode = 'cors' as const;
+  readonly redirect = 'follow' as const;
+  readonly referrer = 'about:client';
+  readonly referrerPolicy = '' as const;
+  readonly duplex = 'half' as const;
+  #headers: IncomingHeaders | undefined;
+  #abort: AbortController | undefined;
+  #abortReason: string | undefined;
+  #body: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
+
+  constructor(incoming: NodeIncoming) {
+    this.incoming = incoming;
+    this.method = methodOf(incoming);
+    this.url = requestURL(incoming);
+  }
+
+  get headers(): Headers {
+    return (this.#headers ??= new IncomingHeaders(this.incoming));
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      this.#abort = new AbortController();
+      if (this.#abortReason !== undefined) this.#abort.abort(this.#abortReason);
+    }
+    return this.#abort.signal;
+  }
+
+  /** The client went away before its answer was written. */
+  abort(reason: string = CLIENT_GONE): void {
+    if (this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    this.#abort?.abort(reason);
+  }
+
+  get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (this.#body !== undefined) return this.#body;
+    if (this.method === 'GET' || this.method === 'HEAD') return (this.#body = null);
+    // Both kinds of node request are Readables (HTTP/2's compatibility request too).
+    return (this.#body = Readable.toWeb(this.incoming as Readable) as ReadableStream<Uint8Array<ArrayBuffer>>);
+  }
+
+  get bodyUsed(): boolean {
+    return this.incoming.readableDidRead;
+  }
+
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#body === undefined && this.bodyUsed) throw new TypeError('Request: body already used');
+    const body = this.body;
+    if (!body) return new Uint8Array(0);
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+    return new Uint8Array(Buffer.concat(chunks, total)) as Uint8Array<ArrayBuffer>;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([await this.bytes()], { type: this.headers.get('content-type') ?? '' });
+  }
+
+  /** Parsing forms is the standard's own work: handed to node's Request. */
+  async formData(): Promise<FormData> {
+    return new globalThis.Request(this.url, { method: 'POST', headers: this.headers, body: await this.bytes() }).formData();
+  }
+
+  textStream(): ReadableStream<string> {
+    const body = this.body;
+    if (!body) return new ReadableStream<string>({ start: (controller) => controller.close() });
+    return body.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array<ArrayBuffer>>);
+  }
+
+  /** A copy is node's Request, with the body split between the two. */
+  clone(): Request {
+    let body: ReadableStream<Uint8Array<ArrayBuffer>> | null = this.body;
+    if (body) [this.#body, body] = body.tee();
+    return new globalThis.Request(this.url, { method: this.method, headers: this.headers, body, signal: this.signal, duplex: 'half' } as RequestInit);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Request';
+  }
+}
