@@ -53,6 +53,19 @@ const sqliteBundled = {
   },
 };
 
+// protobufjs reads and writes 64-bit integers as Longs when the `long` package loads, and long
+// instantiates a WebAssembly module as it loads (for its multiply and divide, which nothing here
+// calls): the WebAssembly engine's pages, about 1.3 MB of every server's memory. The codec reads
+// int64s as numbers, exact to 2^53 as JSON numbers are, and a Duration's nanoseconds from the
+// varint's own bytes (runtime/api/protobuf/well-known.ts), so the bundle gives protobufjs no Long.
+const protobufWithoutLong = {
+  name: 'protobufjs-without-long',
+  setup(b) {
+    b.onResolve({ filter: /^long$/ }, (args) => (/protobufjs[\\/]/.test(args.importer) ? { path: 'long', namespace: 'no-long' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'no-long' }, () => ({ contents: 'module.exports = null;', loader: 'js' }));
+  },
+};
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['runtime/main.ts'],
@@ -72,7 +85,7 @@ const result = await build({
   target: 'node20',
   // The addon is found from the package's place at run time (sqliteBundled).
   external: [...EXTERNAL, 'better-sqlite3/package.json'],
-  plugins: [externalsRequired, sqliteBundled],
+  plugins: [externalsRequired, sqliteBundled, protobufWithoutLong],
   sourcemap: 'linked',
   // The map is for opting in (NODE_OPTIONS=--enable-source-maps npm start): Node then parses it at
   // load and keeps it, about 24 MB for the server's whole life, so `npm start` leaves it off. Without

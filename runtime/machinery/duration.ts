@@ -44,7 +44,8 @@ export function parseGoDurationNs(input: string): bigint {
     // Go truncates the fraction toward zero at nanosecond precision.
     if (num[3]) total += (BigInt(num[3]) * unit) / 10n ** BigInt(num[3].length);
   }
-  if (total > 9_223_372_036_854_775_807n) throw invalid();
+  // int64's range: -2^63 (Go's minimum Duration) to 2^63 - 1.
+  if (total > (negative ? 9_223_372_036_854_775_808n : 9_223_372_036_854_775_807n)) throw invalid();
   return negative ? -total : total;
 }
 

@@ -15,6 +15,8 @@ import {
   splitFrames,
 } from '../../runtime/api/protobuf/index.js';
 import { formatGoDuration, parseGoDurationNs as parseGoDuration } from '../../runtime/machinery/duration.js';
+import { specialMessage } from '../../runtime/api/protobuf/well-known.js';
+import { WireWriter } from '../../runtime/api/protobuf/wire-writer.js';
 import { notFound } from '../../runtime/errors/status-error.js';
 import { negotiateErrorOutput, negotiateOutput } from '../../runtime/api/negotiation.js';
 import { decodeInput, responseEncoder } from '../../runtime/api/serializers.js';
@@ -199,6 +201,8 @@ describe('Go durations', () => {
     ['1h2m3.5s', 3_723_500_000_000n],
     ['-2h0m0s', -7_200_000_000_000n],
     ['2562047h47m16.854775807s', 9_223_372_036_854_775_807n],
+    // Go's minimum Duration; one nanosecond more either way is out of range.
+    ['-2562047h47m16.854775808s', -9_223_372_036_854_775_808n],
   ])('%s <-> %s ns', (text, ns) => {
     expect(formatGoDuration(ns)).toBe(text);
     expect(parseGoDuration(text)).toBe(ns);
@@ -210,5 +214,27 @@ describe('Go durations', () => {
     expect(parseGoDuration('300us')).toBe(300_000n);
     expect(() => parseGoDuration('5')).toThrow();
     expect(() => parseGoDuration('')).toThrow();
+    expect(() => parseGoDuration('2562047h47m16.854775808s')).toThrow('time: invalid duration "2562047h47m16.854775808s"');
+    expect(() => parseGoDuration('-2562047h47m16.854775809s')).toThrow('time: invalid duration "-2562047h47m16.854775809s"');
+  });
+});
+
+describe('the Duration message', () => {
+  const duration = specialMessage('k8s.io.apimachinery.pkg.apis.meta.v1.Duration')!;
+  const written = (text: string) => {
+    const w = new WireWriter();
+    duration.write(w, text);
+    return w.finish();
+  };
+
+  // The server's bundle gives protobufjs no Long (esbuild.config.mjs): nanoseconds past 2^53 are
+  // read from the varint's bytes, exactly, whichever way protobufjs reads int64s.
+  it.each(['0s', '1ns', '-2h0m0s', '2562047h47m16.854775807s', '-2562047h47m16.854775808s', '104h15m0.000000001s'])('%s round-trips exactly', (text) => {
+    expect(duration.read(written(text))).toBe(text);
+  });
+
+  it('refuses a varint cut short, as the Reader does', () => {
+    const bytes = written('2562047h47m16.854775807s');
+    expect(() => duration.read(bytes.subarray(0, bytes.length - 2))).toThrow(/index out of range/);
   });
 });

@@ -28,8 +28,20 @@ export function readInt64(r: protobuf.Reader, unsigned = false): number {
   return typeof v === 'number' ? v : v.toNumber();
 }
 
+/**
+ * An int64 exactly, past 2^53 too (a Duration's nanoseconds), from the varint's own bytes: the
+ * Reader's int64 is exact only as a Long, and the server's bundle leaves `long` out (see
+ * esbuild.config.mjs). Failures read as the Reader's own.
+ */
 function readInt64Big(r: protobuf.Reader): bigint {
-  return BigInt((r.int64() as unknown as Int64).toString());
+  let value = 0n;
+  for (let shift = 0n; shift < 70n; shift += 7n) {
+    if (r.pos >= r.len) throw new RangeError(`index out of range: ${r.pos} + 1 > ${r.len}`);
+    const byte = r.buf[r.pos++]!;
+    value |= BigInt(byte & 0x7f) << shift;
+    if (byte < 0x80) return BigInt.asIntN(64, value);
+  }
+  throw new Error('invalid varint encoding');
 }
 
 function readFields(body: Uint8Array, each: (r: protobuf.Reader, field: number, wireType: number) => boolean): void {
