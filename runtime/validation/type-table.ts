@@ -64,12 +64,6 @@ export const ref = (type: string): Shape => ({ t: 'ref', type });
 export const list = (of: Shape): Shape => ({ t: 'list', of });
 export const map = (of: Shape): Shape => ({ t: 'map', of });
 
-/** The types a field's shape refers to (through lists and maps). */
-function refsOf(shape: Shape): string[] {
-  if (shape.t === 'ref') return [shape.type];
-  return shape.t === 'list' || shape.t === 'map' ? refsOf(shape.of) : [];
-}
-
 /** A test of fields, kept in a constant: reachesField remembers its answers per table and test. */
 export type FieldTest = (field: FieldInfo) => boolean;
 
@@ -97,11 +91,13 @@ function typesReaching(table: TypeTable, test: FieldTest): Set<string> {
   for (const [name, info] of Object.entries(table)) {
     for (const field of Object.values(info.fields)) {
       if (test(field)) found.add(name);
-      for (const type of refsOf(field.shape)) {
-        const from = referrers.get(type);
-        if (from) from.push(name);
-        else referrers.set(type, [name]);
-      }
+      // The type the field refers to, through lists and maps.
+      let shape = field.shape;
+      while (shape.t === 'list' || shape.t === 'map') shape = shape.of;
+      if (shape.t !== 'ref') continue;
+      const from = referrers.get(shape.type);
+      if (from) from.push(name);
+      else referrers.set(shape.type, [name]);
     }
   }
   const pending = [...found];

@@ -75,7 +75,11 @@ const buildTree = (): { zero: Int32Array; one: Int32Array } => {
   return { zero, one };
 };
 
-const { zero: ZERO, one: ONE } = buildTree();
+/**
+ * Built on the first decode: only a server on etcd decodes, and the build's loops, run at load,
+ * were hot enough for V8 to optimize them during every start (README, "Idle memory").
+ */
+let tree: { zero: Int32Array; one: Int32Array } | undefined;
 
 export class HuffmanError extends Error {}
 
@@ -84,6 +88,7 @@ export class HuffmanError extends Error {}
  * the data and padding that is longer than 7 bits or not the EOS code's leading ones.
  */
 export const decodeHuffman = (input: Uint8Array): string => {
+  const { zero: ZERO, one: ONE } = (tree ??= buildTree());
   const out = Buffer.allocUnsafe(Math.ceil((input.length * 8) / 5));
   let written = 0;
   let node = 0;
