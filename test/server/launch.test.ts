@@ -4,9 +4,9 @@
 // shows that V8 took it. The bundle is copied into a folder of its own (beside links to what it
 // reads at run time), so the test never touches the dist/ a developer may be running.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { get } from 'node:https';
+import { Agent, get, request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
@@ -18,6 +18,9 @@ const SETTLE_MS = 1000;
 let place: string;
 let dist: string;
 let dataDir: string;
+let tokenFile: string;
+let builtinsReport: string;
+const TOKEN = 'launch-test-token';
 
 beforeAll(() => {
   // `npm start`'s own step: builds dist/ when a source changed since the last build.
@@ -30,6 +33,11 @@ beforeAll(() => {
   for (const link of ['generated', 'data', 'node_modules']) symlinkSync(join(root, link), join(place, link));
   dataDir = join(place, 'data-dir');
   mkdirSync(dataDir);
+  tokenFile = join(place, 'tokens.csv');
+  writeFileSync(tokenFile, `${TOKEN},admin,admin-uid,system:masters\n`);
+  builtinsReport = join(place, 'report-builtins.cjs');
+  // Preloaded: when the server exits, the built-in modules it loaded, one line.
+  writeFileSync(builtinsReport, "process.on('exit', () => process.stderr.write(`BUILTINS ${JSON.stringify(process.moduleLoadList)}\\n`));\n");
 }, 120_000);
 
 afterAll(() => {
@@ -42,7 +50,8 @@ afterAll(() => {
  */
 async function runOnce(nodeFlags: string[] = [], whileServing?: (port: number) => Promise<void>): Promise<string> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, join(dist, 'main.cjs'), '--secure-port', String(port), '--data-dir', dataDir], {
+  const args = [...nodeFlags, join(dist, 'main.cjs'), '--secure-port', String(port), '--data-dir', dataDir, '--token-auth-file', tokenFile];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -63,6 +72,22 @@ async function runOnce(nodeFlags: string[] = [], whileServing?: (port: number) =
   }
   expect(child.exitCode).toBe(0);
   return output;
+}
+
+/** One request with the test's system:masters token (none when `token` is false); its status and body. */
+function call(port: number, agent: Agent, method: string, path: string, body?: unknown, token = true): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${TOKEN}` } : {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent, rejectUnauthorized: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.once('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
 }
 
 /** Each cache file in the bundle's folder with its modification time. */
@@ -116,5 +141,54 @@ describe('the bundled server and its code cache', () => {
     // a memory-reducing mark-compact that nothing else in an idle server asks for.
     expect(afterServing).toMatch(/Mark-Compact \(reduce\)[^\n]*low memory notification/);
     expect(output.slice(0, output.indexOf('Serving on'))).not.toMatch(/low memory notification/);
+  }, 60_000);
+
+  it('serves without loading undici: requests, answers and watches are the server\'s own Fetch classes', async () => {
+    const statuses: number[] = [];
+    const output = await runOnce(['-r', builtinsReport], async (port) => {
+      const agent = new Agent({ keepAlive: true });
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'no-undici' }, data: { a: 'b' } };
+      const cms = '/api/v1/namespaces/default/configmaps';
+      for (const [method, path, body, token] of [
+        ['GET', '/readyz', undefined, true],
+        ['GET', '/readyz', undefined, false],
+        ['POST', cms, cm, true],
+        ['POST', cms, cm, true],
+        ['GET', `${cms}/no-undici`, undefined, true],
+        ['GET', `${cms}?limit=1`, undefined, true],
+        ['PATCH', `${cms}/no-undici`, undefined, true],
+        ['GET', '/api/v1/nope', undefined, true],
+        ['GET', `${cms}?watch=1&timeoutSeconds=1`, undefined, true],
+        ['GET', '/version', undefined, true],
+        ['GET', '/metrics', undefined, true],
+        ['DELETE', `${cms}/no-undici`, undefined, true],
+      ] as const) {
+        statuses.push((await call(port, agent, method, path, body, token)).status);
+      }
+      agent.destroy();
+    });
+    expect(statuses).toEqual([200, 401, 201, 409, 200, 200, 415, 404, 200, 200, 200, 200]);
+    const loaded = JSON.parse(/BUILTINS (.*)\n/.exec(output)![1]) as string[];
+    expect(loaded).toContain('NativeModule http2');
+    expect(loaded.filter((m) => m.includes('undici'))).toEqual([]);
+  }, 60_000);
+
+  it('starts without V8\'s optimizing compiler and has it again once the start has settled', async () => {
+    let answered = 0;
+    const output = await runOnce(['--trace-opt', '--trace-gc'], async (port) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+      // Enough of the same request for V8 to find its functions hot.
+      for (let round = 0; round < 40; round++) {
+        const answers = await Promise.all(Array.from({ length: 50 }, () => call(port, agent, 'GET', '/api/v1/namespaces/default')));
+        answered += answers.filter((a) => a.status === 200).length;
+      }
+      agent.destroy();
+    });
+    expect(answered).toBe(2000);
+    // The settled start is marked by its collection (the heap profiler's: a low memory notification).
+    const settled = output.search(/low memory notification/);
+    expect(settled).toBeGreaterThan(output.indexOf('Serving on'));
+    expect(output.slice(0, settled)).not.toMatch(/completed optimizing/);
+    expect(output.slice(settled)).toMatch(/completed optimizing/);
   }, 60_000);
 });
