@@ -5,6 +5,12 @@
 // loader as well, about 12 ms of CPU at every start.
 'use strict';
 
+// V8's optimizing compiler waits until the server's start has settled (launch.cjs says why, and
+// turns it back on then), from here: the build check's stats below were the start's first code
+// hot enough for V8 to optimize (node's own Stats dates, 3,000 calls).
+const OPTIMIZER_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|jitless|max-opt)\b/;
+if (!OPTIMIZER_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) require('node:v8').setFlagsFromString('--no-turbofan');
+
 const { readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
