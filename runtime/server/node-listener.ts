@@ -46,6 +46,7 @@ export function requestListener(options: ListenerOptions): (incoming: NodeIncomi
   const { logger } = options;
   const write = (res: Response, outgoing: NodeOutgoing) => writeResponse(res, outgoing, logger);
   return (incoming, outgoing) => {
+    if (refusedConnection(incoming)) return;
     let request: IncomingRequest;
     try {
       request = new IncomingRequest(incoming);
@@ -92,11 +93,25 @@ function isStreamed(res: Response): boolean {
   return content !== null && typeof content === 'object' && !(content instanceof Uint8Array);
 }
 
+/** Marks an HTTP/1.1 connection whose request was answered 400 before any handler ran. */
+const REFUSED = Symbol('refused');
+
+/**
+ * Whether the request came on a connection already refused: Go reads nothing after the 400 and
+ * closes, but node has parsed what the client pipelined behind it, and no handler may run it
+ * (a POST would be served while its answer goes nowhere). Its response is never written; the
+ * connection closes after the 400.
+ */
+const refusedConnection = (incoming: NodeIncoming) => !(incoming instanceof Http2ServerRequest) && (incoming.socket as { [REFUSED]?: true } | null)?.[REFUSED] === true;
+
 /** Go's answer to a request it cannot make sense of before any handler runs. */
 function badRequest(incoming: NodeIncoming, outgoing: NodeOutgoing, reason: string): void {
   const text = `400 Bad Request: ${reason}`;
   const head: OutgoingHttpHeaders = { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) };
-  if (!(incoming instanceof Http2ServerRequest)) head.connection = 'close';
+  if (!(incoming instanceof Http2ServerRequest)) {
+    head.connection = 'close';
+    if (incoming.socket) (incoming.socket as { [REFUSED]?: true })[REFUSED] = true;
+  }
   out(outgoing).writeHead(400, head);
   out(outgoing).end(text);
 }

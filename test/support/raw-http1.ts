@@ -5,7 +5,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import type { RunningServer } from '../../runtime/index.js';
 import type { Credentials } from './https-client.js';
 
-export function tlsConnect(server: RunningServer, creds: Credentials): Promise<TLSSocket> {
+export function tlsConnect(server: Pick<RunningServer, 'port'>, creds: Credentials): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port: server.port, ca: creds.ca, cert: creds.cert, key: creds.key, ALPNProtocols: ['http/1.1'], servername: 'localhost' }, () => resolve(socket));
     socket.once('error', reject);

@@ -52,7 +52,7 @@ export class RawH2 {
   }
 
   /** Connects, exchanges SETTINGS and acknowledges the server's, so its limits are in force. */
-  static async connect(server: RunningServer, creds: Credentials): Promise<RawH2> {
+  static async connect(server: Pick<RunningServer, 'url'>, creds: Credentials): Promise<RawH2> {
     const url = new URL(server.url);
     const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: creds.ca, cert: creds.cert, key: creds.key, ALPNProtocols: ['h2'] });
     await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));

@@ -10,8 +10,11 @@
 
 /** An HTTP token (RFC 9110 5.6.2): what a header name may be. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** What a header value may not hold once trimmed. */
-const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+/**
+ * What a header value may not hold once trimmed: NUL, CR, LF, and any character above U+00FF (a
+ * value is a ByteString, one byte per character; node refuses those too, but only when it writes).
+ */
+const FORBIDDEN_IN_VALUE = /[\0\r\n\u0100-\uffff]/;
 
 const isHttpWhitespace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
@@ -53,6 +56,8 @@ export class HttpHeaders implements globalThis.Headers {
     if (typeof init !== 'object') throw new TypeError('Headers: init must be an object, an iterable of pairs or a Headers');
     if (Symbol.iterator in init) {
       for (const pair of init as Iterable<Iterable<string>>) {
+        // A string is iterable too, but not a pair: the standard takes only sequences here.
+        if (typeof pair !== 'object' || pair === null) throw new TypeError('Headers: each header of an init sequence must be a [name, value] pair');
         const entry = [...pair];
         if (entry.length !== 2) throw new TypeError('Headers: each header of an init sequence must be a [name, value] pair');
         this.append(entry[0], entry[1]);
