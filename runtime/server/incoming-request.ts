@@ -11,8 +11,19 @@ import { Headers, normalizeHeaderValue } from '../machinery/http/headers.js';
 
 export type NodeIncoming = IncomingMessage | Http2ServerRequest;
 
-/** Why a request could not be made into a URL; the server answers it 400. */
-export class RequestTargetError extends Error {}
+/**
+ * Why a request is refused before any handler sees it, as Go's server refuses it: answered 400,
+ * with the reason after the status when Go gives one (`400 Bad Request: missing required Host
+ * header`), plain when Go gives none (`public` false).
+ */
+export class RequestTargetError extends Error {
+  constructor(
+    message: string,
+    readonly public_ = true,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Headers a request has at most once (node keeps the first of them in `headers`, where Go's
@@ -133,35 +144,58 @@ const SIMPLE_HOST = /^[a-z0-9._-]+(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}))?$
 /** A target of plain path and query characters, without dot segments. */
 const SIMPLE_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
+/** The bytes Go accepts in a Host header (httpguts.ValidHostHeader): RFC 3986's host and port characters. */
+const GO_VALID_HOST = /^[0-9A-Za-z!$%&'()*+,\-.:;=[\]_~]*$/;
+
+/**
+ * Go's server's checks of an HTTP/1.x request's Host, before any handler: one at most (two or
+ * more are a plain 400), required from HTTP/1.1 on, and only of the characters a host and port
+ * are written with. An empty Host is present, and passes.
+ */
+function checkHost(incoming: IncomingMessage): void {
+  const raw = incoming.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1) throw new RequestTargetError('too many Host headers', false);
+  if (hosts === 0 && (incoming.httpVersionMajor > 1 || incoming.httpVersionMinor >= 1)) throw new RequestTargetError('missing required Host header');
+  if (hosts === 1 && !GO_VALID_HOST.test(incoming.headers.host ?? '')) throw new RequestTargetError('malformed Host header');
+}
+
+/** `OPTIONS *`: a question about the server as a whole, which Go's server answers itself. */
+export const isServerWideOptions = (incoming: NodeIncoming) => incoming.method === 'OPTIONS' && incoming.url === '*';
+
+/** The host a request's URL names when its own Host cannot: the address it came to. */
+function localHost(incoming: NodeIncoming): string {
+  const socket = incoming.socket;
+  const address = socket?.localAddress ?? '127.0.0.1';
+  return `${address.includes(':') ? `[${address}]` : address}:${socket?.localPort ?? 443}`;
+}
 
 /**
  * The request's URL: the scheme and Host before the target as sent. Only a target or Host that
  * could read differently once parsed goes through URL (kube routes on the target as sent: see
- * routingPath in app.ts; the URL serves the query and in-process requests).
+ * routingPath in app.ts; the URL serves the query and in-process requests). A Host Go serves but
+ * URL cannot parse (empty, a port past 65535) gives way to the address the request came to.
  */
 export function requestURL(incoming: NodeIncoming): string {
   const target = incoming.url ?? '';
   const http2 = incoming instanceof Http2ServerRequest;
+  if (!http2) checkHost(incoming);
   if (target.startsWith('http://') || target.startsWith('https://')) {
     if (http2) throw new RequestTargetError('an absolute :path is not allowed in HTTP/2');
     return parsed(target).href;
   }
-  const host = http2 ? incoming.authority : incoming.headers.host;
-  if (!host) throw new RequestTargetError('missing required Host header');
   const scheme = http2 ? incoming.scheme : (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
   if (http2 && scheme !== 'https' && scheme !== 'http') throw new RequestTargetError(`unsupported scheme ${JSON.stringify(scheme)}`);
-  if (target === '') return `${scheme}://${host}/`;
+  let host = (http2 ? incoming.authority : incoming.headers.host) || localHost(incoming);
+  if (http2 && !GO_VALID_HOST.test(host)) throw new RequestTargetError('malformed Host header');
+  // The server-wide OPTIONS, which the listener answers itself (see isServerWideOptions).
+  if (isServerWideOptions(incoming)) return `${scheme}://${localHost(incoming)}/`;
   if (target[0] !== '/') throw new RequestTargetError('the request target must start with /');
-  const url = `${scheme}://${host}${target}`;
-  if (SIMPLE_HOST.test(host) && SIMPLE_TARGET.test(target) && !DOT_SEGMENT.test(target)) return url;
+  if (SIMPLE_HOST.test(host) && SIMPLE_TARGET.test(target) && !DOT_SEGMENT.test(target)) return `${scheme}://${host}${target}`;
   checkNoBackslash(target);
-  const parsedUrl = parsed(url);
-  // A Host with a path, user or another host in it would point the URL elsewhere.
-  const bareHost = host.replace(/:\d+$/, '').toLowerCase();
-  if (parsedUrl.hostname !== bareHost) {
-    throw new RequestTargetError('malformed Host header');
-  }
-  return parsedUrl.href;
+  if (!URL.canParse(`${scheme}://${host}/`)) host = localHost(incoming);
+  return parsed(`${scheme}://${host}${target}`).href;
 }
 
 function parsed(url: string): URL {

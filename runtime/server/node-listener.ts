@@ -10,7 +10,7 @@ import { constants as http2, Http2ServerRequest, type Http2ServerResponse } from
 import { HttpHeaders } from '../machinery/http/headers.js';
 import { writtenResponse, type ResponseContent } from '../machinery/http/response.js';
 import type { Logger } from '../machinery/logger.js';
-import { IncomingRequest, RequestTargetError, type NodeIncoming } from './incoming-request.js';
+import { IncomingRequest, isServerWideOptions, RequestTargetError, type NodeIncoming } from './incoming-request.js';
 
 export type NodeOutgoing = ServerResponse | Http2ServerResponse;
 
@@ -51,7 +51,14 @@ export function requestListener(options: ListenerOptions): (incoming: NodeIncomi
     try {
       request = new IncomingRequest(incoming);
     } catch (err) {
-      badRequest(incoming, outgoing, err instanceof RequestTargetError ? err.message : 'malformed request');
+      badRequest(incoming, outgoing, err instanceof RequestTargetError ? err : new RequestTargetError('malformed request'));
+      return;
+    }
+    if (isServerWideOptions(incoming)) {
+      // Go's globalOptionsHandler: no handler runs, an empty 200.
+      dropUnreadBodyWhenDone(incoming, outgoing);
+      out(outgoing).writeHead(200, { 'content-length': 0 });
+      out(outgoing).end();
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') dropUnreadBodyWhenDone(incoming, outgoing);
@@ -104,15 +111,22 @@ const REFUSED = Symbol('refused');
  */
 const refusedConnection = (incoming: NodeIncoming) => !(incoming instanceof Http2ServerRequest) && (incoming.socket as { [REFUSED]?: true } | null)?.[REFUSED] === true;
 
-/** Go's answer to a request it cannot make sense of before any handler runs. */
-function badRequest(incoming: NodeIncoming, outgoing: NodeOutgoing, reason: string): void {
-  const text = `400 Bad Request: ${reason}`;
+/**
+ * Go's answer to a request it cannot make sense of before any handler runs: over HTTP/1.1 the
+ * status line carries the reason as the body does (`400 Bad Request: missing required Host
+ * header`), and the connection closes. HTTP/2 has no status text.
+ */
+function badRequest(incoming: NodeIncoming, outgoing: NodeOutgoing, err: RequestTargetError): void {
+  const status = err.public_ ? `Bad Request: ${err.message}` : 'Bad Request';
+  const text = `400 ${status}`;
   const head: OutgoingHttpHeaders = { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) };
-  if (!(incoming instanceof Http2ServerRequest)) {
+  if (incoming instanceof Http2ServerRequest) {
+    out(outgoing).writeHead(400, head);
+  } else {
     head.connection = 'close';
     if (incoming.socket) (incoming.socket as { [REFUSED]?: true })[REFUSED] = true;
+    out(outgoing).writeHead(400, status, head);
   }
-  out(outgoing).writeHead(400, head);
   out(outgoing).end(text);
 }
 

@@ -121,8 +121,38 @@ describe('requestListener behind node:http2 createSecureServer({allowHTTP1: true
       expect(answers[0].headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(answers[0].headers.connection).toBe('close');
       expect(answers[0].body).toBe('400 Bad Request: missing required Host header');
+      // Go's status line carries the reason too.
+      expect(raw.toString('latin1').split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request: missing required Host header');
       // Go reads nothing after the 400: the POST behind it is never served.
       expect(handled).toEqual([]);
+    });
+
+    it('answers two Host headers a plain "400 Bad Request", as Go does (its reader\'s error, no reason given)', async () => {
+      const raw = await exchange('GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: other\r\n\r\n');
+      expect(raw.toString('latin1').split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      expect(parseResponses(raw).map((a) => [a.status, a.headers.connection, a.body])).toEqual([[400, 'close', '400 Bad Request']]);
+      expect(handled).toEqual([]);
+    });
+
+    it('serves what Go serves though its Host cannot make a URL: HTTP/1.0 without one, an empty one, a port past 65535', async () => {
+      const local = `127.0.0.1:${target.port}`;
+      for (const request of ['GET /api HTTP/1.0\r\n\r\n', 'GET /api HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n', 'GET /api HTTP/1.1\r\nHost: localhost:99999\r\nConnection: close\r\n\r\n']) {
+        expect(parseResponses(await exchange(request)).map((a) => a.status)).toEqual([200]);
+      }
+      // The URL names the address the request came to instead.
+      expect(handled).toEqual([`GET https://${local}/api`, `GET https://${local}/api`, `GET https://${local}/api`]);
+    });
+
+    it('answers a Host with a character Go refuses in one (a space) "400 Bad Request: malformed Host header"', async () => {
+      const answers = parseResponses(await exchange('GET /api HTTP/1.1\r\nHost: ex ample\r\n\r\n'));
+      expect(answers.map((a) => [a.status, a.body])).toEqual([[400, '400 Bad Request: malformed Host header']]);
+      expect(handled).toEqual([]);
+    });
+
+    it('answers OPTIONS * itself, an empty 200, as Go\'s server does, and serves on', async () => {
+      const answers = parseResponses(await exchange('OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /api HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+      expect(answers.map((a) => [a.status, a.headers['content-length'], a.body])).toEqual([[200, '0', ''], [200, '2', 'ok']]);
+      expect(handled).toEqual(['GET https://127.0.0.1/api']);
     });
 
     it.each([
