@@ -17,6 +17,22 @@ const { join } = require('node:path');
 const v8 = require('node:v8');
 const vm = require('node:vm');
 
+/**
+ * V8's compilers to machine code, the optimizing one (TurboFan) and the baseline one (Sparkplug),
+ * wait until the start has settled. A start runs once what serving never runs again (the
+ * bootstrap policy compared role by role, tables walked, data frozen), and V8 optimized a few of
+ * those functions and baseline-compiled many at every start: work thrown away, and the
+ * compilers' code paged in, their output and the optimizing thread's memory kept, for the rest of
+ * an idle server's life (about 4.5 MB of its memory for TurboFan, 0.7 MB for Sparkplug). Requests
+ * that come before then run in V8's interpreter. The flags are set as this file loads (start.cjs
+ * sets them sooner still), before the bundle is compiled, and left until after the cache is
+ * written, so the cache is always made and read under the same flags (V8 refuses one made under
+ * others). A node command line that already says how to compile is left alone.
+ */
+const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)\b/;
+const holdCompilers = !COMPILERS_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+if (holdCompilers) v8.setFlagsFromString('--no-turbofan --no-sparkplug');
+
 const dir = __dirname;
 const bundle = join(dir, 'server.cjs');
 const cacheFile = join(dir, `server.cjs.${commandLineKey()}.cache`);
@@ -83,23 +99,10 @@ function collectStartGarbage() {
   session.post('HeapProfiler.collectGarbage', () => setImmediate(() => session.disconnect()));
 }
 
-/**
- * V8's optimizing compiler (TurboFan) waits until the start has settled. A start runs once what
- * serving never runs again (the bootstrap policy compared role by role, tables walked, data
- * frozen), and V8 optimized a few of those functions at every start: work thrown away, and the
- * compiler's code paged in (and its thread's memory kept) for the rest of an idle server's life,
- * about 4.5 MB of its memory. Requests that come before then run in V8's other tiers. The flag
- * is set before the bundle is compiled and left until after the cache is written, so the cache is
- * always made and read under the same flags (V8 refuses one made under others). A node command
- * line that already says how to optimize is left alone.
- */
-const OPTIMIZER_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|jitless|max-opt)\b/;
-const holdOptimizer = !OPTIMIZER_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
-
-/** After the start settles: the cache if V8 had none to take, the collection, then the optimizer. */
+/** After the start settles: the cache if V8 had none to take, the collection, then the compilers. */
 function afterStart(exports, script, cacheUsed) {
   if (!(exports.serving instanceof Promise)) {
-    releaseOptimizer();
+    releaseCompilers();
     return;
   }
   exports.serving.then(
@@ -107,18 +110,17 @@ function afterStart(exports, script, cacheUsed) {
       setTimeout(() => {
         if (script && !cacheUsed) writeCache(script);
         collectStartGarbage();
-        releaseOptimizer();
+        releaseCompilers();
       }, SETTLE_MS).unref(),
-    releaseOptimizer,
+    releaseCompilers,
   );
 }
 
-function releaseOptimizer() {
-  if (holdOptimizer) v8.setFlagsFromString('--turbofan');
+function releaseCompilers() {
+  if (holdCompilers) v8.setFlagsFromString('--turbofan --sparkplug');
 }
 
 function run() {
-  if (holdOptimizer) v8.setFlagsFromString('--no-turbofan');
   const { script, cacheUsed } = compile();
   const module = { exports: {} };
   script.runInThisContext()(module.exports, bundleRequire, module, bundle, dir);
@@ -131,7 +133,6 @@ function run() {
  * line, which the map gives to the banner), then called as launch does.
  */
 function runWithSourceMaps() {
-  if (holdOptimizer) v8.setFlagsFromString('--no-turbofan');
   const module = new Module(bundle, null);
   module.filename = bundle;
   module.paths = Module._nodeModulePaths(dir);

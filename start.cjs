@@ -5,11 +5,11 @@
 // loader as well, about 12 ms of CPU at every start.
 'use strict';
 
-// V8's optimizing compiler waits until the server's start has settled (launch.cjs says why, and
-// turns it back on then), from here: the build check's stats below were the start's first code
-// hot enough for V8 to optimize (node's own Stats dates, 3,000 calls).
-const OPTIMIZER_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|jitless|max-opt)\b/;
-if (!OPTIMIZER_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) require('node:v8').setFlagsFromString('--no-turbofan');
+// V8's compilers to machine code wait until the server's start has settled (launch.cjs says why,
+// and turns them back on then), from here: the build check's stats below were the start's first
+// code hot enough for V8 to optimize (node's own Stats dates, 3,000 calls).
+const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)\b/;
+if (!COMPILERS_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) require('node:v8').setFlagsFromString('--no-turbofan --no-sparkplug');
 
 const { readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
