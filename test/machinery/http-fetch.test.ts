@@ -184,6 +184,12 @@ describe('Response', () => {
     }
   });
 
+  it('gives a URLSearchParams body the form type when the headers give none, as undici does', async () => {
+    const types = await withBothResponses(async (R) => [new R(new URLSearchParams({ a: 'b' })).headers.get('content-type'), new R(new URLSearchParams({ a: 'b' }), { headers: { 'Content-Type': 'text/x-mine' } }).headers.get('content-type')]);
+    expect(types.ours).toEqual(types.undici);
+    expect(types.ours).toEqual(['application/x-www-form-urlencoded;charset=UTF-8', 'text/x-mine']);
+  });
+
   it('reads a string, bytes, an ArrayBuffer, a view, URLSearchParams and a stream as undici does', async () => {
     const view = new Uint8Array([0, 104, 105, 0]);
     const bodies: Array<[string, () => ConstructorParameters<typeof globalThis.Response>[0]]> = [

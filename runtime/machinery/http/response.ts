@@ -80,6 +80,12 @@ class HttpResponse implements globalThis.Response {
     this.#content = contentOf(body);
     if (this.#content !== null && NULL_BODY_STATUS.has(status)) throw new TypeError(`Response: a ${status} answer has no body`);
     const given = init?.headers;
+    if (body instanceof URLSearchParams) {
+      // The standard gives a form its type when the headers give none.
+      this.#headers = new HttpHeaders(given ?? undefined);
+      if (!this.#headers.has('content-type')) this.#headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      return;
+    }
     if (given === undefined || given === null) return;
     if (typeof given === 'object' && !(Symbol.iterator in given) && isPlainObject(given)) this.#plainHeaders = given;
     else this.#headers = new HttpHeaders(given);
