@@ -3,7 +3,7 @@
 // skip with a message, unless REQUIRE_ETCD=1 (CI), where a missing etcd is a failure.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,14 +71,42 @@ const healthyOverTls = (url: string, tls: EtcdTls): Promise<boolean> =>
     req.on('error', () => resolve(false));
   });
 
+class EtcdExited extends Error {}
+
+/**
+ * Whether process `pid` holds the listening socket of 127.0.0.1:`port` (Linux: /proc/net/tcp's
+ * listeners by inode, against the process's open sockets).
+ */
+function listensOn(pid: number, port: number): boolean {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    // local address, remote, state (0A: LISTEN), ..., inode
+    if (fields[1] === local && fields[3] === '0A') inodes.add(fields[9]);
+  }
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? '');
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `extraArgs` are added to the flags (e.g. a shorter --grpc-keepalive-min-time); with `tls`,
  * clients connect over https and must present a certificate of `tls.clientCaPem`.
  */
 export async function startEtcd(binary: string, extraArgs: string[] = [], tls?: EtcdTls): Promise<EtcdProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const clientUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  let clientPort = 0;
+  let clientUrl = '';
+  let args: string[] = [];
   // etcd wants files; they live beside its data (removed with it) and outside the data dir it creates.
   const tlsArgs: string[] = [];
   if (tls) {
@@ -95,25 +123,29 @@ export async function startEtcd(binary: string, extraArgs: string[] = [], tls?: 
       '--client-cert-auth',
     );
   }
-  const peerUrl = `http://127.0.0.1:${peerPort}`;
-  // etcd 3.4 has no --unsafe-no-fsync (it came in 3.5); a single member on tmpfs-like temp
-  // storage starts in well under a second anyway.
-  const args = [
-    '--name=test',
-    `--data-dir=${dataDir}`,
-    `--listen-client-urls=${clientUrl}`,
-    `--advertise-client-urls=${clientUrl}`,
-    `--listen-peer-urls=${peerUrl}`,
-    `--initial-advertise-peer-urls=${peerUrl}`,
-    `--initial-cluster=test=${peerUrl}`,
-    '--logger=zap',
-    '--log-level=error',
-    // Idle watches get a progress notification often, so the resume point of a watch moves on
-    // even while nothing under its key changes.
-    '--experimental-watch-progress-notify-interval=200ms',
-    ...tlsArgs,
-    ...extraArgs,
-  ];
+  const choosePorts = async (): Promise<void> => {
+    clientPort = await freePort();
+    const peerUrl = `http://127.0.0.1:${await freePort()}`;
+    clientUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+    // etcd 3.4 has no --unsafe-no-fsync (it came in 3.5); a single member on tmpfs-like temp
+    // storage starts in well under a second anyway.
+    args = [
+      '--name=test',
+      `--data-dir=${dataDir}`,
+      `--listen-client-urls=${clientUrl}`,
+      `--advertise-client-urls=${clientUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=test=${peerUrl}`,
+      '--logger=zap',
+      '--log-level=error',
+      // Idle watches get a progress notification often, so the resume point of a watch moves on
+      // even while nothing under its key changes.
+      '--experimental-watch-progress-notify-interval=200ms',
+      ...tlsArgs,
+      ...extraArgs,
+    ];
+  };
 
   let child: ChildProcess | undefined;
   let output = '';
@@ -124,8 +156,10 @@ export async function startEtcd(binary: string, extraArgs: string[] = [], tls?: 
     proc.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let exited = false;
     proc.once('exit', () => (exited = true));
-    while (!(await healthy(clientUrl, tls))) {
-      if (exited) throw new Error(`etcd exited before it became healthy:\n${output}`);
+    // Healthy, and on its own port: freePort's port may have gone to another test's etcd first
+    // (ours then fails to bind and exits), and that one answers /health just as well.
+    while (!(await healthy(clientUrl, tls)) || !listensOn(proc.pid!, clientPort)) {
+      if (exited) throw new EtcdExited(`etcd exited before it became healthy:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
@@ -143,7 +177,20 @@ export async function startEtcd(binary: string, extraArgs: string[] = [], tls?: 
   };
   process.once('exit', onExit);
 
-  await launch();
+  // A port taken meanwhile by someone else: new ones, a few times.
+  for (let attempt = 1; ; attempt++) {
+    await choosePorts();
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (!(err instanceof EtcdExited) || !/address already in use/.test(output) || attempt === 3) throw err;
+      output = '';
+      // What the failed start wrote there names its ports.
+      rmSync(dataDir, { recursive: true, force: true });
+      mkdirSync(dataDir);
+    }
+  }
   return {
     endpoints: [clientUrl],
     async stop(options = {}) {
