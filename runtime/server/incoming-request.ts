@@ -8,6 +8,7 @@ import { Http2ServerRequest } from 'node:http2';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { Headers, normalizeHeaderValue } from '../machinery/http/headers.js';
+import { readAll } from '../machinery/http/read-all.js';
 
 export type NodeIncoming = IncomingMessage | Http2ServerRequest;
 
@@ -279,16 +280,7 @@ export class IncomingRequest implements globalThis.Request {
     if (this.#body === undefined && this.bodyUsed) throw new TypeError('Request: body already used');
     const body = this.body;
     if (!body) return new Uint8Array(0);
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.byteLength;
-    }
-    return new Uint8Array(Buffer.concat(chunks, total)) as Uint8Array<ArrayBuffer>;
+    return new Uint8Array(await readAll(body)) as Uint8Array<ArrayBuffer>;
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {

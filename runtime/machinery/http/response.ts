@@ -6,6 +6,7 @@
 // `body` make the standard's forms the first time they are asked for.
 
 import { HttpHeaders, type Headers } from './headers.js';
+import { readAll } from './read-all.js';
 
 
 type BodyInit = ConstructorParameters<typeof globalThis.Response>[0];
@@ -35,19 +36,6 @@ function contentOf(body: BodyInit): ResponseContent {
   if (typeof (body as ReadableStream).getReader === 'function') return body as ReadableStream<Uint8Array>;
   // Blob and FormData answers are never made here; they would need the standard's encoders.
   throw new TypeError('Response: the body must be a string, bytes, URLSearchParams or a ReadableStream');
-}
-
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    total += value.byteLength;
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 
 /** The body and headers a Response was made with, for the server to write (see node-listener.ts). */
