@@ -221,6 +221,16 @@ const methodOf = (incoming: NodeIncoming) => incoming.method || 'GET';
 /** A client gone before its answer aborts the request's signal. */
 const CLIENT_GONE = 'Client connection prematurely closed.';
 
+/** What the request reads of node's response to it: whether it closed, and whether finished first. */
+export interface ResponseProgress {
+  readonly writableFinished: boolean;
+  /** HTTP/1.1's response. */
+  readonly closed?: boolean;
+  /** HTTP/2's, whose stream says whether it closed. */
+  readonly stream?: { readonly closed: boolean };
+  once(event: 'close', listener: () => void): unknown;
+}
+
 export class IncomingRequest implements globalThis.Request {
   readonly method: string;
   readonly url: string;
@@ -236,12 +246,14 @@ export class IncomingRequest implements globalThis.Request {
   readonly referrerPolicy = '' as const;
   readonly duplex = 'half' as const;
   #headers: IncomingHeaders | undefined;
+  readonly #response: ResponseProgress | undefined;
   #abort: AbortController | undefined;
-  #abortReason: string | undefined;
   #body: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
 
-  constructor(incoming: NodeIncoming) {
+  /** `response`: node's response to it, whose close unfinished aborts the signal (none in-process). */
+  constructor(incoming: NodeIncoming, response?: ResponseProgress) {
     this.incoming = incoming;
+    this.#response = response;
     this.method = methodOf(incoming);
     this.url = requestURL(incoming);
   }
@@ -250,19 +262,24 @@ export class IncomingRequest implements globalThis.Request {
     return (this.#headers ??= new IncomingHeaders(this.incoming));
   }
 
+  /**
+   * Aborted when the client goes before its answer is written (its response closes unfinished).
+   * Made when first asked for, and only then is the response watched: most requests never ask.
+   */
   get signal(): AbortSignal {
-    if (!this.#abort) {
-      this.#abort = new AbortController();
-      if (this.#abortReason !== undefined) this.#abort.abort(this.#abortReason);
-    }
-    return this.#abort.signal;
-  }
-
-  /** The client went away before its answer was written. */
-  abort(reason: string = CLIENT_GONE): void {
-    if (this.#abortReason !== undefined) return;
-    this.#abortReason = reason;
-    this.#abort?.abort(reason);
+    if (this.#abort) return this.#abort.signal;
+    const abort = (this.#abort = new AbortController());
+    const response = this.#response;
+    if (!response) return abort.signal;
+    const incoming = this.incoming;
+    const gone = () => {
+      if (!response.writableFinished || (incoming instanceof Http2ServerRequest && incoming.aborted)) {
+        abort.abort(incoming.errored ? String(incoming.errored) : CLIENT_GONE);
+      }
+    };
+    if (response.stream ? response.stream.closed : response.closed) gone();
+    else response.once('close', gone);
+    return abort.signal;
   }
 
   get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {

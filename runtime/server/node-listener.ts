@@ -49,7 +49,7 @@ export function requestListener(options: ListenerOptions): (incoming: NodeIncomi
     if (refusedConnection(incoming)) return;
     let request: IncomingRequest;
     try {
-      request = new IncomingRequest(incoming);
+      request = new IncomingRequest(incoming, outgoing);
     } catch (err) {
       badRequest(incoming, outgoing, err instanceof RequestTargetError ? err : new RequestTargetError('malformed request'));
       return;
@@ -68,36 +68,15 @@ export function requestListener(options: ListenerOptions): (incoming: NodeIncomi
     } catch (err) {
       res = options.errorHandler(err);
     }
-    // An answer made at once and written whole was written before its client could have gone;
-    // one still to come, or a stream (a watch), needs to know whether anyone waits for it.
     if (!(res instanceof Promise)) {
-      if (isStreamed(res)) abortWhenClientGoes(request, incoming, outgoing);
       write(res, outgoing);
       return;
     }
-    abortWhenClientGoes(request, incoming, outgoing);
     res.then(
       (answer) => write(answer, outgoing),
       (err: unknown) => write(options.errorHandler(err), outgoing),
     );
   };
-}
-
-/** The request's signal aborts when its response closes unfinished: the client went away. */
-function abortWhenClientGoes(request: IncomingRequest, incoming: NodeIncoming, outgoing: NodeOutgoing): void {
-  outgoing.on('close', () => {
-    if (!outgoing.writableFinished || (incoming instanceof Http2ServerRequest && incoming.aborted)) {
-      request.abort(incoming.errored ? String(incoming.errored) : undefined);
-    }
-  });
-}
-
-/** Whether an answer's body is a stream (ours, or any other Response's). */
-function isStreamed(res: Response): boolean {
-  const ours = writtenResponse(res);
-  if (!ours) return res.body !== null;
-  const content = ours.content;
-  return content !== null && typeof content === 'object' && !(content instanceof Uint8Array);
 }
 
 /** Marks an HTTP/1.1 connection whose request was answered 400 before any handler ran. */
@@ -259,9 +238,9 @@ function pipeStream(stream: ReadableStream<Uint8Array>, outgoing: NodeOutgoing):
 }
 
 function cancelBody(res: Response): void {
-  if (!isStreamed(res)) return;
-  const content = writtenResponse(res)?.content ?? res.body;
-  (content as ReadableStream).cancel().catch(() => {});
+  const ours = writtenResponse(res);
+  const content = ours ? ours.content : res.body;
+  if (content !== null && typeof content === 'object' && !(content instanceof Uint8Array)) content.cancel().catch(() => {});
 }
 
 /** The answer could not be written (a header node refuses): a 500 if the head has not gone yet. */
