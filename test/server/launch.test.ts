@@ -191,4 +191,24 @@ describe('the bundled server and its code cache', () => {
     expect(output.slice(0, settled)).not.toMatch(/completed optimizing/);
     expect(output.slice(settled)).toMatch(/completed optimizing/);
   }, 60_000);
+
+  it('holds the baseline compiler through the start too, and leaves the compilers to a command line that names them', async () => {
+    // Batches of functions Sparkplug compiled before the server served: node's own bootstrap runs
+    // a couple before launch.cjs loads; the start itself compiled dozens.
+    const batchesBeforeServing = (output: string) => output.slice(0, output.indexOf('Serving on')).split('Compiling current batch').length - 1;
+    expect(batchesBeforeServing(await runOnce(['--trace-baseline-batch-compilation']))).toBeLessThanOrEqual(5);
+    expect(batchesBeforeServing(await runOnce(['--sparkplug', '--trace-baseline-batch-compilation']))).toBeGreaterThan(20);
+    // Turned off on the command line, TurboFan stays off after the start settles, under load too.
+    let answered = 0;
+    const output = await runOnce(['--no-turbofan', '--trace-opt'], async (port) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+      for (let round = 0; round < 40; round++) {
+        const answers = await Promise.all(Array.from({ length: 50 }, () => call(port, agent, 'GET', '/api/v1/namespaces/default')));
+        answered += answers.filter((a) => a.status === 200).length;
+      }
+      agent.destroy();
+    });
+    expect(answered).toBe(2000);
+    expect(output).not.toMatch(/completed optimizing/);
+  }, 90_000);
 });
