@@ -7,8 +7,9 @@
 import { Http2ServerRequest } from 'node:http2';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { Headers, normalizeHeaderValue } from '../machinery/http/headers.js';
+import { Headers, normalizeHeaderValue, TOKEN } from '../machinery/http/headers.js';
 import { readAll } from '../machinery/http/read-all.js';
+import { joinHostPort } from '../machinery/join-host-port.js';
 
 export type NodeIncoming = IncomingMessage | Http2ServerRequest;
 
@@ -36,8 +37,6 @@ const SINGLE_VALUED = new Set([
   'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after',
   'server', 'user-agent',
 ]);
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** The Headers of a node request: a lookup in what node parsed, until something changes them. */
 class IncomingHeaders extends Headers {
@@ -168,8 +167,7 @@ export const isServerWideOptions = (incoming: NodeIncoming) => incoming.method =
 /** The host a request's URL names when its own Host cannot: the address it came to. */
 function localHost(incoming: NodeIncoming): string {
   const socket = incoming.socket;
-  const address = socket?.localAddress ?? '127.0.0.1';
-  return `${address.includes(':') ? `[${address}]` : address}:${socket?.localPort ?? 443}`;
+  return joinHostPort(socket?.localAddress ?? '127.0.0.1', socket?.localPort ?? 443);
 }
 
 /**

@@ -3,11 +3,11 @@
 // net.JoinHostPort), or the bare addresses of a subset without ports; the first three, then
 // " + N more..." counting every pair; <none> without subsets.
 
+import { joinHostPort } from '../../machinery/join-host-port.js';
 import { asObjectList } from '../../machinery/object.js';
 
 const SHOWN = 3;
 
-const hostPort = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 function endpointsList(obj: Record<string, unknown>): string {
   const subsets = asObjectList(obj.subsets);
@@ -17,7 +17,7 @@ function endpointsList(obj: Record<string, unknown>): string {
   for (const subset of subsets) {
     const ips = asObjectList(subset.addresses).map((a) => (typeof a.ip === 'string' ? a.ip : ''));
     const ports = asObjectList(subset.ports);
-    const pairs = ports.length === 0 ? [ips] : ports.map((p) => ips.map((ip) => hostPort(ip, typeof p.port === 'number' ? p.port : 0)));
+    const pairs = ports.length === 0 ? [ips] : ports.map((p) => ips.map((ip) => joinHostPort(ip, typeof p.port === 'number' ? p.port : 0)));
     for (const group of pairs) {
       count += group.length;
       for (const item of group) {

@@ -9,7 +9,7 @@
 // TypeError.
 
 /** An HTTP token (RFC 9110 5.6.2): what a header name may be. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /**
  * What a header value may not hold once trimmed: NUL, CR, LF, and any character above U+00FF (a
  * value is a ByteString, one byte per character; node refuses those too, but only when it writes).

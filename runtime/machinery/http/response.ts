@@ -21,7 +21,8 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function isPlainObject(value: object): value is Record<string, string> {
+/** An object literal of headers (not a Headers, a Map or a list of pairs): written as it is. */
+function isRecord(value: object): value is Record<string, string> {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
@@ -75,7 +76,7 @@ class HttpResponse implements globalThis.Response {
       return;
     }
     if (given === undefined || given === null) return;
-    if (typeof given === 'object' && !(Symbol.iterator in given) && isPlainObject(given)) this.#plainHeaders = given;
+    if (isRecord(given)) this.#plainHeaders = given;
     else this.#headers = new HttpHeaders(given);
   }
 

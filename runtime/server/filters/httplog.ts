@@ -6,6 +6,7 @@
 
 import type { RequestInfo } from '../../machinery/request-info.js';
 import { formatGoDuration } from '../../machinery/duration.js';
+import { joinHostPort } from '../../machinery/join-host-port.js';
 import { logAt, type Logger } from '../../machinery/logger.js';
 import { connectionSocket, type KubeContext, type KubeHandler } from '../context.js';
 import { reportedVerb } from './metrics.js';
@@ -16,8 +17,7 @@ function sourceAddress(c: KubeContext): string {
   // HTTP/2's compatibility request has a socket too: a proxy to its session's.
   const socket = c.env?.incoming?.socket ?? connectionSocket(c);
   if (!socket?.remoteAddress) return '';
-  const host = socket.remoteAddress.includes(':') ? `[${socket.remoteAddress}]` : socket.remoteAddress;
-  return `${host}:${socket.remotePort}`;
+  return joinHostPort(socket.remoteAddress, socket.remotePort ?? '');
 }
 
 function requestUri(url: string): string {
