@@ -37,10 +37,26 @@ function toESM(code: string): string {
   return `${imports.join('\n')}${imports.length ? '\n' : ''}${body.replace(/^"use strict";/, '')}`;
 }
 
+/**
+ * ajv writes each failed check as an error object in a variable of its own followed by the same
+ * five lines that start or extend the list, 2,300 times over the served kinds: a third of the
+ * bundle, whose source the server holds in memory for its whole life. Each becomes one call of
+ * appendAjvError, and the object loses schemaPath, which nothing reads and ajv cannot leave out.
+ */
+function compactErrorReports(code: string): string {
+  const report = /const (err\d+) = (\{.*\});\nif\(vErrors === null\)\{\nvErrors = \[\1\];\n\}\nelse \{\nvErrors\.push\(\1\);\n\}\n/g;
+  const compact = code.replace(report, (_m, _name: string, error: string) => `vErrors = __appendError(vErrors, ${error.replace(/,schemaPath:"(?:[^"\\]|\\.)*"/, '')});\n`);
+  if (/vErrors\.push|schemaPath:/.test(compact)) throw new Error('ajv standalone output reports an error in a form compactErrorReports does not know');
+  return compact;
+}
+
 function schemasModule(model: Model, gv: GroupVersionModel, ids: string[], sources: string[]): OutputFile[] {
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
+    // translateAjvErrors words every error the generated validators report from its keyword and
+    // params, as kube-apiserver words it; ajv's English messages were never read.
+    messages: false,
     // Every referenced type is its own function, called where it is used: inlining small types
     // at each use copied ObjectMeta, Container and the like into hundreds of places.
     inlineRefs: false,
@@ -53,10 +69,10 @@ function schemasModule(model: Model, gv: GroupVersionModel, ids: string[], sourc
     ajv.addSchema(kindSchema(k.type.id), k.kind);
     exportsMap[k.kind] = k.kind;
   }
-  const code = toESM(standaloneCode(ajv, exportsMap));
+  const code = compactErrorReports(toESM(standaloneCode(ajv, exportsMap)));
   const base = gvFileBase(gv);
   const header = headerComment(sources);
-  const js = `${header}import { ajvFormats as __formats } from '../../runtime/validation/index.js';\n${code}\n`;
+  const js = `${header}import { ajvFormats as __formats, appendAjvError as __appendError } from '../../runtime/validation/index.js';\n${code}\n`;
   const dts =
     `${header}import type { SchemaFunction } from '../../runtime/validation/index.js';\n` +
     gv.kinds.map((k) => `export declare const ${k.kind}: SchemaFunction;\n`).join('');

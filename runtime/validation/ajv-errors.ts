@@ -15,6 +15,13 @@ export interface AjvError {
   message?: string;
 }
 
+/** How generated validators add a failed check to their error list (generator/emit/validators.ts). */
+export function appendAjvError(errors: AjvError[] | null, error: AjvError): AjvError[] {
+  if (errors === null) return [error];
+  errors.push(error);
+  return errors;
+}
+
 const JSON_TYPE = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
 
 /** Errors below a list whose TooMany ends its validation (stopsAtMaxItems) are not kube-apiserver's. */

@@ -7,4 +7,5 @@ export { scalar, ref, list, map, kubePath, type Shape, type FieldInfo, type Type
 export { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 export * as fieldErrors from './field-errors.js';
 export { goQuote, goValue } from '../machinery/go-format.js';
+export { appendAjvError } from './ajv-errors.js';
 export { dropDisabledFields, hasGatedFields, type GateCheck } from './drop-disabled.js';
