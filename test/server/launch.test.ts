@@ -210,16 +210,26 @@ describe('the bundled server and its code cache', () => {
   }, 60_000);
 
   it('drops the bytecode the start left when it settles, and compiles again what requests run', async () => {
-    const discardedAfterServing = (output: string) => output.slice(output.indexOf('Serving on')).split('discarding compiled metadata').length - 1;
+    // V8 prints what a collection drops as it marks, then the collection's own line; the settle's is
+    // the first memory-reducing one (a low memory notification). Both come from V8's own writer, so
+    // their order in the output is the order they happened in.
+    const droppedAtSettle = (output: string) => {
+      const settle = output.indexOf('low memory notification');
+      expect(settle).toBeGreaterThan(0);
+      const before = output.slice(0, settle);
+      const collectionBefore = before.lastIndexOf(' ms: ', before.lastIndexOf('\n'));
+      return before.slice(Math.max(collectionBefore, 0)).split('discarding compiled metadata').length - 1;
+    };
     let answered = 0;
-    const output = await runOnce(['--trace-flush-bytecode'], async (port) => void (answered = await hotGets(port)));
-    // The settle's collection drops the start's bytecode (over a thousand functions); the GETs
-    // after it compile their own again and are answered.
-    expect(discardedAfterServing(output)).toBeGreaterThan(500);
+    const output = await runOnce(['--trace-flush-bytecode', '--trace-gc'], async (port) => void (answered = await hotGets(port)));
+    // The settle's collection drops the start's bytecode (1,300 functions after a start from the
+    // code cache, fewer after one without, 200 to 800 on a loaded machine); the GETs after it compile
+    // their own again and are answered.
+    expect(droppedAtSettle(output)).toBeGreaterThan(100);
     expect(answered).toBe(2000);
     // V8 on its own drops bytecode only after five collections without a call: named on the
-    // command line, the switch is left to it, and nothing is dropped at the settle.
-    expect(discardedAfterServing(await runOnce(['--trace-flush-bytecode', '--no-stress-flush-code']))).toBe(0);
+    // command line, the switch is left to it, and the settle's collection drops nothing.
+    expect(droppedAtSettle(await runOnce(['--trace-flush-bytecode', '--trace-gc', '--no-stress-flush-code']))).toBe(0);
   }, 90_000);
 
   it('holds the baseline compiler through the start too, and leaves the compilers to a command line that names them', async () => {
