@@ -30,7 +30,9 @@ const vm = require('node:vm');
  * others). A node command line that already says how to compile is left alone.
  */
 const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)\b/;
-const holdCompilers = !COMPILERS_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+/** Whether node's command line (its own flags or NODE_OPTIONS) already says what `flags` says. */
+const commandLineNames = (flags) => flags.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+const holdCompilers = !commandLineNames(COMPILERS_CHOSEN);
 if (holdCompilers) v8.setFlagsFromString('--no-turbofan --no-sparkplug');
 
 const dir = __dirname;
@@ -104,7 +106,7 @@ function collectStartGarbage() {
   } catch {
     return; // a node built without the inspector
   }
-  const flushAll = !FLUSH_CHOSEN.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+  const flushAll = !commandLineNames(FLUSH_CHOSEN);
   if (flushAll) v8.setFlagsFromString('--stress-flush-code');
   session.post('HeapProfiler.collectGarbage', () => {
     if (flushAll) v8.setFlagsFromString('--no-stress-flush-code');
