@@ -4,7 +4,7 @@
 // shows that V8 took it. The bundle is copied into a folder of its own (beside links to what it
 // reads at run time), so the test never touches the dist/ a developer may be running.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, get, request } from 'node:https';
 import { join } from 'node:path';
@@ -47,24 +47,28 @@ afterAll(() => {
   if (place) rmSync(place, { recursive: true, force: true });
 });
 
+let runs = 0;
+
 /**
  * Runs the bundle until it serves and a little past the moment the cache would be written, then
- * `whileServing` with its port; stops it with SIGTERM. Its output.
+ * `whileServing` with its port; stops it with SIGTERM. Its output, stdout and stderr in the order
+ * written. They go to a file, not a pipe: node makes its end of a pipe non-blocking, and V8 writes
+ * its traces with plain stdio, which drops what a full pipe refuses (thousands of trace lines at
+ * once, read by a parent slowed by a loaded machine, lost most of them).
  */
 async function runOnce(nodeFlags: string[] = [], whileServing?: (port: number) => Promise<void>): Promise<string> {
   const port = await freePort();
   const args = [...nodeFlags, join(dist, 'main.cjs'), '--secure-port', String(port), '--data-dir', dataDir, '--token-auth-file', tokenFile];
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const outputFile = join(place, `output-${++runs}.txt`);
+  const fd = openSync(outputFile, 'a');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const output = () => readFileSync(outputFile, 'utf8');
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', () => output.includes('Serving on') && resolve());
-      child.once('exit', (code) => reject(new Error(`the bundled server exited with ${code}: ${output}`)));
+      const poll = setInterval(() => output().includes('Serving on') && (clearInterval(poll), resolve()), 20);
+      child.once('exit', (code) => (clearInterval(poll), reject(new Error(`the bundled server exited with ${code}: ${output()}`))));
     });
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 1500));
     expect(child.exitCode).toBeNull();
@@ -74,7 +78,7 @@ async function runOnce(nodeFlags: string[] = [], whileServing?: (port: number) =
     await exited;
   }
   expect(child.exitCode).toBe(0);
-  return output;
+  return output();
 }
 
 /** One request with the test's system:masters token (none when `token` is false); its status and body. */
@@ -210,26 +214,37 @@ describe('the bundled server and its code cache', () => {
   }, 60_000);
 
   it('drops the bytecode the start left when it settles, and compiles again what requests run', async () => {
-    // V8 prints what a collection drops as it marks, then the collection's own line; the settle's is
-    // the first memory-reducing one (a low memory notification). Both come from V8's own writer, so
-    // their order in the output is the order they happened in.
-    const droppedAtSettle = (output: string) => {
-      const settle = output.indexOf('low memory notification');
-      expect(settle).toBeGreaterThan(0);
-      const before = output.slice(0, settle);
-      const collectionBefore = before.lastIndexOf(' ms: ', before.lastIndexOf('\n'));
-      return before.slice(Math.max(collectionBefore, 0)).split('discarding compiled metadata').length - 1;
+    // V8 prints what a collection drops as it marks, then the collection's own line, both from its
+    // own writer, so in the order they happened. The settle's collection is V8's low memory
+    // notification: two or more memory-reducing mark-compacts in a row, each line naming that
+    // reason, run from a task of the inspector's after the switch is set. When an incremental
+    // marking begun before the switch is still running, a collection that finishes it (before or
+    // as the first of those rounds) drops only what V8's own ageing drops, and the next drops the
+    // rest. So what the switch drops is counted from the start to the settle's last round.
+    const settle = (output: string) => {
+      const lines = output.split('\n');
+      const first = lines.findIndex((line) => line.includes('low memory notification'));
+      expect(first).toBeGreaterThan(0);
+      let last = first;
+      for (let i = first + 1; i < lines.length && !(lines[i].includes(' ms: ') && !lines[i].includes('low memory notification')); i++) {
+        if (lines[i].includes('low memory notification')) last = i;
+      }
+      let previous = first - 1;
+      while (previous >= 0 && !lines[previous].includes(' ms: ')) previous--;
+      const drops = (from: number) => lines.slice(from, last + 1).filter((line) => line.includes('discarding compiled metadata')).length;
+      return { untilSettled: drops(0), inSettle: drops(previous + 1) };
     };
     let answered = 0;
     const output = await runOnce(['--trace-flush-bytecode', '--trace-gc'], async (port) => void (answered = await hotGets(port)));
-    // The settle's collection drops the start's bytecode (1,300 functions after a start from the
-    // code cache, fewer after one without, 200 to 800 on a loaded machine); the GETs after it compile
-    // their own again and are answered.
-    expect(droppedAtSettle(output)).toBeGreaterThan(100);
+    // The start's bytecode is dropped (about 2,200 functions, with or without a code cache); the
+    // GETs after it compile their own again and are answered.
+    expect(settle(output).untilSettled).toBeGreaterThan(1000);
     expect(answered).toBe(2000);
     // V8 on its own drops bytecode only after five collections without a call: named on the
-    // command line, the switch is left to it, and the settle's collection drops nothing.
-    expect(droppedAtSettle(await runOnce(['--trace-flush-bytecode', '--trace-gc', '--no-stress-flush-code']))).toBe(0);
+    // command line, the switch is left to it, and the settle's rounds drop nothing, or only the
+    // few functions a start that collected often had left unused through five collections (a
+    // start under V8's --stress-incremental-marking: 77 of them).
+    expect(settle(await runOnce(['--trace-flush-bytecode', '--trace-gc', '--no-stress-flush-code'])).inSettle).toBeLessThan(100);
   }, 90_000);
 
   it('holds the baseline compiler through the start too, and leaves the compilers to a command line that names them', async () => {
