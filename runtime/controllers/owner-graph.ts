@@ -87,7 +87,8 @@ export class OwnerGraph {
         if (owner?.deletingDependents) work.push({ queue: 'delete', node: owner });
       }
     }
-    node.owners = refs;
+    // Copies: the object is the informer's, and may share its references with the write that made it.
+    node.owners = refs.map((ref) => ({ ...ref }));
     for (const ref of removed) {
       const owner = this.nodes.get(ref.uid);
       owner?.dependents.delete(node);

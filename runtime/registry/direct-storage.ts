@@ -5,7 +5,7 @@
 
 import { StatusError, badRequest, notFound, resourceExpired, tooLargeResourceVersion, type GroupResource } from '../errors/status-error.js';
 import { isStorageError, type KeyValue, type Storage, type StorageError, type Watcher } from '../storage/interface.js';
-import { withoutTypeMeta } from './cacher/serialization-cache.js';
+import { noteWritten, withoutTypeMeta } from './cacher/serialization-cache.js';
 import type { Codec } from './codec.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { MATCH_EXACT, parseResourceVersion } from './list-options.js';
@@ -186,7 +186,9 @@ export class DirectStorage implements ResourceStorage {
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     try {
-      const kv = await this.backend.create(key, this.codec.encode(obj));
+      const value = this.codec.encode(obj);
+      noteWritten(this.codec, key, value, obj);
+      const kv = await this.backend.create(key, value);
       return this.codec.stored(obj, kv.modRevision);
     } catch (e) {
       throw interpretStorageError(e, 'create', this.groupResource, this.nameOf(key));
@@ -201,7 +203,9 @@ export class DirectStorage implements ResourceStorage {
       const decision = await tryUpdate(existing);
       if (!decision.write) return decision.object;
       try {
-        const written = await this.backend.update(key, this.codec.encode(decision.object), revision);
+        const value = this.codec.encode(decision.object);
+        noteWritten(this.codec, key, value, decision.object);
+        const written = await this.backend.update(key, value, revision);
         // What was just written, without parsing the bytes made from it (as create answers).
         return this.codec.stored(decision.object, written.modRevision);
       } catch (e) {

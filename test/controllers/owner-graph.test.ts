@@ -139,4 +139,14 @@ describe('OwnerGraph', () => {
     expect(work.length).toBe(10_000);
     expect(new Set(work.map((w) => w.node.identity.uid)).size).toBe(10_000);
   });
+  it("keeps copies of an object's owner references: a later change to the object is not a change to the graph", () => {
+    const g = new OwnerGraph(scope);
+    const dependent = obj('d', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] });
+    g.observe(dependent, 'v1', 'ConfigMap');
+    // The informer's objects may share their parts with a write's answer (serialization-cache.ts).
+    const refs = dependent.metadata!.ownerReferences as Array<Record<string, unknown>>;
+    refs[0]!.uid = 'someone-else';
+    refs.push(ref('p'));
+    expect(g.nodes.get('d')!.owners).toEqual([ref('o', { blockOwnerDeletion: true })]);
+  });
 });

@@ -1,11 +1,13 @@
 // A transient reader (the garbage collector's informers) is served from the watch cache like any
 // other, but what it alone made the cache decode is not kept: following every kind must not hold
-// every object decoded in memory. Objects others decoded are shared with it as before.
+// every object decoded in memory. Objects others decoded are shared with it as before, and a
+// change this process wrote is the object it wrote, without a parse of its bytes.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ResourceRegistry } from '../../runtime/registry/registry.js';
 import { listObjects } from '../../runtime/registry/list.js';
 import { watchObjects } from '../../runtime/registry/watch.js';
 import type { Store } from '../../runtime/registry/store.js';
+import type { KubeObject } from '../../runtime/machinery/object.js';
 import type { Storage } from '../../runtime/storage/interface.js';
 import { backends, definitions } from '../support/registry-fixtures.js';
 
@@ -58,4 +60,54 @@ it('a transient watch sees every change, with the same content as a normal one',
   }
   watch.stop();
   expect(events).toEqual(['ADDED:b']);
+});
+
+/** The first event of a watch from `resourceVersion`, then the watch stopped. */
+async function firstEvent(store: Store, resourceVersion: string, transient: boolean): Promise<{ type: string; object: KubeObject }> {
+  const watch = await watchObjects(store, 'default', { resourceVersion, transient });
+  try {
+    for await (const event of watch) return event as { type: string; object: KubeObject };
+    throw new Error('the watch ended without an event');
+  } finally {
+    watch.stop();
+  }
+}
+
+it('a transient watch is sent the object a write made, as a normal watch decodes it', async () => {
+  const from = (await listObjects(configmaps, 'default', { resourceVersion: '0' })).metadata.resourceVersion;
+  const created = await configmaps.create('default', { metadata: { name: 'b', labels: { l: 'v' } }, data: { k: 'v' } });
+  const transient = await firstEvent(configmaps, from, true);
+  const normal = await firstEvent(configmaps, from, false);
+  expect(transient.type).toBe('ADDED');
+  expect(transient.object).toEqual(normal.object);
+  expect(transient.object).toEqual(created);
+  // Not parsed again: its parts are the write's own (a decode has parts of its own).
+  expect(transient.object.data).toBe(created.data);
+  expect(normal.object.data).not.toBe(created.data);
+  expect(Object.isFrozen(normal.object)).toBe(true);
+
+  // An update too, and only for the reader that takes it first: the next transient reader decodes.
+  const updated = await configmaps.update('default', 'b', { ...created, data: { k: 'changed' } });
+  const afterCreate = created.metadata!.resourceVersion!;
+  const update = await firstEvent(configmaps, afterCreate, true);
+  expect(update.type).toBe('MODIFIED');
+  expect(update.object).toEqual(updated);
+  expect(update.object.data).toBe(updated.data);
+  const again = await firstEvent(configmaps, afterCreate, true);
+  expect(again.object).toEqual(updated);
+  expect(again.object.data).not.toBe(updated.data);
+});
+
+it('a transient watch of another registry on the same storage decodes what this one wrote', async () => {
+  const other = new ResourceRegistry(storage, definitions);
+  try {
+    const theirs = other.storeFor('', 'v1', 'configmaps')!;
+    const from = (await listObjects(theirs, 'default', { resourceVersion: '0' })).metadata.resourceVersion;
+    const created = await configmaps.create('default', { metadata: { name: 'c' }, data: { k: 'v' } });
+    const seen = await firstEvent(theirs, from, true);
+    expect(seen.object).toEqual(created);
+    expect(seen.object.data).not.toBe(created.data);
+  } finally {
+    other.close();
+  }
 });

@@ -33,6 +33,44 @@ const jsonTexts = new WeakMap<object, string>();
 const listItems = new WeakMap<KubeObject, KubeObject>();
 
 /**
+ * The objects this process just wrote, by storage key, with the codec that encoded each and the
+ * bytes it made. A transient reader is sent each change as it happens, and the change this
+ * process wrote is then the object it wrote (codec.stored: decode(encode(obj)) without the parse)
+ * rather than a parse of the bytes for that reader alone: the garbage collector's informers follow
+ * every kind, and the parse of a created custom resource was about 5% of its create. An entry goes
+ * when a reader takes it, when a later write of the key or WRITTEN_KEPT newer writes replace it,
+ * or a second after the first write noted since the last sweep: what no reader takes (a write
+ * refused, a kind nobody follows) is not kept. Objects larger than WRITTEN_MAX_LENGTH are not noted.
+ */
+const written = new Map<string, { codec: Codec; value: string; obj: KubeObject }>();
+const WRITTEN_KEPT = 64;
+const WRITTEN_MAX_LENGTH = 64 * 1024;
+let writtenSweep: ReturnType<typeof setTimeout> | undefined;
+
+/** Notes that `codec` encoded `obj` as `value` to write it to `key`: see `written`. */
+export function noteWritten(codec: Codec, key: string, value: string, obj: KubeObject): void {
+  if (value.length > WRITTEN_MAX_LENGTH) return;
+  written.delete(key);
+  written.set(key, { codec, value, obj });
+  if (written.size > WRITTEN_KEPT) written.delete(written.keys().next().value!);
+  if (writtenSweep === undefined) {
+    writtenSweep = setTimeout(() => {
+      written.clear();
+      writtenSweep = undefined;
+    }, 1000);
+    writtenSweep.unref?.();
+  }
+}
+
+/** The object written as `kv` holds it, as decoded by `codec`, when this process noted that write. */
+function takeWritten(codec: Codec, kv: KeyValue): KubeObject | undefined {
+  const entry = written.get(kv.key);
+  if (entry === undefined || entry.codec !== codec || entry.value !== kv.value) return undefined;
+  written.delete(kv.key);
+  return codec.stored(entry.obj, kv.modRevision);
+}
+
+/**
  * Freezes a decoded JSON value all the way down: it is shared by every reader of its version.
  * Walked with an explicit stack, as JSON may nest 10,000 levels.
  */
@@ -57,11 +95,12 @@ export function decodeFromCache(codec: Codec, kv: KeyValue, remember = true): Ku
   if (!decoded) decodedByCodec.set(codec, (decoded = new WeakMap()));
   let obj = decoded.get(kv);
   if (!obj) {
-    obj = codec.decode(kv.value, kv.modRevision);
     // A transient reader's decode is its own: the cache does not grow by it, and as nobody else
     // is handed it, it is neither frozen nor known as the version (whose encodings it never reads
     // or keeps: the transient readers are the server's own informers, which serialize nothing).
-    if (!remember) return obj;
+    // A change this process wrote is the object it wrote, shared with the writer's answer.
+    if (!remember) return takeWritten(codec, kv) ?? codec.decode(kv.value, kv.modRevision);
+    obj = codec.decode(kv.value, kv.modRevision);
     deepFreeze(obj);
     sharedVersions.add(obj);
     tag(obj, kv);
