@@ -66,7 +66,10 @@ function watch(): void {
       if (chunk < 0) {
         const sizeEnd = pending.indexOf('\r\n');
         if (sizeEnd < 0) return;
-        chunk = parseInt(pending.slice(0, sizeEnd), 16);
+        const size = pending.slice(0, sizeEnd);
+        chunk = parseInt(size, 16);
+        // A size that is not one would otherwise leave `pending` as it is and spin here for good.
+        if (!/^[0-9a-f]+$/i.test(size)) fail(`watch answered a chunk size of ${JSON.stringify(size.slice(0, 20))}`);
         if (chunk === 0) fail('a watch ended early');
         pending = pending.slice(sizeEnd + 2);
       }
