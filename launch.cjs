@@ -34,6 +34,12 @@ const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)
 const commandLineNames = (flags) => flags.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
 const holdCompilers = !commandLineNames(COMPILERS_CHOSEN);
 if (holdCompilers) v8.setFlagsFromString('--no-turbofan --no-sparkplug');
+/**
+ * V8's allocation-site pretenuring is off for a serving process (runtime/server/pretenuring.ts
+ * says why); set here, before the bundle is compiled, so no site is pretenured by the start
+ * either, and so the code cache is made and read under the same flags.
+ */
+if (!commandLineNames(/(^|\s)--(no-)?allocation-site-pretenuring\b/)) v8.setFlagsFromString('--no-allocation-site-pretenuring');
 
 const dir = __dirname;
 const bundle = join(dir, 'server.cjs');

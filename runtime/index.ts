@@ -36,6 +36,7 @@ import { serveSecurely } from './server/https-server.js';
 import { createApi } from './create-api.js';
 import { etcdSecureContext } from './storage/etcd-tls.js';
 import { enabledControllers } from './controllers/controller-names.js';
+import { stopPretenuring } from './server/pretenuring.js';
 
 export type { ApiComponents, ApiContext, ApiFactory, StorageKind } from './server/api-components.js';
 export type { StartServerOptions } from './server/options.js';
@@ -114,6 +115,7 @@ function etcdTls(storage: string, options: StartServerOptions): SecureContext | 
 }
 
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  stopPretenuring();
   const logger = options.logger ?? quietLogger;
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   if (!isIP(bindAddress)) throw flagError('bind-address', bindAddress, `failed to parse IP: ${JSON.stringify(bindAddress)}`);
