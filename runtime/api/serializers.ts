@@ -15,7 +15,7 @@ import { rootOf, type RootSource } from './protobuf/descriptors.js';
 import { sortKeysDeep } from '../machinery/go-format.js';
 import { recordNumberLiterals } from '../machinery/go-decode/number-literals.js';
 import { encodeCachedList, encodeCachedWatchEvent } from './kept-json.js';
-import { keptText } from '../registry/cacher/serialization-cache.js';
+import { keptText, writtenText } from '../registry/cacher/serialization-cache.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
 import { deepYAML } from './deep-yaml.js';
 
@@ -39,7 +39,8 @@ export function encodeJSON(obj: unknown, pretty = false): string {
 }
 
 function compactJSON(obj: unknown): string {
-  return goEscape(`${stringifyJSON(obj)}\n`);
+  // A create's or update's answer comes with its text, made with the stored text.
+  return goEscape(`${writtenText(obj) ?? stringifyJSON(obj)}\n`);
 }
 
 const goEscape = (text: string): string => (needsEscape(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text);

@@ -186,10 +186,10 @@ export class DirectStorage implements ResourceStorage {
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     try {
-      const value = this.codec.encode(obj);
-      noteWritten(this.codec, key, value, obj);
-      const kv = await this.backend.create(key, value);
-      return this.codec.stored(obj, kv.modRevision);
+      const encoded = this.codec.encodeWrite(obj);
+      noteWritten(this.codec, key, encoded.value, obj);
+      const kv = await this.backend.create(key, encoded.value);
+      return this.codec.answer(encoded, kv.modRevision);
     } catch (e) {
       throw interpretStorageError(e, 'create', this.groupResource, this.nameOf(key));
     }
@@ -203,11 +203,11 @@ export class DirectStorage implements ResourceStorage {
       const decision = await tryUpdate(existing);
       if (!decision.write) return decision.object;
       try {
-        const value = this.codec.encode(decision.object);
-        noteWritten(this.codec, key, value, decision.object);
-        const written = await this.backend.update(key, value, revision);
+        const encoded = this.codec.encodeWrite(decision.object);
+        noteWritten(this.codec, key, encoded.value, decision.object);
+        const written = await this.backend.update(key, encoded.value, revision);
         // What was just written, without parsing the bytes made from it (as create answers).
-        return this.codec.stored(decision.object, written.modRevision);
+        return this.codec.answer(encoded, written.modRevision);
       } catch (e) {
         if (isStorageError(e, 'Conflict')) continue;
         throw interpretStorageError(e, 'update', this.groupResource, this.nameOf(key));

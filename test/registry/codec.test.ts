@@ -1,9 +1,12 @@
 // The stored JSON of an object: written as it is when it is already in its stored form (a
 // create's object), else from copies with the stored type and without resourceVersion and
-// selfLink; both ways give the same text.
+// selfLink; both ways give the same text. A write's stored text and its answer's JSON come from
+// one stringify (encodeWrite, answer): each must be exactly what the plain ways give.
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../generated/registry.js';
+import { stringifyJSON } from '../../runtime/machinery/deep-json.js';
 import { Codec } from '../../runtime/registry/codec.js';
+import { keepWrittenText, writtenText } from '../../runtime/registry/cacher/serialization-cache.js';
 import type { ResourceDefinition } from '../../runtime/registry/definition.js';
 import type { KubeObject } from '../../runtime/machinery/object.js';
 
@@ -56,5 +59,103 @@ describe('Codec.encode of an unstructured kind', () => {
     const stored = codec.stored(created, 9);
     expect(JSON.stringify(stored)).toBe(JSON.stringify(codec.decode(text, 9)));
     expect(stored.metadata?.resourceVersion).toBe('9');
+  });
+});
+
+describe('Codec.encodeWrite and answer', () => {
+  const unstructured = new Codec({ ...definition('', 'ConfigMap'), unstructured: true });
+  const MARK = '\u0000resourceVersion\u0000';
+
+  /** The write's stored text reads back as its answer, whose kept text is the answer's JSON, once. */
+  const roundTrip = (codec: Codec, obj: KubeObject, revision: number) => {
+    const before = JSON.stringify(obj);
+    const encoded = codec.encodeWrite(obj);
+    const answer = codec.answer(encoded, revision);
+    expect(JSON.stringify(obj)).toBe(before);
+    expect(stringifyJSON(answer)).toBe(stringifyJSON(codec.stored(obj, revision)));
+    expect(stringifyJSON(codec.decode(encoded.value, revision))).toBe(stringifyJSON(answer));
+    expect(JSON.parse(encoded.value)).toEqual(JSON.parse(codec.encode(obj)));
+    const text = writtenText(answer);
+    return { value: encoded.value, answer, text, again: writtenText(answer) };
+  };
+
+  it('stores a typed create with kind first, as Go writes TypeMeta, and keeps its answer text for one encoding', () => {
+    const created = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default', uid: 'u', ['__proto__']: 'kept' }, data: { k: '<v>' } };
+    const { value, answer, text, again } = roundTrip(configMaps, created, 12);
+    expect(value).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"u","__proto__":"kept"},"data":{"k":"<v>"}}');
+    expect(text).toBe(JSON.stringify(answer));
+    expect(text).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"u","__proto__":"kept","resourceVersion":"12"},"data":{"k":"<v>"}}');
+    expect(again).toBeUndefined();
+  });
+
+  it('parts the resourceVersion from its neighbours whatever its place: alone, first, between, last', () => {
+    expect(roundTrip(configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }, 3).value).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}');
+    expect(roundTrip(configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: undefined } }, 3).value).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}');
+    // Sorted metadata: before uid, after name, or alone.
+    for (const metadata of [{ uid: 'u' }, { name: 'n' }, { name: 'n', uid: 'u' }, {}]) {
+      const { value, answer, text } = roundTrip(unstructured, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { b: '1', a: '2' } }, 5);
+      expect(value).toBe(unstructured.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { b: '1', a: '2' } }));
+      expect(text).toBe(JSON.stringify(answer));
+    }
+  });
+
+  it('answers a custom resource stored as its own version with its text, and one stored as another afresh', () => {
+    const custom = (storedApiVersion: string) =>
+      new Codec({ ...definition('', 'ConfigMap'), group: 'example.com', version: 'v1', unstructured: true, storedAs: { apiVersion: storedApiVersion, fieldRenames: {} } });
+    const created = { apiVersion: 'example.com/v1', kind: 'ConfigMap', metadata: { name: 'a' }, spec: { b: 1, a: 2 } };
+    const own = roundTrip(custom('example.com/v1'), created, 6);
+    expect(own.value).toBe('{"apiVersion":"example.com/v1","kind":"ConfigMap","metadata":{"name":"a"},"spec":{"a":2,"b":1}}');
+    expect(own.text).toBe(JSON.stringify(own.answer));
+    const other = roundTrip(custom('example.com/v2'), created, 6);
+    expect(other.value).toBe('{"apiVersion":"example.com/v2","kind":"ConfigMap","metadata":{"name":"a"},"spec":{"a":2,"b":1}}');
+    expect(other.text).toBeUndefined();
+  });
+
+  it('stores an unstructured write exactly as encode does, sorted, and answers with its text', () => {
+    const created: KubeObject = {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { uid: 'u', name: 'a', managedFields: [{ manager: 'm', fieldsV1: { 'f:data': { 'f:b': {}, '.': {} } } }], resourceVersion: '3', selfLink: '/x' },
+      data: { b: 'x', a: 'y' },
+    };
+    const { value, answer, text } = roundTrip(unstructured, created, 9);
+    expect(value).toBe(unstructured.encode(created));
+    expect(text).toBe(JSON.stringify(answer));
+    expect(answer.metadata?.resourceVersion).toBe('9');
+  });
+
+  it('makes the answer afresh when a member of the object reads as the mark, or the object is not in its stored form', () => {
+    const marked = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { resourceVersion: MARK } };
+    const typed = roundTrip(configMaps, marked, 4);
+    expect(typed.text).toBeUndefined();
+    expect(typed.value).toBe(configMaps.encode(marked));
+    expect(roundTrip(unstructured, { ...marked, metadata: { name: 'a' } }, 4).text).toBeUndefined();
+    // An update carries the version it read: typed, encode's copy keeps the writer's order.
+    const updated = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '3' }, data: {} };
+    expect(roundTrip(configMaps, updated, 4)).toMatchObject({ value: configMaps.encode(updated), text: undefined });
+    const events = new Codec(definition('events.k8s.io', 'Event'));
+    const event = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e', namespace: 'default' }, note: 'hello' };
+    const encoded = events.encodeWrite(event);
+    expect(encoded.value).toBe(events.encode(event));
+    expect(writtenText(events.answer(encoded, 2))).toBeUndefined();
+  });
+
+  it('drops the kept text of an answer changed since', () => {
+    const created = () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } });
+    const changes: Array<(answer: KubeObject) => void> = [
+      (a) => (a.metadata = { ...a.metadata }),
+      (a) => (a.metadata!.resourceVersion = '1'),
+      (a) => (a.apiVersion = 'v2'),
+      (a) => (a.kind = 'Other'),
+    ];
+    for (const change of changes) {
+      const answer = configMaps.answer(configMaps.encodeWrite(created()), 7);
+      change(answer);
+      expect(writtenText(answer)).toBeUndefined();
+    }
+    const kept = { kind: 'ConfigMap', metadata: { name: 'b' } } as KubeObject;
+    keepWrittenText(kept, 'text');
+    expect(writtenText(kept)).toBe('text');
+    expect(writtenText('not an object')).toBeUndefined();
   });
 });
