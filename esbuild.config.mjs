@@ -7,6 +7,7 @@
 // makes the PKI), would bring its compiled functions into every later start as well.
 import { build } from 'esbuild';
 import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -120,13 +121,24 @@ const result = await build({
 });
 copyFileSync(join(root, 'launch.cjs'), join(root, 'dist/main.cjs'));
 
+// Node's built-in modules a start loads, for start.cjs and launch.cjs to load before they set V8
+// flags (launch.cjs says why): those the bundle requires, launch.cjs's own, and those node's net
+// loads when a server listens (cluster, and dns to look its address up).
+const BUILTINS = 'dist/builtins.json';
+const builtins = new Set(['cluster', 'dns', 'module', 'v8', 'vm']);
+for (const { path } of result.metafile.outputs['dist/server.cjs'].imports) {
+  const name = path.replace(/^node:/, '');
+  if (builtinModules.includes(name)) builtins.add(name);
+}
+writeFileSync(join(root, BUILTINS), JSON.stringify([...builtins].sort()));
+
 // launch.cjs reads the bundle as Latin-1, byte for character: decoding 2 MB of UTF-8 costs Node 20
 // some 20 ms at every start, Latin-1 under one, and the two agree on ASCII. esbuild escapes
 // non-ASCII characters in strings and names but leaves a few in regular expressions; those are
 // written as \xHH escapes here (same meaning in a string, template or regular expression literal;
 // the source map's columns after one on its line shift by three). Anything beyond Latin-1 would
 // also double the memory V8 keeps the source in, so the source must be changed.
-const outputs = [...Object.keys(result.metafile.outputs), 'dist/main.cjs'];
+const outputs = [...Object.keys(result.metafile.outputs), 'dist/main.cjs', BUILTINS];
 for (const file of outputs.filter((f) => /\.[cm]js$/.test(f))) {
   const path = join(root, file);
   const source = readFileSync(path, 'utf8');

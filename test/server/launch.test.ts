@@ -3,7 +3,7 @@
 // written again 1 s after the server serves, so "the cache is kept from one start to the next" is what
 // shows that V8 took it. The bundle is copied into a folder of its own (beside links to what it
 // reads at run time), so the test never touches the dist/ a developer may be running.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, get, request } from 'node:https';
@@ -28,7 +28,7 @@ beforeAll(() => {
   place = mkdtempSync(join(tmpdir(), 'launch-'));
   dist = join(place, 'dist');
   mkdirSync(dist);
-  for (const file of ['main.cjs', 'server.cjs', 'server.cjs.map']) copyFileSync(join(root, 'dist', file), join(dist, file));
+  for (const file of ['main.cjs', 'server.cjs', 'server.cjs.map', 'builtins.json']) copyFileSync(join(root, 'dist', file), join(dist, file));
   // The bundle finds generated/ and data/ one level above itself, its packages in node_modules/.
   for (const link of ['generated', 'data', 'node_modules']) symlinkSync(join(root, link), join(place, link));
   dataDir = join(place, 'data-dir');
@@ -56,12 +56,12 @@ let runs = 0;
  * its traces with plain stdio, which drops what a full pipe refuses (thousands of trace lines at
  * once, read by a parent slowed by a loaded machine, lost most of them).
  */
-async function runOnce(nodeFlags: string[] = [], whileServing?: (port: number) => Promise<void>): Promise<string> {
+async function runOnce(nodeFlags: string[] = [], whileServing?: (port: number) => Promise<void>, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const port = await freePort();
   const args = [...nodeFlags, join(dist, 'main.cjs'), '--secure-port', String(port), '--data-dir', dataDir, '--token-auth-file', tokenFile];
   const outputFile = join(place, `output-${++runs}.txt`);
   const fd = openSync(outputFile, 'a');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', fd, fd], env });
   closeSync(fd);
   const output = () => readFileSync(outputFile, 'utf8');
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -160,6 +160,27 @@ describe('the bundled server and its code cache', () => {
     // a memory-reducing mark-compact that nothing else in an idle server asks for.
     expect(afterServing).toMatch(/Mark-Compact \(reduce\)[^\n]*low memory notification/);
     expect(output.slice(0, output.indexOf('Serving on'))).not.toMatch(/low memory notification/);
+  }, 60_000);
+
+  // Node reports each built-in module's code cache as accepted or refused (NODE_DEBUG_NATIVE);
+  // V8 refuses it once a V8 flag has been set, and the launcher and start.cjs set some.
+  const refusedBuiltins = (output: string) => [...output.matchAll(/^Code cache of (\S+) \(\w+\) is rejected$/gm)].map((m) => m[1]);
+  // util.parseArgs loads its two modules when the server first reads its flags, not as util loads.
+  const LAZY = /^internal\/util\/parse_args\//;
+
+  it('loads node\'s built-in modules from node\'s own code cache, before setting V8 flags', async () => {
+    const env = { ...process.env, NODE_DEBUG_NATIVE: 'CODE_CACHE' };
+    const output = await runOnce([], undefined, env);
+    expect(output).toMatch(/^Code cache of http2 \(\w+\) is accepted$/m);
+    expect(refusedBuiltins(output.slice(0, output.indexOf('Serving on'))).filter((id) => !LAZY.test(id))).toEqual([]);
+    // npm start's way in, start.cjs (which sets the flags before the launcher does), as far as the bundle's flag parsing.
+    const help = spawnSync(process.execPath, ['start.cjs', '--help'], { cwd: root, env, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stderr).toMatch(/^Code cache of tls \(\w+\) is accepted$/m);
+    expect(refusedBuiltins(help.stderr).filter((id) => !LAZY.test(id))).toEqual([]);
+    // The list the build wrote names what the bundle requires and what a listening server loads.
+    const listed = JSON.parse(readFileSync(join(root, 'dist', 'builtins.json'), 'utf8')) as string[];
+    expect(listed).toEqual(expect.arrayContaining(['http2', 'https', 'tls', 'crypto', 'net', 'cluster', 'dns', 'vm']));
   }, 60_000);
 
   it('serves without loading undici: requests, answers and watches are the server\'s own Fetch classes', async () => {
