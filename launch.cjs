@@ -34,8 +34,8 @@ const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)
 /**
  * Node compiles its built-in modules with its own code cache, which V8 refuses once a V8 flag has
  * been set (it checks a cache against the flags it was made under): every built-in module loaded
- * after the flags below was compiled from source, about 20 ms of a start's CPU for http2, tls,
- * crypto and the rest (start to /readyz 263 to 226 ms of CPU in ten alternating starts). So the
+ * after the flags below was compiled from source, about 17 ms of a start's CPU for http2, tls,
+ * crypto and the rest (spawn to /readyz, 196 to 179 ms in ten alternating starts). So the
  * ones a start loads, as the build listed them (dist/builtins.json), are loaded first; start.cjs
  * does the same before its own flags. Without the list (a build that wrote none) they load later.
  */

@@ -1,5 +1,6 @@
 // The baseline of CREATE on etcd: puts of a value of the same bytes as a stored ConfigMap, under
-// fresh keys, through the etcd3 client the server uses, <concurrency> in flight, for <seconds>.
+// fresh keys, through the etcd3 client (the server speaks to etcd through its own,
+// runtime/storage/etcd-client/), <concurrency> in flight, for <seconds>.
 // A Node process by nature (the measure is "what etcd3 in Node can do"), run apart from the bench
 // as the server is. Prints {"perSecond", "errors"} as one JSON line.
 // Usage: etcd-raw.ts <endpoint> <value bytes> <concurrency> <seconds> <key prefix>
