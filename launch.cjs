@@ -18,20 +18,6 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 
 /**
- * V8's compilers to machine code, the optimizing one (TurboFan) and the baseline one (Sparkplug),
- * wait until the start has settled. A start runs once what serving never runs again (the
- * bootstrap policy compared role by role, tables walked, data frozen), and V8 optimized a few of
- * those functions and baseline-compiled many at every start: work thrown away, and the
- * compilers' code paged in, their output and the optimizing thread's memory kept, for the rest of
- * an idle server's life (about 4.5 MB of its memory for TurboFan, 0.7 MB for Sparkplug). Requests
- * that come before then run in V8's interpreter. The flags are set as this file loads (start.cjs
- * sets them sooner still), before the bundle is compiled, and left until after the cache is
- * written, so the cache is always made and read under the same flags (V8 refuses one made under
- * others). A node command line that already says how to compile is left alone.
- */
-const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)\b/;
-
-/**
  * Node compiles its built-in modules with its own code cache, which V8 refuses once a V8 flag has
  * been set (it checks a cache against the flags it was made under): every built-in module loaded
  * after the flags below was compiled from source, about 17 ms of a start's CPU for http2, tls,
@@ -45,6 +31,19 @@ try {
   // only the start's speed is lost
 }
 
+/**
+ * V8's compilers to machine code, the optimizing one (TurboFan) and the baseline one (Sparkplug),
+ * wait until the start has settled. A start runs once what serving never runs again (the
+ * bootstrap policy compared role by role, tables walked, data frozen), and V8 optimized a few of
+ * those functions and baseline-compiled many at every start: work thrown away, and the
+ * compilers' code paged in, their output and the optimizing thread's memory kept, for the rest of
+ * an idle server's life (about 4.5 MB of its memory for TurboFan, 0.7 MB for Sparkplug). Requests
+ * that come before then run in V8's interpreter. The flags are set as this file loads (start.cjs
+ * sets them sooner still), before the bundle is compiled, and left until after the cache is
+ * written, so the cache is always made and read under the same flags (V8 refuses one made under
+ * others). A node command line that already says how to compile is left alone.
+ */
+const COMPILERS_CHOSEN = /(^|\s)--(no-)?(opt|turbofan|sparkplug|jitless|max-opt)\b/;
 /** Whether node's command line (its own flags or NODE_OPTIONS) already says what `flags` says. */
 const commandLineNames = (flags) => flags.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
 const holdCompilers = !commandLineNames(COMPILERS_CHOSEN);

@@ -25,11 +25,8 @@ export interface EncodedWrite {
   readonly obj: KubeObject;
   /** The stored text, as encode(obj) gives it. */
   readonly value: string;
-  /** stored(obj, ·) with VERSION_MEMBER's value as resourceVersion; undefined when answer() makes the answer afresh. */
-  readonly template?: KubeObject;
-  /** The template's JSON text, and where VERSION_MEMBER is in it. */
-  readonly text?: string;
-  readonly at?: number;
+  /** stored(obj, ·) with VERSION_MEMBER in it, its JSON text and where the member is; absent when answer() makes the answer afresh. */
+  readonly template?: { readonly object: KubeObject; readonly text: string; readonly at: number };
 }
 
 export class Codec {
@@ -95,19 +92,20 @@ export class Codec {
       const text = stringifyJSON(template);
       const at = text.indexOf(VERSION_MEMBER);
       // A member of the object's own that reads as the mark would leave the text ambiguous.
-      if (at > 0 && text.indexOf(VERSION_MEMBER, at + 1) < 0) return { obj, value: withoutMember(text, at, VERSION_MEMBER.length), template, text, at };
+      if (at > 0 && text.indexOf(VERSION_MEMBER, at + 1) < 0) return { obj, value: withoutMember(text, at, VERSION_MEMBER.length), template: { object: template, text, at } };
     }
     return { obj, value: this.encode(obj) };
   }
 
   /** The answer to the write of `encoded` at `modRevision`: stored(obj, modRevision), its JSON text kept when known. */
   answer(encoded: EncodedWrite, modRevision: number): KubeObject {
-    const { template, text, at } = encoded;
-    if (!template || text === undefined || at === undefined) return this.stored(encoded.obj, modRevision);
+    const { template } = encoded;
+    if (!template) return this.stored(encoded.obj, modRevision);
+    const { object, text, at } = template;
     const resourceVersion = String(modRevision);
-    metaOf(template).resourceVersion = resourceVersion;
-    keepWrittenText(template, `${text.slice(0, at)}"resourceVersion":"${resourceVersion}"${text.slice(at + VERSION_MEMBER.length)}`);
-    return template;
+    metaOf(object).resourceVersion = resourceVersion;
+    keepWrittenText(object, `${text.slice(0, at)}"resourceVersion":"${resourceVersion}"${text.slice(at + VERSION_MEMBER.length)}`);
+    return object;
   }
 
   /** stored(obj, ·) with the mark for its resourceVersion, when stored text and answer differ by that member alone. */

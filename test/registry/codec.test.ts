@@ -7,6 +7,9 @@ import { resources } from '../../generated/registry.js';
 import { stringifyJSON } from '../../runtime/machinery/deep-json.js';
 import { Codec } from '../../runtime/registry/codec.js';
 import { keepWrittenText, writtenText } from '../../runtime/registry/cacher/serialization-cache.js';
+import { ResourceRegistry } from '../../runtime/registry/registry.js';
+import { encodeJSON } from '../../runtime/api/serializers.js';
+import { MemoryStorage } from '../../runtime/storage/memory.js';
 import type { ResourceDefinition } from '../../runtime/registry/definition.js';
 import type { KubeObject } from '../../runtime/machinery/object.js';
 
@@ -157,5 +160,28 @@ describe('Codec.encodeWrite and answer', () => {
     keepWrittenText(kept, 'text');
     expect(writtenText(kept)).toBe('text');
     expect(writtenText('not an object')).toBeUndefined();
+  });
+});
+
+describe('a create through the store', () => {
+  it('stores a typed object kind first and answers with the text made from the stored one, taken by the first JSON encoding', async () => {
+    const storage = new MemoryStorage();
+    const registry = new ResourceRegistry(storage, resources, { watchCache: false });
+    try {
+      await registry.storeFor('', 'v1', 'namespaces')!.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+      const answer = await registry.storeFor('', 'v1', 'configmaps')!.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: '<v>' } });
+      const stored = (await storage.get('/registry/configmaps/default/a'))!.value;
+      expect(stored.startsWith('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a",')).toBe(true);
+      expect(stored).not.toContain('resourceVersion');
+      const response = encodeJSON(answer);
+      expect(response).toBe(`${JSON.stringify(answer).replace('<', '\\u003c').replace('>', '\\u003e')}\n`);
+      // The first encoding took the kept text; a second one stringifies, to the same text.
+      expect(writtenText(answer)).toBeUndefined();
+      expect(encodeJSON(answer)).toBe(response);
+      const again = await registry.storeFor('', 'v1', 'configmaps')!.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } });
+      expect(writtenText(again)).toBe(JSON.stringify(again));
+    } finally {
+      registry.close();
+    }
   });
 });
