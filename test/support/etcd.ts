@@ -201,7 +201,38 @@ export async function startEtcd(binary: string, extraArgs: string[] = [], tls?: 
       }
     },
     restart: launch,
-    pause: () => void child?.kill('SIGSTOP'),
+    pause: () => {
+      if (!child?.pid || !child.kill('SIGSTOP')) return;
+      waitStopped(child.pid);
+    },
     resume: () => void child?.kill('SIGCONT'),
   };
+}
+
+/**
+ * Waits (up to 2 s) until every thread of `pid` is stopped. kill() returns once SIGSTOP is sent,
+ * and each thread stops only when the kernel next gets to it, so a request sent right after a
+ * pause could still be answered (seen in CI: a call meant to meet a frozen etcd came back).
+ * Where /proc cannot tell, it returns at once.
+ */
+function waitStopped(pid: number): void {
+  const tick = new Int32Array(new SharedArrayBuffer(4));
+  for (const until = Date.now() + 2000; Date.now() < until; Atomics.wait(tick, 0, 0, 1)) {
+    let threads: string[];
+    try {
+      threads = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return;
+    }
+    const running = threads.some((tid) => {
+      try {
+        // The state follows the command name, which is in parentheses and may hold spaces.
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        return !/^[tT]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+      } catch {
+        return false; // the thread ended
+      }
+    });
+    if (!running) return;
+  }
 }

@@ -3,9 +3,13 @@
 // allows them, so client-go's reflector resumes from there without relisting. The server here
 // keeps the default one-minute interval, so any bookmark of a 5 s watch is the pre-deadline one.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resources } from '../../generated/registry.js';
 import { startServer, type RunningServer } from '../../runtime/index.js';
-import { nextBookmarkTime } from '../../runtime/registry/cacher/cache-watcher.js';
+import { CacheWatcher, nextBookmarkTime } from '../../runtime/registry/cacher/cache-watcher.js';
+import { Codec } from '../../runtime/registry/codec.js';
+import type { ResourceDefinition } from '../../runtime/registry/definition.js';
+import { WatchStream } from '../../runtime/registry/watch-stream.js';
 import { call, kubeconfigCredentials, type Credentials } from '../support/https-client.js';
 import { openWatch, type WatchEventJson } from '../support/watch-client.js';
 
@@ -18,6 +22,37 @@ describe('nextBookmarkTime', () => {
     expect(nextBookmarkTime(1_000, 60_000, 6_000)).toBe(4_000);
     expect(nextBookmarkTime(4_000, 60_000, 6_000)).toBeUndefined();
     expect(nextBookmarkTime(5_000, 60_000, 6_000)).toBeUndefined();
+  });
+});
+
+describe('CacheWatcher bookmarks', () => {
+  it('sends the bookmark before the deadline once, though its timer fires before the wall clock reaches its time', () => {
+    // Timers faked, Date left real: each timer fires with Date.now() short of its time, as node's
+    // timers can when the turn that set them had run long (their clock is the event loop's).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const stream = new WatchStream();
+      const pushed: string[] = [];
+      stream.push = (event) => void pushed.push(event.type);
+      const codec = new Codec(resources.find((d) => d.group === '' && d.kind === 'ConfigMap') as ResourceDefinition);
+      const watcher = new CacheWatcher({
+        codec,
+        keyPrefix: '/registry/configmaps/',
+        predicate: { matches: () => true } as never,
+        stream,
+        afterRevision: 1,
+        allowBookmarks: true,
+        bookmarkIntervalMs: 60_000,
+        deadline: Date.now() + 5_000,
+        progress: () => 1,
+        forget: () => undefined,
+      });
+      watcher.scheduleBookmarks();
+      vi.advanceTimersByTime(10_000);
+      expect(pushed).toEqual(['BOOKMARK']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

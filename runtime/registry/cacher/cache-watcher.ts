@@ -80,15 +80,21 @@ export class CacheWatcher implements CacheEventSink {
     this.options.stream.push({ type: 'BOOKMARK', object: { kind: codec.kind, apiVersion: codec.apiVersion, metadata } });
   }
 
-  /** Starts the periodic BOOKMARKs, when the client allows them; they stop with the watcher. */
-  scheduleBookmarks(): void {
+  /**
+   * Starts the periodic BOOKMARKs, when the client allows them; they stop with the watcher. Each
+   * next one is timed from when the last was due: node times a timer from the event loop's
+   * clock, which lags the wall clock by however long the turn that set it had run, so a timer can
+   * fire before Date.now() reaches its time, and the bookmark before the deadline, timed from
+   * Date.now() alone, was sent twice (seen in CI on a loaded machine).
+   */
+  scheduleBookmarks(due = 0): void {
     if (this.ended || !this.options.allowBookmarks) return;
-    const now = Date.now();
+    const now = Math.max(Date.now(), due);
     const at = nextBookmarkTime(now, this.options.bookmarkIntervalMs, this.options.deadline);
     if (at === undefined) return;
     this.bookmarkTimer = setTimeout(() => {
       this.bookmark();
-      this.scheduleBookmarks();
+      this.scheduleBookmarks(at);
     }, at - now);
   }
 
