@@ -31,6 +31,14 @@ import { requireWrk, wrk, type WrkResult, type WrkRun } from './wrk.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * Load each side of a ratio takes, untimed, before its first timed run, so that both are timed as
+ * they run once V8 has compiled their paths to machine code. One second was not enough: on etcd
+ * the server's first run after it came out lowest (2,963-3,682 creates/s against 3,417-4,497 in
+ * the runs after it; after 3 s, 4,212-4,259 against 3,716-4,577), and the etcd3 client, a fresh
+ * process each run, put 3,248-3,722/s in its first two seconds and 5,068-5,524/s in the next two.
+ */
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 /**
  * Rounds of the authorization rows (RBAC, webhook): two users of one server in turn, so more and
@@ -119,9 +127,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs wrk against each target in turn, ROUNDS times, after a 1 s warm-up of each. */
+/** Runs wrk against each target in turn, ROUNDS times, after a warm-up of each (WARM_SECONDS). */
 async function alternate(targets: Array<Omit<WrkRun, 'seconds'>>, prefixFor?: (round: number, target: number) => string): Promise<WrkResult[][]> {
-  for (const [t, target] of targets.entries()) await wrk({ ...target, seconds: 1, prefix: prefixFor?.(-1, t) ?? target.prefix });
+  for (const [t, target] of targets.entries()) await wrk({ ...target, seconds: WARM_SECONDS, prefix: prefixFor?.(-1, t) ?? target.prefix });
   const results: WrkResult[][] = targets.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [t, target] of targets.entries()) results[t].push(await wrk({ ...target, seconds: SECONDS, prefix: prefixFor?.(round, t) ?? target.prefix }));
@@ -404,7 +412,8 @@ async function onEtcd() {
         client.close();
         if (!stored) throw new Error('found the created ConfigMap nowhere in etcd under /registry/configmaps/');
         const raw = async (round: number) => {
-          const child = nodeScript('etcd-raw.ts', [etcd.endpoints[0], String(stored.length), String(CONNECTIONS), String(round < 0 ? 1 : SECONDS), `/bench-raw/r${round + 1}`]);
+          // Each run a fresh process that warms itself up first, as the server was before its runs.
+          const child = nodeScript('etcd-raw.ts', [etcd.endpoints[0], String(stored.length), String(CONNECTIONS), String(WARM_SECONDS), String(SECONDS), `/bench-raw/r${round + 1}`]);
           let out = '';
           onLines(child, (line) => (out = line));
           const code = await new Promise((r) => child.once('exit', r));
@@ -413,8 +422,7 @@ async function onEtcd() {
         };
         log('CREATE on etcd: raw etcd3 puts and server, alternating');
         const create = (round: number, seconds: number) => wrk({ port, token, mode: 'create', path: cmPath('default'), prefix: `e${round + 1}`, seconds });
-        await raw(-1);
-        await create(-1, 1);
+        await create(-1, WARM_SECONDS);
         const rawRuns: Array<{ perSecond: number; errors: number }> = [];
         const serverRuns: WrkResult[] = [];
         for (let round = 0; round < ROUNDS; round++) {
