@@ -425,10 +425,11 @@ async function onEtcd() {
         await create(-1, WARM_SECONDS);
         const rawRuns: Array<{ perSecond: number; errors: number }> = [];
         const serverRuns: WrkResult[] = [];
-        // Each run leaves etcd larger (35,000 more keys after a raw run, about 12,000 after the
-        // server's), and etcd's CPU per write grows with it (about 165 µs per create on a fresh
-        // etcd, 250-330 after 300,000 keys): the order flips every round, so neither side always
-        // follows the other's writes.
+        // The run that comes second in a pair meets what the first left behind (etcd's and the
+        // kernel's work on the writes just made): raw puts on two etcds taking turns, one fresh and
+        // one holding 285,000 keys, cost etcd 94-117 µs per put in the first run of each pair and
+        // 115-154 in the second, whichever etcd it was; the keys made no difference. So the order
+        // flips every round, and neither side is always second.
         for (let round = 0; round < ROUNDS; round++) {
           if (round % 2 === 0) rawRuns.push(await raw(round));
           serverRuns.push(await create(round, SECONDS));
