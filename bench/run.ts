@@ -127,12 +127,18 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs wrk against each target in turn, ROUNDS times, after a warm-up of each (WARM_SECONDS). */
+/**
+ * Runs wrk against each target in turn, ROUNDS times, after a warm-up of each (WARM_SECONDS), the
+ * order reversed every other round: a run meets what the one before it left behind (the etcd
+ * row's comment has a measure), and a server's heap grows from run to run, so no target is always
+ * the later one.
+ */
 async function alternate(targets: Array<Omit<WrkRun, 'seconds'>>, prefixFor?: (round: number, target: number) => string): Promise<WrkResult[][]> {
   for (const [t, target] of targets.entries()) await wrk({ ...target, seconds: WARM_SECONDS, prefix: prefixFor?.(-1, t) ?? target.prefix });
   const results: WrkResult[][] = targets.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [t, target] of targets.entries()) results[t].push(await wrk({ ...target, seconds: SECONDS, prefix: prefixFor?.(round, t) ?? target.prefix }));
+    const order = round % 2 === 0 ? [...targets.keys()] : [...targets.keys()].reverse();
+    for (const t of order) results[t].push(await wrk({ ...targets[t], seconds: SECONDS, prefix: prefixFor?.(round, t) ?? targets[t].prefix }));
   }
   return results;
 }
