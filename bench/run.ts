@@ -35,7 +35,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  * Load each side of a ratio takes, untimed, before its first timed run, so that both are timed as
  * they run once V8 has compiled their paths to machine code. One second was not enough: on etcd
  * the server's first run after it came out lowest (2,963-3,682 creates/s against 3,417-4,497 in
- * the runs after it; after 3 s, 4,212-4,259 against 3,716-4,577), and the etcd3 client, a fresh
+ * the runs after it; after 3 s, 4,212-4,259 against 3,323-4,577), and the etcd3 client, a fresh
  * process each run, put 3,248-3,722/s in its first two seconds and 5,068-5,524/s in the next two.
  */
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3);
@@ -433,7 +433,7 @@ async function onEtcd() {
         const serverRuns: WrkResult[] = [];
         // The run that comes second in a pair meets what the first left behind (etcd's and the
         // kernel's work on the writes just made): raw puts on two etcds taking turns, one fresh and
-        // one holding 285,000 keys, cost etcd 94-117 µs per put in the first run of each pair and
+        // one holding 285,000 keys, cost etcd 94-110 µs per put in the first run of each pair and
         // 115-154 in the second, whichever etcd it was; the keys made no difference. So the order
         // flips every round, and neither side is always second.
         for (let round = 0; round < ROUNDS; round++) {
