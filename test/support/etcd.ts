@@ -228,7 +228,8 @@ function waitStopped(pid: number): void {
       try {
         // The state follows the command name, which is in parentheses and may hold spaces.
         const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        return !/^[tT]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+        const state = stat[stat.lastIndexOf(')') + 2];
+        return state !== 'T' && state !== 't';
       } catch {
         return false; // the thread ended
       }
