@@ -3,11 +3,9 @@
 // GET of the bench ConfigMap, and POST (after reading the whole request body) with a fixed 201
 // body as large as the server's CREATE answer. Nothing the server adds can be faster than this.
 // Usage: ceiling.ts <data-dir> <port> <GET body bytes> <POST body bytes>
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
+import { bareHttpsServer } from './bare-https.js';
 
 const [dataDir, port, getBytes, postBytes] = process.argv.slice(2);
 const fixed = (bytes: number) => JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', data: { k: 'x'.repeat(Math.max(0, bytes - 54)) } });
@@ -19,16 +17,5 @@ app.post('*', async (c) => {
   await c.req.arrayBuffer();
   return c.body(postBody, 201, { 'content-type': 'application/json' });
 });
-const server = createServer(
-  {
-    cert: readFileSync(join(dataDir, 'apiserver.crt')),
-    key: readFileSync(join(dataDir, 'apiserver.key')),
-    ca: readFileSync(join(dataDir, 'ca.crt')),
-    requestCert: true,
-    rejectUnauthorized: false,
-    keepAliveTimeout: 120_000,
-  },
-  getRequestListener(app.fetch),
-);
-server.keepAliveTimeout = 120_000;
+const server = bareHttpsServer(dataDir, getRequestListener(app.fetch));
 server.listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));

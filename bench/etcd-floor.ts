@@ -6,10 +6,8 @@
 // the machinery costs, it against raw etcd3 puts what the storage path does.
 // Usage: etcd-floor.ts <data-dir> <port> <etcd endpoint> <etcd prefix>
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-import { join } from 'node:path';
 import { EtcdStorage } from '../runtime/storage/etcd.js';
+import { bareHttpsServer } from './bare-https.js';
 
 const [dataDir, port, endpoint, prefix] = process.argv.slice(2);
 const storage = new EtcdStorage({ endpoints: [endpoint], prefix, historyWindowMs: 0 });
@@ -24,42 +22,32 @@ storage.watch('/registry/', { afterRevision: 0, prefix: true }, {
   },
 });
 
-const server = createServer(
-  {
-    cert: readFileSync(join(dataDir, 'apiserver.crt')),
-    key: readFileSync(join(dataDir, 'apiserver.key')),
-    ca: readFileSync(join(dataDir, 'ca.crt')),
-    requestCert: true,
-    rejectUnauthorized: false,
-    keepAliveTimeout: 120_000,
-  },
-  (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const answer = (status: number, body: string) => {
-        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-      };
-      let obj: { metadata: Record<string, unknown> };
-      try {
-        obj = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        answer(400, '{"kind":"Status","code":400}');
-        return;
-      }
-      obj.metadata.uid = randomUUID();
-      storage.create(`/registry/configmaps/default/${String(obj.metadata.name)}`, JSON.stringify(obj)).then(
-        (kv) => {
-          obj.metadata.resourceVersion = String(kv.modRevision);
-          answer(201, JSON.stringify(obj));
-        },
-        (error: Error) => answer(500, JSON.stringify({ kind: 'Status', code: 500, message: error.message })),
-      );
-    });
-  },
-);
-server.keepAliveTimeout = 120_000;
+const server = bareHttpsServer(dataDir, (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const answer = (status: number, body: string) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    };
+    let obj: { metadata: Record<string, unknown> };
+    try {
+      obj = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (typeof obj.metadata?.name !== 'string') throw new Error('no metadata.name');
+    } catch {
+      answer(400, '{"kind":"Status","code":400}');
+      return;
+    }
+    obj.metadata.uid = randomUUID();
+    storage.create(`/registry/configmaps/default/${obj.metadata.name as string}`, JSON.stringify(obj)).then(
+      (kv) => {
+        obj.metadata.resourceVersion = String(kv.modRevision);
+        answer(201, JSON.stringify(obj));
+      },
+      (error: Error) => answer(500, JSON.stringify({ kind: 'Status', code: 500, message: error.message })),
+    );
+  });
+});
 server.listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
 process.on('SIGTERM', () => {
   closing = true;
