@@ -671,7 +671,7 @@ async function main() {
   for (const [m, r] of more) console.log(`${m.padEnd(w0)}  ${r}`);
   console.log(
     `\nwrk: 1 thread, ${CONNECTIONS} keep-alive connections (LIST 10,000: 1; LIST 1,000: 4), ${SECONDS} s per run, ` +
-      `${ROUNDS} rounds alternating with the ceiling after ${WARM_SECONDS} s of warm-up each, the order flipped every other round (medians); cache memory: V8 heap used + external after a full GC ` +
+      `${ROUNDS} rounds alternating with the ceiling after ${WARM_SECONDS} s of warm-up each, the order flipped every other round (on etcd: raw puts, server and floor in turns, the order turning every round); medians; cache memory: V8 heap used + external after a full GC ` +
       `(through the inspector), before and after loading ${n(BIG_LIST)} objects; node ${process.version}; ${n((Date.now() - began) / 1000)} s in all; ` +
       `1-minute load average ${n(loadBefore, 1)} before and ${n(loadAfter, 1)} after, on ${cpus().length} CPUs`,
   );
