@@ -22,9 +22,20 @@ storage.watch('/registry/', { afterRevision: 0, prefix: true }, {
   },
 });
 
+/** The bench's bodies are a few hundred bytes; a larger one is refused, not held. */
+const MAX_BODY_BYTES = 1 << 20;
+
 const server = bareHttpsServer(dataDir, (req, res) => {
   const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let bytes = 0;
+  req.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes <= MAX_BODY_BYTES) chunks.push(chunk);
+    else if (!res.headersSent) {
+      res.writeHead(413, { connection: 'close' }).end();
+      req.destroy();
+    }
+  });
   req.on('end', () => {
     const answer = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });

@@ -47,7 +47,7 @@ export interface SecureServer {
 }
 
 /** Go clients keep idle connections 90s; outlive that so they never reuse a connection we just closed. */
-const KEEP_ALIVE_TIMEOUT_MS = 120_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 /** kube-apiserver's ReadHeaderTimeout: a client has this long to send its request line and headers. */
 export const READ_HEADER_TIMEOUT_MS = 32_000;
 /** kube-apiserver's MaxHeaderBytes (1 MiB): request line and headers together; node's default is 16 KiB. */
