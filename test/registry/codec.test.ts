@@ -39,6 +39,21 @@ describe('Codec.encode', () => {
   });
 });
 
+describe('Codec.stored', () => {
+  it('is the written object with type meta first, its resourceVersion in its place, no selfLink, and leaves the written object as it was', () => {
+    const updated: KubeObject = JSON.parse(
+      '{"data":{"k":"v"},"kind":"Other","metadata":{"name":"a","resourceVersion":"7","selfLink":"/x","uid":"u","__proto__":"kept"},"apiVersion":"v2","immutable":true}',
+    );
+    const before = JSON.stringify(updated);
+    const stored = configMaps.stored(updated, 9);
+    expect(JSON.stringify(stored)).toBe('{"kind":"ConfigMap","apiVersion":"v1","data":{"k":"v"},"metadata":{"name":"a","resourceVersion":"9","uid":"u","__proto__":"kept"},"immutable":true}');
+    expect(Object.getPrototypeOf(stored.metadata)).toBe(Object.prototype);
+    expect(JSON.stringify(updated)).toBe(before);
+    // Created: the version it never had comes last.
+    expect(JSON.stringify(configMaps.stored({ metadata: { name: 'b' } }, 3))).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","resourceVersion":"3"}}');
+  });
+});
+
 describe('Codec.encode of an unstructured kind', () => {
   // An unstructured ConfigMap stands in for a custom resource: the codec reads only the definition's names and flags.
   const codec = new Codec({ ...definition('', 'ConfigMap'), unstructured: true });
