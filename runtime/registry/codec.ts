@@ -120,10 +120,7 @@ export class Codec {
   /** The stored form of `obj` less resourceVersion and selfLink: shallow copies of the top level and metadata, the only parts that change. */
   private storedCopy(obj: KubeObject): KubeObject {
     const copy = toStoredForm(this.definition, obj, this.apiVersion);
-    const meta = { ...metaOf(obj) };
-    delete meta.resourceVersion;
-    delete meta.selfLink;
-    copy.metadata = meta;
+    copy.metadata = metaCopy(obj, true);
     return copy;
   }
 
@@ -173,13 +170,23 @@ export class Codec {
     // the watch cache's readers are handed).
     const out: KubeObject = { kind: this.kind, apiVersion: this.apiVersion };
     for (const key of Object.keys(obj)) if (key !== 'kind' && key !== 'apiVersion') setMember(out, key, obj[key]);
-    const from = metaOf(obj);
-    const meta: ObjectMeta = {};
-    for (const key of Object.keys(from)) if (key !== 'selfLink') setMember(meta, key, from[key]);
+    const meta = metaCopy(obj, false);
     meta.resourceVersion = resourceVersion;
     out.metadata = meta;
     return out;
   }
+}
+
+/**
+ * A copy of the object's metadata without selfLink, and without resourceVersion when `dropVersion`
+ * (else a resourceVersion keeps its place), made member by member: a spread copy that then loses
+ * members with `delete` leaves V8 a slower object for the stringify that follows.
+ */
+function metaCopy(obj: KubeObject, dropVersion: boolean): ObjectMeta {
+  const from = metaOf(obj);
+  const meta: ObjectMeta = {};
+  for (const key of Object.keys(from)) if (key !== 'selfLink' && !(dropVersion && key === 'resourceVersion')) setMember(meta, key, from[key]);
+  return meta;
 }
 
 /** Compact JSON `text` less the member of `length` characters at `at`, and the comma that parts it from a neighbour. */
