@@ -28,6 +28,7 @@ import type { RequestDrain } from './filters/request-drain.js';
 import { withMetrics } from './filters/metrics.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import { headAnswer } from './head-response.js';
+import { presetHeaders } from './preset-headers.js';
 import { healthEndpoints, logCheck, pingCheck, type HealthChecks } from './health.js';
 import { plainTextError, writeStatusJSON, type StatusWriter } from './status-response.js';
 import { serverVersion, versionResponse, type VersionInfo } from './version.js';
@@ -237,14 +238,13 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
   // loop's turn (answer-batch.ts), and HTTP/2 ones at once.
   app.all('*', (c): Response | Promise<Response> => {
     const auditId = c.req.header('audit-id') || randomUUID();
-    if (audited) c.set('auditID', auditId);
+    c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
     if (outgoing && !outgoing.headersSent) {
-      // Node merges these under the headers the response is written with, which win on a clash
-      // (a handler's own Cache-Control); the Response's headers stay a plain object, which
+      // Written under the headers the response is written with, which win on a clash (a
+      // handler's own Cache-Control); the Response's headers stay a plain object, which
       // node-listener.ts writes as it is.
-      outgoing.setHeader('Audit-Id', auditId);
-      outgoing.setHeader('Cache-Control', DEFAULT_CACHE_CONTROL);
+      presetHeaders(outgoing, { 'Audit-Id': auditId, 'Cache-Control': DEFAULT_CACHE_CONTROL });
       const served = serveRequest(c);
       const http2 = c.env.incoming !== undefined && 'stream' in c.env.incoming;
       if (served instanceof Promise) return served.then(() => (http2 ? http2Answer(c) : c.res));

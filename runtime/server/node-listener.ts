@@ -11,6 +11,7 @@ import { HttpHeaders } from '../machinery/http/headers.js';
 import { writtenResponse, type ResponseContent } from '../machinery/http/response.js';
 import type { Logger } from '../machinery/logger.js';
 import { IncomingRequest, isServerWideOptions, RequestTargetError, type NodeIncoming } from './incoming-request.js';
+import { withPresetHeaders } from './preset-headers.js';
 
 export type NodeOutgoing = ServerResponse | Http2ServerResponse;
 
@@ -140,6 +141,11 @@ function writeOurs(status: number, content: ResponseContent, given: Record<strin
   } else {
     head = content === null ? {} : { 'content-type': DEFAULT_CONTENT_TYPE };
   }
+  const withPreset = withPresetHeaders(outgoing, head);
+  if (withPreset !== head) {
+    head = withPreset;
+    borrowed = false;
+  }
   if (content === null) {
     out(outgoing).writeHead(status, head);
     out(outgoing).end();
@@ -201,7 +207,7 @@ function writeForeign(res: Response, outgoing: NodeOutgoing): void {
     else head[name] = value;
   }
   if (cookies.length > 0) head['set-cookie'] = cookies;
-  out(outgoing).writeHead(res.status, head);
+  out(outgoing).writeHead(res.status, withPresetHeaders(outgoing, head));
   if (res.body) pipeStream(res.body, outgoing);
   else out(outgoing).end();
 }
@@ -253,7 +259,7 @@ function failed(outgoing: NodeOutgoing, err: unknown, logger: Logger): void {
   const res = outgoing as Partial<FramedResponse>;
   if (res._contentLength !== undefined) res._contentLength = null;
   const text = 'Internal Server Error';
-  out(outgoing).writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length });
+  out(outgoing).writeHead(500, withPresetHeaders(outgoing, { 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length }));
   out(outgoing).end(text);
 }
 

@@ -14,6 +14,7 @@ import { Response } from '../../runtime/machinery/http/response.js';
 import type { Logger } from '../../runtime/machinery/logger.js';
 import type { IncomingRequest } from '../../runtime/server/incoming-request.js';
 import { requestListener, type NodeBindings } from '../../runtime/server/node-listener.js';
+import { presetHeaders } from '../../runtime/server/preset-headers.js';
 import type { Credentials } from '../support/https-client.js';
 import { parseResponses, readUntilClosed, tlsConnect } from '../support/raw-http1.js';
 import { FRAME, RawH2 } from '../support/raw-http2.js';
@@ -336,6 +337,54 @@ describe('requestListener behind node:http2 createSecureServer({allowHTTP1: true
       } finally {
         session.close();
       }
+    });
+
+    it('writes the preset headers under every kind of head, a header of the handler\'s own winning in any case, and on the 500 of a refused head', async () => {
+      const preset = { 'Audit-Id': 'the-audit-id', 'Cache-Control': 'no-cache, private' };
+      const frozen = Object.freeze({ 'content-type': 'application/json', 'CACHE-CONTROL': 'public, max-age=60' });
+      const answers: Record<string, () => globalThis.Response> = {
+        '/text': () => new Response('text'),
+        '/own': () => new Response('{}', { headers: frozen }),
+        '/headers': () => new Response('h', { headers: new Headers({ 'x-made': 'yes' }) }),
+        '/empty': () => new Response(null, { status: 204 }),
+        '/foreign': () => new globalThis.Response('undici', { headers: { 'cache-control': 'max-age=5' } }),
+        // A name that is not a token: both of node's heads refuse it when it is written.
+        '/bad': () => new Response('x', { headers: { 'bad name': 'x' } }),
+      };
+      handler = (request, env) => {
+        presetHeaders(env.outgoing, preset);
+        return answers[new URL(request.url).pathname]!();
+      };
+      const expected = {
+        '/text': [200, 'no-cache, private'],
+        '/own': [200, 'public, max-age=60'],
+        '/headers': [200, 'no-cache, private'],
+        '/empty': [204, 'no-cache, private'],
+        '/foreign': [200, 'max-age=5'],
+        '/bad': [500, 'no-cache, private'],
+      };
+      const paths = Object.keys(answers);
+      const requests = paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`);
+      const raw = await exchange(requests.join(''));
+      const written = parseResponses(raw);
+      expect(written.map((a) => [a.status, a.headers['cache-control'], a.headers['audit-id']])).toEqual(Object.values(expected).map((e) => [...e, 'the-audit-id']));
+      // One Cache-Control each: the handler's replaces the preset, whatever its case.
+      expect(raw.toString('latin1').match(/^cache-control:/gim)).toHaveLength(paths.length);
+      expect(frozen).toEqual({ 'content-type': 'application/json', 'CACHE-CONTROL': 'public, max-age=60' });
+      expect(errors).toHaveLength(1);
+      errors.length = 0;
+
+      const session = await h2();
+      try {
+        for (const [path, [status, cacheControl]] of Object.entries(expected)) {
+          const res = await h2Request(session, { ':path': path });
+          expect([path, res.head[':status'], res.head['cache-control'], res.head['audit-id']]).toEqual([path, status, cacheControl, 'the-audit-id']);
+        }
+      } finally {
+        session.close();
+      }
+      expect(errors).toHaveLength(1);
+      errors.length = 0;
     });
 
     it('answers 500 when node refuses the head (a header value it cannot write), with no length left from the body, and serves on', async () => {
