@@ -259,7 +259,13 @@ function failed(outgoing: NodeOutgoing, err: unknown, logger: Logger): void {
   const res = outgoing as Partial<FramedResponse>;
   if (res._contentLength !== undefined) res._contentLength = null;
   const text = 'Internal Server Error';
-  out(outgoing).writeHead(500, withPresetHeaders(outgoing, { 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length }));
+  const head = { 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length };
+  try {
+    out(outgoing).writeHead(500, withPresetHeaders(outgoing, head));
+  } catch {
+    // The preset headers are what node refused (none the app sets can be): the 500 goes without them.
+    out(outgoing).writeHead(500, head);
+  }
   out(outgoing).end(text);
 }
 

@@ -387,6 +387,17 @@ describe('requestListener behind node:http2 createSecureServer({allowHTTP1: true
       errors.length = 0;
     });
 
+    it('answers 500 without the preset headers when they are what node refuses, and serves on', async () => {
+      handler = (request, env) => {
+        if (request.url.endsWith('/bad')) presetHeaders(env.outgoing, { 'Audit-Id': 'a\u0100b' });
+        return new Response('fine');
+      };
+      const answers = parseResponses(await exchange('GET /bad HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /good HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+      expect(answers.map((a) => [a.status, a.headers['audit-id'], a.body])).toEqual([[500, undefined, 'Internal Server Error'], [200, undefined, 'fine']]);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toContain('failed writing a response');
+    });
+
     it('answers 500 when node refuses the head (a header value it cannot write), with no length left from the body, and serves on', async () => {
       handler = (request) => (request.url.endsWith('/bad') ? new Response('x'.repeat(100), { headers: { 'x-bad': 'a\u0100b' } }) : new Response('fine'));
       const answers = parseResponses(await exchange('GET /bad HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /good HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
