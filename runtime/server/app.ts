@@ -241,9 +241,9 @@ export function createApp(options: AppOptions): Hono<KubeEnv> {
     c.set('auditID', auditId);
     const outgoing = c.env?.outgoing;
     if (outgoing && !outgoing.headersSent) {
-      // Written under the headers the response is written with, which win on a clash (a
-      // handler's own Cache-Control); the Response's headers stay a plain object, which
-      // node-listener.ts writes as it is.
+      // Kept beside node's response and merged into the head node-listener.ts writes, where the
+      // Response's own headers win on a clash (a handler's own Cache-Control); the Response's
+      // headers stay a plain object, written as they are.
       presetHeaders(outgoing, { 'Audit-Id': auditId, 'Cache-Control': DEFAULT_CACHE_CONTROL });
       const served = serveRequest(c);
       const http2 = c.env.incoming !== undefined && 'stream' in c.env.incoming;

@@ -24,7 +24,7 @@ export interface KubeVariables {
    * addAuditAnnotation, absent until the first.
    */
   auditAnnotations?: Record<string, string>;
-  /** The request's Audit-Id (the client's, or one made for it); set only when auditing is on. */
+  /** The request's Audit-Id (the client's, or one made for it); set for every request the app serves, before the chain. */
   auditID?: string;
   /**
    * Set by the audit filter for audited requests: handlers pass it each decoded request object

@@ -34,7 +34,8 @@ export function withHttpLog(inner: KubeHandler, logger: Logger): KubeHandler {
     const srcIP = sourceAddress(c);
     const line = () => {
       const info = c.get('requestInfo') as RequestInfo | undefined;
-      const auditId = c.get('auditID') ?? c.res.headers.get('Audit-Id') ?? '';
+      // Set by the app before its chain, which this filter is part of.
+      const auditId = c.get('auditID') ?? '';
       logAt(logger, HTTPLOG_LEVEL, 'HTTP', {
         // kube's form (LIST, WATCH, APPLY, ...) once the request is known; the method before that.
         verb: info ? reportedVerb(c, info) : c.req.method,
