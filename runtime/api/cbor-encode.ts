@@ -294,7 +294,14 @@ export interface EncodedMember {
  * earlier (a list's items, a watch event's object), in one allocation of the exact size: the rest
  * of the map is written first, then the whole copied out around the parts.
  */
-export function encodeJsonAsCborWith(prefix: Uint8Array, obj: Record<string, unknown>, shape: ByteShape | undefined, member: EncodedMember): Uint8Array {
+export function encodeJsonAsCborWith(
+  prefix: Uint8Array,
+  obj: Record<string, unknown>,
+  shape: ByteShape | undefined,
+  member: EncodedMember,
+  /** Where the result goes: a response body of its own may be given a lent buffer (lent-bodies.ts). */
+  allocate: (size: number) => Buffer = Buffer.allocUnsafeSlow,
+): Uint8Array {
   const w = begin(prefix);
   try {
     let keys = sortedKeys(obj);
@@ -311,7 +318,7 @@ export function encodeJsonAsCborWith(prefix: Uint8Array, obj: Record<string, unk
     }
     let length = w.len;
     for (const part of member.parts) length += part.length;
-    const out = Buffer.allocUnsafeSlow(length);
+    const out = allocate(length);
     out.set(w.buf.subarray(0, at), 0);
     let pos = at;
     for (const part of member.parts) {

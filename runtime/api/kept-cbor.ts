@@ -6,6 +6,7 @@
 // it. The results are byte for byte encodeCBOR's: an item's encoding does not depend on where it
 // stands (definite lengths, each map's keys sorted within it).
 
+import { bodyBuffer } from '../machinery/http/lent-bodies.js';
 import { isPlainObject } from '../machinery/json-values.js';
 import { keepEncoding, lookupEncoding } from '../registry/cacher/serialization-cache.js';
 import { byteShapeFor, itemShape, memberShape, type ByteShape } from './cbor-bytes.js';
@@ -46,7 +47,7 @@ function encodeCachedList(list: TypeMeta & Record<string, unknown>, items: unkno
   const item = itemShape(memberShape(shape, 'items'));
   const parts = new Array<Uint8Array>(items.length);
   for (let i = 0; i < items.length; i++) parts[i] = itemCBOR(items[i], format, item);
-  return encodeJsonAsCborWith(SELF_DESCRIBED_CBOR, list, shape, { name: 'items', parts, array: true });
+  return encodeJsonAsCborWith(SELF_DESCRIBED_CBOR, list, shape, { name: 'items', parts, array: true }, bodyBuffer);
 }
 
 /** encodeCBOR(obj) of an object of the watch cache, kept per version; undefined for any other object. */

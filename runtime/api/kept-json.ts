@@ -7,6 +7,7 @@
 
 import { keepEncoding, lookupEncoding } from '../registry/cacher/serialization-cache.js';
 import { stringifyJSON } from '../machinery/deep-json.js';
+import { bodyBuffer } from '../machinery/http/lent-bodies.js';
 
 /**
  * Kept item JSON is the object less apiVersion and kind, as a typed list's items are written;
@@ -55,7 +56,8 @@ export function encodeCachedList(list: { apiVersion?: unknown; kind?: unknown; i
   const parts = new Array<Uint8Array>(items.length);
   let length = head.length + tail.length + items.length - 1;
   for (let i = 0; i < items.length; i++) length += (parts[i] = itemJSON(items[i], format, escape)).length;
-  const out = Buffer.allocUnsafeSlow(length);
+  // A body of its own for this one response: a large one is written into a lent buffer.
+  const out = bodyBuffer(length);
   let pos = head.copy(out, 0);
   for (let i = 0; i < parts.length; i++) {
     if (i > 0) out[pos++] = COMMA;

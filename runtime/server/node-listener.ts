@@ -8,6 +8,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { constants as http2, Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { HttpHeaders } from '../machinery/http/headers.js';
+import { giveBackBody, LENT_BODY_MIN_BYTES } from '../machinery/http/lent-bodies.js';
 import { writtenResponse, type ResponseContent } from '../machinery/http/response.js';
 import type { Logger } from '../machinery/logger.js';
 import { IncomingRequest, isServerWideOptions, RequestTargetError, type NodeIncoming } from './incoming-request.js';
@@ -159,6 +160,8 @@ function writeOurs(status: number, content: ResponseContent, given: Record<strin
     }
     out(outgoing).writeHead(status, head);
     out(outgoing).end(content);
+    // A large body may be on a buffer lent for it: node is done with it once the response closes.
+    if (typeof content !== 'string' && content.byteLength >= LENT_BODY_MIN_BYTES) outgoing.once('close', () => giveBackBody(content));
     return;
   }
   out(outgoing).writeHead(status, head);

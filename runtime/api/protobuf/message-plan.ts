@@ -173,7 +173,7 @@ function writeItems(w: WireWriter, tag: number, plan: MessagePlan, list: unknown
     kept[i] = bytes;
     if (bytes) size += tagSize + varintSize(bytes.length) + bytes.length;
   }
-  w.ensure(size);
+  w.ensure(size, true);
   for (let i = 0; i < list.length; i++) {
     const bytes = kept[i];
     if (!bytes) {

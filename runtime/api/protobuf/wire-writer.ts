@@ -4,6 +4,7 @@
 // reaches 128 bytes, slides the body right to make room for a longer varint.
 
 import protobuf from 'protobufjs';
+import { bodyBuffer } from '../../machinery/http/lent-bodies.js';
 
 const { LongBits } = protobuf.util;
 
@@ -17,17 +18,21 @@ export class WireWriter {
     this.buf = Buffer.allocUnsafe(capacity);
   }
 
-  private grow(need: number): void {
+  private grow(need: number, forBody: boolean): void {
     // Doubling, except for a need beyond that (a list's kept items, reserved at once): then what
     // is asked plus room for the few bytes that close the message, not the next power of two.
     const size = Math.max(this.buf.length * 2, this.pos + need + INITIAL_CAPACITY);
-    const next = Buffer.allocUnsafe(size);
+    const next = forBody ? bodyBuffer(size) : Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
 
-  ensure(need: number): void {
-    if (this.pos + need > this.buf.length) this.grow(need);
+  /**
+   * Room for `need` more bytes. `forBody`: what is written is a response body of its own (a
+   * list's items), so a large buffer may be one lent for it (lent-bodies.ts).
+   */
+  ensure(need: number, forBody = false): void {
+    if (this.pos + need > this.buf.length) this.grow(need, forBody);
   }
 
   /** An unsigned varint below 2^32 (tags, lengths, non-negative int32). */
