@@ -5,6 +5,7 @@
 // Watch streams are never compressed.
 
 import { createRequire } from 'node:module';
+import { giveBackBody } from '../machinery/http/lent-bodies.js';
 
 /**
  * node:zlib, loaded by the first response worth compressing: loading it at start cost every
@@ -37,8 +38,8 @@ export function encodeContent(body: Uint8Array | string, acceptEncoding: string 
   // Client-go asks for gzip on every request: a text is measured, not copied, unless it is compressed.
   const size = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
   if (size <= GZIP_THRESHOLD_BYTES) return { body, headers: {} };
-  return {
-    body: loadZlib().gzipSync(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, { level: loadZlib().constants.Z_BEST_SPEED }),
-    headers: { 'content-encoding': 'gzip', vary: 'Accept-Encoding' },
-  };
+  const compressed = loadZlib().gzipSync(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, { level: loadZlib().constants.Z_BEST_SPEED });
+  // The body is read and goes no further: a buffer lent for it (a large list's) is free again.
+  if (typeof body !== 'string') giveBackBody(body);
+  return { body: compressed, headers: { 'content-encoding': 'gzip', vary: 'Accept-Encoding' } };
 }

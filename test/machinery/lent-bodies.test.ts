@@ -3,6 +3,8 @@
 // once; nothing that was not lent is ever taken. The server's side (bodies given back when node's
 // response closes) is test/server/lent-bodies.test.ts.
 import { describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { encodeContent } from '../../runtime/api/content-encoding.js';
 import { bodyBuffer, giveBackBody, lendBodyBuffer, LENT_BODY_MIN_BYTES } from '../../runtime/machinery/http/lent-bodies.js';
 
 describe('lent body buffers', () => {
@@ -48,6 +50,14 @@ describe('lent body buffers', () => {
     const body = bodyBuffer(LENT_BODY_MIN_BYTES + 1);
     expect(body.length).toBe(LENT_BODY_MIN_BYTES + 1);
     giveBackBody(body);
+    expect(lendBodyBuffer(LENT_BODY_MIN_BYTES).buffer).toBe(body.buffer);
+  });
+
+  it('take back a body gzip has compressed into another', () => {
+    const body = bodyBuffer(LENT_BODY_MIN_BYTES + 5).fill(0x61);
+    const content = encodeContent(body, 'gzip', true);
+    expect(content.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(content.body as Uint8Array).equals(Buffer.alloc(LENT_BODY_MIN_BYTES + 5, 0x61))).toBe(true);
     expect(lendBodyBuffer(LENT_BODY_MIN_BYTES).buffer).toBe(body.buffer);
   });
 });

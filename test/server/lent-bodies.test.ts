@@ -3,12 +3,13 @@
 // test/machinery/lent-bodies.test.ts). Over the real server: a body a client has not read yet (an
 // HTTP/2 stream it leaves without window, whose body node sends from the buffer as the window
 // opens; two lists asked on an HTTP/1.1 connection it does not read) comes out whole however many
-// other large lists are served meanwhile, and clients that go away mid-body leave the next lists
-// whole. With bodies given back as soon as written, the HTTP/2 bodies came out with another
-// namespace's bytes.
+// other large lists are served meanwhile; gzip-compressed lists (their bodies given back once
+// compressed) and clients that go away mid-body leave the next lists whole. With bodies given back
+// as soon as written, the HTTP/2 bodies came out with another namespace's bytes.
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENT_BODY_MIN_BYTES } from '../../runtime/machinery/http/lent-bodies.js';
@@ -47,9 +48,9 @@ describe('large lists on lent buffers', () => {
   const reference: Record<string, Record<Format, Buffer>> = {};
 
   /** GET over its own HTTP/1.1 connection, the whole answer. */
-  async function get(path: string, format: Format): Promise<Buffer> {
+  async function get(path: string, format: Format, extra = ''): Promise<Buffer> {
     const socket = await tlsConnect(server, creds);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nAccept: ${FORMATS[format]}\r\nConnection: close\r\n\r\n`);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nAccept: ${FORMATS[format]}\r\n${extra}Connection: close\r\n\r\n`);
     const [answer] = answerBodies(await readUntilClosed(socket));
     expect(answer.status).toBe(200);
     return answer.body;
@@ -144,6 +145,15 @@ describe('large lists on lent buffers', () => {
       expect(answers.map((a) => a.status)).toEqual([200, 200]);
       expect(answers[0].body.equals(reference['lent-a'][format])).toBe(true);
       expect(answers[1].body.equals(reference['lent-b'][format])).toBe(true);
+    });
+
+    it(`serve ${format} lists whole gzip-compressed, as client-go asks, between others`, async () => {
+      for (let round = 0; round < 3; round++) {
+        for (const ns of NAMESPACES) {
+          expect(gunzipSync(await get(listPath(ns), format, 'Accept-Encoding: gzip\r\n')).equals(reference[ns][format])).toBe(true);
+          expect((await get(listPath(ns), format)).equals(reference[ns][format])).toBe(true);
+        }
+      }
     });
 
     it(`serve ${format} lists whole after clients that went away mid-body`, async () => {
