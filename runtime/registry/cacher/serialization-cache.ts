@@ -1,6 +1,6 @@
 // Serializations kept per stored object version, after kube-apiserver's cachingObject: an object
 // the watch cache hands out (to a list from the cache, to every watcher of a change) remembers the
-// storage KeyValue it was decoded from, and an encoder may keep the bytes it produced for it on
+// storage KeyValue it was decoded from, and an encoder may keep the bytes it produced for it with
 // that KeyValue. Each version is then encoded once per wire format however many lists and
 // watchers send it; the bytes go when the cache lets go of the version.
 //
@@ -15,10 +15,22 @@ import type { KeyValue } from '../../storage/interface.js';
 import type { KubeObject } from '../../machinery/object.js';
 import type { Codec } from '../codec.js';
 
-/** Decoded object to its KeyValue: kept beside the object, so its shape (and JSON's speed) is untouched. */
-const origins = new WeakMap<object, KeyValue>();
+/**
+ * One stored version (a KeyValue) as its decoded objects know it: the resourceVersion they carry
+ * while they are that version, and the bytes kept for it by format. Shared by every object known
+ * as the version (the decoded object, its list item, another view's decode), so a LIST finds an
+ * item's kept bytes with one lookup, its origin's.
+ */
+interface Version {
+  readonly resourceVersion: string;
+  encodings: Map<string, Uint8Array> | undefined;
+}
 
-const encodings = new WeakMap<KeyValue, Map<string, Uint8Array>>();
+/** Decoded object to its version: kept beside the object, so its shape (and JSON's speed) is untouched. */
+const origins = new WeakMap<object, Version>();
+
+/** Each KeyValue's version, made when an object is first decoded from it. */
+const versions = new WeakMap<KeyValue, Version>();
 
 /** Each codec's decoded objects by the KeyValue they came from (two views of a kind decode apart). */
 const decodedByCodec = new WeakMap<Codec, WeakMap<KeyValue, KubeObject>>();
@@ -137,7 +149,9 @@ export function decodeFromCache(codec: Codec, kv: KeyValue, remember = true): Ku
 }
 
 function tag(obj: object, kv: KeyValue): void {
-  origins.set(obj, kv);
+  let version = versions.get(kv);
+  if (!version) versions.set(kv, (version = { resourceVersion: String(kv.modRevision), encodings: undefined }));
+  origins.set(obj, version);
 }
 
 /** A list item: the object without apiVersion and kind, still known as the cache's version. */
@@ -145,9 +159,9 @@ export function withoutTypeMeta(obj: KubeObject): KubeObject {
   const kept = listItems.get(obj);
   if (kept) return kept;
   const { apiVersion: _a, kind: _k, ...rest } = obj;
-  const kv = origins.get(obj);
-  if (kv) {
-    tag(rest, kv);
+  const version = origins.get(obj);
+  if (version) {
+    origins.set(rest, version);
     if (Object.isFrozen(obj)) {
       Object.freeze(rest);
       listItems.set(obj, rest);
@@ -156,11 +170,11 @@ export function withoutTypeMeta(obj: KubeObject): KubeObject {
   return rest;
 }
 
-/** The origin of an object decoded from the cache, while it still is that version. */
-function originOf(obj: object): KeyValue | undefined {
-  const kv = origins.get(obj);
-  if (kv === undefined) return undefined;
-  return (obj as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion === String(kv.modRevision) ? kv : undefined;
+/** The version an object decoded from the cache is known as, while it still carries its resourceVersion. */
+function originOf(obj: object): Version | undefined {
+  const version = origins.get(obj);
+  if (version === undefined) return undefined;
+  return (obj as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion === version.resourceVersion ? version : undefined;
 }
 
 /** The bytes kept for `obj` under `format` (e.g. a protobuf message name), if any. */
@@ -173,18 +187,16 @@ export function cachedEncoding(obj: object, format: string): Uint8Array | undefi
  * `format`, undefined when it is not cacheable at all.
  */
 export function lookupEncoding(obj: object, format: string): Uint8Array | null | undefined {
-  const kv = originOf(obj);
-  if (!kv) return undefined;
-  return encodings.get(kv)?.get(format) ?? null;
+  const version = originOf(obj);
+  if (!version) return undefined;
+  return version.encodings?.get(format) ?? null;
 }
 
 /** Keeps `bytes` (the caller's own copy) as the encoding of `obj` under `format`. */
 export function keepEncoding(obj: object, format: string, bytes: Uint8Array): void {
-  const kv = originOf(obj);
-  if (!kv) return;
-  let byFormat = encodings.get(kv);
-  if (!byFormat) encodings.set(kv, (byFormat = new Map()));
-  byFormat.set(format, bytes);
+  const version = originOf(obj);
+  if (!version) return;
+  (version.encodings ??= new Map()).set(format, bytes);
 }
 
 /**
