@@ -35,7 +35,7 @@ let idle: ReturnType<typeof setTimeout> | undefined;
  */
 export function lendBodyBuffer(size: number): Buffer {
   let buffer: Buffer | undefined;
-  // The one given back last first: the likeliest still in the processor's caches.
+  // The one given back last first: a stack, so a steady run of lists keeps using one buffer.
   for (let i = free.length - 1; i >= 0 && !buffer; i--) if (free[i]!.length >= size) buffer = free.splice(i, 1)[0];
   buffer ??= Buffer.allocUnsafeSlow(Math.ceil(size / SIZE_STEP) * SIZE_STEP);
   lent.add(buffer.buffer);
