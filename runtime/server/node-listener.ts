@@ -13,6 +13,7 @@ import { writtenResponse, type ResponseContent } from '../machinery/http/respons
 import type { Logger } from '../machinery/logger.js';
 import { IncomingRequest, isServerWideOptions, RequestTargetError, type NodeIncoming } from './incoming-request.js';
 import { withPresetHeaders } from './preset-headers.js';
+import { whenResponseDone } from './response-done.js';
 
 export type NodeOutgoing = ServerResponse | Http2ServerResponse;
 
@@ -161,7 +162,7 @@ function writeOurs(status: number, content: ResponseContent, given: Record<strin
     out(outgoing).writeHead(status, head);
     out(outgoing).end(content);
     // A large body may be on a buffer lent for it: node is done with it once the response closes.
-    if (typeof content !== 'string' && content.byteLength >= LENT_BODY_MIN_BYTES) outgoing.once('close', () => giveBackBody(content));
+    if (typeof content !== 'string' && content.byteLength >= LENT_BODY_MIN_BYTES) whenResponseDone(outgoing, giveBackBody, content);
     return;
   }
   out(outgoing).writeHead(status, head);

@@ -1,6 +1,6 @@
 // What runs when a response is done (its 'close': written out, or its connection gone): the
-// filters that count or record requests (in-flight limits, the shutdown drain, metrics) and the
-// HTTPS server's connection bookkeeping. A response gets one listener however many of them wait
+// filters that count or record requests (in-flight limits, the shutdown drain, metrics), the
+// HTTPS server's connection bookkeeping, and the listener giving back a large body's lent buffer. A response gets one listener however many of them wait
 // on it, and each registers a function made once with a value of the request, so a request pays
 // for neither a listener wrapper per filter nor a closure per filter. A pipelined HTTP/1.1
 // response is also done when its connection closes before its turn (node tells it nothing then).

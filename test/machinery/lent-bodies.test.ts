@@ -2,7 +2,7 @@
 // (runtime/machinery/http/lent-bodies.ts): a buffer given back goes to the next body that fits,
 // once; nothing that was not lent is ever taken. The server's side (bodies given back when node's
 // response closes) is test/server/lent-bodies.test.ts.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gunzipSync } from 'node:zlib';
 import { encodeContent } from '../../runtime/api/content-encoding.js';
 import { bodyBuffer, giveBackBody, lendBodyBuffer, LENT_BODY_MIN_BYTES } from '../../runtime/machinery/http/lent-bodies.js';
@@ -60,4 +60,34 @@ describe('lent body buffers', () => {
     expect(gunzipSync(content.body as Uint8Array).equals(Buffer.alloc(LENT_BODY_MIN_BYTES + 5, 0x61))).toBe(true);
     expect(lendBodyBuffer(LENT_BODY_MIN_BYTES).buffer).toBe(body.buffer);
   });
+
+  it('keep two free buffers at most, the ones given back last', () => {
+    const bodies = [0, 1, 2].map(() => lendBodyBuffer(LENT_BODY_MIN_BYTES));
+    for (const body of bodies) giveBackBody(body);
+    const again = [0, 1, 2].map(() => lendBodyBuffer(LENT_BODY_MIN_BYTES).buffer);
+    expect(again.slice(0, 2)).toEqual([bodies[2].buffer, bodies[1].buffer]);
+    expect(again[2]).not.toBe(bodies[0].buffer);
+    for (const buffer of again) giveBackBody(new Uint8Array(buffer));
+  });
+
+  it('drop the free buffers once no body has been given back for 10 s', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const first = lendBodyBuffer(LENT_BODY_MIN_BYTES);
+    giveBackBody(first);
+    vi.advanceTimersByTime(9_000);
+    // Given back again within the 10 s: the clock starts over.
+    const second = lendBodyBuffer(LENT_BODY_MIN_BYTES);
+    expect(second.buffer).toBe(first.buffer);
+    giveBackBody(second);
+    vi.advanceTimersByTime(9_000);
+    const third = lendBodyBuffer(LENT_BODY_MIN_BYTES);
+    expect(third.buffer).toBe(first.buffer);
+    giveBackBody(third);
+    vi.advanceTimersByTime(10_000);
+    expect(lendBodyBuffer(LENT_BODY_MIN_BYTES).buffer).not.toBe(first.buffer);
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
